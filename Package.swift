@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "prefs",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PrefsKit", targets: ["PrefsKit"]),
+        .executable(name: "prefs", targets: ["prefs"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "SQLiteCore", dependencies: ["CSQLite"]),
+        .executableTarget(name: "EmbedMigrations"),
+        .plugin(
+            name: "EmbedMigrationsPlugin",
+            capability: .buildTool(),
+            dependencies: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "PrefsKit",
+            dependencies: ["SQLiteCore"],
+            plugins: ["EmbedMigrationsPlugin"]
+        ),
+        .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
+        .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
+        .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
+        .testTarget(name: "PrefsKitTests", dependencies: ["PrefsKit", "prefs"]),
+        .testTarget(name: "PrefsCommandLineTests", dependencies: ["PrefsCommandLine", "prefs"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

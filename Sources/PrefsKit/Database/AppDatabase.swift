@@ -1,0 +1,226 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The prefs database file: opened, checked, migrated, and shared by the stores and
+/// repositories that use it.
+///
+/// Opening applies the settings of the README's "The database file": WAL, a busy timeout
+/// of 5 s, `synchronous=FULL`, foreign keys, defensive mode. A file that is not ours, or
+/// that a newer version wrote, is refused before a single byte is written. Create one per
+/// file and process and hand it to the stores; it is safe to use from any thread.
+///
+/// ```swift
+/// let database = try AppDatabase(path: DatabaseLocation.defaultPath())
+/// let store = PreferenceStore(database: database)
+/// ```
+public final class AppDatabase: Sendable {
+    /// How to open a database.
+    public struct Options: Sendable {
+        /// Create the file (0600, in a 0700 folder) when it is missing.
+        public var createIfMissing = true
+        /// Open read-only: nothing is created, migrated or written.
+        public var isReadOnly = false
+        /// The `synchronous` level; `.full` makes every commit durable across power loss.
+        public var synchronous: Synchronous = .full
+        /// How long a write waits for another process's lock before failing as busy.
+        public var busyTimeoutMilliseconds = 5000
+        /// How often a cached read checks whether another process committed.
+        public var changeCheckIntervalMilliseconds = 10
+
+        /// The default options.
+        public init() {}
+    }
+
+    /// SQLite's `synchronous` levels; see <https://www.sqlite.org/pragma.html#pragma_synchronous>.
+    public enum Synchronous: String, Sendable {
+        case off = "OFF"
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
+
+    /// The `application_id` that marks a prefs file ("PRFS").
+    public static let applicationID: Int32 = 0x5052_4653
+
+    /// The migrations compiled into this binary, in order.
+    static let migrations: [Migration] = EmbeddedMigrations.all.map {
+        Migration(version: $0.version, name: $0.name, sql: $0.sql)
+    }
+
+    /// The newest schema version this binary knows.
+    public static var schemaVersion: Int { migrations.last?.version ?? 0 }
+
+    /// The names of the embedded migration files, `NNNN_description.sql`, in order.
+    public static var migrationFileNames: [String] {
+        migrations.map { String(repeating: "0", count: max(0, 4 - String($0.version).count))
+            + String($0.version) + "_" + $0.name + ".sql" }
+    }
+
+    /// The file path, or `:memory:`.
+    public let path: String
+    /// Whether the database was opened read-only.
+    public let isReadOnly: Bool
+    let state: Locked<DatabaseState>
+
+    /// Opens (and when needed creates and migrates) a database file.
+    ///
+    /// - Parameters:
+    ///   - path: The file, or `:memory:` for a private in-memory database.
+    ///   - options: Creation, read-only, durability and timeout settings.
+    /// - Throws: ``DatabaseError``: `.notFound`, `.notADatabase`, `.foreignDatabase`,
+    ///   `.newerVersion`, `.cannotCreate`, `.readOnly`, `.busy`...
+    public init(path: String, options: Options = Options()) throws(DatabaseError) {
+        self.path = path
+        self.isReadOnly = options.isReadOnly
+        let connection: Connection
+        do {
+            if path != ":memory:" {
+                try Self.prepareFile(at: path, options: options)
+            }
+            connection = try Connection(
+                path: path, mode: options.isReadOnly ? .readOnly : .readWrite)
+        } catch let error as DatabaseError {
+            throw error
+        } catch let error as SQLiteError {
+            throw DatabaseError(error, path: path)
+        } catch {
+            throw .internalError("\(error)")
+        }
+        do {
+            connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+            try connection.execute(sql: "PRAGMA foreign_keys = ON")
+            try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
+            let migrator = Migrator(migrations: Self.migrations, applicationID: Self.applicationID)
+            let version = try migrator.validate(connection)
+            if !options.isReadOnly {
+                let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
+                if mode.lowercased() != "wal" && path != ":memory:" {
+                    try connection.execute(sql: "PRAGMA journal_mode = WAL")
+                }
+                try migrator.migrate(connection)
+            } else if version != 0 && version < migrator.latestVersion {
+                throw DatabaseError.readOnly(path: path)
+            }
+            state = Locked(
+                try DatabaseState(
+                    connection: connection,
+                    checkInterval: UInt64(options.changeCheckIntervalMilliseconds) * 1_000_000,
+                    isEmpty: version == 0 && options.isReadOnly))
+        } catch let error as DatabaseError {
+            throw error
+        } catch let failure as Migrator.Failure {
+            switch failure {
+            case .foreignDatabase: throw .foreignDatabase(path: path)
+            case .newerSchema(let found, let supported):
+                throw .newerVersion(path: path, found: found, supported: supported)
+            case .invalidMigrations(let detail): throw .internalError(detail)
+            }
+        } catch let error as SQLiteError {
+            throw DatabaseError(error, path: path)
+        } catch {
+            throw .internalError("\(error)")
+        }
+    }
+
+    /// Opens a private in-memory database, for tests and previews.
+    ///
+    /// - Throws: ``DatabaseError`` when SQLite cannot allocate it.
+    public static func inMemory() throws(DatabaseError) -> AppDatabase {
+        try AppDatabase(path: ":memory:")
+    }
+
+    /// Whether a file exists at a path (a read that must not create the database asks this
+    /// first).
+    public static func fileExists(atPath path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// Refuses directories and symlinks, and creates a missing file with mode 0600 in
+    /// folders of mode 0700.
+    private static func prepareFile(at path: String, options: Options) throws(DatabaseError) {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: throw .isDirectory(path: path)
+            case S_IFLNK: throw .isSymlink(path: path)
+            default: return
+            }
+        }
+        guard errno == ENOENT else {
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard options.createIfMissing, !options.isReadOnly else { throw .notFound(path: path) }
+        try createDirectories(for: path)
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor < 0 {
+            if errno == EEXIST { return }  // another process created it first
+            let reason = String(cString: strerror(errno))
+            if errno == ENOSPC || errno == EROFS || errno == EDQUOT {
+                throw errno == ENOSPC ? .diskFull(path: path) : .readOnly(path: path)
+            }
+            throw .cannotCreate(path: path, reason: reason)
+        }
+        close(descriptor)
+    }
+
+    private static func createDirectories(for path: String) throws(DatabaseError) {
+        var components = path.split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast()
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in components where !component.isEmpty {
+            current += "/" + component
+            var status = stat()
+            if stat(current, &status) == 0 {
+                guard status.st_mode & S_IFMT == S_IFDIR else {
+                    throw .cannotCreate(path: path, reason: "'\(current)' is not a directory")
+                }
+                continue
+            }
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    // MARK: - Access
+
+    /// Runs reads under the lock after making sure caches reflect other processes' commits.
+    func read<T>(_ body: (DatabaseState) throws -> T) throws -> T {
+        try state.withLock { state in
+            do {
+                try state.refreshIfStale()
+                return try body(state)
+            } catch let error as SQLiteError {
+                throw DatabaseError(error, path: path)
+            }
+        }
+    }
+
+    /// Runs writes in one `BEGIN IMMEDIATE` transaction (or a savepoint when already inside
+    /// one), then brings caches and observers up to date.
+    func write<T>(_ body: (DatabaseState) throws -> T) throws -> T {
+        if isReadOnly { throw DatabaseError.readOnly(path: path) }
+        return try state.withLock { state in
+            do {
+                if state.connection.isInTransaction {
+                    return try state.connection.savepoint { try body(state) }
+                }
+                let result = try state.connection.transaction(.immediate) { try body(state) }
+                state.didCommit()
+                return result
+            } catch let error as SQLiteError {
+                state.didRollBack()
+                throw DatabaseError(error, path: path)
+            } catch {
+                if !state.connection.isInTransaction { state.didRollBack() }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+internal import SQLiteCore
+
+/// Why the database could not be opened, read or written, in words a user can act on.
+///
+/// Each case maps to one exit code of the `prefs` command (see ``exitCode``).
+public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file does not exist (and was not to be created).
+    case notFound(path: String)
+    /// The path names a directory.
+    case isDirectory(path: String)
+    /// The path is a symbolic link, which is refused.
+    case isSymlink(path: String)
+    /// The file is not a SQLite database, or it is damaged.
+    case notADatabase(path: String, detail: String)
+    /// The file is another application's SQLite database.
+    case foreignDatabase(path: String)
+    /// The file was written by a newer version of prefs.
+    case newerVersion(path: String, found: Int, supported: Int)
+    /// The file or its folder could not be created.
+    case cannotCreate(path: String, reason: String)
+    /// The disk (or the file's size limit) is full.
+    case diskFull(path: String)
+    /// The file or its folder is read-only.
+    case readOnly(path: String)
+    /// The operating system reported an I/O error.
+    case ioError(path: String, detail: String)
+    /// Another process held the lock past the busy timeout.
+    case busy(path: String)
+    /// Anything else SQLite reported; a bug if it happens.
+    case internalError(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            "No database at '\(path)'"
+        case .isDirectory(let path):
+            "'\(path)' is a directory, not a prefs database; pass a file path with --db"
+        case .isSymlink(let path):
+            "'\(path)' is a symbolic link; pass the real path of the database"
+        case .notADatabase(let path, let detail):
+            "'\(path)' is not a prefs database or is corrupt (\(detail)); it was left unchanged"
+        case .foreignDatabase(let path):
+            "'\(path)' is another application's SQLite database; it was left unchanged"
+        case .newerVersion(let path, let found, let supported):
+            "'\(path)' was written by a newer prefs (schema \(found), this one knows \(supported)); upgrade prefs"
+        case .cannotCreate(let path, let reason):
+            "Cannot create '\(path)': \(reason)"
+        case .diskFull(let path):
+            "The disk is full writing '\(path)'; free some space and retry (nothing was changed)"
+        case .readOnly(let path):
+            "'\(path)' is read-only; check the permissions of the file and its folder"
+        case .ioError(let path, let detail):
+            "I/O error on '\(path)': \(detail)"
+        case .busy(let path):
+            "'\(path)' is locked by another process; retry in a moment"
+        case .internalError(let detail):
+            "Internal error: \(detail)"
+        }
+    }
+
+    /// The sysexits code the `prefs` command exits with for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .notFound: 66
+        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
+        case .cannotCreate: 73
+        case .diskFull, .readOnly, .ioError: 74
+        case .busy: 75
+        case .internalError: 70
+        }
+    }
+
+    init(_ error: SQLiteError, path: String) {
+        if error.isBusy {
+            self = .busy(path: path)
+        } else if error.isDiskFull {
+            self = .diskFull(path: path)
+        } else if error.isReadOnly {
+            self = .readOnly(path: path)
+        } else if error.isCorrupt {
+            self = .notADatabase(path: path, detail: error.message)
+        } else if error.isIOError {
+            self = .ioError(path: path, detail: error.message)
+        } else if error.isCannotOpen {
+            self = .cannotCreate(path: path, reason: error.message)
+        } else {
+            self = .internalError(error.description)
+        }
+    }
+}

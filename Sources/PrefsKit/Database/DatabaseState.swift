@@ -1,0 +1,143 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// What the database lock guards: the connection, the repositories, the preference caches
+/// and the observers. Only ``AppDatabase`` creates it, and only under its lock is it used.
+final class DatabaseState {
+    let connection: Connection
+    let preferences: SQLitePreferenceRepository
+    /// True for a read-only file that has no schema yet: every read finds nothing.
+    let isEmpty: Bool
+    private var suiteCaches: [String: SuiteCache] = [:]
+    private var lastDataVersion: Int64
+    private var lastCheck: UInt64
+    private let checkInterval: UInt64
+    private var lastChangeID: Int64
+    private var observers: [Int: PreferenceObserver] = [:]
+    private var nextObserverID = 0
+    var isPolling = false
+
+    init(connection: Connection, checkInterval: UInt64, isEmpty: Bool) throws {
+        self.connection = connection
+        self.preferences = SQLitePreferenceRepository(connection: connection)
+        self.isEmpty = isEmpty
+        self.checkInterval = checkInterval
+        lastDataVersion = try connection.dataVersion()
+        lastCheck = coarseMonotonicNanoseconds()
+        lastChangeID = isEmpty ? 0 : try preferences.latestChangeID()
+    }
+
+    /// The cache of one suite, created on first use.
+    func cache(for suite: String) -> SuiteCache {
+        if let cache = suiteCaches[suite] { return cache }
+        let cache = SuiteCache()
+        suiteCaches[suite] = cache
+        return cache
+    }
+
+    /// Checks, at most once per interval, whether another connection committed; if so,
+    /// applies the new history rows to the caches and tells observers.
+    @inline(__always)
+    func refreshIfStale() throws {
+        let now = coarseMonotonicNanoseconds()
+        guard now &- lastCheck >= checkInterval else { return }
+        lastCheck = now
+        try refresh()
+    }
+
+    /// Checks now whether another connection committed.
+    func refresh() throws {
+        guard !isEmpty, !connection.isInTransaction else { return }
+        let version = try connection.dataVersion()
+        guard version != lastDataVersion else { return }
+        lastDataVersion = version
+        try catchUp()
+    }
+
+    /// Called after this connection committed: its changes (and any other process's since
+    /// the last look) reach the caches and observers.
+    func didCommit() {
+        do {
+            lastDataVersion = try connection.dataVersion()
+            try catchUp()
+        } catch {
+            forgetCaches()
+        }
+    }
+
+    /// Called after a rollback; caches change only on commit, so nothing is undone.
+    func didRollBack() {}
+
+    private func forgetCaches() {
+        for cache in suiteCaches.values { cache.values.removeAll(keepingCapacity: true) }
+    }
+
+    /// Reads history rows newer than the last seen one; a gap (rows pruned by the history
+    /// limit before we saw them) empties the caches and resynchronizes key observers.
+    private func catchUp() throws {
+        let changes: [PreferenceChange]
+        do {
+            changes = try preferences.changes(after: lastChangeID)
+        } catch {
+            forgetCaches()
+            throw error
+        }
+        guard let first = changes.first, let last = changes.last else { return }
+        let hasGap = first.id != lastChangeID + 1
+        lastChangeID = last.id
+        if hasGap {
+            forgetCaches()
+        } else {
+            for change in changes {
+                suiteCaches[change.suite]?.values[change.key] = .some(change.value)
+            }
+        }
+        guard !observers.isEmpty else { return }
+        for observer in observers.values {
+            if hasGap, let key = observer.key {
+                let current = try? preferences.value(suite: observer.suite, key: key)
+                observer.deliver(
+                    PreferenceChange(
+                        id: last.id, suite: observer.suite, key: key, value: current,
+                        oldValue: nil, changedAt: last.changedAt))
+                continue
+            }
+            for change in changes where observer.matches(change) {
+                observer.deliver(change)
+            }
+        }
+    }
+
+    // MARK: - Observers
+
+    func addObserver(_ observer: PreferenceObserver) -> Int {
+        nextObserverID += 1
+        observers[nextObserverID] = observer
+        return nextObserverID
+    }
+
+    func removeObserver(_ id: Int) {
+        observers[id] = nil
+    }
+
+    var hasObservers: Bool { !observers.isEmpty }
+}
+
+/// The cached values and registered defaults of one suite.
+final class SuiteCache {
+    /// Values read or written; `.some(nil)` records that the key is absent.
+    var values: [String: PreferenceValue?] = [:]
+    /// The volatile registration domain (`register(defaults:)`).
+    var registered: [String: PreferenceValue] = [:]
+}
+
+/// Someone waiting for changes of a suite, or of one key of it.
+struct PreferenceObserver {
+    let suite: String
+    let key: String?
+    let deliver: @Sendable (PreferenceChange) -> Void
+
+    func matches(_ change: PreferenceChange) -> Bool {
+        change.suite == suite && (key == nil || change.key == key)
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A value guarded by a recursive mutex.
+///
+/// Recursive so that a write made inside a transaction's closure joins that transaction
+/// instead of deadlocking.
+final class Locked<State>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let state: State
+
+    init(_ state: State) {
+        self.state = state
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs a closure while holding the lock.
+    @inline(__always)
+    func withLock<T>(_ body: (State) throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(state)
+    }
+}
+
+/// A coarse monotonic clock in nanoseconds; cheap enough to read on every cached get.
+@inline(__always)
+func coarseMonotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+    #else
+        clock_gettime(CLOCK_MONOTONIC, &time)
+    #endif
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+}

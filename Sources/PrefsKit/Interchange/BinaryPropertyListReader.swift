@@ -1,0 +1,203 @@
+import FoundationEssentials
+
+/// Reads `bplist00` binary property lists, checking every offset and count against the
+/// data so that a damaged or hostile file is an error, never a crash or a loop.
+struct BinaryPropertyListReader {
+    typealias ParseError = PropertyList.ParseError
+
+    private let bytes: [UInt8]
+    private let offsetSize: Int
+    private let referenceSize: Int
+    private let objectCount: Int
+    private let offsetTableOffset: Int
+    private var visiting: Set<Int> = []
+    private static let maximumDepth = 512
+
+    static func decode(_ bytes: [UInt8]) throws(ParseError) -> PreferenceValue {
+        var reader = try BinaryPropertyListReader(bytes: bytes)
+        let top = try reader.readTrailerInteger(at: bytes.count - 16)
+        guard top < UInt64(reader.objectCount) else {
+            throw ParseError(reason: "binary plist: top object \(top) out of range")
+        }
+        return try reader.object(at: Int(top), depth: 0)
+    }
+
+    private init(bytes: [UInt8]) throws(ParseError) {
+        guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
+            throw ParseError(reason: "binary plist: too short or missing the bplist header")
+        }
+        self.bytes = bytes
+        let trailer = bytes.count - 32
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+            throw ParseError(reason: "binary plist: invalid sizes in the trailer")
+        }
+        let count = Self.bigEndian(bytes[(trailer + 8)..<(trailer + 16)])
+        let tableOffset = Self.bigEndian(bytes[(trailer + 24)..<(trailer + 32)])
+        guard count > 0, count < UInt64(bytes.count), tableOffset >= 8,
+            tableOffset < UInt64(trailer),
+            count * UInt64(offsetSize) <= UInt64(trailer) - tableOffset
+        else {
+            throw ParseError(reason: "binary plist: offset table out of range")
+        }
+        objectCount = Int(count)
+        offsetTableOffset = Int(tableOffset)
+    }
+
+    private func readTrailerInteger(at offset: Int) throws(ParseError) -> UInt64 {
+        Self.bigEndian(bytes[offset..<offset + 8])
+    }
+
+    private static func bigEndian(_ slice: ArraySlice<UInt8>) -> UInt64 {
+        slice.reduce(0) { ($0 << 8) | UInt64($1) }
+    }
+
+    private func error(_ reason: String, at offset: Int) -> ParseError {
+        ParseError(reason: "binary plist: \(reason) at byte \(offset)")
+    }
+
+    private func read(_ size: Int, at offset: Int) throws(ParseError) -> ArraySlice<UInt8> {
+        guard offset >= 0, size >= 0, offset <= offsetTableOffset - size else {
+            throw error("object runs past the end", at: offset)
+        }
+        return bytes[offset..<offset + size]
+    }
+
+    private func offset(ofObject index: Int) throws(ParseError) -> Int {
+        let start = offsetTableOffset + index * offsetSize
+        let value = Self.bigEndian(bytes[start..<start + offsetSize])
+        guard value >= 8, value < UInt64(offsetTableOffset) else {
+            throw error("object \(index) has an invalid offset", at: start)
+        }
+        return Int(value)
+    }
+
+    /// Reads a count from a marker's low nibble, or from the integer object that follows.
+    private func count(marker: UInt8, at offset: Int) throws(ParseError) -> (count: Int, start: Int) {
+        let nibble = Int(marker & 0x0F)
+        if nibble < 15 { return (nibble, offset + 1) }
+        let intMarker = try read(1, at: offset + 1).first ?? 0
+        guard intMarker & 0xF0 == 0x10 else { throw error("invalid count", at: offset + 1) }
+        let size = 1 << Int(intMarker & 0x0F)
+        guard size <= 8 else { throw error("invalid count", at: offset + 1) }
+        let value = Self.bigEndian(try read(size, at: offset + 2))
+        guard value < UInt64(bytes.count) else { throw error("count too large", at: offset) }
+        return (Int(value), offset + 2 + size)
+    }
+
+    private mutating func object(at index: Int, depth: Int) throws(ParseError) -> PreferenceValue {
+        guard index >= 0, index < objectCount else {
+            throw error("reference \(index) out of range", at: 0)
+        }
+        guard depth < Self.maximumDepth else { throw error("nesting too deep", at: 0) }
+        let start = try offset(ofObject: index)
+        let marker = try read(1, at: start).first ?? 0
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default: throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
+            }
+        case 0x1:
+            let size = 1 << Int(marker & 0x0F)
+            guard size <= 16 else { throw error("invalid integer size", at: start) }
+            let raw = try read(size, at: start + 1)
+            if size == 16 {
+                // 128-bit integers hold unsigned 64-bit values; ours fit in Int only when
+                // the high half is zero.
+                let value = Self.bigEndian(raw.suffix(8))
+                guard Self.bigEndian(raw.prefix(8)) == 0, let exact = Int(exactly: value) else {
+                    throw error("integer out of range", at: start)
+                }
+                return .int(exact)
+            }
+            let value = Self.bigEndian(raw)
+            return .int(size == 8 ? Int(Int64(bitPattern: value)) : Int(value))
+        case 0x2:
+            let size = 1 << Int(marker & 0x0F)
+            let raw = Self.bigEndian(try read(size, at: start + 1))
+            switch size {
+            case 4: return .double(Double(Float(bitPattern: UInt32(raw))))
+            case 8: return .double(Double(bitPattern: raw))
+            default: throw error("invalid real size", at: start)
+            }
+        case 0x3:
+            guard marker == 0x33 else { throw error("invalid date", at: start) }
+            let raw = Self.bigEndian(try read(8, at: start + 1))
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: raw)))
+        case 0x4:
+            let (length, dataStart) = try count(marker: marker, at: start)
+            return .data(Data(try read(length, at: dataStart)))
+        case 0x5:
+            let (length, textStart) = try count(marker: marker, at: start)
+            let raw = try read(length, at: textStart)
+            guard raw.allSatisfy({ $0 < 0x80 }) else { throw error("invalid ASCII string", at: start) }
+            return .string(String(decoding: raw, as: UTF8.self))
+        case 0x6:
+            let (length, textStart) = try count(marker: marker, at: start)
+            guard length <= Int.max / 2 else { throw error("string too long", at: start) }
+            let raw = try read(length * 2, at: textStart)
+            var units: [UInt16] = []
+            units.reserveCapacity(length)
+            var iterator = raw.makeIterator()
+            while let high = iterator.next(), let low = iterator.next() {
+                units.append(UInt16(high) << 8 | UInt16(low))
+            }
+            guard let text = String(validating: units, as: UTF16.self) else {
+                throw error("invalid UTF-16 string", at: start)
+            }
+            return .string(text)
+        case 0xA:
+            let (length, listStart) = try count(marker: marker, at: start)
+            let references = try self.references(length, at: listStart)
+            return .array(try children(references, of: index, depth: depth))
+        case 0xD:
+            let (length, listStart) = try count(marker: marker, at: start)
+            let references = try self.references(length * 2, at: listStart)
+            let keys = try children(Array(references.prefix(length)), of: index, depth: depth)
+            let values = try children(Array(references.suffix(length)), of: index, depth: depth)
+            var entries: [String: PreferenceValue] = [:]
+            for (key, value) in zip(keys, values) {
+                guard case .string(let name) = key else {
+                    throw error("dictionary key is not a string", at: start)
+                }
+                entries[name] = value
+            }
+            return .dictionary(entries)
+        default:
+            throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
+        }
+    }
+
+    private func references(_ count: Int, at offset: Int) throws(ParseError) -> [Int] {
+        guard count <= objectCount * 2 else { throw error("too many references", at: offset) }
+        let raw = try read(count * referenceSize, at: offset)
+        var result: [Int] = []
+        result.reserveCapacity(count)
+        var position = raw.startIndex
+        for _ in 0..<count {
+            let value = Self.bigEndian(raw[position..<position + referenceSize])
+            guard value < UInt64(objectCount) else { throw error("reference out of range", at: offset) }
+            result.append(Int(value))
+            position += referenceSize
+        }
+        return result
+    }
+
+    private mutating func children(
+        _ references: [Int], of parent: Int, depth: Int
+    ) throws(ParseError) -> [PreferenceValue] {
+        guard visiting.insert(parent).inserted else {
+            throw error("object \(parent) contains itself", at: 0)
+        }
+        defer { visiting.remove(parent) }
+        var values: [PreferenceValue] = []
+        values.reserveCapacity(references.count)
+        for reference in references {
+            values.append(try object(at: reference, depth: depth + 1))
+        }
+        return values
+    }
+}

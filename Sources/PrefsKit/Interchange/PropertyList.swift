@@ -1,0 +1,54 @@
+import FoundationEssentials
+
+/// Property lists in the XML and binary (`bplist00`) formats that UserDefaults and macOS
+/// `defaults export` write.
+///
+/// Values map to ``PreferenceValue``: `<true/>`/`<false/>` to bool, `<integer>` to int,
+/// `<real>` to double, `<string>` to string, `<date>` to date, `<data>` to data, `<array>`
+/// and `<dict>` to array and dictionary. Writing, a URL becomes its absolute string and a
+/// JSON value its text, since property lists have no such types. Binary dates keep their
+/// full precision; XML dates have whole seconds, as the format defines.
+public enum PropertyList {
+    /// The two encodings.
+    public enum Format: String, Sendable, CaseIterable {
+        case xml
+        case binary
+    }
+
+    /// Why a property list could not be read.
+    public struct ParseError: Error, CustomStringConvertible, Equatable, Sendable {
+        /// What was wrong, naming the place (line or byte offset).
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    /// Encodes a value.
+    public static func encode(_ value: PreferenceValue, format: Format) -> Data {
+        switch format {
+        case .xml: Data(XMLPropertyListWriter.document(for: value).utf8)
+        case .binary: BinaryPropertyListWriter.encode(value)
+        }
+    }
+
+    /// Decodes a property list, detecting the format from its first bytes.
+    ///
+    /// - Throws: ``ParseError`` naming where the data went wrong.
+    public static func decode(_ data: Data) throws(ParseError) -> PreferenceValue {
+        try decode(data, format: detectFormat(data))
+    }
+
+    /// Decodes a property list of a known format.
+    ///
+    /// - Throws: ``ParseError`` naming where the data went wrong.
+    public static func decode(_ data: Data, format: Format) throws(ParseError) -> PreferenceValue {
+        switch format {
+        case .xml: try XMLPropertyListReader.decode(Array(data))
+        case .binary: try BinaryPropertyListReader.decode(Array(data))
+        }
+    }
+
+    /// `.binary` when the data starts with `bplist`, else `.xml`.
+    public static func detectFormat(_ data: Data) -> Format {
+        data.starts(with: Array("bplist".utf8)) ? .binary : .xml
+    }
+}

@@ -1,0 +1,95 @@
+import FoundationEssentials
+
+/// Writes XML property lists in Apple's layout (tab indentation, sorted keys).
+enum XMLPropertyListWriter {
+    static func document(for value: PreferenceValue) -> String {
+        var output = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" \
+            "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+
+            """
+        write(value, into: &output, indent: 0)
+        output += "</plist>\n"
+        return output
+    }
+
+    private static func write(_ value: PreferenceValue, into output: inout String, indent: Int) {
+        let tabs = String(repeating: "\t", count: indent)
+        switch value {
+        case .bool(let flag):
+            output += tabs + (flag ? "<true/>" : "<false/>") + "\n"
+        case .int(let integer):
+            output += tabs + "<integer>\(integer)</integer>\n"
+        case .double(let real):
+            output += tabs + "<real>\(realText(real))</real>\n"
+        case .string(let text), .json(let text):
+            output += tabs + "<string>\(escape(text))</string>\n"
+        case .url(let url):
+            output += tabs + "<string>\(escape(url.absoluteString))</string>\n"
+        case .date(let date):
+            output += tabs + "<date>\(wholeSecondDate(date))</date>\n"
+        case .data(let bytes):
+            output += tabs + "<data>\n"
+            let encoded = bytes.base64EncodedString()
+            var start = encoded.startIndex
+            while start < encoded.endIndex {
+                let end = encoded.index(start, offsetBy: 68, limitedBy: encoded.endIndex)
+                    ?? encoded.endIndex
+                output += tabs + encoded[start..<end] + "\n"
+                start = end
+            }
+            output += tabs + "</data>\n"
+        case .array(let elements):
+            if elements.isEmpty {
+                output += tabs + "<array/>\n"
+                return
+            }
+            output += tabs + "<array>\n"
+            for element in elements { write(element, into: &output, indent: indent + 1) }
+            output += tabs + "</array>\n"
+        case .dictionary(let entries):
+            if entries.isEmpty {
+                output += tabs + "<dict/>\n"
+                return
+            }
+            output += tabs + "<dict>\n"
+            for key in entries.keys.sorted() {
+                output += tabs + "\t<key>\(escape(key))</key>\n"
+                if let element = entries[key] { write(element, into: &output, indent: indent + 1) }
+            }
+            output += tabs + "</dict>\n"
+        }
+    }
+
+    private static func realText(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value.isInfinite { return value < 0 ? "-inf" : "+inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    private static func wholeSecondDate(_ date: Date) -> String {
+        let rounded = Date(timeIntervalSinceReferenceDate:
+            date.timeIntervalSinceReferenceDate.rounded(.down))
+        let text = ISO8601.string(from: rounded)
+        // Drop the ".000" that whole seconds carry: XML property lists have no fraction.
+        guard let dot = text.firstIndex(of: ".") else { return text }
+        return String(text[..<dot]) + "Z"
+    }
+
+    static func escape(_ text: String) -> String {
+        var output = ""
+        output.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            default: output.unicodeScalars.append(character)
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,30 @@
+/// Why a preference operation failed, in words a user can act on.
+public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The value cannot be stored (for example NaN, or text that is not JSON).
+    case invalidValue(key: String, reason: String)
+    /// The key is empty or holds a NUL character.
+    case invalidKey(String)
+    /// The value's type differs from the key's declared type.
+    case typeMismatch(key: String, declared: PreferenceType, given: PreferenceType)
+    /// A `Codable` value could not be encoded or decoded as JSON.
+    case coding(key: String, reason: String)
+    /// An import file is malformed.
+    case malformedImport(String)
+
+    public var description: String {
+        switch self {
+        case .invalidValue(let key, let reason):
+            "Invalid value for '\(key)': \(reason)"
+        case .invalidKey(let key):
+            key.isEmpty
+                ? "A preference key cannot be empty"
+                : "Invalid key '\(key.debugDescription.dropFirst().dropLast())': keys cannot contain NUL"
+        case .typeMismatch(let key, let declared, let given):
+            "'\(key)' is declared as \(declared), not \(given)"
+        case .coding(let key, let reason):
+            "Cannot encode or decode '\(key)' as JSON: \(reason)"
+        case .malformedImport(let reason):
+            "Malformed import: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// The base of ``PreferenceKey``, where apps declare their keys as static members so that
+/// `store[.hasViewedWalkthrough]` finds them.
+///
+/// ```swift
+/// extension PreferenceKeys {
+///     static let hasViewedWalkthrough = PreferenceKey("hasViewedWalkthrough", default: false)
+/// }
+/// ```
+public class PreferenceKeys: @unchecked Sendable {
+    fileprivate init() {}
+}
+
+/// A typed preference: a name, a value type and the default read when nothing is stored.
+///
+/// The default is never written. A stored value of another type reads as the default.
+public final class PreferenceKey<Value: Sendable>: PreferenceKeys, @unchecked Sendable {
+    /// The key's name in the store.
+    public let name: String
+    /// The value read when the key is absent (and no default is registered).
+    public let defaultValue: Value
+    /// The type values are stored with.
+    public let type: PreferenceType
+    /// What the key is for, stored when the key is declared.
+    public let summary: String?
+    let decode: @Sendable (PreferenceValue) -> Value?
+    let encode: @Sendable (Value) -> PreferenceValue?
+
+    /// Creates a key of a storable type.
+    ///
+    /// - Parameters:
+    ///   - name: The key's name in the store.
+    ///   - defaultValue: The value read when nothing is stored.
+    ///   - summary: What the key is for.
+    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    where Value: PreferenceStorable {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.type = Value.preferenceType
+        self.summary = summary
+        self.decode = { Value(preferenceValue: $0) }
+        self.encode = { $0.preferenceValue }
+    }
+
+    /// Creates a key of an enum whose raw value is a String, as `@AppStorage` allows.
+    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    where Value: RawRepresentable, Value.RawValue == String {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.type = .string
+        self.summary = summary
+        self.decode = { String(preferenceValue: $0).flatMap(Value.init(rawValue:)) }
+        self.encode = { .string($0.rawValue) }
+    }
+
+    /// Creates a key of an enum whose raw value is an Int, as `@AppStorage` allows.
+    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    where Value: RawRepresentable, Value.RawValue == Int {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.type = .int
+        self.summary = summary
+        self.decode = { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) }
+        self.encode = { .int($0.rawValue) }
+    }
+
+    /// The declaration of this key, for ``PreferenceStore/declare(_:)``.
+    public var declaration: PreferenceDeclaration {
+        PreferenceDeclaration(
+            key: name, type: type, defaultValue: encode(defaultValue), description: summary)
+    }
+}

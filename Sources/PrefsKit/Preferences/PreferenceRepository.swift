@@ -1,0 +1,37 @@
+import FoundationEssentials
+
+/// Storage of preferences, their declarations and their history.
+///
+/// The store (``PreferenceStore``) adds caching, typed keys and observation on top of a
+/// repository; the repository only reads and writes rows. Calls must be made with the
+/// database's lock held (the store does this), and writes inside a transaction.
+public protocol PreferenceRepository {
+    /// The stored value of a key, nil when absent.
+    func value(suite: String, key: String) throws -> PreferenceValue?
+    /// Stores a value.
+    func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws
+    /// Removes a key; returns whether it was present.
+    @discardableResult
+    func removeValue(suite: String, key: String) throws -> Bool
+    /// Removes every key of a suite; returns how many there were.
+    @discardableResult
+    func removeAll(suite: String) throws -> Int
+    /// Every stored value of a suite.
+    func values(suite: String) throws -> [String: PreferenceValue]
+    /// The names of suites that hold values or declarations.
+    func suites() throws -> [String]
+    /// Stores a declaration, replacing an earlier one of the same key.
+    func declare(_ declaration: PreferenceDeclaration, suite: String) throws
+    /// The declarations of a suite.
+    func declarations(suite: String) throws -> [PreferenceDeclaration]
+    /// The newest changes first, of one key or of the whole suite.
+    func history(suite: String, key: String?, limit: Int) throws -> [PreferenceChange]
+    /// Changes of all suites with an id above the given one, oldest first.
+    func changes(after id: Int64) throws -> [PreferenceChange]
+    /// The id of the newest change, 0 when there is none.
+    func latestChangeID() throws -> Int64
+    /// How many changes the history keeps.
+    func historyLimit() throws -> Int
+    /// Sets how many changes the history keeps and drops older ones.
+    func setHistoryLimit(_ limit: Int) throws
+}

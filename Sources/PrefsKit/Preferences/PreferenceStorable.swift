@@ -1,0 +1,183 @@
+import FoundationEssentials
+
+/// A type that a preference can hold.
+///
+/// Bool, Int, Double, Float, String, URL, Date, Data, arrays and string-keyed dictionaries
+/// of storable values, and Optionals of all of these conform. Enums conform by declaring it
+/// (`enum Theme: String, PreferenceStorable { ... }`), and any `Codable` type by adopting
+/// ``JSONPreference``.
+public protocol PreferenceStorable: Sendable {
+    /// The type values of this Swift type are stored with.
+    static var preferenceType: PreferenceType { get }
+    /// Reads a stored value; nil when it has another type.
+    init?(preferenceValue: PreferenceValue)
+    /// The value to store; nil means "remove the key" (an Optional that is nil).
+    var preferenceValue: PreferenceValue? { get }
+}
+
+extension Bool: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .bool }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .bool(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .bool(self) }
+}
+
+extension Int: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .int }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .int(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .int(self) }
+}
+
+extension Double: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .double }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .double(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .double(self) }
+}
+
+extension Float: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .double }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .double(let value) = preferenceValue else { return nil }
+        self = Float(value)
+    }
+    public var preferenceValue: PreferenceValue? { .double(Double(self)) }
+}
+
+extension String: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .string }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .string(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .string(self) }
+}
+
+extension URL: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .url }
+    /// Reads a URL, or a string holding one (inside arrays, URLs are kept as strings).
+    public init?(preferenceValue: PreferenceValue) {
+        switch preferenceValue {
+        case .url(let value): self = value
+        case .string(let text):
+            guard let url = URL(string: text) else { return nil }
+            self = url
+        default: return nil
+        }
+    }
+    public var preferenceValue: PreferenceValue? { .url(self) }
+}
+
+extension Date: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .date }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .date(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .date(self) }
+}
+
+extension Data: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .data }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .data(let value) = preferenceValue else { return nil }
+        self = value
+    }
+    public var preferenceValue: PreferenceValue? { .data(self) }
+}
+
+extension PreferenceValue: PreferenceStorable {
+    /// Any type; a key of `PreferenceValue` is declared as JSON.
+    public static var preferenceType: PreferenceType { .json }
+    public init?(preferenceValue: PreferenceValue) { self = preferenceValue }
+    public var preferenceValue: PreferenceValue? { self }
+}
+
+extension Array: PreferenceStorable where Element: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .array }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .array(let elements) = preferenceValue else { return nil }
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            guard let converted = Element(preferenceValue: element) else { return nil }
+            result.append(converted)
+        }
+        self = result
+    }
+    public var preferenceValue: PreferenceValue? {
+        .array(compactMap(\.preferenceValue))
+    }
+}
+
+extension Dictionary: PreferenceStorable where Key == String, Value: PreferenceStorable {
+    public static var preferenceType: PreferenceType { .dictionary }
+    public init?(preferenceValue: PreferenceValue) {
+        guard case .dictionary(let entries) = preferenceValue else { return nil }
+        var result: [String: Value] = [:]
+        for (key, element) in entries {
+            guard let converted = Value(preferenceValue: element) else { return nil }
+            result[key] = converted
+        }
+        self = result
+    }
+    public var preferenceValue: PreferenceValue? {
+        .dictionary(compactMapValues(\.preferenceValue))
+    }
+}
+
+extension Optional: PreferenceStorable where Wrapped: PreferenceStorable {
+    public static var preferenceType: PreferenceType { Wrapped.preferenceType }
+    public init?(preferenceValue: PreferenceValue) {
+        guard let wrapped = Wrapped(preferenceValue: preferenceValue) else { return nil }
+        self = .some(wrapped)
+    }
+    /// nil removes the key, as assigning nil to an optional `@AppStorage` does.
+    public var preferenceValue: PreferenceValue? { self?.preferenceValue }
+}
+
+extension PreferenceStorable where Self: RawRepresentable, RawValue: PreferenceStorable {
+    public static var preferenceType: PreferenceType { RawValue.preferenceType }
+    public init?(preferenceValue: PreferenceValue) {
+        guard let raw = RawValue(preferenceValue: preferenceValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+    public var preferenceValue: PreferenceValue? { rawValue.preferenceValue }
+}
+
+/// A `Codable` type stored as JSON text.
+///
+/// ```swift
+/// struct WindowLayout: Codable, JSONPreference { var width: Int; var height: Int }
+/// ```
+public protocol JSONPreference: Codable, PreferenceStorable {}
+
+extension JSONPreference {
+    public static var preferenceType: PreferenceType { .json }
+
+    public init?(preferenceValue: PreferenceValue) {
+        let text: String
+        switch preferenceValue {
+        case .json(let value), .string(let value): text = value
+        default: return nil
+        }
+        guard let decoded = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)) else {
+            return nil
+        }
+        self = decoded
+    }
+
+    public var preferenceValue: PreferenceValue? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return nil }
+        return .json(String(decoding: data, as: UTF8.self))
+    }
+}

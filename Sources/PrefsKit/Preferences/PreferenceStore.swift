@@ -1,0 +1,305 @@
+import FoundationEssentials
+
+/// The preferences of one suite of a database: typed, cached, durable and observable.
+///
+/// Reads come from an in-memory cache after the first; a write is one SQLite commit,
+/// durable when the call returns, and visible to this process at once. Commits by other
+/// processes (another app instance, the `prefs` command) reach the cache within the
+/// database's change-check interval (10 ms by default).
+///
+/// ```swift
+/// extension PreferenceKeys {
+///     static let hasViewedWalkthrough = PreferenceKey("hasViewedWalkthrough", default: false)
+/// }
+/// let store = PreferenceStore(database: database)
+/// if !store[.hasViewedWalkthrough] { showWalkthrough() }
+/// try store.set(true, for: .hasViewedWalkthrough)
+/// ```
+public final class PreferenceStore: @unchecked Sendable {
+    // Sendable by construction: every mutable thing is reached only under the database lock.
+
+    /// The database the store reads and writes.
+    public let database: AppDatabase
+    /// The suite (namespace) of this store; `standard` by default.
+    public let suite: String
+    private let cache: SuiteCache
+    private let errorHandlerBox: Locked<ErrorHandlerBox>
+
+    /// The name of the default suite.
+    public static let standardSuite = "standard"
+
+    /// Creates a store for one suite of a database.
+    ///
+    /// - Parameters:
+    ///   - database: The open database.
+    ///   - suite: The namespace, like `UserDefaults(suiteName:)`.
+    public init(database: AppDatabase, suite: String = PreferenceStore.standardSuite) {
+        self.database = database
+        self.suite = suite
+        self.cache = database.state.withLock { $0.cache(for: suite) }
+        self.errorHandlerBox = Locked(ErrorHandlerBox())
+    }
+
+    /// Receives errors of writes that cannot throw (the `@Preference` setter and the
+    /// UserDefaults-style `set(_:forKey:)`). By default they are written to standard error.
+    public var errorHandler: @Sendable (Error) -> Void {
+        get { errorHandlerBox.withLock { $0.handler } }
+        set { errorHandlerBox.withLock { $0.handler = newValue } }
+    }
+
+    func report(_ error: Error) {
+        errorHandler(error)
+    }
+
+    // MARK: - Typed keys
+
+    /// The value of a typed key: the stored value, else a registered default, else the
+    /// key's default. A stored value of another type reads as the default.
+    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+        guard let stored = try? value(forKey: key.name) else { return key.defaultValue }
+        return key.decode(stored) ?? key.defaultValue
+    }
+
+    /// Stores a value of a typed key; an Optional set to nil removes the key.
+    ///
+    /// - Throws: ``PreferenceError`` for a value that cannot be stored, ``DatabaseError``
+    ///   when the write fails (nothing is changed then).
+    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+        try setValue(key.encode(value), forKey: key.name)
+    }
+
+    /// Removes the stored value of a typed key, so that it reads as its default again.
+    ///
+    /// - Throws: ``DatabaseError`` when the write fails.
+    public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
+        try setValue(nil, forKey: key.name)
+    }
+
+    /// Whether a value is stored for the key (defaults do not count).
+    public func hasStoredValue(forKey key: String) -> Bool {
+        (try? storedValue(forKey: key)) != nil
+    }
+
+    // MARK: - Untyped values
+
+    /// The stored value of a key, else its registered default; nil when neither exists.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func value(forKey key: String) throws -> PreferenceValue? {
+        try database.state.withLock { state in
+            if let stored = try storedValue(forKey: key, state: state) { return stored }
+            return cache.registered[key]
+        }
+    }
+
+    /// The stored value of a key, ignoring registered defaults; nil when absent.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func storedValue(forKey key: String) throws -> PreferenceValue? {
+        try database.state.withLock { try storedValue(forKey: key, state: $0) }
+    }
+
+    private func storedValue(forKey key: String, state: DatabaseState) throws -> PreferenceValue? {
+        do {
+            if state.connection.isInTransaction {
+                // Inside a transaction, see its uncommitted writes.
+                return try state.preferences.value(suite: suite, key: key)
+            }
+            try state.refreshIfStale()
+            if let cached = cache.values[key] { return cached }
+            if state.isEmpty { return nil }
+            let loaded = try state.preferences.value(suite: suite, key: key)
+            cache.values[key] = .some(loaded)
+            return loaded
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw DatabaseError.wrapping(error, path: database.path)
+        }
+    }
+
+    /// Stores a value, or removes the key when the value is nil.
+    ///
+    /// - Throws: ``PreferenceError`` for an invalid key or value, or a value of another
+    ///   type than the key's declaration; ``DatabaseError`` when the write fails.
+    public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        try Self.validate(key: key)
+        try database.write { state in
+            try write(value, forKey: key, state: state)
+        }
+    }
+
+    func write(_ value: PreferenceValue?, forKey key: String, state: DatabaseState) throws {
+        if let value {
+            try value.validateForStorage(key: key)
+            try state.preferences.setValue(value, suite: suite, key: key, at: Date())
+        } else {
+            try state.preferences.removeValue(suite: suite, key: key)
+        }
+    }
+
+    static func validate(key: String) throws(PreferenceError) {
+        if key.isEmpty || key.utf8.contains(0) { throw .invalidKey(key) }
+    }
+
+    /// Every stored value of the suite.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func storedValues() throws -> [String: PreferenceValue] {
+        try database.read { state in
+            state.isEmpty ? [:] : try state.preferences.values(suite: suite)
+        }
+    }
+
+    /// Removes every stored value of the suite (declarations stay).
+    ///
+    /// - Returns: How many keys were removed.
+    /// - Throws: ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func removeAll() throws -> Int {
+        try database.write { try $0.preferences.removeAll(suite: suite) }
+    }
+
+    /// Changes several keys in one atomic transaction: all of them are stored, or, when the
+    /// closure throws, none.
+    ///
+    /// ```swift
+    /// try store.transaction { edit in
+    ///     try edit.set(true, for: .hasViewedWalkthrough)
+    ///     try edit.setValue(.int(0), forKey: "currentPage")
+    /// }
+    /// ```
+    /// - Throws: The closure's error, or ``DatabaseError`` when the commit fails.
+    public func transaction<T>(_ body: (PreferenceTransaction) throws -> T) throws -> T {
+        try database.write { state in
+            try body(PreferenceTransaction(store: self, state: state))
+        }
+    }
+
+    /// The names of the suites in the database.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func suites() throws -> [String] {
+        try database.read { state in state.isEmpty ? [] : try state.preferences.suites() }
+    }
+
+    // MARK: - Registration domain
+
+    /// Adds volatile fallbacks read when a key has no stored value, like UserDefaults'
+    /// registration domain; they are never written to the file.
+    ///
+    /// Values of unsupported types are ignored.
+    public func register(defaults: [String: Any]) {
+        var converted: [String: PreferenceValue] = [:]
+        for (key, value) in defaults {
+            if let preferenceValue = PreferenceValue(any: value) {
+                converted[key] = preferenceValue
+            }
+        }
+        database.state.withLock { _ in
+            cache.registered.merge(converted) { $1 }
+        }
+    }
+
+    /// The registered defaults of the suite.
+    public var registeredDefaults: [String: PreferenceValue] {
+        database.state.withLock { _ in cache.registered }
+    }
+
+    // MARK: - Declarations and history
+
+    /// Stores the declaration of a key: its type, default and description.
+    ///
+    /// - Throws: ``PreferenceError/typeMismatch(key:declared:given:)`` when the default has
+    ///   another type; ``DatabaseError`` when the write fails.
+    public func declare(_ declaration: PreferenceDeclaration) throws {
+        try Self.validate(key: declaration.key)
+        if let defaultValue = declaration.defaultValue, defaultValue.type != declaration.type {
+            throw PreferenceError.typeMismatch(
+                key: declaration.key, declared: declaration.type, given: defaultValue.type)
+        }
+        try database.write { try $0.preferences.declare(declaration, suite: suite) }
+    }
+
+    /// Declares typed keys, with their defaults and summaries.
+    ///
+    /// - Throws: ``DatabaseError`` when the write fails.
+    public func declare<Value>(_ key: PreferenceKey<Value>) throws {
+        try declare(key.declaration)
+    }
+
+    /// The declared keys of the suite, by name.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func declarations() throws -> [PreferenceDeclaration] {
+        try database.read { state in
+            state.isEmpty ? [] : try state.preferences.declarations(suite: suite)
+        }
+    }
+
+    /// The changes of the suite, or of one key, newest first.
+    ///
+    /// - Parameters:
+    ///   - key: One key, or nil for the whole suite.
+    ///   - limit: The most changes to return.
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func history(forKey key: String? = nil, limit: Int = 100) throws -> [PreferenceChange] {
+        try database.read { state in
+            state.isEmpty
+                ? [] : try state.preferences.history(suite: suite, key: key, limit: limit)
+        }
+    }
+
+    /// How many changes the history keeps (all suites together); 10,000 by default.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func historyLimit() throws -> Int {
+        try database.read { state in try state.preferences.historyLimit() }
+    }
+
+    /// Sets how many changes the history keeps and drops the older ones.
+    ///
+    /// - Throws: ``DatabaseError`` when the write fails.
+    public func setHistoryLimit(_ limit: Int) throws {
+        try database.write { try $0.preferences.setHistoryLimit(limit) }
+    }
+}
+
+/// Writes made inside ``PreferenceStore/transaction(_:)``; they commit together.
+public struct PreferenceTransaction {
+    let store: PreferenceStore
+    let state: DatabaseState
+
+    /// Stores a value of a typed key.
+    ///
+    /// - Throws: ``PreferenceError`` for a value that cannot be stored.
+    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+        try setValue(key.encode(value), forKey: key.name)
+    }
+
+    /// Stores a value, or removes the key when nil.
+    ///
+    /// - Throws: ``PreferenceError`` for an invalid key or value.
+    public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        try PreferenceStore.validate(key: key)
+        try store.write(value, forKey: key, state: state)
+    }
+
+    /// The value of a key as this transaction sees it (its own writes included).
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func value(forKey key: String) throws -> PreferenceValue? {
+        try store.value(forKey: key)
+    }
+
+    /// The value of a typed key as this transaction sees it.
+    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+        store[key]
+    }
+}
+
+private final class ErrorHandlerBox {
+    var handler: @Sendable (Error) -> Void = { error in
+        standardErrorWrite("prefs: a preference write failed: \(error)\n")
+    }
+}

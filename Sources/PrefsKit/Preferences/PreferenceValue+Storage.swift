@@ -1,0 +1,51 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+// How each type is kept in the `value` column (see Migrations/0001_preferences.sql):
+// bool INTEGER 0/1, int INTEGER, double REAL, string TEXT, url TEXT, date REAL (seconds
+// since 2001-01-01 UTC, exact), data BLOB, array and dictionary BLOB (binary property list),
+// json TEXT.
+extension PreferenceValue {
+    /// The value as stored in the `value` column.
+    var storedValue: SQLiteValue {
+        switch self {
+        case .bool(let value): .integer(value ? 1 : 0)
+        case .int(let value): .integer(Int64(value))
+        case .double(let value): .real(value)
+        case .string(let value): .text(value)
+        case .url(let value): .text(value.absoluteString)
+        case .date(let value): .real(value.timeIntervalSinceReferenceDate)
+        case .data(let value): .blob(value)
+        case .array, .dictionary: .blob(PropertyList.encode(self, format: .binary))
+        case .json(let value): .text(value)
+        }
+    }
+
+    /// Reads a stored value; nil when the type is unknown or the column does not fit it.
+    init?(storedType: String, value: SQLiteValue) {
+        guard let type = PreferenceType(rawValue: storedType) else { return nil }
+        switch (type, value) {
+        case (.bool, .integer(let integer)): self = .bool(integer != 0)
+        case (.int, .integer(let integer)):
+            guard let exact = Int(exactly: integer) else { return nil }
+            self = .int(exact)
+        case (.double, .real(let real)): self = .double(real)
+        case (.double, .integer(let integer)): self = .double(Double(integer))
+        case (.string, .text(let text)): self = .string(text)
+        case (.url, .text(let text)):
+            guard let url = URL(string: text) else { return nil }
+            self = .url(url)
+        case (.date, .real(let seconds)): self = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.date, .integer(let seconds)):
+            self = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+        case (.data, .blob(let bytes)): self = .data(bytes)
+        case (.array, .blob(let bytes)), (.dictionary, .blob(let bytes)):
+            guard let decoded = try? PropertyList.decode(bytes, format: .binary),
+                decoded.type == type
+            else { return nil }
+            self = decoded
+        case (.json, .text(let text)): self = .json(text)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import FoundationEssentials
+
+/// A stored preference value together with its type.
+///
+/// Arrays and dictionaries hold property-list values (bool, int, double, string, date,
+/// data, array, dictionary), as in UserDefaults. A `.json` value holds the JSON text of a
+/// `Codable` value.
+public enum PreferenceValue: Sendable, Hashable {
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case url(URL)
+    case date(Date)
+    case data(Data)
+    case array([PreferenceValue])
+    case dictionary([String: PreferenceValue])
+    /// The JSON text of a `Codable` value.
+    case json(String)
+
+    /// The type this value is stored with.
+    public var type: PreferenceType {
+        switch self {
+        case .bool: .bool
+        case .int: .int
+        case .double: .double
+        case .string: .string
+        case .url: .url
+        case .date: .date
+        case .data: .data
+        case .array: .array
+        case .dictionary: .dictionary
+        case .json: .json
+        }
+    }
+}
+
+extension PreferenceValue {
+    /// Converts a UserDefaults-style value (`Bool`, integers, `Double`, `Float`, `String`,
+    /// `URL`, `Date`, `Data`, arrays and dictionaries of those) to a preference value.
+    ///
+    /// - Returns: nil when the value is of another type.
+    public init?(any value: Any) {
+        switch value {
+        case let value as PreferenceValue: self = value
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .int(value)
+        case let value as Int8: self = .int(Int(value))
+        case let value as Int16: self = .int(Int(value))
+        case let value as Int32: self = .int(Int(value))
+        case let value as Int64: self = .int(Int(value))
+        case let value as UInt8: self = .int(Int(value))
+        case let value as UInt16: self = .int(Int(value))
+        case let value as UInt32: self = .int(Int(value))
+        case let value as UInt:
+            guard let exact = Int(exactly: value) else { return nil }
+            self = .int(exact)
+        case let value as UInt64:
+            guard let exact = Int(exactly: value) else { return nil }
+            self = .int(exact)
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as String: self = .string(value)
+        case let value as Substring: self = .string(String(value))
+        case let value as URL: self = .url(value)
+        case let value as Date: self = .date(value)
+        case let value as Data: self = .data(value)
+        case let value as [Any]:
+            var elements: [PreferenceValue] = []
+            elements.reserveCapacity(value.count)
+            for element in value {
+                guard let converted = PreferenceValue(any: element) else { return nil }
+                elements.append(converted)
+            }
+            self = .array(elements)
+        case let value as [String: Any]:
+            var entries: [String: PreferenceValue] = [:]
+            for (key, element) in value {
+                guard let converted = PreferenceValue(any: element) else { return nil }
+                entries[key] = converted
+            }
+            self = .dictionary(entries)
+        default:
+            return nil
+        }
+    }
+
+    /// The value as UserDefaults' `object(forKey:)` returns it: `Bool`, `Int`, `Double`,
+    /// `String`, `URL`, `Date`, `Data`, `[Any]`, `[String: Any]`; JSON as its text.
+    public var anyValue: Any {
+        switch self {
+        case .bool(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .url(let value): value
+        case .date(let value): value
+        case .data(let value): value
+        case .array(let value): value.map(\.anyValue)
+        case .dictionary(let value): value.mapValues(\.anyValue)
+        case .json(let value): value
+        }
+    }
+
+    /// Throws when the value cannot be stored: a NaN anywhere in it, or a `.json` value
+    /// whose text is not JSON.
+    func validateForStorage(key: String) throws(PreferenceError) {
+        switch self {
+        case .double(let value) where value.isNaN:
+            throw .invalidValue(key: key, reason: "NaN cannot be stored")
+        case .array(let elements):
+            for element in elements { try element.validateForStorage(key: key) }
+        case .dictionary(let entries):
+            for element in entries.values { try element.validateForStorage(key: key) }
+        case .json(let text):
+            do {
+                _ = try JSONValue(parsing: text)
+            } catch {
+                throw .invalidValue(key: key, reason: "not valid JSON (\(error))")
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// The SQLite implementation of ``PreferenceRepository`` over the tables of
+/// `Migrations/0001_preferences.sql`. Hot paths use cached prepared statements and decode
+/// straight from columns.
+final class SQLitePreferenceRepository: PreferenceRepository {
+    let connection: Connection
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    func value(suite: String, key: String) throws -> PreferenceValue? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?")
+        try statement.bind(suite, at: 1)
+        try statement.bind(key, at: 2)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return PreferenceValue(storedType: statement.text(at: 0), value: statement.value(at: 1))
+    }
+
+    func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
+        let statement = try connection.cachedStatement(
+            sql: """
+                INSERT INTO preference (suite, key, type, value, updated_at)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (suite, key) DO UPDATE
+                SET type = excluded.type, value = excluded.value, updated_at = excluded.updated_at
+                """)
+        try statement.bind(suite, at: 1)
+        try statement.bind(key, at: 2)
+        try statement.bind(value.type.rawValue, at: 3)
+        try statement.bind(value.storedValue, at: 4)
+        try statement.bind(date.timeIntervalSinceReferenceDate, at: 5)
+        defer { statement.reset() }
+        try statement.step()
+    }
+
+    @discardableResult
+    func removeValue(suite: String, key: String) throws -> Bool {
+        let statement = try connection.cachedStatement(
+            sql: "DELETE FROM preference WHERE suite = ? AND key = ?")
+        try statement.execute(arguments: [suite, key])
+        return connection.changes > 0
+    }
+
+    @discardableResult
+    func removeAll(suite: String) throws -> Int {
+        try connection.execute(sql: "DELETE FROM preference WHERE suite = ?", arguments: [suite])
+        return connection.changes
+    }
+
+    func values(suite: String) throws -> [String: PreferenceValue] {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT key, type, value FROM preference WHERE suite = ?")
+        try statement.bind([suite])
+        defer { statement.reset() }
+        var result: [String: PreferenceValue] = [:]
+        while try statement.step() {
+            if let value = PreferenceValue(
+                storedType: statement.text(at: 1), value: statement.value(at: 2))
+            {
+                result[statement.text(at: 0)] = value
+            }
+        }
+        return result
+    }
+
+    func suites() throws -> [String] {
+        try connection.rows(
+            sql: """
+                SELECT suite FROM preference UNION SELECT suite FROM preference_declaration
+                ORDER BY suite
+                """
+        ).compactMap { $0.get(0, as: String.self) }
+    }
+
+    func declare(_ declaration: PreferenceDeclaration, suite: String) throws {
+        try connection.execute(
+            sql: """
+                INSERT OR REPLACE INTO preference_declaration
+                    (suite, key, type, default_value, description)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                suite, declaration.key, declaration.type.rawValue,
+                declaration.defaultValue?.storedValue, declaration.description,
+            ])
+    }
+
+    func declarations(suite: String) throws -> [PreferenceDeclaration] {
+        try connection.rows(
+            sql: """
+                SELECT key, type, default_value, description FROM preference_declaration
+                WHERE suite = ? ORDER BY key
+                """,
+            arguments: [suite]
+        ).compactMap { row in
+            guard let key = row.get(0, as: String.self),
+                let typeName = row.get(1, as: String.self),
+                let type = PreferenceType(rawValue: typeName)
+            else { return nil }
+            return PreferenceDeclaration(
+                key: key, type: type,
+                defaultValue: PreferenceValue(storedType: typeName, value: row[2]),
+                description: row.get(3, as: String.self))
+        }
+    }
+
+    private static let changeColumns =
+        "id, suite, key, type, value, old_type, old_value, changed_at"
+
+    func history(suite: String, key: String?, limit: Int) throws -> [PreferenceChange] {
+        let rows: [Row]
+        if let key {
+            rows = try connection.rows(
+                sql: """
+                    SELECT \(Self.changeColumns) FROM preference_history
+                    WHERE suite = ? AND key = ? ORDER BY id DESC LIMIT ?
+                    """,
+                arguments: [suite, key, limit])
+        } else {
+            rows = try connection.rows(
+                sql: """
+                    SELECT \(Self.changeColumns) FROM preference_history
+                    WHERE suite = ? ORDER BY id DESC LIMIT ?
+                    """,
+                arguments: [suite, limit])
+        }
+        return rows.map(Self.change(from:))
+    }
+
+    func changes(after id: Int64) throws -> [PreferenceChange] {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT \(Self.changeColumns) FROM preference_history WHERE id > ? ORDER BY id")
+        return try statement.rows(arguments: [id]).map(Self.change(from:))
+    }
+
+    func latestChangeID() throws -> Int64 {
+        try connection.scalar(Int64.self, sql: "SELECT max(id) FROM preference_history") ?? 0
+    }
+
+    func historyLimit() throws -> Int {
+        try connection.scalar(
+            Int.self, sql: "SELECT value FROM setting WHERE name = 'history_limit'") ?? 0
+    }
+
+    func setHistoryLimit(_ limit: Int) throws {
+        try connection.execute(
+            sql: "INSERT OR REPLACE INTO setting (name, value) VALUES ('history_limit', ?)",
+            arguments: [max(0, limit)])
+        try connection.execute(
+            sql: """
+                DELETE FROM preference_history
+                WHERE id <= (SELECT max(id) FROM preference_history) - ?
+                """,
+            arguments: [max(0, limit)])
+    }
+
+    private static func change(from row: Row) -> PreferenceChange {
+        PreferenceChange(
+            id: row.get(0) ?? 0,
+            suite: row.get(1) ?? "",
+            key: row.get(2) ?? "",
+            value: row.get(3, as: String.self).flatMap {
+                PreferenceValue(storedType: $0, value: row[4])
+            },
+            oldValue: row.get(5, as: String.self).flatMap {
+                PreferenceValue(storedType: $0, value: row[6])
+            },
+            changedAt: Date(timeIntervalSinceReferenceDate: row.get(7) ?? 0))
+    }
+}

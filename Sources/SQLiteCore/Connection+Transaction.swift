@@ -1,0 +1,70 @@
+internal import CSQLite
+
+extension Connection {
+    /// How a transaction takes its lock; see <https://www.sqlite.org/lang_transaction.html>.
+    public enum TransactionKind: String, Sendable {
+        /// Takes locks as statements need them; for read-only work.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once, so a write never fails half-way with `SQLITE_BUSY`.
+        case immediate = "IMMEDIATE"
+        /// Like immediate; in WAL mode the two are the same.
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// Runs a closure inside a transaction: commits when it returns, rolls back when it
+    /// throws.
+    ///
+    /// When the rollback fails too, the closure's error is the one rethrown.
+    /// - Parameters:
+    ///   - kind: How the transaction locks; writes use `.immediate` (the default).
+    ///   - body: The work; its result is returned after the commit.
+    /// - Throws: The closure's error, or ``SQLiteError`` from `BEGIN` or `COMMIT`.
+    public func transaction<T>(
+        _ kind: TransactionKind = .immediate, _ body: () throws -> T
+    ) throws -> T {
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+        do {
+            try execute(sql: "COMMIT TRANSACTION")
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+        return result
+    }
+
+    /// Runs a closure inside a savepoint, which nests inside a transaction or another
+    /// savepoint: releases it when the closure returns, rolls back to it when it throws.
+    ///
+    /// See <https://www.sqlite.org/lang_savepoint.html>.
+    /// - Throws: The closure's error, or ``SQLiteError`` from the savepoint statements.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let name = "prefs_savepoint"
+        try execute(sql: "SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if (try? execute(sql: "ROLLBACK TO \(name)")) != nil {
+                try? execute(sql: "RELEASE \(name)")
+            }
+            throw error
+        }
+        try execute(sql: "RELEASE \(name)")
+        return result
+    }
+
+    private func rollbackIgnoringErrors() {
+        // SQLite may already have rolled back (for example after SQLITE_FULL); only the
+        // first error matters to the caller.
+        if isInTransaction {
+            sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil)
+        }
+    }
+}

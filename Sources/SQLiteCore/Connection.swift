@@ -1,0 +1,193 @@
+internal import CSQLite
+import FoundationEssentials
+
+/// One open SQLite database connection.
+///
+/// A connection is not thread-safe: use it from one thread at a time (callers guard it with
+/// a lock). It is opened with `SQLITE_OPEN_NOMUTEX`, extended result codes, and the
+/// defensive settings of <https://www.sqlite.org/security.html>: no extension loading,
+/// `trusted_schema` off, `SQLITE_DBCONFIG_DEFENSIVE` on.
+public final class Connection {
+    /// How to open the file.
+    public enum OpenMode: Sendable {
+        /// Read only; the file must exist.
+        case readOnly
+        /// Read and write; the file must exist.
+        case readWrite
+        /// Read and write, creating the file when it is missing.
+        case readWriteCreate
+    }
+
+    let handle: OpaquePointer
+    /// The path given when opening, or `:memory:`.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens a database file.
+    ///
+    /// - Parameters:
+    ///   - path: The file path, or `:memory:` for a private in-memory database.
+    ///   - mode: Whether to open read-only, read-write, or create the file.
+    ///   - followsSymlinks: When false (the default), a symbolic link is refused.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened.
+    public init(path: String, mode: OpenMode = .readWriteCreate, followsSymlinks: Bool = false)
+        throws
+    {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        if !followsSymlinks && path != ":memory:" {
+            flags |= SQLITE_OPEN_NOFOLLOW
+        }
+        var pointer: OpaquePointer?
+        let code = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard let pointer else {
+            throw SQLiteError(code: Int(code), message: "cannot open '\(path)'")
+        }
+        guard code == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(pointer))
+            sqlite3_close_v2(pointer)
+            throw SQLiteError(
+                code: Int(code & 0xff), extendedCode: Int(code), message: message)
+        }
+        handle = pointer
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        try configureDefensively()
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configureDefensively() throws {
+        for (option, value) in [
+            (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, Int32(0)),
+            (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0),
+            (SQLITE_DBCONFIG_DEFENSIVE, 1),
+        ] {
+            var result: Int32 = 0
+            try check(prefs_sqlite_db_config_flag(handle, option, value, &result))
+        }
+    }
+
+    // MARK: - Executing SQL
+
+    /// Prepares a statement that the caller owns.
+    ///
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    public func makeStatement(sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// Returns a prepared statement kept for reuse, preparing it on first use.
+    ///
+    /// Use it on hot paths with constant SQL; the statement is reset before it is returned.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try makeStatement(sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs SQL that returns no rows.
+    ///
+    /// With arguments the SQL must be one statement; without, it may hold several separated
+    /// by semicolons (as a migration file does).
+    /// - Throws: ``SQLiteError`` from the first statement that fails.
+    public func execute(sql: String, arguments: StatementArguments = []) throws {
+        if arguments.values.isEmpty {
+            try executeScript(sql)
+        } else {
+            let statement = try makeStatement(sql: sql)
+            try statement.execute(arguments: arguments)
+        }
+    }
+
+    private func executeScript(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw SQLiteError(
+                code: Int(code & 0xff), extendedCode: Int(code), message: message, sql: sql)
+        }
+    }
+
+    /// Runs a query and returns every row.
+    ///
+    /// - Throws: ``SQLiteError`` when the query fails.
+    public func rows(sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        let statement = try makeStatement(sql: sql)
+        return try statement.rows(arguments: arguments)
+    }
+
+    /// Runs a query and returns the first column of its first row, or nil when there is
+    /// no row or the value does not convert.
+    ///
+    /// - Throws: ``SQLiteError`` when the query fails.
+    public func scalar<T: SQLiteValueConvertible>(
+        _ type: T.Type = T.self, sql: String, arguments: StatementArguments = []
+    ) throws -> T? {
+        let statement = try makeStatement(sql: sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return T(sqliteValue: statement.value(at: 0))
+    }
+
+    // MARK: - State
+
+    /// The rowid of the last row inserted by this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// Whether the database was opened read-only.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    ///
+    /// See <https://www.sqlite.org/pragma.html#pragma_data_version>.
+    public func dataVersion() throws -> Int64 {
+        let statement = try cachedStatement(sql: "PRAGMA data_version")
+        _ = try statement.step()
+        let version = statement.int64(at: 0)
+        statement.reset()
+        return version
+    }
+
+    /// Sets how long a statement waits for a lock held by another connection.
+    public func setBusyTimeout(milliseconds: Int) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// Stops a running statement from another thread.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func check(_ code: Int32, sql: String? = nil, arguments: [SQLiteValue] = []) throws {
+        guard code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE else {
+            throw makeError(code, sql: sql, arguments: arguments)
+        }
+    }
+
+    func makeError(_ code: Int32, sql: String?, arguments: [SQLiteValue] = []) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle)
+        return SQLiteError(
+            code: Int(code & 0xff), extendedCode: Int(extended), message: lastErrorMessage,
+            sql: sql, arguments: arguments)
+    }
+}

@@ -1,0 +1,235 @@
+internal import CSQLite
+import FoundationEssentials
+
+/// A prepared statement.
+///
+/// Bind, step, read columns, reset. Columns decode straight from SQLite, without an
+/// intermediate row, through the typed accessors.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let connection: Connection
+    /// The SQL the statement was prepared from.
+    public let sql: String
+    private var boundValues: [SQLiteValue] = []
+
+    init(connection: Connection, sql: String) throws {
+        var pointer: OpaquePointer?
+        let code = sqlite3_prepare_v3(
+            connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard code == SQLITE_OK, let pointer else {
+            throw connection.makeError(code == SQLITE_OK ? SQLITE_MISUSE : code, sql: sql)
+        }
+        self.handle = pointer
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The number of `?` parameters.
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    /// The number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of a result column.
+    public func columnName(at index: Int) -> String {
+        String(cString: sqlite3_column_name(handle, Int32(index)))
+    }
+
+    // MARK: - Binding
+
+    /// Resets the statement and binds all its parameters.
+    ///
+    /// - Throws: ``SQLiteError`` when the count does not match or a bind fails.
+    public func bind(_ arguments: StatementArguments) throws {
+        reset()
+        guard arguments.values.count == parameterCount else {
+            throw SQLiteError(
+                code: Int(SQLITE_RANGE),
+                message: "expected \(parameterCount) arguments, got \(arguments.values.count)",
+                sql: sql)
+        }
+        for (offset, value) in arguments.values.enumerated() {
+            try bind(value, at: offset + 1)
+        }
+        boundValues = arguments.values
+    }
+
+    /// Binds one value to the parameter at a 1-based index.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bind(_ value: SQLiteValue, at index: Int) throws {
+        let position = Int32(index)
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, position)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(handle, position, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, position, real)
+        case .text(let text):
+            code = bindText(text, at: position)
+        case .blob(let data):
+            code = data.withUnsafeBytes { bytes in
+                sqlite3_bind_blob64(
+                    handle, position, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(bytes.count), prefs_sqlite_transient())
+            }
+        }
+        try connection.check(code, sql: sql)
+    }
+
+    /// Binds a string without going through ``SQLiteValue``.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bind(_ text: String, at index: Int) throws {
+        try connection.check(bindText(text, at: Int32(index)), sql: sql)
+    }
+
+    /// Binds an integer without going through ``SQLiteValue``.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bind(_ integer: Int64, at index: Int) throws {
+        try connection.check(sqlite3_bind_int64(handle, Int32(index), integer), sql: sql)
+    }
+
+    /// Binds a real without going through ``SQLiteValue``.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bind(_ real: Double, at index: Int) throws {
+        try connection.check(sqlite3_bind_double(handle, Int32(index), real), sql: sql)
+    }
+
+    private func bindText(_ text: String, at position: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            sqlite3_bind_text64(
+                handle, position,
+                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
+                    .assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count), prefs_sqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+    }
+
+    // MARK: - Stepping
+
+    /// Advances to the next row.
+    ///
+    /// - Returns: true when a row is available, false when the statement is done.
+    /// - Throws: ``SQLiteError`` when the step fails.
+    @discardableResult
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.makeError(code, sql: sql, arguments: boundValues)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so that it can run again; bindings are cleared.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        boundValues.removeAll(keepingCapacity: true)
+    }
+
+    /// Binds the arguments and runs the statement to completion.
+    ///
+    /// - Throws: ``SQLiteError`` when binding or stepping fails.
+    public func execute(arguments: StatementArguments = []) throws {
+        try bind(arguments)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Binds the arguments and returns every row.
+    ///
+    /// - Throws: ``SQLiteError`` when binding or stepping fails.
+    public func rows(arguments: StatementArguments = []) throws -> [Row] {
+        try bind(arguments)
+        var rows: [Row] = []
+        while try step() {
+            rows.append(currentRow())
+        }
+        sqlite3_reset(handle)
+        return rows
+    }
+
+    // MARK: - Columns
+
+    /// The current row's columns as a ``Row``.
+    public func currentRow() -> Row {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(columnCount)
+        for index in 0..<columnCount {
+            values.append(value(at: index))
+        }
+        return Row(values: values)
+    }
+
+    /// The value of a column of the current row.
+    public func value(at index: Int) -> SQLiteValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(at: index))
+        case SQLITE_BLOB: return .blob(blob(at: index))
+        default: return .null
+        }
+    }
+
+    /// Whether a column of the current row is NULL.
+    public func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
+    /// A column read as an integer (SQLite converts other classes).
+    public func int64(at index: Int) -> Int64 {
+        sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// A column read as a real (SQLite converts other classes).
+    public func double(at index: Int) -> Double {
+        sqlite3_column_double(handle, Int32(index))
+    }
+
+    /// A column read as text (SQLite converts other classes).
+    public func text(at index: Int) -> String {
+        let column = Int32(index)
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// A column read as bytes (SQLite converts other classes).
+    public func blob(at index: Int) -> Data {
+        let column = Int32(index)
+        guard let pointer = sqlite3_column_blob(handle, column) else { return Data() }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Data(bytes: pointer, count: count)
+    }
+}
+
+/// One row of a query result, by column position.
+public struct Row: Sendable, Hashable {
+    /// The column values in order.
+    public let values: [SQLiteValue]
+
+    /// The value of a column, or `.null` past the end.
+    public subscript(index: Int) -> SQLiteValue {
+        values.indices.contains(index) ? values[index] : .null
+    }
+
+    /// A column converted to a Swift type; nil when NULL or of another class.
+    public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) -> T? {
+        T(sqliteValue: self[index])
+    }
+}
