@@ -1,0 +1,67 @@
+/// A property backed by a preference, shaped like SwiftUI's `@AppStorage`.
+///
+/// ```swift
+/// final class OnboardingModel {
+///     @Preference("hasViewedWalkthrough", store: store) var hasViewedWalkthrough = false
+/// }
+/// ```
+/// Reading returns the stored value, else the default. Setting writes at once (one
+/// commit); a setter cannot throw, so a failed write goes to the store's `errorHandler`
+/// and the property keeps returning what the file holds. Inside an `@Observable` class,
+/// mark it `@ObservationIgnored` and observe `$property.values` instead.
+@propertyWrapper
+public struct Preference<Value: Sendable>: Sendable {
+    /// The typed key.
+    public let key: PreferenceKey<Value>
+    /// The store the value lives in.
+    public let store: PreferenceStore
+
+    /// Creates a property for a typed key.
+    public init(_ key: PreferenceKey<Value>, store: PreferenceStore) {
+        self.key = key
+        self.store = store
+    }
+
+    /// Creates a property from a name and a default, as `@AppStorage("name") var x = default`.
+    public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
+    where Value: PreferenceStorable {
+        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+    }
+
+    /// Creates a property of a String-backed enum.
+    public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
+    where Value: RawRepresentable, Value.RawValue == String {
+        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+    }
+
+    /// Creates a property of an Int-backed enum.
+    public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
+    where Value: RawRepresentable, Value.RawValue == Int {
+        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+    }
+
+    /// Creates an optional property that is nil when nothing is stored.
+    public init<Wrapped: PreferenceStorable>(_ name: String, store: PreferenceStore)
+    where Value == Wrapped? {
+        self.init(PreferenceKey(name, default: nil), store: store)
+    }
+
+    /// The stored value, or the default.
+    public var wrappedValue: Value {
+        get { store[key] }
+        nonmutating set { store.setReportingErrors(key.encode(newValue), forKey: key.name) }
+    }
+
+    /// The property itself, for `$property.values` and `$property.reset()`.
+    public var projectedValue: Preference<Value> { self }
+
+    /// The current value, then each change from any process.
+    public var values: AsyncStream<Value> { store.values(for: key) }
+
+    /// Removes the stored value, so that the property reads its default again.
+    ///
+    /// - Throws: ``DatabaseError`` when the write fails.
+    public func reset() throws {
+        try store.removeValue(for: key)
+    }
+}

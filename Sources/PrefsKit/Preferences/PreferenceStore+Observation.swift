@@ -1,0 +1,93 @@
+extension PreferenceStore {
+    /// The values of a typed key: the current value first, then the value after each
+    /// change, whether made by this process or another (another app instance, the `prefs`
+    /// command).
+    ///
+    /// Changes by other processes are noticed by polling `PRAGMA data_version` every 20 ms
+    /// while anyone observes. A removed key yields its default.
+    /// ```swift
+    /// for await hasViewed in store.values(for: .hasViewedWalkthrough) { ... }
+    /// ```
+    public func values<Value>(for key: PreferenceKey<Value>) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream<Value>.makeStream(
+            bufferingPolicy: .bufferingNewest(256))
+        let observerID = database.state.withLock { state in
+            continuation.yield(self[key])
+            return state.addObserver(
+                PreferenceObserver(suite: suite, key: key.name) { change in
+                    continuation.yield(self.resolve(change.value, for: key))
+                })
+        }
+        finishObserving(continuation, observerID: observerID)
+        return stream
+    }
+
+    /// Every change of the suite, from any process, as it is committed.
+    public func changes() -> AsyncStream<PreferenceChange> {
+        let (stream, continuation) = AsyncStream<PreferenceChange>.makeStream(
+            bufferingPolicy: .bufferingNewest(4096))
+        let observerID = database.state.withLock { state in
+            state.addObserver(
+                PreferenceObserver(suite: suite, key: nil) { change in
+                    continuation.yield(change)
+                })
+        }
+        finishObserving(continuation, observerID: observerID)
+        return stream
+    }
+
+    /// The value a typed key reads given a stored value (nil = absent). Called under the
+    /// database lock.
+    private func resolve<Value>(_ stored: PreferenceValue?, for key: PreferenceKey<Value>)
+        -> Value
+    {
+        if let stored, let value = key.decode(stored) { return value }
+        if stored == nil, let registered = registeredDefaults[key.name],
+            let value = key.decode(registered)
+        {
+            return value
+        }
+        return key.defaultValue
+    }
+
+    private func finishObserving<Element>(
+        _ continuation: AsyncStream<Element>.Continuation, observerID: Int
+    ) {
+        let database = self.database
+        continuation.onTermination = { _ in
+            database.state.withLock { $0.removeObserver(observerID) }
+        }
+        database.startPollingForChanges()
+    }
+}
+
+extension AppDatabase {
+    /// How often observers look for commits of other processes.
+    static let pollingIntervalMilliseconds = 20
+
+    /// Starts a polling task unless one runs; it ends when the last observer goes.
+    func startPollingForChanges() {
+        let shouldStart = state.withLock { state -> Bool in
+            guard !state.isPolling, state.hasObservers else { return false }
+            state.isPolling = true
+            return true
+        }
+        guard shouldStart else { return }
+        Task.detached { [self] in
+            while pollOnce() {
+                try? await Task.sleep(for: .milliseconds(Self.pollingIntervalMilliseconds))
+            }
+        }
+    }
+
+    private func pollOnce() -> Bool {
+        state.withLock { state in
+            guard state.hasObservers else {
+                state.isPolling = false
+                return false
+            }
+            try? state.refresh()
+            return true
+        }
+    }
+}
