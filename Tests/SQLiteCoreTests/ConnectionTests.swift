@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import SQLiteCore
+
+@Suite struct ConnectionTests {
+    let connection: Connection
+
+    init() throws {
+        connection = try Connection(path: ":memory:")
+        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, v ANY)")
+    }
+
+    func count() throws -> Int {
+        try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") ?? -1
+    }
+
+    @Test func bindsAndReadsEveryStorageClass() throws {
+        let blob = Data([0, 1, 2, 255])
+        let values: [SQLiteValue] = [.null, .integer(-42), .real(1.5), .text("héllo\0x"), .blob(blob)]
+        for (index, value) in values.enumerated() {
+            try connection.execute(
+                sql: "INSERT INTO t (id, v) VALUES (?, ?)",
+                arguments: StatementArguments([.integer(Int64(index)), value]))
+        }
+        let rows = try connection.rows(sql: "SELECT v FROM t ORDER BY id")
+        #expect(rows.map { $0[0] } == values)
+    }
+
+    @Test func convertsSwiftAndFoundationTypes() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 817_700_000.123_456_7)
+        let url = URL(string: "https://example.com/a?b=c")!
+        try connection.execute(
+            sql: "INSERT INTO t (id, name, v) VALUES (?, ?, ?)", arguments: [1, "date", date])
+        try connection.execute(
+            sql: "INSERT INTO t (id, name, v) VALUES (?, ?, ?)", arguments: [2, "url", url])
+        try connection.execute(
+            sql: "INSERT INTO t (id, name, v) VALUES (?, ?, ?)", arguments: [3, "bool", true])
+        #expect(try connection.scalar(Date.self, sql: "SELECT v FROM t WHERE id = 1") == date)
+        #expect(try connection.scalar(URL.self, sql: "SELECT v FROM t WHERE id = 2") == url)
+        #expect(try connection.scalar(Bool.self, sql: "SELECT v FROM t WHERE id = 3") == true)
+        #expect(try connection.scalar(String.self, sql: "SELECT v FROM t WHERE id = 3") == nil)
+    }
+
+    @Test func errorDescriptionNamesCodeMessageAndSQL() throws {
+        try connection.execute(sql: "INSERT INTO t (name) VALUES (?)", arguments: ["a"])
+        let error = #expect(throws: SQLiteError.self) {
+            try connection.execute(sql: "INSERT INTO t (name) VALUES (?)", arguments: ["a"])
+        }
+        #expect(error?.code == 19)
+        #expect(error?.extendedCode == 2067)
+        #expect(
+            error?.description
+                == "SQLite error 19: UNIQUE constraint failed: t.name - while executing INSERT INTO t (name) VALUES (?)"
+        )
+        #expect(error?.expandedDescription.hasSuffix("with arguments ['a']") == true)
+    }
+
+    @Test func transactionCommitsOnReturn() throws {
+        try connection.transaction {
+            try connection.execute(sql: "INSERT INTO t (name) VALUES ('a')")
+        }
+        #expect(try count() == 1)
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test func transactionRollsBackAndRethrowsTheFirstError() throws {
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try connection.transaction {
+                try connection.execute(sql: "INSERT INTO t (name) VALUES ('a')")
+                // Ending the transaction from inside makes the helper's ROLLBACK fail too;
+                // the caller must still see the closure's error.
+                try connection.execute(sql: "COMMIT")
+                try connection.execute(sql: "BEGIN")
+                try connection.execute(sql: "INSERT INTO t (name) VALUES ('b')")
+                throw Boom()
+            }
+        }
+        #expect(try count() == 1)
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test func savepointRollsBackOnlyItsOwnWork() throws {
+        struct Boom: Error {}
+        try connection.transaction {
+            try connection.execute(sql: "INSERT INTO t (name) VALUES ('kept')")
+            _ = try? connection.savepoint {
+                try connection.execute(sql: "INSERT INTO t (name) VALUES ('dropped')")
+                throw Boom()
+            }
+        }
+        let names = try connection.rows(sql: "SELECT name FROM t").map { $0.get(0, as: String.self) }
+        #expect(names == ["kept"])
+    }
+
+    @Test func cachedStatementIsReusedAndReset() throws {
+        let first = try connection.cachedStatement(sql: "SELECT ?")
+        try first.bind([1])
+        #expect(try first.step())
+        let second = try connection.cachedStatement(sql: "SELECT ?")
+        #expect(first === second)
+        try second.bind([2])
+        #expect(try second.step())
+        #expect(second.int64(at: 0) == 2)
+    }
+
+    @Test func wrongArgumentCountIsAnError() throws {
+        #expect(throws: SQLiteError.self) {
+            try connection.execute(sql: "INSERT INTO t (name, v) VALUES (?, ?)", arguments: [1])
+        }
+    }
+
+    @Test func extensionLoadingIsOff() throws {
+        #expect(throws: SQLiteError.self) {
+            try connection.execute(sql: "SELECT load_extension('libm.so')")
+        }
+    }
+
+    @Test func refusesSymlinks() throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("prefs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("real.sqlite").path
+        _ = try Connection(path: target)
+        let link = folder.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(throws: SQLiteError.self) { try Connection(path: link, mode: .readWrite) }
+    }
+}
