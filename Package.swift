@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
         .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
-        .testTarget(name: "PrefsKitTests", dependencies: ["PrefsKit", "prefs"]),
+        .testTarget(name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "prefs"]),
         .testTarget(name: "PrefsCommandLineTests", dependencies: ["PrefsCommandLine", "prefs"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,18 @@ public struct Preference<Value: Sendable>: Sendable {
         self.init(PreferenceKey(name, default: wrappedValue), store: store)
     }
 
+    /// Creates a property of a String enum that also declares `PreferenceStorable`.
+    public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
+    where Value: PreferenceStorable & RawRepresentable, Value.RawValue == String {
+        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+    }
+
+    /// Creates a property of an Int enum that also declares `PreferenceStorable`.
+    public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
+    where Value: PreferenceStorable & RawRepresentable, Value.RawValue == Int {
+        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+    }
+
     /// Creates an optional property that is nil when nothing is stored.
     public init<Wrapped: PreferenceStorable>(_ name: String, store: PreferenceStore)
     where Value == Wrapped? {

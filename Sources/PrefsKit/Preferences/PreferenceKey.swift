@@ -25,42 +25,64 @@ public final class PreferenceKey<Value: Sendable>: PreferenceKeys, @unchecked Se
     let decode: @Sendable (PreferenceValue) -> Value?
     let encode: @Sendable (Value) -> PreferenceValue?
 
+    init(
+        name: String, defaultValue: Value, type: PreferenceType, summary: String?,
+        decode: @escaping @Sendable (PreferenceValue) -> Value?,
+        encode: @escaping @Sendable (Value) -> PreferenceValue?
+    ) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.type = type
+        self.summary = summary
+        self.decode = decode
+        self.encode = encode
+    }
+
     /// Creates a key of a storable type.
     ///
     /// - Parameters:
     ///   - name: The key's name in the store.
     ///   - defaultValue: The value read when nothing is stored.
     ///   - summary: What the key is for.
-    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: PreferenceStorable {
-        self.name = name
-        self.defaultValue = defaultValue
-        self.type = Value.preferenceType
-        self.summary = summary
-        self.decode = { Value(preferenceValue: $0) }
-        self.encode = { $0.preferenceValue }
+        self.init(
+            name: name, defaultValue: defaultValue, type: Value.preferenceType, summary: summary,
+            decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
     }
 
     /// Creates a key of an enum whose raw value is a String, as `@AppStorage` allows.
-    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: RawRepresentable, Value.RawValue == String {
-        self.name = name
-        self.defaultValue = defaultValue
-        self.type = .string
-        self.summary = summary
-        self.decode = { String(preferenceValue: $0).flatMap(Value.init(rawValue:)) }
-        self.encode = { .string($0.rawValue) }
+        self.init(
+            name: name, defaultValue: defaultValue, type: .string, summary: summary,
+            decode: { String(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
+            encode: { .string($0.rawValue) })
     }
 
     /// Creates a key of an enum whose raw value is an Int, as `@AppStorage` allows.
-    public init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: RawRepresentable, Value.RawValue == Int {
-        self.name = name
-        self.defaultValue = defaultValue
-        self.type = .int
-        self.summary = summary
-        self.decode = { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) }
-        self.encode = { .int($0.rawValue) }
+        self.init(
+            name: name, defaultValue: defaultValue, type: .int, summary: summary,
+            decode: { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
+            encode: { .int($0.rawValue) })
+    }
+
+    /// Creates a key of a String enum that also declares `PreferenceStorable`.
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    where Value: PreferenceStorable & RawRepresentable, Value.RawValue == String {
+        self.init(
+            name: name, defaultValue: defaultValue, type: .string, summary: summary,
+            decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
+    }
+
+    /// Creates a key of an Int enum that also declares `PreferenceStorable`.
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+    where Value: PreferenceStorable & RawRepresentable, Value.RawValue == Int {
+        self.init(
+            name: name, defaultValue: defaultValue, type: .int, summary: summary,
+            decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
     }
 
     /// The declaration of this key, for ``PreferenceStore/declare(_:)``.
