@@ -120,6 +120,7 @@ private struct JSONParser {
     }
 
     func error(_ reason: String) -> JSONParseError {
+        let reason = position >= bytes.count ? "unexpected end of input" : reason
         var line = 1
         var column = 1
         for byte in bytes[..<min(position, bytes.count)] {
@@ -377,14 +378,27 @@ private struct JSONParser {
 // MARK: - Writing
 
 extension JSONValue {
-    /// The JSON text: compact on one line, or indented by two spaces when `pretty`.
-    public func serialized(pretty: Bool = false) -> String {
+    /// How JSON text is laid out.
+    public enum Layout: Sendable {
+        /// One line without spaces: `{"a":1,"b":[2,3]}`.
+        case compact
+        /// One line with a space after each comma and colon: `{"a": 1, "b": [2, 3]}`.
+        case spaced
+        /// Indented by two spaces, one member per line.
+        case pretty
+    }
+
+    /// The JSON text in a layout.
+    public func serialized(_ layout: Layout = .compact) -> String {
         var output = ""
-        write(into: &output, pretty: pretty, indent: 0)
+        write(into: &output, layout: layout, indent: 0)
         return output
     }
 
-    private func write(into output: inout String, pretty: Bool, indent: Int) {
+    private func write(into output: inout String, layout: Layout, indent: Int) {
+        let pretty = layout == .pretty
+        let comma = layout == .compact ? "," : (pretty ? "," : ", ")
+        let colon = layout == .compact ? ":" : ": "
         switch self {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"
@@ -397,9 +411,9 @@ extension JSONValue {
             }
             output += "["
             for (offset, element) in elements.enumerated() {
-                if offset > 0 { output += pretty ? "," : ", " }
+                if offset > 0 { output += comma }
                 if pretty { Self.newline(&output, indent: indent + 1) }
-                element.write(into: &output, pretty: pretty, indent: indent + 1)
+                element.write(into: &output, layout: layout, indent: indent + 1)
             }
             if pretty { Self.newline(&output, indent: indent) }
             output += "]"
@@ -410,11 +424,11 @@ extension JSONValue {
             }
             output += "{"
             for (offset, member) in members.enumerated() {
-                if offset > 0 { output += pretty ? "," : ", " }
+                if offset > 0 { output += comma }
                 if pretty { Self.newline(&output, indent: indent + 1) }
                 Self.writeString(member.key, into: &output)
-                output += ": "
-                member.value.write(into: &output, pretty: pretty, indent: indent + 1)
+                output += colon
+                member.value.write(into: &output, layout: layout, indent: indent + 1)
             }
             if pretty { Self.newline(&output, indent: indent) }
             output += "}"

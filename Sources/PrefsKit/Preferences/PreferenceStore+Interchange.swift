@@ -23,7 +23,7 @@ extension PreferenceStore {
             ("format", .string(Self.exportFormatName)), ("version", .integer(1)),
             ("suite", .string(suite)), ("preferences", .array(entries)),
         ])
-        return document.serialized(pretty: true) + "\n"
+        return document.serialized(.pretty) + "\n"
     }
 
     /// The stored values of the suite as a property list dictionary, as
