@@ -1,0 +1,39 @@
+import PrefsKit
+
+/// A command that could not do its work: a one-line message and a sysexits code.
+struct CommandFailure: Error, Equatable {
+    var message: String
+    var exitCode: Int32
+
+    init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    static let notFound: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let software: Int32 = 70
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+    static let temporaryFailure: Int32 = 75
+
+    /// Maps errors of the library to messages and exit codes.
+    init(_ error: Error) {
+        switch error {
+        case let failure as CommandFailure:
+            self = failure
+        case let error as DatabaseError:
+            self.init(error.description, exitCode: error.exitCode)
+        case let error as PreferenceError:
+            if case .invalidKey = error {
+                self.init(error.description, exitCode: Self.usage)
+            } else {
+                self.init(error.description, exitCode: Self.dataError)
+            }
+        default:
+            self.init("Internal error: \(error)", exitCode: Self.software)
+        }
+    }
+}

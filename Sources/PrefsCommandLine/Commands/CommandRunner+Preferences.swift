@@ -1,0 +1,259 @@
+import Dispatch
+import FoundationEssentials
+import PrefsKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension CommandRunner {
+    func get(_ key: String) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        var value = try store?.storedValue(forKey: key)
+        var isDefault = false
+        if value == nil,
+            let declaration = try store?.declarations().first(where: { $0.key == key }),
+            let defaultValue = declaration.defaultValue
+        {
+            value = defaultValue
+            isDefault = true
+        }
+        guard let value else {
+            throw CommandFailure(
+                "No value for '\(ValueText.shown(key))' in suite '\(suite)'; set one with 'prefs set \(ValueText.shown(key)) VALUE'",
+                exitCode: CommandFailure.notFound)
+        }
+        if globals.isJSON {
+            printJSON(JSONShapes.preference(suite: suite, key: key, value: value, isDefault: isDefault))
+        } else {
+            console.print(ValueText.plain(value) + "\n")
+        }
+    }
+
+    func set(_ key: String, text: String, type explicitType: PreferenceType?) throws {
+        try validate(key: key)
+        var text = text
+        if text == "-" {
+            let bytes = try FileAccess.read("-", console: console)
+            guard var input = String(validating: bytes, as: UTF8.self) else {
+                throw CommandFailure("Standard input is not valid UTF-8", exitCode: CommandFailure.dataError)
+            }
+            if input.hasSuffix("\n") { input.removeLast() }
+            text = input
+        }
+        let database = try openForWriting()
+        let store = PreferenceStore(database: database, suite: suite)
+        let declared = try store.declarations().first { $0.key == key }?.type
+        if let declared, let explicitType, declared != explicitType {
+            throw CommandFailure(
+                "'\(ValueText.shown(key))' is declared as \(declared), not \(explicitType)",
+                exitCode: CommandFailure.dataError)
+        }
+        let type = explicitType ?? declared ?? ValueText.inferredType(of: text)
+        let value = try ValueText.parse(text, as: type, key: key)
+        try store.setValue(value, forKey: key)
+        if globals.isJSON {
+            printJSON(JSONShapes.preference(suite: suite, key: key, value: value, isDefault: false))
+        }
+    }
+
+    func validate(key: String) throws {
+        if key.isEmpty {
+            throw CommandFailure("The key cannot be empty", exitCode: CommandFailure.usage)
+        }
+        if key.utf8.contains(0) || key.contains("\n") {
+            throw CommandFailure(
+                "The key '\(ValueText.shown(key))' contains a NUL or newline character",
+                exitCode: CommandFailure.usage)
+        }
+    }
+
+    func delete(_ key: String) throws {
+        guard let database = try openForReading() else {
+            throw CommandFailure(
+                "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+        }
+        let store = PreferenceStore(database: database, suite: suite)
+        guard try store.storedValue(forKey: key) != nil else {
+            throw CommandFailure(
+                "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+        }
+        try store.setValue(nil, forKey: key)
+    }
+
+    func list(includeDeclared: Bool) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let stored = try store?.storedValues() ?? [:]
+        var rows: [(key: String, value: PreferenceValue, isDefault: Bool)] = stored.map {
+            ($0.key, $0.value, false)
+        }
+        if includeDeclared {
+            for declaration in try store?.declarations() ?? []
+            where stored[declaration.key] == nil {
+                if let value = declaration.defaultValue {
+                    rows.append((declaration.key, value, true))
+                }
+            }
+        }
+        rows.sort { $0.key < $1.key }
+        if globals.isJSON {
+            printJSON(.array(rows.map {
+                JSONShapes.preference(suite: suite, key: $0.key, value: $0.value, isDefault: $0.isDefault)
+            }))
+        } else {
+            var text = ""
+            for row in rows {
+                text += "\(row.key)=\(ValueText.plain(row.value))"
+                text += row.isDefault ? " (default)\n" : "\n"
+            }
+            console.print(text)
+        }
+    }
+
+    func reset(force: Bool) throws {
+        guard let database = try openForReading() else {
+            inform("Nothing to reset: no database at '\(databasePath)'")
+            return
+        }
+        let store = PreferenceStore(database: database, suite: suite)
+        try confirm(
+            "Remove every preference of suite '\(suite)'?", force: force, flagHint: "--force")
+        let count = try store.removeAll()
+        inform("Removed \(count) preference\(count == 1 ? "" : "s") from suite '\(suite)'")
+    }
+
+    func history(_ key: String?, limit: Int) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let changes = try store?.history(forKey: key, limit: limit) ?? []
+        if globals.isJSON {
+            printJSON(.array(changes.map(JSONShapes.change)))
+            return
+        }
+        var text = ""
+        for change in changes {
+            let old = change.oldValue.map(ValueText.plain) ?? "(none)"
+            let new = change.value.map(ValueText.plain) ?? "(removed)"
+            text += "\(ISO8601.string(from: change.changedAt))  \(change.key): \(old) -> \(new)\n"
+        }
+        console.print(text)
+    }
+
+    func suites() throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let names = try store?.suites() ?? []
+        if globals.isJSON {
+            printJSON(.array(names.map(JSONValue.string)))
+        } else {
+            console.print(names.map { $0 + "\n" }.joined())
+        }
+    }
+
+    func declare(_ key: String, type: PreferenceType, defaultText: String?, description: String?) throws {
+        try validate(key: key)
+        let defaultValue = try defaultText.map { text throws(CommandFailure) in
+            try ValueText.parse(text, as: type, key: key)
+        }
+        let store = PreferenceStore(database: try openForWriting(), suite: suite)
+        if let stored = try store.storedValue(forKey: key), stored.type != type {
+            throw CommandFailure(
+                "'\(ValueText.shown(key))' holds a \(stored.type) value; delete it or declare it as \(stored.type)",
+                exitCode: CommandFailure.dataError)
+        }
+        try store.declare(
+            PreferenceDeclaration(key: key, type: type, defaultValue: defaultValue, description: description))
+    }
+
+    func export(format: InterchangeFormat, to file: String?) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let bytes: [UInt8]
+        switch format {
+        case .json:
+            if let store {
+                bytes = Array(try store.exportJSON().utf8)
+            } else {
+                let empty = PreferenceStore(database: try AppDatabase.inMemory(), suite: suite)
+                bytes = Array(try empty.exportJSON().utf8)
+            }
+        case .plist, .binaryPlist:
+            let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
+            bytes = Array(try store?.exportPropertyList(format: plistFormat)
+                ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
+        }
+        if let file, file != "-" {
+            try FileAccess.writeAtomically(bytes, to: file)
+            inform("Exported suite '\(suite)' to '\(file)'")
+        } else {
+            console.print(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    func importPreferences(format: InterchangeFormat?, from file: String, replace: Bool, force: Bool) throws {
+        let bytes = try FileAccess.read(file, console: console)
+        let detected = format ?? Self.detectFormat(bytes)
+        if replace {
+            try confirm(
+                "Replace every preference of suite '\(suite)'?", force: force, flagHint: "--force")
+        }
+        let store = PreferenceStore(database: try openForWriting(), suite: suite)
+        let count: Int
+        do {
+            switch detected {
+            case .json:
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    throw CommandFailure("'\(file)' is not valid UTF-8 JSON", exitCode: CommandFailure.dataError)
+                }
+                count = try store.importJSON(text, replacing: replace)
+            case .plist, .binaryPlist:
+                count = try store.importPropertyList(Data(bytes), replacing: replace)
+            }
+        } catch let error as PreferenceError {
+            throw CommandFailure("\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
+        }
+        inform("Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(suite)'")
+    }
+
+    static func detectFormat(_ bytes: [UInt8]) -> InterchangeFormat {
+        if bytes.starts(with: Array("bplist".utf8)) { return .binaryPlist }
+        let head = String(decoding: bytes.prefix(256), as: UTF8.self)
+            .trimmingPrefix(while: { $0.isWhitespace || $0 == "\u{FEFF}" })
+        return head.hasPrefix("<") ? .plist : .json
+    }
+
+    // MARK: - Watching
+
+    func watch(_ keys: [String]) throws -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGINT) { _ in _exit(0) }
+        signal(SIGTERM) { _ in _exit(0) }
+        while !AppDatabase.fileExists(atPath: databasePath) {
+            usleep(50_000)
+        }
+        guard let database = try openForReading() else {
+            throw CommandFailure("No database at '\(databasePath)'", exitCode: CommandFailure.noInput)
+        }
+        let store = PreferenceStore(database: database, suite: suite)
+        let stream = store.changes()
+        let wanted = Set(keys)
+        let isJSON = globals.isJSON
+        let console = self.console
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            for await change in stream where wanted.isEmpty || wanted.contains(change.key) {
+                let line: String
+                if isJSON {
+                    line = JSONShapes.change(change).serialized(.spaced)
+                } else if let value = change.value {
+                    line = "\(change.key)=\(ValueText.plain(value))"
+                } else {
+                    line = "\(change.key) (removed)"
+                }
+                if !console.print(line + "\n") { break }
+            }
+            done.signal()
+        }
+        done.wait()
+        exit(0)
+    }
+}

@@ -1,0 +1,92 @@
+import PrefsKit
+
+/// Runs one parsed command.
+struct CommandRunner {
+    let invocation: Invocation
+    let console: Console
+
+    var globals: GlobalOptions { invocation.globals }
+
+    /// The database path: `--db`, else `$PREFS_DB`, else the default location.
+    var databasePath: String {
+        globals.databasePath ?? DatabaseLocation.defaultPath(environment: console.environment)
+    }
+
+    /// The suite: `--suite`, else `$PREFS_SUITE`, else `standard`.
+    var suite: String {
+        if let suite = globals.suite { return suite }
+        if let suite = console.environment["PREFS_SUITE"], !suite.isEmpty { return suite }
+        return PreferenceStore.standardSuite
+    }
+
+    func run() throws {
+        if let suite = globals.suite, suite.isEmpty || suite.utf8.contains(0) {
+            throw CommandFailure("The suite name cannot be empty", exitCode: CommandFailure.usage)
+        }
+        switch invocation.command {
+        case .help(let path):
+            guard CommandTable.helpFormatter.command(at: path) != nil else {
+                throw CommandFailure(
+                    "Unknown command '\(path.joined(separator: " "))'; see 'prefs --help'",
+                    exitCode: CommandFailure.usage)
+            }
+            console.print(CommandTable.helpFormatter.help(for: path))
+        case .version:
+            console.print("prefs \(PrefsCommand.version)\n")
+        case .get(let key): try get(key)
+        case .set(let key, let value, let type): try set(key, text: value, type: type)
+        case .delete(let key): try delete(key)
+        case .list(let includeDeclared): try list(includeDeclared: includeDeclared)
+        case .reset(let force): try reset(force: force)
+        case .watch(let keys): try watch(keys)
+        case .history(let key, let limit): try history(key, limit: limit)
+        case .suites: try suites()
+        case .declare(let key, let type, let defaultValue, let description):
+            try declare(key, type: type, defaultText: defaultValue, description: description)
+        case .export(let format, let file): try export(format: format, to: file)
+        case .importPreferences(let format, let file, let replace, let force):
+            try importPreferences(format: format, from: file, replace: replace, force: force)
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens the database for writing, creating it on first write.
+    func openForWriting() throws -> AppDatabase {
+        try AppDatabase(path: databasePath)
+    }
+
+    /// Opens the database for reading; nil when the file does not exist (reads never
+    /// create it).
+    func openForReading() throws -> AppDatabase? {
+        guard AppDatabase.fileExists(atPath: databasePath) else { return nil }
+        var options = AppDatabase.Options()
+        options.createIfMissing = false
+        return try AppDatabase(path: databasePath, options: options)
+    }
+
+    /// Prints a message on stderr unless `--quiet`.
+    func inform(_ text: String) {
+        if !globals.isQuiet { console.message(text) }
+    }
+
+    /// Prints JSON on stdout, one document.
+    func printJSON(_ value: JSONValue) {
+        console.print(value.serialized(.pretty) + "\n")
+    }
+
+    /// Asks for confirmation on a terminal; without one, `--force` is required.
+    func confirm(_ question: String, force: Bool, flagHint: String) throws {
+        if force { return }
+        guard console.isInputTerminal else {
+            throw CommandFailure(
+                "\(question.dropLast()) needs \(flagHint) when standard input is not a terminal",
+                exitCode: CommandFailure.usage)
+        }
+        console.error("\(question) [y/N] ")
+        let answer = console.readLine()?.lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            throw CommandFailure("Cancelled; nothing was changed", exitCode: CommandFailure.notFound)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import PrefsKit
+
+/// The commands of `prefs`, declared once for parsing, help and completion.
+enum CommandTable {
+    static let globalOptions: [OptionSpec] = [
+        OptionSpec(
+            name: "db", kind: .value(name: "path"),
+            help: "The database file (default: $PREFS_DB, else the user data folder)."),
+        OptionSpec(
+            name: "suite", kind: .value(name: "name"),
+            help: "The preference suite (default: $PREFS_SUITE, else 'standard')."),
+        OptionSpec(name: "json", kind: .flag, help: "Print JSON instead of text."),
+        OptionSpec(name: "quiet", short: "q", kind: .flag, help: "Print no messages, only data and errors."),
+    ]
+
+    static let typeNames = PreferenceType.allCases.map(\.rawValue)
+
+    static let root = CommandSpec(
+        name: "prefs",
+        abstract: "Read and write an app's preferences, selections and bookmarks.",
+        discussion: """
+            The database is one SQLite file shared with the apps that link PrefsKit.
+            Plain output is made for $(...); pass --json for scripts.
+            """,
+        subcommands: preferenceCommands + [version, help])
+
+    static let version = CommandSpec(
+        name: "version", abstract: "Show the version.", build: { _ in .version })
+
+    static let help = CommandSpec(
+        name: "help", abstract: "Show help for a command.",
+        arguments: [ArgumentSpec(name: "command", help: "The command to explain.", isOptional: true, isRepeating: true)],
+        build: { parsed in .help(path: parsed.positionals) })
+
+    static let preferenceCommands: [CommandSpec] = [
+        CommandSpec(
+            name: "get", abstract: "Print the value of a preference.",
+            discussion: "Prints the stored value, else the declared default; exits 1 when there is neither.",
+            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            build: { parsed in .get(key: parsed.positionals[0]) }),
+        CommandSpec(
+            name: "set", abstract: "Store the value of a preference.",
+            discussion: """
+                Without --type, the declared type of the key is used, else the type is inferred:
+                true/false is a bool, an integer an int, a decimal a double, anything else a string.
+                Pass - as the value to read it from standard input.
+                """,
+            arguments: [
+                ArgumentSpec(name: "key", help: "The preference key."),
+                ArgumentSpec(name: "value", help: "The value, or - to read standard input."),
+            ],
+            options: [
+                OptionSpec(
+                    name: "type", short: "t", kind: .value(name: "type"),
+                    help: "The value's type: \(typeNames.joined(separator: ", ")).",
+                    completions: typeNames)
+            ],
+            build: { parsed in
+                .set(
+                    key: parsed.positionals[0], value: parsed.positionals[1],
+                    type: try parsed.choice("type", from: typeNames).flatMap(PreferenceType.init(rawValue:)))
+            }),
+        CommandSpec(
+            name: "delete", aliases: ["remove", "unset"], abstract: "Remove the stored value of a preference.",
+            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            build: { parsed in .delete(key: parsed.positionals[0]) }),
+        CommandSpec(
+            name: "list", aliases: ["ls"], abstract: "List the stored preferences of the suite.",
+            options: [OptionSpec(name: "all", short: "a", kind: .flag, help: "Include declared keys that have only a default.")],
+            build: { parsed in .list(includeDeclared: parsed.flag("all")) }),
+        CommandSpec(
+            name: "reset", abstract: "Remove every stored preference of the suite.",
+            discussion: "Declarations stay. Asks for confirmation on a terminal; needs --force otherwise.",
+            options: [OptionSpec(name: "force", short: "f", kind: .flag, help: "Do not ask for confirmation.")],
+            build: { parsed in .reset(force: parsed.flag("force")) }),
+        CommandSpec(
+            name: "watch", abstract: "Print changes of preferences as they happen, from any process.",
+            discussion: "Runs until interrupted. With --json, prints one JSON object per line.",
+            arguments: [ArgumentSpec(name: "key", help: "Keys to watch (default: all of the suite).", isOptional: true, isRepeating: true)],
+            build: { parsed in .watch(keys: parsed.positionals) }),
+        CommandSpec(
+            name: "history", abstract: "Show the recent changes of the suite or of one key.",
+            arguments: [ArgumentSpec(name: "key", help: "Only the changes of this key.", isOptional: true)],
+            options: [OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many changes (default: 20).")],
+            build: { parsed in
+                .history(key: parsed.positional(0), limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
+            }),
+        CommandSpec(
+            name: "suites", abstract: "List the suites that hold preferences or declarations.",
+            build: { _ in .suites }),
+        CommandSpec(
+            name: "declare", abstract: "Declare a key's type, default and description.",
+            discussion: "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
+            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            options: [
+                OptionSpec(name: "type", short: "t", kind: .value(name: "type"), help: "The key's type: \(typeNames.joined(separator: ", ")).", completions: typeNames),
+                OptionSpec(name: "default", kind: .value(name: "value"), help: "The value read when none is stored."),
+                OptionSpec(name: "description", kind: .value(name: "text"), help: "What the key is for."),
+            ],
+            build: { parsed in
+                guard let typeName = try parsed.choice("type", from: typeNames),
+                    let type = PreferenceType(rawValue: typeName)
+                else { throw UsageError("Missing expected option '--type <type>'", path: parsed.path) }
+                return .declare(
+                    key: parsed.positionals[0], type: type, defaultValue: parsed.value("default"),
+                    description: parsed.value("description"))
+            }),
+        CommandSpec(
+            name: "export", abstract: "Write the suite's preferences as JSON or a property list.",
+            arguments: [ArgumentSpec(name: "file", help: "The output file (default: standard output).", isOptional: true)],
+            options: [formatOption(help: "The format: json (default), plist (XML) or binary-plist.")],
+            build: { parsed in
+                .export(
+                    format: try parsed.choice("format", from: formatNames).flatMap(InterchangeFormat.init(rawValue:)) ?? .json,
+                    file: parsed.positional(0))
+            }),
+        CommandSpec(
+            name: "import", abstract: "Read preferences from JSON or a property list, all or nothing.",
+            discussion: "The format is detected from the content unless --format is given.",
+            arguments: [ArgumentSpec(name: "file", help: "The input file, or - for standard input.")],
+            options: [
+                formatOption(help: "The format: json, plist or binary-plist (default: detected)."),
+                OptionSpec(name: "replace", kind: .flag, help: "Remove the suite's other preferences first."),
+                OptionSpec(name: "force", short: "f", kind: .flag, help: "Do not ask before replacing."),
+            ],
+            build: { parsed in
+                .importPreferences(
+                    format: try parsed.choice("format", from: formatNames).flatMap(InterchangeFormat.init(rawValue:)),
+                    file: parsed.positionals[0], replace: parsed.flag("replace"), force: parsed.flag("force"))
+            }),
+    ]
+
+    static let formatNames = InterchangeFormat.allCases.map(\.rawValue)
+
+    static func formatOption(help: String) -> OptionSpec {
+        OptionSpec(name: "format", kind: .value(name: "format"), help: help, completions: formatNames)
+    }
+
+    static let parser = ArgumentParser(root: root, globalOptions: globalOptions)
+    static let helpFormatter = HelpFormatter(root: root, globalOptions: globalOptions)
+}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a command reads and writes: the process's standard streams, or buffers in tests.
+final class Console: @unchecked Sendable {
+    // Unchecked: a command runs on one thread; `watch` writes from one task at a time.
+
+    var output: (String) -> Bool
+    var error: (String) -> Void
+    var readInput: () -> [UInt8]?
+    var readLine: () -> String?
+    var isInputTerminal: Bool
+    var isErrorTerminal: Bool
+    var environment: [String: String]
+
+    init(
+        output: @escaping (String) -> Bool, error: @escaping (String) -> Void,
+        readInput: @escaping () -> [UInt8]?, readLine: @escaping () -> String?,
+        isInputTerminal: Bool, isErrorTerminal: Bool, environment: [String: String]
+    ) {
+        self.output = output
+        self.error = error
+        self.readInput = readInput
+        self.readLine = readLine
+        self.isInputTerminal = isInputTerminal
+        self.isErrorTerminal = isErrorTerminal
+        self.environment = environment
+    }
+
+    /// The process's standard input, output and error.
+    static func standard(environment: [String: String]) -> Console {
+        Console(
+            output: { writeAll($0, to: 1) },
+            error: { _ = writeAll($0, to: 2) },
+            readInput: { readAll(from: 0) },
+            readLine: { Swift.readLine() },
+            isInputTerminal: isatty(0) == 1,
+            isErrorTerminal: isatty(2) == 1,
+            environment: environment)
+    }
+
+    /// Whether messages on stderr may use color.
+    var usesColor: Bool { isErrorTerminal && environment["NO_COLOR"] == nil }
+
+    /// Writes data to stdout; false when stdout is closed.
+    @discardableResult
+    func print(_ text: String) -> Bool { output(text) }
+
+    /// Writes a line to stderr.
+    func message(_ text: String) { error(text + "\n") }
+
+    /// Writes an error line to stderr, `Error:` in red on a color terminal.
+    func printError(_ text: String) {
+        let label = usesColor ? "\u{1B}[1;31mError:\u{1B}[0m" : "Error:"
+        error("\(label) \(text)\n")
+    }
+
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Bool {
+        var text = text
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    private static func readAll(from descriptor: Int32) -> [UInt8]? {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reading input files and writing output files with precise errors and exit codes.
+enum FileAccess {
+    /// Reads a whole file, or standard input for `-`.
+    ///
+    /// - Throws: ``CommandFailure`` with exit 66 when the file is missing or unreadable.
+    static func read(_ path: String, console: Console) throws(CommandFailure) -> [UInt8] {
+        if path == "-" {
+            guard let bytes = console.readInput() else {
+                throw CommandFailure("Cannot read standard input", exitCode: CommandFailure.noInput)
+            }
+            return bytes
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CommandFailure(
+                "Cannot read '\(path)': \(String(cString: strerror(errno)))",
+                exitCode: CommandFailure.noInput)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw CommandFailure("Cannot read '\(path)': it is a directory", exitCode: CommandFailure.noInput)
+        }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw CommandFailure(
+                    "Cannot read '\(path)': \(String(cString: strerror(errno)))",
+                    exitCode: CommandFailure.noInput)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Writes a file atomically: a temporary file beside it, synced, then renamed.
+    ///
+    /// - Throws: ``CommandFailure`` with exit 73 when it cannot be created, 74 on I/O errors.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(CommandFailure) {
+        let temporary = path + ".prefs-tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CommandFailure(
+                "Cannot create '\(path)': \(String(cString: strerror(errno)))",
+                exitCode: CommandFailure.cannotCreate)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return write(descriptor, base + offset, buffer.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                unlink(temporary)
+                throw CommandFailure("Cannot write '\(path)': \(reason)", exitCode: CommandFailure.ioError)
+            }
+            offset += written
+        }
+        if fsync(descriptor) != 0 || close(descriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure("Cannot write '\(path)': \(reason)", exitCode: CommandFailure.ioError)
+        }
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure("Cannot create '\(path)': \(reason)", exitCode: CommandFailure.cannotCreate)
+        }
+    }
+}

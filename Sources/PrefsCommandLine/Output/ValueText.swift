@@ -1,0 +1,106 @@
+import FoundationEssentials
+import PrefsKit
+
+/// How values are typed in and printed by the command line.
+enum ValueText {
+    /// The type `set` infers: true/false is a bool, an integer an int, a decimal a double,
+    /// anything else a string.
+    static func inferredType(of text: String) -> PreferenceType {
+        if text == "true" || text == "false" { return .bool }
+        if Int(text) != nil { return .int }
+        if isDecimal(text), let value = Double(text), value.isFinite { return .double }
+        return .string
+    }
+
+    private static func isDecimal(_ text: String) -> Bool {
+        guard let parsed = try? JSONValue(parsing: text), case .number = parsed else { return false }
+        return !text.contains(where: \.isWhitespace)
+    }
+
+    /// Parses the text of a value of a type.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 65) naming what was expected.
+    static func parse(_ text: String, as type: PreferenceType, key: String) throws(CommandFailure)
+        -> PreferenceValue
+    {
+        func invalid(_ expected: String) -> CommandFailure {
+            CommandFailure(
+                "'\(shown(text))' is not a valid \(type) for '\(key)' (expected \(expected))",
+                exitCode: CommandFailure.dataError)
+        }
+        switch type {
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw invalid("true or false")
+            }
+        case .int:
+            guard let value = Int(text) else {
+                throw invalid("an integer from \(Int.min) to \(Int.max)")
+            }
+            return .int(value)
+        case .double:
+            guard let value = Double(text), value.isFinite, isDecimal(text) || Int(text) != nil
+            else { throw invalid("a finite number such as 0.5") }
+            return .double(value)
+        case .string:
+            return .string(text)
+        case .url:
+            guard let url = URL(string: text), url.scheme != nil else {
+                throw invalid("an absolute URL such as https://example.com")
+            }
+            return .url(url)
+        case .date:
+            if text == "now" { return .date(Date()) }
+            guard let date = ISO8601.date(from: text) else {
+                throw invalid("an ISO 8601 date such as 2026-01-31T12:00:00Z, or now")
+            }
+            return .date(date)
+        case .data:
+            guard let data = Data(base64Encoded: text) else { throw invalid("base64 text") }
+            return .data(data)
+        case .json:
+            guard let json = try? JSONValue(parsing: text) else { throw invalid("JSON") }
+            return .json(json.serialized())
+        case .array, .dictionary:
+            guard let json = try? JSONValue(parsing: text),
+                let value = try? PreferenceValue(nestedJSON: json, key: key), value.type == type
+            else { throw invalid(type == .array ? "a JSON array" : "a JSON object") }
+            return value
+        }
+    }
+
+    /// The plain text of a value: what `prefs get` prints.
+    static func plain(_ value: PreferenceValue) -> String {
+        switch value {
+        case .bool(let flag): flag ? "true" : "false"
+        case .int(let integer): String(integer)
+        case .double(let real): real.isFinite ? "\(real)" : (real < 0 ? "-inf" : "inf")
+        case .string(let text): text
+        case .url(let url): url.absoluteString
+        case .date(let date): ISO8601.string(from: date)
+        case .data(let data): data.base64EncodedString()
+        case .array, .dictionary, .json: value.jsonValue.serialized(.spaced)
+        }
+    }
+
+    /// Text shown inside a message: control characters escaped, long text cut.
+    static func shown(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars.prefix(80) {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\0": result += "\\0"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return text.unicodeScalars.count > 80 ? result + "..." : result
+    }
+}

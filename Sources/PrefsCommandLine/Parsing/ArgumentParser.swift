@@ -1,0 +1,216 @@
+/// Turns `[String]` into an ``Invocation``; a pure function, tested directly.
+///
+/// The dialect of swift-argument-parser: subcommands and aliases, `--name value` and
+/// `--name=value`, `--` ends options, repeated options, `-h`/`--help` and `--version`
+/// anywhere, global options before or after the subcommand, and "Did you mean ...?" for
+/// misspellings.
+struct ArgumentParser: Sendable {
+    let root: CommandSpec
+    let globalOptions: [OptionSpec]
+
+    func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var node = root
+        var parsed = ParsedArguments(path: [])
+        var index = 0
+        var optionsEnded = false
+        var wantsHelp = false
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-")
+                || Self.isNegativeNumber(argument)
+            {
+                if !optionsEnded && parsed.positionals.isEmpty && !node.subcommands.isEmpty {
+                    guard let sub = node.subcommand(named: argument) else {
+                        if node.arguments.isEmpty {
+                            throw unknownCommand(argument, in: node, path: parsed.path)
+                        }
+                        parsed.positionals.append(argument)
+                        continue
+                    }
+                    node = sub
+                    parsed.path.append(sub.name)
+                    continue
+                }
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" || argument == "--help" {
+                wantsHelp = true
+                continue
+            }
+            if argument == "--version" {
+                return Invocation(globals: try globals(from: parsed), command: .version)
+            }
+            let option: OptionSpec
+            var inlineValue: String?
+            if argument.hasPrefix("--") {
+                var name = String(argument.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard let found = (node.options + globalOptions).first(where: { $0.name == name })
+                else { throw unknownOption(argument, in: node, path: parsed.path) }
+                option = found
+            } else {
+                let letters = Array(argument.dropFirst())
+                guard letters.count == 1,
+                    let found = (node.options + globalOptions).first(where: { $0.short == letters[0] })
+                else { throw unknownOption(argument, in: node, path: parsed.path) }
+                option = found
+            }
+            if option.takesValue {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count, !arguments[index].hasPrefix("--") {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError(
+                        "Missing value for '\(option.synopsis)'", path: parsed.path)
+                }
+                if case .value = option.kind, parsed.values[option.name] != nil,
+                    !globalOptions.contains(where: { $0.name == option.name })
+                {
+                    throw UsageError(
+                        "'--\(option.name)' was given more than once", path: parsed.path)
+                }
+                parsed.values[option.name, default: []].append(value)
+            } else {
+                if inlineValue != nil {
+                    throw UsageError(
+                        "'--\(option.name)' does not take a value", path: parsed.path)
+                }
+                parsed.flags.insert(option.name)
+            }
+        }
+
+        if wantsHelp {
+            return Invocation(globals: try globals(from: parsed), command: .help(path: parsed.path))
+        }
+        if node.build == nil {
+            if let name = node.defaultSubcommand, let sub = node.subcommand(named: name) {
+                node = sub
+                parsed.path.append(sub.name)
+            } else if parsed.path.isEmpty {
+                return Invocation(globals: try globals(from: parsed), command: .help(path: []))
+            } else {
+                throw UsageError("Missing subcommand", path: parsed.path)
+            }
+        }
+        try checkPositionals(parsed, against: node)
+        guard let build = node.build else {
+            throw UsageError("Missing subcommand", path: parsed.path)
+        }
+        let command: Command
+        do {
+            command = try build(parsed)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("\(error)", path: parsed.path)
+        }
+        return Invocation(globals: try globals(from: parsed), command: command)
+    }
+
+    private func checkPositionals(_ parsed: ParsedArguments, against node: CommandSpec)
+        throws(UsageError)
+    {
+        let required = node.arguments.filter { !$0.isOptional }.count
+        if parsed.positionals.count < required {
+            let missing = node.arguments[parsed.positionals.count]
+            throw UsageError("Missing expected argument '<\(missing.name)>'", path: parsed.path)
+        }
+        if !node.arguments.contains(where: \.isRepeating),
+            parsed.positionals.count > node.arguments.count
+        {
+            let extra = parsed.positionals[node.arguments.count]
+            throw UsageError("Unexpected argument '\(extra)'", path: parsed.path)
+        }
+    }
+
+    private func globals(from parsed: ParsedArguments) throws(UsageError) -> GlobalOptions {
+        GlobalOptions(
+            databasePath: parsed.value("db"),
+            suite: parsed.value("suite"),
+            isJSON: parsed.flag("json"),
+            isQuiet: parsed.flag("quiet"))
+    }
+
+    private func unknownCommand(_ name: String, in node: CommandSpec, path: [String]) -> UsageError {
+        var message = "Unknown command '\(name)'"
+        let names = node.subcommands.flatMap { [$0.name] + $0.aliases }
+        if let suggestion = Suggestion.nearest(to: name, among: names) {
+            message += ". Did you mean '\(suggestion)'?"
+        }
+        return UsageError(message, path: path)
+    }
+
+    private func unknownOption(_ argument: String, in node: CommandSpec, path: [String]) -> UsageError {
+        var message = "Unknown option '\(argument.split(separator: "=", maxSplits: 1).first ?? "")'"
+        let names = (node.options + globalOptions).map { "--" + $0.name }
+        let typed = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+        if let suggestion = Suggestion.nearest(to: typed, among: names) {
+            message += ". Did you mean '\(suggestion)'?"
+        }
+        return UsageError(message, path: path)
+    }
+
+    static func isNegativeNumber(_ text: String) -> Bool {
+        guard text.count > 1, text.hasPrefix("-") else { return false }
+        return Double(text.dropFirst()) != nil
+    }
+}
+
+/// The global options, accepted before or after the subcommand.
+struct GlobalOptions: Equatable, Sendable {
+    var databasePath: String?
+    var suite: String?
+    var isJSON = false
+    var isQuiet = false
+}
+
+/// A parsed command line.
+struct Invocation: Equatable, Sendable {
+    var globals: GlobalOptions
+    var command: Command
+}
+
+/// "Did you mean ...?": the closest name within a small edit distance.
+enum Suggestion {
+    static func nearest(to typed: String, among names: [String]) -> String? {
+        let scored = names.map { ($0, distance(typed.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        let limit = max(2, typed.count / 3)
+        return best.1 <= limit ? best.0 : nil
+    }
+
+    /// Damerau-Levenshtein distance (adjacent transpositions count as one edit).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(
+                    table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}
