@@ -1,0 +1,87 @@
+import Testing
+
+@testable import PrefsCommandLine
+
+@Suite struct ArgumentParserTests {
+    func parse(_ arguments: [String]) throws -> Invocation {
+        try CommandTable.parser.parse(arguments)
+    }
+
+    func usageError(_ arguments: [String]) -> String? {
+        do {
+            _ = try CommandTable.parser.parse(arguments)
+            return nil
+        } catch {
+            return CommandTable.helpFormatter.errorText(error)
+        }
+    }
+
+    @Test func getWithGlobalsBeforeAndAfter() throws {
+        let before = try parse(["--db", "/tmp/a.sqlite", "--json", "get", "hasViewedWalkthrough"])
+        let after = try parse(["get", "hasViewedWalkthrough", "--db=/tmp/a.sqlite", "--json"])
+        #expect(before == after)
+        #expect(before.command == .get(key: "hasViewedWalkthrough"))
+        #expect(before.globals == GlobalOptions(databasePath: "/tmp/a.sqlite", isJSON: true))
+    }
+
+    @Test func setWithTypeAndNegativeNumberAndDoubleDash() throws {
+        #expect(try parse(["set", "n", "-5"]).command == .set(key: "n", value: "-5", type: nil))
+        #expect(try parse(["set", "-t", "int", "n", "7"]).command == .set(key: "n", value: "7", type: .int))
+        #expect(try parse(["set", "--", "--odd", "--value"]).command == .set(key: "--odd", value: "--value", type: nil))
+        #expect(try parse(["set", "k", "-"]).command == .set(key: "k", value: "-", type: nil))
+    }
+
+    @Test func aliasesResolve() throws {
+        #expect(try parse(["remove", "k"]).command == .delete(key: "k"))
+        #expect(try parse(["ls", "-a"]).command == .list(includeDeclared: true))
+    }
+
+    @Test func helpAndVersionAnywhere() throws {
+        #expect(try parse([]).command == .help(path: []))
+        #expect(try parse(["set", "--help"]).command == .help(path: ["set"]))
+        #expect(try parse(["help", "set"]).command == .help(path: ["set"]))
+        #expect(try parse(["get", "-h"]).command == .help(path: ["get"]))
+        #expect(try parse(["get", "--version"]).command == .version)
+    }
+
+    @Test func unknownCommandSuggestsTheNearest() {
+        #expect(usageError(["gte", "x"]) == """
+            Error: Unknown command 'gte'. Did you mean 'get'?
+            Usage: prefs <subcommand>
+              See 'prefs --help' for more information.
+
+            """)
+        #expect(usageError(["delte", "x"])?.hasPrefix("Error: Unknown command 'delte'. Did you mean 'delete'?") == true)
+    }
+
+    @Test func unknownOptionSuggestsTheNearest() {
+        #expect(usageError(["get", "k", "--jsno"]) == """
+            Error: Unknown option '--jsno'. Did you mean '--json'?
+            Usage: prefs get <key>
+              See 'prefs get --help' for more information.
+
+            """)
+        #expect(usageError(["get", "k", "--zzzzzz"])?.hasPrefix("Error: Unknown option '--zzzzzz'\n") == true)
+    }
+
+    @Test func missingAndExtraArguments() {
+        #expect(usageError(["get"])?.hasPrefix("Error: Missing expected argument '<key>'\nUsage: prefs get <key>\n") == true)
+        #expect(usageError(["get", "a", "b"])?.hasPrefix("Error: Unexpected argument 'b'\n") == true)
+        #expect(usageError(["set", "k", "v", "--type"])?.hasPrefix("Error: Missing value for '--type <type>'\n") == true)
+        #expect(usageError(["set", "k", "v", "--type", "color"])?.hasPrefix(
+            "Error: Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'\n") == true)
+        #expect(usageError(["history", "--limit", "0"])?.hasPrefix(
+            "Error: Invalid value '0' for '--limit': expected a positive integer\n") == true)
+        #expect(usageError(["list", "--all=yes"])?.hasPrefix("Error: '--all' does not take a value\n") == true)
+        #expect(usageError(["declare", "k"])?.hasPrefix("Error: Missing expected option '--type <type>'\n") == true)
+    }
+
+    @Test func helpTextHasTheStandardSections() {
+        let help = CommandTable.helpFormatter.help(for: ["set"])
+        #expect(help.hasPrefix("OVERVIEW: Store the value of a preference.\n"))
+        #expect(help.contains("\nUSAGE: prefs set <key> <value> [--type <type>]\n"))
+        #expect(help.contains("\nARGUMENTS:\n  <key>                   The preference key.\n"))
+        #expect(help.contains("\nOPTIONS:\n  -t, --type <type>"))
+        #expect(help.contains("  -h, --help              Show help information.\n"))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import SQLiteCore
+import Testing
+
+@testable import PrefsKit
+
+@Suite struct AppDatabaseTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    @Test func everyMigrationFileShipsInTheBinaryInOrder() throws {
+        let migrationsFolder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: migrationsFolder.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(!files.isEmpty)
+        #expect(AppDatabase.migrationFileNames == files)
+        for (file, migration) in zip(files, AppDatabase.migrations) {
+            let text = try String(contentsOf: migrationsFolder.appendingPathComponent(file), encoding: .utf8)
+            #expect(migration.sql == text, "\(file) differs from the embedded copy")
+        }
+        #expect(AppDatabase.schemaVersion == files.count)
+    }
+
+    @Test func newFileIsPrivateAndConfigured() throws {
+        let path = folder.path("nested/deeper/prefs.sqlite")
+        let database = try AppDatabase(path: path)
+        _ = database
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let parent = try FileManager.default.attributesOfItem(atPath: folder.path("nested/deeper"))
+        #expect((parent[.posixPermissions] as? Int) == 0o700)
+        let connection = try Connection(path: path, mode: .readOnly)
+        #expect(try connection.scalar(String.self, sql: "PRAGMA journal_mode") == "wal")
+        #expect(try connection.scalar(Int32.self, sql: "PRAGMA application_id") == AppDatabase.applicationID)
+        #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == AppDatabase.schemaVersion)
+        let pragmas = try database.state.withLock { state in
+            (
+                try state.connection.scalar(Int.self, sql: "PRAGMA synchronous"),
+                try state.connection.scalar(Int.self, sql: "PRAGMA foreign_keys"),
+                try state.connection.scalar(Int.self, sql: "PRAGMA busy_timeout"),
+                try state.connection.scalar(Int.self, sql: "PRAGMA trusted_schema")
+            )
+        }
+        #expect(pragmas.0 == 2)  // FULL
+        #expect(pragmas.1 == 1)
+        #expect(pragmas.2 == 5000)
+        #expect(pragmas.3 == 0)
+    }
+
+    @Test func reopeningDoesNotMigrateAgain() throws {
+        let path = folder.path("prefs.sqlite")
+        _ = try AppDatabase(path: path)
+        _ = try AppDatabase(path: path)
+        let connection = try Connection(path: path, mode: .readOnly)
+        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM schema_migration") == AppDatabase.schemaVersion)
+    }
+
+    func expectRefusal(
+        of path: String, _ expected: DatabaseError, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = FileManager.default.contents(atPath: path)
+        #expect(throws: expected, sourceLocation: sourceLocation) { try AppDatabase(path: path) }
+        #expect(FileManager.default.contents(atPath: path) == before, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), sourceLocation: sourceLocation)
+    }
+
+    @Test func newerSchemaIsRefusedUntouched() throws {
+        let path = folder.path("newer.sqlite")
+        do {
+            let connection = try Connection(path: path)
+            try connection.execute(sql: "PRAGMA application_id = \(AppDatabase.applicationID)")
+            try connection.execute(sql: "CREATE TABLE future (x); PRAGMA user_version = 99")
+        }
+        try expectRefusal(
+            of: path, .newerVersion(path: path, found: 99, supported: AppDatabase.schemaVersion))
+    }
+
+    @Test func foreignSQLiteFileIsRefusedUntouched() throws {
+        let path = folder.path("foreign.sqlite")
+        do {
+            let connection = try Connection(path: path)
+            try connection.execute(sql: "CREATE TABLE moz_places (url TEXT)")
+        }
+        try expectRefusal(of: path, .foreignDatabase(path: path))
+    }
+
+    @Test func textFileIsRefusedUntouched() throws {
+        let path = folder.path("notes.txt")
+        try String(repeating: "not a database\n", count: 20).write(toFile: path, atomically: true, encoding: .utf8)
+        try expectRefusal(of: path, .notADatabase(path: path, detail: "file is not a database"))
+    }
+
+    @Test func directoryAndSymlinkAreRefused() throws {
+        #expect(throws: DatabaseError.isDirectory(path: folder.url.path)) {
+            try AppDatabase(path: folder.url.path)
+        }
+        let real = folder.path("real.sqlite")
+        _ = try AppDatabase(path: real)
+        let link = folder.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        #expect(throws: DatabaseError.isSymlink(path: link)) { try AppDatabase(path: link) }
+    }
+
+    @Test func missingFileIsNotCreatedWhenAskedNotTo() throws {
+        let path = folder.path("absent.sqlite")
+        var options = AppDatabase.Options()
+        options.createIfMissing = false
+        #expect(throws: DatabaseError.notFound(path: path)) { try AppDatabase(path: path, options: options) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func errorsMapToTheDocumentedExitCodes() {
+        #expect(DatabaseError.notFound(path: "p").exitCode == 66)
+        #expect(DatabaseError.foreignDatabase(path: "p").exitCode == 65)
+        #expect(DatabaseError.newerVersion(path: "p", found: 2, supported: 1).exitCode == 65)
+        #expect(DatabaseError.cannotCreate(path: "p", reason: "r").exitCode == 73)
+        #expect(DatabaseError.diskFull(path: "p").exitCode == 74)
+        #expect(DatabaseError.readOnly(path: "p").exitCode == 74)
+        #expect(DatabaseError.busy(path: "p").exitCode == 75)
+    }
+}
