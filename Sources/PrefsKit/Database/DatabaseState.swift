@@ -6,6 +6,7 @@ internal import SQLiteCore
 final class DatabaseState {
     let connection: Connection
     let preferences: SQLitePreferenceRepository
+    let selections: SQLiteSelectionRepository
     /// True for a read-only file that has no schema yet: every read finds nothing.
     let isEmpty: Bool
     private var suiteCaches: [String: SuiteCache] = [:]
@@ -20,6 +21,7 @@ final class DatabaseState {
     init(connection: Connection, checkInterval: UInt64, isEmpty: Bool) throws {
         self.connection = connection
         self.preferences = SQLitePreferenceRepository(connection: connection)
+        self.selections = SQLiteSelectionRepository(connection: connection)
         self.isEmpty = isEmpty
         self.checkInterval = checkInterval
         lastDataVersion = try connection.dataVersion()
