@@ -7,6 +7,7 @@ final class DatabaseState {
     let connection: Connection
     let preferences: SQLitePreferenceRepository
     let selections: SQLiteSelectionRepository
+    let bookmarks: SQLiteBookmarkRepository
     /// True for a read-only file that has no schema yet: every read finds nothing.
     let isEmpty: Bool
     private var suiteCaches: [String: SuiteCache] = [:]
@@ -22,6 +23,7 @@ final class DatabaseState {
         self.connection = connection
         self.preferences = SQLitePreferenceRepository(connection: connection)
         self.selections = SQLiteSelectionRepository(connection: connection)
+        self.bookmarks = SQLiteBookmarkRepository(connection: connection)
         self.isEmpty = isEmpty
         self.checkInterval = checkInterval
         lastDataVersion = try connection.dataVersion()

@@ -1,0 +1,122 @@
+import FoundationEssentials
+
+/// An item of the app that the user bookmarked.
+///
+/// `kind` and `itemID` together are its identity (a trip, an article, a movie); `id` is a
+/// stable number that never changes and is never reused.
+public struct Bookmark: Sendable, Hashable, Identifiable {
+    /// The generated id.
+    public let id: Int64
+    /// What kind of item it is, such as `trip`.
+    public var kind: String
+    /// The app's identifier of the item.
+    public var itemID: String
+    public var title: String
+    public var url: URL?
+    public var category: String?
+    /// Tags, sorted and without duplicates.
+    public var tags: [String]
+    public var note: String?
+    /// The user's order within the kind: 0, 1, 2... without gaps.
+    public var position: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// Creates a bookmark value (as read from the store or an import).
+    public init(
+        id: Int64, kind: String, itemID: String, title: String, url: URL? = nil,
+        category: String? = nil, tags: [String] = [], note: String? = nil, position: Int = 0,
+        createdAt: Date = Date(), updatedAt: Date = Date()
+    ) {
+        self.id = id
+        self.kind = kind
+        self.itemID = itemID
+        self.title = title
+        self.url = url
+        self.category = category
+        self.tags = tags
+        self.note = note
+        self.position = position
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What to bookmark: everything but the generated fields.
+public struct BookmarkDraft: Sendable, Hashable {
+    public var kind: String
+    public var itemID: String
+    public var title: String
+    public var url: URL?
+    public var category: String?
+    public var tags: [String]
+    public var note: String?
+
+    /// Creates a draft.
+    public init(
+        kind: String, itemID: String, title: String, url: URL? = nil, category: String? = nil,
+        tags: [String] = [], note: String? = nil
+    ) {
+        self.kind = kind
+        self.itemID = itemID
+        self.title = title
+        self.url = url
+        self.category = category
+        self.tags = tags
+        self.note = note
+    }
+
+    /// The draft with its text checked and its tags trimmed, sorted and unique.
+    ///
+    /// - Throws: ``BookmarkError/invalid(_:)`` naming the bad field.
+    func validated() throws(BookmarkError) -> BookmarkDraft {
+        func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
+            if !allowsEmpty && text.trimmingWhitespace.isEmpty {
+                throw .invalid("The \(field) of a bookmark cannot be empty")
+            }
+            if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
+                throw .invalid("The \(field) of a bookmark cannot contain control characters")
+            }
+        }
+        try check(kind, "kind")
+        try check(itemID, "item ID")
+        try check(title, "title", allowsEmpty: true)
+        if let category { try check(category, "category") }
+        var cleaned = self
+        var tagSet = Set<String>()
+        for tag in tags {
+            let trimmed = tag.trimmingWhitespace
+            try check(trimmed, "tag")
+            tagSet.insert(trimmed)
+        }
+        cleaned.tags = tagSet.sorted()
+        if let note, note.isEmpty { cleaned.note = nil }
+        if let category, category.isEmpty { cleaned.category = nil }
+        return cleaned
+    }
+}
+
+/// Why a bookmark operation was refused.
+public enum BookmarkError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No bookmark with this id.
+    case notFound(id: Int64)
+    /// No bookmark of this item.
+    case itemNotFound(kind: String, itemID: String)
+    /// A position outside `0..<count` of the kind.
+    case positionOutOfRange(position: Int, count: Int, kind: String)
+    /// A field is empty or holds control characters, or a search is empty.
+    case invalid(String)
+    /// An import file is malformed; nothing was imported.
+    case malformedImport(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "No bookmark with id \(id)"
+        case .itemNotFound(let kind, let itemID): "No bookmark of \(kind) '\(itemID)'"
+        case .positionOutOfRange(let position, let count, let kind):
+            "Position \(position) is out of range for \(kind) bookmarks (valid: 0...\(max(0, count - 1)))"
+        case .invalid(let reason): reason
+        case .malformedImport(let reason): "Malformed import: \(reason)"
+        }
+    }
+}

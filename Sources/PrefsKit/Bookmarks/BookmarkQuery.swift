@@ -1,0 +1,34 @@
+/// Which bookmarks to list, in what order, and which page of them.
+public struct BookmarkQuery: Sendable, Hashable {
+    /// Orders of a listing.
+    public enum Sort: String, Sendable, CaseIterable {
+        /// The user's order within each kind (kinds by name).
+        case position
+        /// Oldest first.
+        case created
+        /// By title, ignoring case.
+        case title
+    }
+
+    public var kind: String?
+    public var category: String?
+    public var tag: String?
+    public var sort: Sort
+    public var isDescending: Bool
+    public var limit: Int?
+    public var offset: Int
+
+    /// Creates a query; every filter is optional.
+    public init(
+        kind: String? = nil, category: String? = nil, tag: String? = nil,
+        sort: Sort = .position, isDescending: Bool = false, limit: Int? = nil, offset: Int = 0
+    ) {
+        self.kind = kind
+        self.category = category
+        self.tag = tag
+        self.sort = sort
+        self.isDescending = isDescending
+        self.limit = limit
+        self.offset = offset
+    }
+}

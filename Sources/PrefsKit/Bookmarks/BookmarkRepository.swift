@@ -1,0 +1,28 @@
+import FoundationEssentials
+
+/// Storage of bookmarks, their tags and their search index. Calls are made with the
+/// database lock held, writes inside a transaction (``BookmarkStore`` does both).
+public protocol BookmarkRepository {
+    func bookmark(id: Int64) throws -> Bookmark?
+    func bookmark(kind: String, itemID: String) throws -> Bookmark?
+    /// Inserts a new bookmark at the end of its kind (or with the given id, position and
+    /// creation time, for imports).
+    @discardableResult
+    func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark
+    /// Replaces the fields of an existing bookmark; id, position and creation time stay.
+    func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark
+    /// Deletes a bookmark and closes the gap in its kind's positions.
+    @discardableResult
+    func delete(id: Int64) throws -> Bool
+    /// Moves a bookmark within its kind; others shift so positions stay dense.
+    func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark
+    /// Sets positions explicitly (imports), then renumbers each kind densely.
+    func setPosition(_ position: Int, id: Int64) throws
+    func renumberPositions() throws
+    func list(_ query: BookmarkQuery) throws -> [Bookmark]
+    func count(_ query: BookmarkQuery) throws -> Int
+    /// Full-text search (an FTS5 query), best matches first.
+    func search(matching ftsQuery: String, limit: Int, offset: Int) throws -> [Bookmark]
+    /// Rebuilds the search index from the tables.
+    func rebuildSearchIndex() throws
+}

@@ -1,0 +1,186 @@
+import FoundationEssentials
+
+/// The user's bookmarks: add, remove, toggle, reorder, list, group, search.
+///
+/// Every change is one `BEGIN IMMEDIATE` transaction, safe with concurrent processes, and
+/// keeps positions dense within each kind and the search index in step.
+/// ```swift
+/// let bookmarks = BookmarkStore(database: database)
+/// try bookmarks.toggle(BookmarkDraft(kind: "trip", itemID: "london", title: "London"))
+/// let isMarked = try bookmarks.isBookmarked(kind: "trip", itemID: "london")
+/// ```
+public final class BookmarkStore: Sendable {
+    /// The database the bookmarks live in.
+    public let database: AppDatabase
+
+    /// Creates a store over a database.
+    public init(database: AppDatabase) {
+        self.database = database
+    }
+
+    /// Bookmarks an item; when it is already bookmarked, its fields are updated instead
+    /// (its id, position and creation time stay).
+    ///
+    /// - Returns: The stored bookmark.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for an empty kind, item ID or tag;
+    ///   ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func add(_ draft: BookmarkDraft) throws -> Bookmark {
+        let draft = try draft.validated()
+        return try database.write { state in
+            try Self.upsert(draft, in: state.bookmarks, at: Date())
+        }
+    }
+
+    static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date) throws
+        -> Bookmark
+    {
+        if let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID) {
+            return try repository.update(id: existing.id, with: draft, at: date)
+        }
+        return try repository.insert(draft, at: date, id: nil, createdAt: nil)
+    }
+
+    /// Removes the bookmark of an item.
+    ///
+    /// - Returns: Whether there was one.
+    /// - Throws: ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func remove(kind: String, itemID: String) throws -> Bool {
+        try database.write { state in
+            guard let existing = try state.bookmarks.bookmark(kind: kind, itemID: itemID) else {
+                return false
+            }
+            return try state.bookmarks.delete(id: existing.id)
+        }
+    }
+
+    /// Removes a bookmark by id.
+    ///
+    /// - Returns: Whether there was one.
+    /// - Throws: ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func remove(id: Int64) throws -> Bool {
+        try database.write { try $0.bookmarks.delete(id: id) }
+    }
+
+    /// The detail screen's bookmark button: removes the bookmark when the item has one,
+    /// adds it otherwise.
+    ///
+    /// - Returns: Whether the item is bookmarked afterwards.
+    /// - Throws: ``BookmarkError/invalid(_:)``, ``DatabaseError``.
+    @discardableResult
+    public func toggle(_ draft: BookmarkDraft) throws -> Bool {
+        let draft = try draft.validated()
+        return try database.write { state in
+            if let existing = try state.bookmarks.bookmark(kind: draft.kind, itemID: draft.itemID) {
+                try state.bookmarks.delete(id: existing.id)
+                return false
+            }
+            try state.bookmarks.insert(draft, at: Date(), id: nil, createdAt: nil)
+            return true
+        }
+    }
+
+    /// Whether the item is bookmarked.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func isBookmarked(kind: String, itemID: String) throws -> Bool {
+        try bookmark(kind: kind, itemID: itemID) != nil
+    }
+
+    /// The bookmark with an id, nil when there is none.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func bookmark(id: Int64) throws -> Bookmark? {
+        try database.read { state in state.isEmpty ? nil : try state.bookmarks.bookmark(id: id) }
+    }
+
+    /// The bookmark of an item, nil when there is none.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func bookmark(kind: String, itemID: String) throws -> Bookmark? {
+        try database.read { state in
+            state.isEmpty ? nil : try state.bookmarks.bookmark(kind: kind, itemID: itemID)
+        }
+    }
+
+    /// Moves a bookmark to a position within its kind; the others shift so that positions
+    /// stay 0, 1, 2... without gaps.
+    ///
+    /// - Throws: ``BookmarkError/notFound(id:)``,
+    ///   ``BookmarkError/positionOutOfRange(position:count:kind:)``, ``DatabaseError``.
+    @discardableResult
+    public func move(id: Int64, to position: Int) throws -> Bookmark {
+        try database.write { try $0.bookmarks.move(id: id, to: position, at: Date()) }
+    }
+
+    /// Bookmarks matching the query's filters, in its order, one page of them.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func list(_ query: BookmarkQuery = BookmarkQuery()) throws -> [Bookmark] {
+        try database.read { state in state.isEmpty ? [] : try state.bookmarks.list(query) }
+    }
+
+    /// How many bookmarks match the query's filters (its paging is ignored).
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func count(_ query: BookmarkQuery = BookmarkQuery()) throws -> Int {
+        try database.read { state in state.isEmpty ? 0 : try state.bookmarks.count(query) }
+    }
+
+    /// The query's bookmarks grouped by category, categories by name (uncategorized, key
+    /// nil, last); each group keeps the query's order.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func groupedByCategory(_ query: BookmarkQuery = BookmarkQuery())
+        throws -> [(category: String?, bookmarks: [Bookmark])]
+    {
+        var groups: [String?: [Bookmark]] = [:]
+        for bookmark in try list(query) {
+            groups[bookmark.category, default: []].append(bookmark)
+        }
+        return groups.keys.sorted { lhs, rhs in
+            switch (lhs, rhs) {
+            case (let l?, let r?): l < r
+            case (.some, .none): true
+            default: false
+            }
+        }.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// Full-text search over title, category, tags, note and URL, best matches first.
+    ///
+    /// Words must all match; a word ending in `*` matches as a prefix (`lond*`). Case and
+    /// diacritics are ignored. Other FTS5 syntax is treated as plain text.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query, ``DatabaseError``.
+    public func search(_ text: String, limit: Int = 50, offset: Int = 0) throws -> [Bookmark] {
+        let query = try Self.ftsQuery(for: text)
+        return try database.read { state in
+            state.isEmpty
+                ? [] : try state.bookmarks.search(matching: query, limit: limit, offset: max(0, offset))
+        }
+    }
+
+    /// Turns user text into an FTS5 query of quoted words, so nothing the user types is
+    /// read as FTS5 syntax except a trailing `*`.
+    static func ftsQuery(for text: String) throws(BookmarkError) -> String {
+        var terms: [String] = []
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            var word = String(word)
+            let isPrefix = word.hasSuffix("*")
+            word = word.filter { $0 != "*" && $0 != "\"" }
+            guard !word.isEmpty else { continue }
+            terms.append("\"\(word)\"" + (isPrefix ? "*" : ""))
+        }
+        guard !terms.isEmpty else { throw .invalid("The search text is empty") }
+        return terms.joined(separator: " ")
+    }
+
+    /// Rebuilds the full-text index from the tables (for `prefs doctor`).
+    ///
+    /// - Throws: ``DatabaseError`` when the write fails.
+    public func rebuildSearchIndex() throws {
+        try database.write { try $0.bookmarks.rebuildSearchIndex() }
+    }
+}

@@ -1,0 +1,235 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// The SQLite implementation of ``BookmarkRepository`` over the tables of
+/// `Migrations/0003_bookmarks.sql`; it keeps `bookmark_search` in step with every write.
+final class SQLiteBookmarkRepository: BookmarkRepository {
+    let connection: Connection
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// The columns read into a ``Bookmark``; tags come joined by U+001F, in tag order.
+    private static let columns = """
+        b.id, b.kind, b.item_id, b.title, b.url, b.category, b.note, b.position,
+        b.created_at, b.updated_at,
+        (SELECT group_concat(t.tag, char(31)) FROM bookmark_tag t WHERE t.bookmark_id = b.id)
+        """
+
+    func bookmark(id: Int64) throws -> Bookmark? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT \(Self.columns) FROM bookmark b WHERE b.id = ?")
+        return try read(statement, [id]).first
+    }
+
+    func bookmark(kind: String, itemID: String) throws -> Bookmark? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT \(Self.columns) FROM bookmark b WHERE b.kind = ? AND b.item_id = ?")
+        return try read(statement, [kind, itemID]).first
+    }
+
+    @discardableResult
+    func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark {
+        let position = try connection.scalar(
+            Int.self, sql: "SELECT count(*) FROM bookmark WHERE kind = ?", arguments: [draft.kind]) ?? 0
+        let statement = try connection.cachedStatement(
+            sql: """
+                INSERT INTO bookmark
+                    (id, kind, item_id, title, url, category, note, position, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            id, draft.kind, draft.itemID, draft.title, draft.url?.absoluteString, draft.category,
+            draft.note, position, createdAt ?? date, date,
+        ])
+        let newID = connection.lastInsertRowID
+        try saveTags(draft.tags, for: newID)
+        try index(id: newID, draft: draft)
+        guard let inserted = try bookmark(id: newID) else { throw BookmarkError.notFound(id: newID) }
+        return inserted
+    }
+
+    func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark {
+        let statement = try connection.cachedStatement(
+            sql: """
+                UPDATE bookmark SET title = ?, url = ?, category = ?, note = ?, updated_at = ?
+                WHERE id = ?
+                """)
+        try statement.execute(arguments: [
+            draft.title, draft.url?.absoluteString, draft.category, draft.note, date, id,
+        ])
+        try connection.execute(sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
+        try saveTags(draft.tags, for: id)
+        try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
+        try index(id: id, draft: draft)
+        guard let updated = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
+        return updated
+    }
+
+    private func saveTags(_ tags: [String], for id: Int64) throws {
+        guard !tags.isEmpty else { return }
+        let statement = try connection.cachedStatement(
+            sql: "INSERT OR IGNORE INTO bookmark_tag (bookmark_id, tag) VALUES (?, ?)")
+        for tag in tags {
+            try statement.execute(arguments: [id, tag])
+        }
+    }
+
+    private func index(id: Int64, draft: BookmarkDraft) throws {
+        let statement = try connection.cachedStatement(
+            sql: """
+                INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            id, draft.title, draft.category, draft.tags.joined(separator: " "), draft.note,
+            draft.url?.absoluteString,
+        ])
+    }
+
+    @discardableResult
+    func delete(id: Int64) throws -> Bool {
+        guard let existing = try bookmark(id: id) else { return false }
+        try connection.execute(sql: "DELETE FROM bookmark WHERE id = ?", arguments: [id])
+        try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
+        try connection.execute(
+            sql: "UPDATE bookmark SET position = position - 1 WHERE kind = ? AND position > ?",
+            arguments: [existing.kind, existing.position])
+        return true
+    }
+
+    func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark {
+        guard let existing = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
+        let count = try self.count(BookmarkQuery(kind: existing.kind))
+        guard (0..<count).contains(position) else {
+            throw BookmarkError.positionOutOfRange(position: position, count: count, kind: existing.kind)
+        }
+        if position < existing.position {
+            try connection.execute(
+                sql: """
+                    UPDATE bookmark SET position = position + 1
+                    WHERE kind = ? AND position >= ? AND position < ?
+                    """,
+                arguments: [existing.kind, position, existing.position])
+        } else if position > existing.position {
+            try connection.execute(
+                sql: """
+                    UPDATE bookmark SET position = position - 1
+                    WHERE kind = ? AND position > ? AND position <= ?
+                    """,
+                arguments: [existing.kind, existing.position, position])
+        }
+        try connection.execute(
+            sql: "UPDATE bookmark SET position = ?, updated_at = ? WHERE id = ?",
+            arguments: [position, date, id])
+        guard let moved = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
+        return moved
+    }
+
+    func setPosition(_ position: Int, id: Int64) throws {
+        try connection.execute(
+            sql: "UPDATE bookmark SET position = ? WHERE id = ?", arguments: [position, id])
+    }
+
+    func renumberPositions() throws {
+        try connection.execute(
+            sql: """
+                UPDATE bookmark SET position = ranked.dense
+                FROM (
+                    SELECT id, row_number() OVER (PARTITION BY kind ORDER BY position, id) - 1 AS dense
+                    FROM bookmark
+                ) AS ranked
+                WHERE bookmark.id = ranked.id AND bookmark.position <> ranked.dense
+                """)
+    }
+
+    func list(_ query: BookmarkQuery) throws -> [Bookmark] {
+        var sql = "SELECT \(Self.columns) FROM bookmark b"
+        var arguments = filter(query, into: &sql)
+        let direction = query.isDescending ? "DESC" : "ASC"
+        switch query.sort {
+        case .position: sql += " ORDER BY b.kind \(direction), b.position \(direction)"
+        case .created: sql += " ORDER BY b.created_at \(direction), b.id \(direction)"
+        case .title: sql += " ORDER BY b.title COLLATE NOCASE \(direction), b.id \(direction)"
+        }
+        sql += " LIMIT ? OFFSET ?"
+        arguments.values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
+        return try read(try connection.cachedStatement(sql: sql), arguments)
+    }
+
+    func count(_ query: BookmarkQuery) throws -> Int {
+        var sql = "SELECT count(*) FROM bookmark b"
+        let arguments = filter(query, into: &sql)
+        let statement = try connection.cachedStatement(sql: sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    /// Appends the WHERE clause of a query's filters (fixed text, values bound).
+    private func filter(_ query: BookmarkQuery, into sql: inout String) -> StatementArguments {
+        var conditions: [String] = []
+        var arguments = StatementArguments([])
+        if let kind = query.kind {
+            conditions.append("b.kind = ?")
+            arguments.values.append(.text(kind))
+        }
+        if let category = query.category {
+            conditions.append("b.category = ?")
+            arguments.values.append(.text(category))
+        }
+        if let tag = query.tag {
+            conditions.append("EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id AND t.tag = ?)")
+            arguments.values.append(.text(tag))
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        return arguments
+    }
+
+    func search(matching ftsQuery: String, limit: Int, offset: Int) throws -> [Bookmark] {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
+                WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
+                """)
+        return try read(statement, [ftsQuery, limit, offset])
+    }
+
+    func rebuildSearchIndex() throws {
+        try connection.execute(sql: "DELETE FROM bookmark_search")
+        try connection.execute(
+            sql: """
+                INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
+                SELECT b.id, b.title, b.category,
+                    coalesce((SELECT group_concat(t.tag, ' ') FROM bookmark_tag t
+                              WHERE t.bookmark_id = b.id), ''),
+                    b.note, b.url
+                FROM bookmark b
+                """)
+    }
+
+    private func read(_ statement: Statement, _ arguments: StatementArguments) throws -> [Bookmark] {
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var result: [Bookmark] = []
+        while try statement.step() {
+            let tagText = statement.isNull(at: 10) ? "" : statement.text(at: 10)
+            result.append(
+                Bookmark(
+                    id: statement.int64(at: 0),
+                    kind: statement.text(at: 1),
+                    itemID: statement.text(at: 2),
+                    title: statement.text(at: 3),
+                    url: statement.isNull(at: 4) ? nil : URL(string: statement.text(at: 4)),
+                    category: statement.isNull(at: 5) ? nil : statement.text(at: 5),
+                    tags: tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}").map(String.init),
+                    note: statement.isNull(at: 6) ? nil : statement.text(at: 6),
+                    position: Int(statement.int64(at: 7)),
+                    createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
+                    updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
+        }
+        return result
+    }
+}
