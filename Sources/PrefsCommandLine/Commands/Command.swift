@@ -16,6 +16,50 @@ enum Command: Equatable, Sendable {
     case declare(key: String, type: PreferenceType, defaultValue: String?, description: String?)
     case export(format: InterchangeFormat, file: String?)
     case importPreferences(format: InterchangeFormat?, file: String, replace: Bool, force: Bool)
+    // Onboarding
+    case onboarding(OnboardingAction, pageCount: Int?)
+    // Selections
+    case selectionList
+    case selectionGet(name: String)
+    case selectionSet(name: String, index: Int, count: Int?, policy: SelectionPolicy?, itemID: String?)
+    case selectionNext(name: String)
+    case selectionPrevious(name: String)
+    case selectionClear(name: String)
+    // Bookmarks
+    case bookmarkAdd(BookmarkDraft)
+    case bookmarkRemove(BookmarkReference)
+    case bookmarkToggle(BookmarkDraft)
+    case bookmarkList(BookmarkQuery, groupByCategory: Bool)
+    case bookmarkSearch(text: String, limit: Int)
+    case bookmarkMove(id: Int64, position: Int)
+    case bookmarkImport(format: BookmarkFormat?, file: String)
+    case bookmarkExport(format: BookmarkFormat, file: String?)
+    // Maintenance
+    case doctor
+    case completion(shell: Shell)
+}
+
+/// What `prefs onboarding` does.
+enum OnboardingAction: String, CaseIterable, Sendable {
+    case status, next, skip, reset
+}
+
+/// A bookmark named by its item or by its id.
+enum BookmarkReference: Equatable, Sendable {
+    case item(kind: String, itemID: String)
+    case id(Int64)
+}
+
+/// File formats of bookmark import and export.
+enum BookmarkFormat: String, CaseIterable, Sendable {
+    case json
+    /// The Netscape bookmark file of browsers.
+    case html
+}
+
+/// Shells `prefs completion` writes scripts for.
+enum Shell: String, CaseIterable, Sendable {
+    case bash, zsh, fish
 }
 
 /// File formats of `export` and `import`.

@@ -32,6 +32,18 @@ struct CommandFailure: Error, Equatable {
             } else {
                 self.init(error.description, exitCode: Self.dataError)
             }
+        case let error as SelectionError:
+            if case .notFound = error {
+                self.init(error.description, exitCode: Self.notFound)
+            } else {
+                self.init(error.description, exitCode: Self.dataError)
+            }
+        case let error as BookmarkError:
+            switch error {
+            case .notFound, .itemNotFound: self.init(error.description, exitCode: Self.notFound)
+            case .invalid: self.init(error.description, exitCode: Self.usage)
+            case .positionOutOfRange, .malformedImport: self.init(error.description, exitCode: Self.dataError)
+            }
         default:
             self.init("Internal error: \(error)", exitCode: Self.software)
         }

@@ -197,6 +197,8 @@ extension CommandRunner {
                 "Replace every preference of suite '\(suite)'?", force: force, flagHint: "--force")
         }
         let store = PreferenceStore(database: try openForWriting(), suite: suite)
+        let progress = ProgressBar(console: console, label: "Importing")
+        defer { progress.finish() }
         let count: Int
         do {
             switch detected {
@@ -204,13 +206,16 @@ extension CommandRunner {
                 guard let text = String(validating: bytes, as: UTF8.self) else {
                     throw CommandFailure("'\(file)' is not valid UTF-8 JSON", exitCode: CommandFailure.dataError)
                 }
-                count = try store.importJSON(text, replacing: replace)
+                count = try store.importJSON(text, replacing: replace) { progress.update(done: $0, total: $1) }
             case .plist, .binaryPlist:
-                count = try store.importPropertyList(Data(bytes), replacing: replace)
+                count = try store.importPropertyList(Data(bytes), replacing: replace) {
+                    progress.update(done: $0, total: $1)
+                }
             }
         } catch let error as PreferenceError {
             throw CommandFailure("\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
         }
+        progress.finish()
         inform("Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(suite)'")
     }
 

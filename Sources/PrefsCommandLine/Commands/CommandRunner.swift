@@ -46,6 +46,24 @@ struct CommandRunner {
         case .export(let format, let file): try export(format: format, to: file)
         case .importPreferences(let format, let file, let replace, let force):
             try importPreferences(format: format, from: file, replace: replace, force: force)
+        case .onboarding(let action, let pageCount): try onboarding(action, pageCount: pageCount)
+        case .selectionList: try listSelections()
+        case .selectionGet(let name): try showSelection(name)
+        case .selectionSet(let name, let index, let count, let policy, let itemID):
+            try setSelection(name, index: index, count: count, policy: policy, itemID: itemID)
+        case .selectionNext(let name): try changeSelection(name) { try $0.next(name) }
+        case .selectionPrevious(let name): try changeSelection(name) { try $0.previous(name) }
+        case .selectionClear(let name): try changeSelection(name) { try $0.clear(name) }
+        case .bookmarkAdd(let draft): try addBookmark(draft)
+        case .bookmarkRemove(let reference): try removeBookmark(reference)
+        case .bookmarkToggle(let draft): try toggleBookmark(draft)
+        case .bookmarkList(let query, let grouped): try listBookmarks(query, groupByCategory: grouped)
+        case .bookmarkSearch(let text, let limit): try searchBookmarks(text, limit: limit)
+        case .bookmarkMove(let id, let position): try moveBookmark(id, to: position)
+        case .bookmarkImport(let format, let file): try importBookmarks(format: format, from: file)
+        case .bookmarkExport(let format, let file): try exportBookmarks(format: format, to: file)
+        case .doctor: try doctor()
+        case .completion(let shell): console.print(CompletionScript(shell: shell).text)
         }
     }
 

@@ -22,7 +22,7 @@ enum CommandTable {
             The database is one SQLite file shared with the apps that link PrefsKit.
             Plain output is made for $(...); pass --json for scripts.
             """,
-        subcommands: preferenceCommands + [version, help])
+        subcommands: preferenceCommands + [onboarding, selection, bookmark, doctor, version, completion, help])
 
     static let version = CommandSpec(
         name: "version", abstract: "Show the version.", build: { _ in .version })

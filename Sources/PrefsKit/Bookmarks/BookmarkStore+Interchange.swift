@@ -27,10 +27,11 @@ extension BookmarkStore {
     /// all of it or, on any error, nothing. An item already bookmarked is updated; ids are
     /// kept when free; positions are kept and then made dense per kind.
     ///
+    /// - Parameter progress: Called with (done, total) as the import goes.
     /// - Returns: How many bookmarks were imported.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the element, ``DatabaseError``.
     @discardableResult
-    public func importJSON(_ text: String) throws -> Int {
+    public func importJSON(_ text: String, progress: ImportProgress? = nil) throws -> Int {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: text)
@@ -52,15 +53,16 @@ extension BookmarkStore {
             }
             imported.append(entry)
         }
-        return try store(imported)
+        return try store(imported, progress: progress)
     }
 
     /// Imports a Netscape bookmark file (a browser's export, or ours) in one transaction.
     ///
+    /// - Parameter progress: Called with (done, total) as the import goes.
     /// - Returns: How many bookmarks were imported.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the line, ``DatabaseError``.
     @discardableResult
-    public func importHTML(_ text: String) throws -> Int {
+    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws -> Int {
         let entries: [NetscapeBookmarkFile.Entry]
         do {
             entries = try NetscapeBookmarkFile.entries(in: text)
@@ -78,14 +80,16 @@ extension BookmarkStore {
                 throw BookmarkError.malformedImport("'\(entry.draft.title)': \(error)")
             }
         }
-        return try store(imported)
+        return try store(imported, progress: progress)
     }
 
-    private func store(_ entries: [ImportedBookmark]) throws -> Int {
+    private func store(_ entries: [ImportedBookmark], progress: ImportProgress?) throws -> Int {
         try database.write { state in
             let repository = state.bookmarks
             let now = Date()
-            for entry in entries {
+            let step = max(1, entries.count / 100)
+            for (index, entry) in entries.enumerated() {
+                if index % step == 0 { progress?(index, entries.count) }
                 let stored: Bookmark
                 if let existing = try repository.bookmark(kind: entry.draft.kind, itemID: entry.draft.itemID) {
                     stored = try repository.update(id: existing.id, with: entry.draft, at: entry.updatedAt ?? now)
@@ -101,6 +105,7 @@ extension BookmarkStore {
                 }
             }
             try repository.renumberPositions()
+            progress?(entries.count, entries.count)
             return entries.count
         }
     }
@@ -113,3 +118,6 @@ extension ImportedBookmark {
         self.updatedAt = updatedAt
     }
 }
+
+/// Reports how far an import has come: (items done, items in all).
+public typealias ImportProgress = (_ done: Int, _ total: Int) -> Void

@@ -162,6 +162,14 @@ public final class BookmarkStore: Sendable {
         }
     }
 
+    /// Checks that a search text has at least one word.
+    ///
+    /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query.
+    @discardableResult
+    public static func validateSearch(_ text: String) throws(BookmarkError) -> String {
+        try ftsQuery(for: text)
+    }
+
     /// Turns user text into an FTS5 query of quoted words, so nothing the user types is
     /// read as FTS5 syntax except a trailing `*`.
     static func ftsQuery(for text: String) throws(BookmarkError) -> String {

@@ -190,6 +190,20 @@ public final class AppDatabase: Sendable {
 
     // MARK: - Access
 
+    /// Runs several changes, of any stores over this database, in one `BEGIN IMMEDIATE`
+    /// transaction: all of them are committed when the closure returns, none when it throws.
+    ///
+    /// ```swift
+    /// try database.transaction {
+    ///     try preferences.set(true, for: .hasViewedWalkthrough)
+    ///     try selections.select(0, in: "walkthrough")
+    /// }
+    /// ```
+    /// - Throws: The closure's error, or ``DatabaseError`` when the commit fails.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try write { _ in try body() }
+    }
+
     /// Runs reads under the lock after making sure caches reflect other processes' commits.
     func read<T>(_ body: (DatabaseState) throws -> T) throws -> T {
         try state.withLock { state in

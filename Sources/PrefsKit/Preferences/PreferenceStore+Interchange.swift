@@ -40,18 +40,22 @@ extension PreferenceStore {
     /// - Parameters:
     ///   - text: The JSON text.
     ///   - replacing: Remove the suite's other values first.
+    ///   - progress: Called with (done, total) as the import goes.
     /// - Returns: How many values were imported.
     /// - Throws: ``PreferenceError/malformedImport(_:)`` naming the place, a type mismatch
     ///   with a declaration, or ``DatabaseError``.
     @discardableResult
-    public func importJSON(_ text: String, replacing: Bool = false) throws -> Int {
+    public func importJSON(
+        _ text: String, replacing: Bool = false, progress: ImportProgress? = nil
+    ) throws -> Int {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: text)
         } catch {
             throw PreferenceError.malformedImport("invalid JSON: \(error)")
         }
-        return try importValues(try Self.values(fromJSON: document), replacing: replacing)
+        return try importValues(
+            try Self.values(fromJSON: document), replacing: replacing, progress: progress)
     }
 
     /// Imports a property list dictionary (XML or binary) in one transaction.
@@ -59,11 +63,14 @@ extension PreferenceStore {
     /// - Parameters:
     ///   - data: The property list.
     ///   - replacing: Remove the suite's other values first.
+    ///   - progress: Called with (done, total) as the import goes.
     /// - Returns: How many values were imported.
     /// - Throws: ``PreferenceError/malformedImport(_:)``, a type mismatch with a
     ///   declaration, or ``DatabaseError``.
     @discardableResult
-    public func importPropertyList(_ data: Data, replacing: Bool = false) throws -> Int {
+    public func importPropertyList(
+        _ data: Data, replacing: Bool = false, progress: ImportProgress? = nil
+    ) throws -> Int {
         let root: PreferenceValue
         do {
             root = try PropertyList.decode(data)
@@ -75,11 +82,12 @@ extension PreferenceStore {
         }
         return try importValues(entries.keys.sorted().compactMap { key in
             entries[key].map { (key, $0) }
-        }, replacing: replacing)
+        }, replacing: replacing, progress: progress)
     }
 
     private func importValues(
-        _ values: [(key: String, value: PreferenceValue)], replacing: Bool
+        _ values: [(key: String, value: PreferenceValue)], replacing: Bool,
+        progress: ImportProgress?
     ) throws -> Int {
         let declared = Dictionary(
             (try declarations()).map { ($0.key, $0.type) }, uniquingKeysWith: { $1 })
@@ -93,9 +101,12 @@ extension PreferenceStore {
         return try database.write { state in
             if replacing { try state.preferences.removeAll(suite: suite) }
             let now = Date()
-            for (key, value) in values {
+            let step = max(1, values.count / 100)
+            for (index, (key, value)) in values.enumerated() {
+                if index % step == 0 { progress?(index, values.count) }
                 try state.preferences.setValue(value, suite: suite, key: key, at: now)
             }
+            progress?(values.count, values.count)
             return values.count
         }
     }

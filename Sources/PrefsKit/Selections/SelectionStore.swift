@@ -63,6 +63,22 @@ public final class SelectionStore: Sendable {
         }
     }
 
+    /// Replaces a selection's count and policy, keeping its index when still valid.
+    ///
+    /// - Throws: ``SelectionError``, ``DatabaseError``.
+    @discardableResult
+    public func redefine(_ name: String, count: Int, policy: SelectionPolicy) throws -> Selection {
+        try database.write { state in
+            let previous = try state.selections.selection(named: name)
+            var selection = try Selection(name: name, count: count, policy: policy)
+            if let index = previous?.index, index < count {
+                selection = try selection.selecting(index, itemID: previous?.itemID)
+            }
+            try state.selections.save(selection)
+            return selection
+        }
+    }
+
     /// Selects an index, recording the item's identifier when given.
     ///
     /// - Throws: ``SelectionError/indexOutOfRange(name:index:count:)`` naming the valid

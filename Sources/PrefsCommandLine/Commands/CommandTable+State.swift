@@ -1,0 +1,216 @@
+import FoundationEssentials
+import PrefsKit
+
+extension CommandTable {
+    static let policyNames = SelectionPolicy.allCases.map(\.rawValue)
+
+    static let onboarding = CommandSpec(
+        name: "onboarding", abstract: "Show or drive the onboarding walkthrough.",
+        discussion: "Next moves to the next page and, on the last page, completes; skip completes at once.",
+        subcommands: OnboardingAction.allCases.map { action in
+            CommandSpec(
+                name: action.rawValue, abstract: onboardingAbstract(action),
+                options: [OptionSpec(name: "pages", kind: .value(name: "n"), help: "The number of pages (default: 3).")],
+                build: { parsed in .onboarding(action, pageCount: try parsed.integer("pages", in: 1...Int.max)) })
+        },
+        defaultSubcommand: "status")
+
+    static func onboardingAbstract(_ action: OnboardingAction) -> String {
+        switch action {
+        case .status: "Print whether the walkthrough shows and its current page."
+        case .next: "Go to the next page, or complete the walkthrough on the last page."
+        case .skip: "Complete the walkthrough from any page."
+        case .reset: "Show the walkthrough again from its first page."
+        }
+    }
+
+    static let nameArgument = ArgumentSpec(name: "name", help: "The selection's name, such as carousel.")
+
+    static let selection = CommandSpec(
+        name: "selection", aliases: ["selections"], abstract: "Read and change selected indices of pagers and lists.",
+        subcommands: [
+            CommandSpec(name: "list", aliases: ["ls"], abstract: "List every selection.", build: { _ in .selectionList }),
+            CommandSpec(
+                name: "get", abstract: "Print a selection's index ('none' when nothing is selected).",
+                arguments: [nameArgument], build: { parsed in .selectionGet(name: parsed.positionals[0]) }),
+            CommandSpec(
+                name: "set", abstract: "Select an index, creating the selection when --count is given.",
+                discussion: "An index outside 0...count-1 is refused, never clamped.",
+                arguments: [nameArgument, ArgumentSpec(name: "index", help: "The index to select, from 0.")],
+                options: [
+                    OptionSpec(name: "count", kind: .value(name: "n"), help: "The number of items (creates or resizes the selection)."),
+                    OptionSpec(name: "policy", kind: .value(name: "policy"), help: "clamp (default), wrap or optional.", completions: policyNames),
+                    OptionSpec(name: "item", kind: .value(name: "id"), help: "The identifier of the selected item, to follow it."),
+                ],
+                build: { parsed in
+                    guard let index = Int(parsed.positionals[1]) else {
+                        throw UsageError("Invalid value '\(parsed.positionals[1])' for '<index>': expected an integer", path: parsed.path)
+                    }
+                    return .selectionSet(
+                        name: parsed.positionals[0], index: index,
+                        count: try parsed.integer("count", in: 0...Int.max),
+                        policy: try parsed.choice("policy", from: policyNames).flatMap(SelectionPolicy.init(rawValue:)),
+                        itemID: parsed.value("item"))
+                }),
+            CommandSpec(
+                name: "next", abstract: "Select the next item (clamp stays at the end, wrap goes round).",
+                arguments: [nameArgument], build: { parsed in .selectionNext(name: parsed.positionals[0]) }),
+            CommandSpec(
+                name: "previous", aliases: ["prev"], abstract: "Select the previous item.",
+                arguments: [nameArgument], build: { parsed in .selectionPrevious(name: parsed.positionals[0]) }),
+            CommandSpec(
+                name: "clear", abstract: "Select nothing (optional selections only).",
+                arguments: [nameArgument], build: { parsed in .selectionClear(name: parsed.positionals[0]) }),
+        ])
+
+    static let sortNames = BookmarkQuery.Sort.allCases.map(\.rawValue)
+    static let bookmarkFormatNames = BookmarkFormat.allCases.map(\.rawValue)
+
+    static let draftArguments = [
+        ArgumentSpec(name: "kind", help: "What kind of item, such as trip, movie or article."),
+        ArgumentSpec(name: "item-id", help: "The app's identifier of the item."),
+    ]
+
+    static let draftOptions = [
+        OptionSpec(name: "title", kind: .value(name: "title"), help: "The title (required)."),
+        OptionSpec(name: "url", kind: .value(name: "url"), help: "A URL."),
+        OptionSpec(name: "category", kind: .value(name: "category"), help: "A category."),
+        OptionSpec(name: "tag", kind: .repeatedValue(name: "tag"), help: "A tag; repeat for more."),
+        OptionSpec(name: "note", kind: .value(name: "text"), help: "A note."),
+    ]
+
+    static func draft(from parsed: ParsedArguments) throws(UsageError) -> BookmarkDraft {
+        guard let title = parsed.value("title") else {
+            throw UsageError("Missing expected option '--title <title>'", path: parsed.path)
+        }
+        var url: URL?
+        if let text = parsed.value("url") {
+            guard let parsedURL = URL(string: text), parsedURL.scheme != nil else {
+                throw UsageError("Invalid value '\(text)' for '--url': expected an absolute URL", path: parsed.path)
+            }
+            url = parsedURL
+        }
+        return BookmarkDraft(
+            kind: parsed.positionals[0], itemID: parsed.positionals[1], title: title, url: url,
+            category: parsed.value("category"), tags: parsed.repeated("tag"), note: parsed.value("note"))
+    }
+
+    static func bookmarkID(_ text: String, path: [String], label: String) throws(UsageError) -> Int64 {
+        guard let id = Int64(text), id > 0 else {
+            throw UsageError("Invalid value '\(text)' for '\(label)': expected a bookmark id (a positive integer)", path: path)
+        }
+        return id
+    }
+
+    static let bookmark = CommandSpec(
+        name: "bookmark", aliases: ["bookmarks"], abstract: "Add, list, search and manage bookmarks.",
+        subcommands: [
+            CommandSpec(
+                name: "add", abstract: "Bookmark an item; an item already bookmarked is updated.",
+                arguments: draftArguments, options: draftOptions,
+                build: { parsed in .bookmarkAdd(try draft(from: parsed)) }),
+            CommandSpec(
+                name: "remove", aliases: ["rm", "delete"], abstract: "Remove a bookmark by item or by --id.",
+                arguments: [
+                    ArgumentSpec(name: "kind", help: "The kind of the item.", isOptional: true),
+                    ArgumentSpec(name: "item-id", help: "The app's identifier of the item.", isOptional: true),
+                ],
+                options: [OptionSpec(name: "id", kind: .value(name: "id"), help: "The bookmark's id instead of its item.")],
+                build: { parsed in
+                    if let id = parsed.value("id") {
+                        guard parsed.positionals.isEmpty else {
+                            throw UsageError("Pass either KIND ITEM-ID or --id, not both", path: parsed.path)
+                        }
+                        return .bookmarkRemove(.id(try bookmarkID(id, path: parsed.path, label: "--id")))
+                    }
+                    guard parsed.positionals.count == 2 else {
+                        throw UsageError(
+                            parsed.positionals.isEmpty ? "Missing expected argument '<kind>' (or --id)" : "Missing expected argument '<item-id>'",
+                            path: parsed.path)
+                    }
+                    return .bookmarkRemove(.item(kind: parsed.positionals[0], itemID: parsed.positionals[1]))
+                }),
+            CommandSpec(
+                name: "toggle", abstract: "Bookmark an item, or remove its bookmark (the detail screen's button).",
+                arguments: draftArguments, options: draftOptions,
+                build: { parsed in .bookmarkToggle(try draft(from: parsed)) }),
+            CommandSpec(
+                name: "list", aliases: ["ls"], abstract: "List bookmarks, filtered, sorted and paged.",
+                options: [
+                    OptionSpec(name: "kind", kind: .value(name: "kind"), help: "Only this kind."),
+                    OptionSpec(name: "category", kind: .value(name: "category"), help: "Only this category."),
+                    OptionSpec(name: "tag", kind: .value(name: "tag"), help: "Only bookmarks with this tag."),
+                    OptionSpec(name: "sort", kind: .value(name: "order"), help: "position (default), created or title.", completions: sortNames),
+                    OptionSpec(name: "reverse", short: "r", kind: .flag, help: "Reverse the order."),
+                    OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many."),
+                    OptionSpec(name: "offset", kind: .value(name: "n"), help: "Skip this many first."),
+                    OptionSpec(name: "group-by", kind: .value(name: "field"), help: "Group by this field: category.", completions: ["category"]),
+                ],
+                build: { parsed in
+                    if parsed.value("group-by") != nil { _ = try parsed.choice("group-by", from: ["category"]) }
+                    let query = BookmarkQuery(
+                        kind: parsed.value("kind"), category: parsed.value("category"), tag: parsed.value("tag"),
+                        sort: try parsed.choice("sort", from: sortNames).flatMap(BookmarkQuery.Sort.init(rawValue:)) ?? .position,
+                        isDescending: parsed.flag("reverse"),
+                        limit: try parsed.integer("limit", in: 0...Int.max),
+                        offset: try parsed.integer("offset", in: 0...Int.max) ?? 0)
+                    return .bookmarkList(query, groupByCategory: parsed.value("group-by") != nil)
+                }),
+            CommandSpec(
+                name: "search", abstract: "Search titles, categories, tags, notes and URLs; end a word with * for a prefix.",
+                arguments: [ArgumentSpec(name: "query", help: "Words that must all match.", isRepeating: true)],
+                options: [OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many (default: 50).")],
+                build: { parsed in
+                    .bookmarkSearch(
+                        text: parsed.positionals.joined(separator: " "),
+                        limit: try parsed.integer("limit", in: 1...Int.max) ?? 50)
+                }),
+            CommandSpec(
+                name: "move", abstract: "Move a bookmark to a position within its kind.",
+                arguments: [ArgumentSpec(name: "id", help: "The bookmark's id.")],
+                options: [OptionSpec(name: "to", kind: .value(name: "position"), help: "The new position, from 0 (required).")],
+                build: { parsed in
+                    guard let position = try parsed.integer("to", in: 0...Int.max) else {
+                        throw UsageError("Missing expected option '--to <position>'", path: parsed.path)
+                    }
+                    return .bookmarkMove(
+                        id: try bookmarkID(parsed.positionals[0], path: parsed.path, label: "<id>"), position: position)
+                }),
+            CommandSpec(
+                name: "import", abstract: "Import bookmarks from our JSON or a browser's HTML file, all or nothing.",
+                arguments: [ArgumentSpec(name: "file", help: "The input file, or - for standard input.")],
+                options: [OptionSpec(name: "format", kind: .value(name: "format"), help: "json or html (default: detected).", completions: bookmarkFormatNames)],
+                build: { parsed in
+                    .bookmarkImport(
+                        format: try parsed.choice("format", from: bookmarkFormatNames).flatMap(BookmarkFormat.init(rawValue:)),
+                        file: parsed.positionals[0])
+                }),
+            CommandSpec(
+                name: "export", abstract: "Export bookmarks as JSON or as a browser's HTML file.",
+                arguments: [ArgumentSpec(name: "file", help: "The output file (default: standard output).", isOptional: true)],
+                options: [OptionSpec(name: "format", kind: .value(name: "format"), help: "json (default) or html.", completions: bookmarkFormatNames)],
+                build: { parsed in
+                    .bookmarkExport(
+                        format: try parsed.choice("format", from: bookmarkFormatNames).flatMap(BookmarkFormat.init(rawValue:)) ?? .json,
+                        file: parsed.positional(0))
+                }),
+        ])
+
+    static let doctor = CommandSpec(
+        name: "doctor", abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
+        discussion: "Exits 0 when healthy and 65 when the file is corrupt or not a prefs database.",
+        build: { _ in .doctor })
+
+    static let completion = CommandSpec(
+        name: "completion", abstract: "Print a shell completion script.",
+        discussion: "bash: prefs completion bash > ~/.local/share/bash-completion/completions/prefs",
+        arguments: [ArgumentSpec(name: "shell", help: "bash, zsh or fish.")],
+        build: { parsed in
+            guard let shell = Shell(rawValue: parsed.positionals[0]) else {
+                throw UsageError(
+                    "Invalid value '\(parsed.positionals[0])' for '<shell>': expected one of 'bash', 'zsh', 'fish'",
+                    path: parsed.path)
+            }
+            return .completion(shell: shell)
+        })
+}

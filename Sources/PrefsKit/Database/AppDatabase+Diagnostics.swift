@@ -1,0 +1,100 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The health of a database file, as `prefs doctor` reports it.
+public struct DatabaseDiagnostics: Sendable, Hashable {
+    public var path: String
+    public var schemaVersion: Int
+    public var supportedSchemaVersion: Int
+    public var journalMode: String
+    public var synchronous: String
+    /// The lines of `PRAGMA integrity_check`; `["ok"]` when sound.
+    public var integrityProblems: [String]
+    /// Permission bits of the file and of its folder, nil when unknown.
+    public var fileMode: Int?
+    public var directoryMode: Int?
+    public var fileSize: Int64
+    public var walSize: Int64
+    public var pageSize: Int
+    public var pageCount: Int
+    public var freePageCount: Int
+    public var preferenceCount: Int
+    public var declarationCount: Int
+    public var historyCount: Int
+    public var selectionCount: Int
+    public var bookmarkCount: Int
+    /// Rows of the full-text index; equals `bookmarkCount` when the index is in step.
+    public var searchIndexCount: Int
+
+    /// Whether the integrity check passed and the search index is in step.
+    public var isHealthy: Bool {
+        integrityProblems == ["ok"] && searchIndexCount == bookmarkCount
+    }
+
+    /// Whether the file or folder can be read by other users.
+    public var isPrivate: Bool {
+        (fileMode ?? 0) & 0o077 == 0 && (directoryMode ?? 0) & 0o077 == 0
+    }
+}
+
+extension AppDatabase {
+    /// Checks the file: schema version, journal mode, `PRAGMA integrity_check`, permissions,
+    /// sizes and row counts.
+    ///
+    /// - Throws: ``DatabaseError`` when the checks cannot run (a corrupt page may also show up
+    ///   as `.notADatabase`).
+    public func diagnostics() throws -> DatabaseDiagnostics {
+        try read { state in
+            let connection = state.connection
+            func integer(_ sql: String) throws -> Int { try connection.scalar(Int.self, sql: sql) ?? 0 }
+            let integrity = try connection.rows(sql: "PRAGMA integrity_check")
+                .compactMap { $0.get(0, as: String.self) }
+            let synchronousLevel = try integer("PRAGMA synchronous")
+            let synchronousNames = ["OFF", "NORMAL", "FULL", "EXTRA"]
+            return DatabaseDiagnostics(
+                path: path,
+                schemaVersion: try integer("PRAGMA user_version"),
+                supportedSchemaVersion: Self.schemaVersion,
+                journalMode: try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? "?",
+                synchronous: synchronousNames.indices.contains(synchronousLevel)
+                    ? synchronousNames[synchronousLevel] : String(synchronousLevel),
+                integrityProblems: integrity,
+                fileMode: Self.mode(of: path),
+                directoryMode: Self.mode(of: Self.directory(of: path)),
+                fileSize: Self.size(of: path),
+                walSize: Self.size(of: path + "-wal"),
+                pageSize: try integer("PRAGMA page_size"),
+                pageCount: try integer("PRAGMA page_count"),
+                freePageCount: try integer("PRAGMA freelist_count"),
+                preferenceCount: try integer("SELECT count(*) FROM preference"),
+                declarationCount: try integer("SELECT count(*) FROM preference_declaration"),
+                historyCount: try integer("SELECT count(*) FROM preference_history"),
+                selectionCount: try integer("SELECT count(*) FROM selection"),
+                bookmarkCount: try integer("SELECT count(*) FROM bookmark"),
+                searchIndexCount: try integer("SELECT count(*) FROM bookmark_search"))
+        }
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func mode(of path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_mode & 0o7777)
+    }
+
+    private static func size(of path: String) -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        return Int64(status.st_size)
+    }
+}
