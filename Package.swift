@@ -28,9 +28,13 @@ let package = Package(
         ),
         .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
         .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
-        .testTarget(name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "prefs"]),
-        .testTarget(name: "PrefsCommandLineTests", dependencies: ["PrefsCommandLine", "prefs"]),
+        .testTarget(
+            name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),
+        .testTarget(
+            name: "PrefsCommandLineTests",
+            dependencies: ["PrefsCommandLine", "PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),
     ],
     swiftLanguageModes: [.v6]
 )

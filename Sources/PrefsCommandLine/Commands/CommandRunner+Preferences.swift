@@ -232,6 +232,12 @@ extension CommandRunner {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
+        // A parent may have started us with these blocked; watching must still end on them.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         while !AppDatabase.fileExists(atPath: databasePath) {
             usleep(50_000)
         }

@@ -1,11 +1,10 @@
 import Foundation
-import PrefsKit
 
 /// A unique temporary folder per test, removed when the value is dropped.
-final class TemporaryFolder {
-    let url: URL
+public final class TemporaryFolder: @unchecked Sendable {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("prefs-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -15,13 +14,13 @@ final class TemporaryFolder {
         try? FileManager.default.removeItem(at: url)
     }
 
-    func path(_ name: String) -> String {
+    public func path(_ name: String) -> String {
         url.appendingPathComponent(name).path
     }
 }
 
 /// The built `prefs` executable, next to the test bundle.
-func prefsExecutable() -> URL {
+public func prefsExecutable() -> URL {
     var folder = Bundle.main.bundleURL
     if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
     let candidates = [
@@ -32,15 +31,15 @@ func prefsExecutable() -> URL {
         ?? candidates[0]
 }
 
-struct ProcessOutput {
-    let status: Int32
-    let stdout: String
-    let stderr: String
+public struct ProcessOutput: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
 }
 
 /// Runs the `prefs` executable to completion.
 @discardableResult
-func runPrefs(
+public func runPrefs(
     _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
 ) throws -> ProcessOutput {
     let process = Process()

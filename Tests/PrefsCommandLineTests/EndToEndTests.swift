@@ -1,0 +1,304 @@
+import Foundation
+import SQLiteCore
+import TestSupport
+import Testing
+
+/// Runs the built `prefs` binary and compares stdout, stderr and the exit code exactly.
+@Suite struct EndToEndTests {
+    let folder: TemporaryFolder
+    let db: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        db = folder.path("prefs.sqlite")
+    }
+
+    @discardableResult
+    func prefs(_ arguments: String..., stdin: String? = nil) throws -> ProcessOutput {
+        try runPrefs(["--db", db] + arguments, stdin: stdin)
+    }
+
+    func expect(
+        _ arguments: [String], stdout: String = "", stderr: String = "", status: Int32 = 0,
+        stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try runPrefs(["--db", db] + arguments, stdin: stdin)
+        #expect(result.stdout == stdout, sourceLocation: sourceLocation)
+        #expect(result.stderr == stderr, sourceLocation: sourceLocation)
+        #expect(result.status == status, sourceLocation: sourceLocation)
+    }
+
+    func status(page: Int, viewed: Bool) -> String {
+        "hasViewedWalkthrough=\(viewed)\nshouldShow=\(!viewed)\ncurrentPage=\(page)\npageCount=3\n"
+    }
+
+    @Test func fullOnboardingSession() throws {
+        try expect(["onboarding", "status"], stdout: status(page: 0, viewed: false))
+        #expect(!FileManager.default.fileExists(atPath: db), "status must not create the database")
+        try expect(["onboarding", "next"], stdout: status(page: 1, viewed: false))
+        try expect(["onboarding", "next"], stdout: status(page: 2, viewed: false))
+        try expect(["onboarding", "next"], stdout: status(page: 2, viewed: true))
+        try expect(["get", "hasViewedWalkthrough"], stdout: "true\n")
+        try expect(
+            ["onboarding", "--json"],
+            stdout: """
+                {
+                  "hasViewedWalkthrough": true,
+                  "shouldShow": false,
+                  "currentPage": 2,
+                  "pageCount": 3
+                }
+
+                """)
+        try expect(["onboarding", "reset"], stdout: status(page: 0, viewed: false))
+        try expect(["onboarding", "skip"], stdout: status(page: 0, viewed: true))
+    }
+
+    @Test func carouselClampsAtTheEnd() throws {
+        try expect(["selection", "set", "carousel", "2", "--count", "13"], stdout: "2\n")
+        for expected in [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12, 12] {
+            try expect(["selection", "next", "carousel"], stdout: "\(expected)\n")
+        }
+        try expect(
+            ["selection", "get", "carousel", "--json"],
+            stdout: """
+                {
+                  "name": "carousel",
+                  "index": 12,
+                  "count": 13,
+                  "policy": "clamp",
+                  "itemID": null
+                }
+
+                """)
+        try expect(
+            ["selection", "set", "carousel", "13"], stderr: "Error: Index 13 is out of range for 'carousel' (valid: 0...12)\n",
+            status: 65)
+    }
+
+    @Test func featuredPagerWraps() throws {
+        try expect(["selection", "set", "featured", "0", "--count", "4", "--policy", "wrap"], stdout: "0\n")
+        try expect(["selection", "previous", "featured"], stdout: "3\n")
+        try expect(["selection", "next", "featured"], stdout: "0\n")
+        try expect(["selection", "set", "articles", "1", "--count", "5", "--policy", "optional"], stdout: "1\n")
+        try expect(["selection", "clear", "articles"], stdout: "none\n")
+        try expect(["selection", "list"], stdout: "articles\tnone\t5\toptional\nfeatured\t0\t4\twrap\n")
+    }
+
+    @Test func movieBookmarksRoundTripThroughExportAndImport() throws {
+        let movies = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/movies.json"))) as? [[String: Any]] ?? []
+        #expect(movies.count == 12)
+        for movie in movies {
+            let id = "\(movie["id"] ?? "")"
+            var arguments = ["bookmark", "add", "movie", id, "--title", "\(movie["title"] ?? "")",
+                             "--category", "\(movie["catagory"] ?? "")", "--url", "\(movie["trailerLink"] ?? "")",
+                             "--note", "\(movie["description"] ?? "")"]
+            if movie["isFeaturedMovie"] as? Bool == true { arguments += ["--tag", "featured"] }
+            try expect(arguments, stdout: "\(id)\n")
+        }
+        let grouped = try prefs("bookmark", "list", "--group-by", "category", "--json")
+        #expect(grouped.status == 0)
+        let groups = try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8)) as? [String: [[String: Any]]] ?? [:]
+        #expect(groups.mapValues(\.count) == ["DC": 4, "Marvel": 4, "Action and adventure": 4])
+        #expect(groups["DC"]?.first?["title"] as? String == "Aquaman")
+
+        try expect(["bookmark", "search", "thanos"], stdout: "5\tmovie\t5\tAvengers: Infinity War\tMarvel\n")
+        try expect(["bookmark", "search", "aveng*", "--limit", "1"], stdout: "2\tmovie\t2\tThe Avengers\tMarvel\n")
+        try expect(["bookmark", "toggle", "movie", "5", "--title", "Avengers: Infinity War"], stdout: "removed\n")
+        try expect(["bookmark", "toggle", "trip", "london", "--title", "London"], stdout: "bookmarked\n")
+
+        let export = folder.path("bookmarks.json")
+        try expect(["bookmark", "export", export], stderr: "Exported 12 bookmarks to '\(export)'\n")
+        let other = folder.path("other.sqlite")
+        let imported = try runPrefs(["--db", other, "bookmark", "import", export])
+        #expect(imported.status == 0)
+        #expect(imported.stderr == "Imported 12 bookmarks\n")
+        let original = try prefs("bookmark", "list", "--json")
+        let copy = try runPrefs(["--db", other, "bookmark", "list", "--json"])
+        #expect(copy.stdout == original.stdout)
+
+        let html = folder.path("bookmarks.html")
+        try expect(["bookmark", "export", "--format", "html", html], stderr: "Exported 12 bookmarks to '\(html)'\n")
+        let fromHTML = try runPrefs(["--db", folder.path("third.sqlite"), "bookmark", "import", html])
+        #expect(fromHTML.status == 0)
+        let htmlList = try runPrefs(["--db", folder.path("third.sqlite"), "bookmark", "list"])
+        let originalList = try prefs("bookmark", "list")
+        // Folders group the HTML file by category, so compare the same bookmarks, not the order.
+        func withoutIDs(_ text: String) -> [String] {
+            text.split(separator: "\n").map { line -> String in
+                line.split(separator: "\t").dropFirst().joined(separator: "\t")
+            }.sorted()
+        }
+        #expect(withoutIDs(htmlList.stdout) == withoutIDs(originalList.stdout))
+    }
+
+    @Test func preferencesOfEveryTypeWithJSON() throws {
+        let cases: [(type: String, input: String, json: String)] = [
+            ("bool", "true", "true"), ("int", "-42", "-42"), ("double", "2", "2.0"),
+            ("string", "héllo \"q\"", "\"héllo \\\"q\\\"\""), ("url", "https://example.com/a?b=1", "\"https://example.com/a?b=1\""),
+            ("date", "2026-01-31T12:00:00.250Z", "\"2026-01-31T12:00:00.250Z\""),
+            ("data", "AAEC/w==", "\"AAEC/w==\""), ("json", "{\"b\":[1,2],\"a\":null}", "{\"b\": [1, 2], \"a\": null}"),
+            ("array", "[1,\"x\",2.5]", "[1, \"x\", 2.5]"), ("dictionary", "{\"k\":true}", "{\"k\": true}"),
+        ]
+        for item in cases {
+            try expect(["set", "k-\(item.type)", item.input, "--type", item.type])
+            try expect(
+                ["get", "k-\(item.type)", "--json"],
+                stdout: "{\n  \"suite\": \"standard\",\n  \"key\": \"k-\(item.type)\",\n  \"type\": \"\(item.type)\",\n"
+                    + "  \"value\": \(prettyValue(item.json)),\n  \"isDefault\": false\n}\n")
+        }
+        try expect(["set", "inferred", "0.5"])
+        try expect(["get", "inferred", "--json"], stdout: "{\n  \"suite\": \"standard\",\n  \"key\": \"inferred\",\n  \"type\": \"double\",\n  \"value\": 0.5,\n  \"isDefault\": false\n}\n")
+        try expect(["set", "big", "-"], stdin: String(repeating: "x", count: 1_000_000) + "\n")
+        #expect(try prefs("get", "big").stdout.count == 1_000_001)
+    }
+
+    /// The pretty layout of a compact JSON value nested one level deep in an object.
+    func prettyValue(_ json: String) -> String {
+        switch json {
+        case "{\"b\": [1, 2], \"a\": null}": "{\n    \"b\": [\n      1,\n      2\n    ],\n    \"a\": null\n  }"
+        case "[1, \"x\", 2.5]": "[\n    1,\n    \"x\",\n    2.5\n  ]"
+        case "{\"k\": true}": "{\n    \"k\": true\n  }"
+        default: json
+        }
+    }
+
+    @Test func watchSeesAWriteFromAnotherProcess() async throws {
+        try prefs("set", "volume", "0.8")
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = ["--db", db, "watch", "volume", "--json"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        try await Task.sleep(for: .milliseconds(300))
+        try prefs("set", "other", "1")
+        try prefs("set", "volume", "0.5")
+        try await Task.sleep(for: .milliseconds(300))
+        watcher.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while watcher.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
+        watcher.waitUntilExit()
+        #expect(watcher.terminationReason == .exit)
+        #expect(watcher.terminationStatus == 0)
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix(#"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": 0.8, "changedAt": ""#) == true)
+    }
+
+    // MARK: - Exit codes from real bad input
+
+    @Test func exitCode1ForMissingThings() throws {
+        try expect(["get", "nothing"], stderr: "Error: No value for 'nothing' in suite 'standard'; set one with 'prefs set nothing VALUE'\n", status: 1)
+        try expect(["selection", "next", "nope"], stderr: "Error: No selection named 'nope'\n", status: 1)
+        try expect(["bookmark", "remove", "--id", "7"], stderr: "Error: No bookmark with id 7\n", status: 1)
+    }
+
+    @Test func exitCode64ForUsageErrors() throws {
+        try expect(["frobnicate"], stderr: "Error: Unknown command 'frobnicate'\nUsage: prefs <subcommand>\n  See 'prefs --help' for more information.\n", status: 64)
+        try expect(["set", "", "x"], stderr: "Error: The key cannot be empty\n", status: 64)
+        try expect(["reset"], stderr: "Nothing to reset: no database at '\(db)'\n")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        try prefs("set", "a", "1")
+        try expect(["reset"], stderr: "Error: Remove every preference of suite 'standard' needs --force when standard input is not a terminal\n", status: 64)
+        try expect(["get", "a"], stdout: "1\n")
+    }
+
+    @Test func exitCode65ForBadData() throws {
+        try expect(["set", "flag", "maybe", "--type", "bool"], stderr: "Error: 'maybe' is not a valid bool for 'flag' (expected true or false)\n", status: 65)
+        try expect(["set", "n", "99999999999999999999", "--type", "int"], stderr: "Error: '99999999999999999999' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)\n", status: 65)
+        try expect(["set", "x", "nan", "--type", "double"], stderr: "Error: 'nan' is not a valid double for 'x' (expected a finite number such as 0.5)\n", status: 65)
+        let notADatabase = folder.path("notes.txt")
+        try String(repeating: "just text\n", count: 100).write(toFile: notADatabase, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: URL(fileURLWithPath: notADatabase))
+        let result = try runPrefs(["--db", notADatabase, "set", "a", "1"])
+        #expect(result.status == 65)
+        #expect(result.stderr == "Error: '\(notADatabase)' is not a prefs database or is corrupt (file is not a database); it was left unchanged\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: notADatabase)) == before)
+        let badImport = folder.path("bad.json")
+        try "{\"preferences\": [".write(toFile: badImport, atomically: true, encoding: .utf8)
+        try expect(["import", badImport], stderr: "Error: Malformed import: invalid JSON: unexpected end of input at line 1, column 18 in '\(badImport)'; nothing was imported\n", status: 65)
+    }
+
+    @Test func exitCode66ForMissingInput() throws {
+        let missing = folder.path("missing.json")
+        try expect(["import", missing], stderr: "Error: Cannot read '\(missing)': No such file or directory\n", status: 66)
+        try expect(["doctor"], stderr: "Error: No database at '\(db)'\n", status: 66)
+    }
+
+    @Test func exitCode73WhenTheDatabaseCannotBeCreated() throws {
+        let file = folder.path("plain-file")
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try runPrefs(["--db", file + "/prefs.sqlite", "set", "a", "1"])
+        #expect(result.status == 73)
+        #expect(result.stderr == "Error: Cannot create '\(file)/prefs.sqlite': Not a directory\n")
+        try expect(["export", folder.path("no/such/dir/out.json")], stderr: "Error: Cannot create '\(folder.path("no/such/dir/out.json"))': No such file or directory\n", status: 73)
+    }
+
+    @Test func exitCode74WhenTheFileCannotGrow() throws {
+        try prefs("set", "a", "1")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -f 0; exec \"$0\" --db \"$1\" set big -", prefsExecutable().path, db]
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(repeating: 0x61, count: 200_000))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.hasPrefix("Error: "))
+        try expect(["get", "a"], stdout: "1\n")
+        try expect(["get", "big"], stderr: "Error: No value for 'big' in suite 'standard'; set one with 'prefs set big VALUE'\n", status: 1)
+    }
+
+    @Test func exitCode75WhenAnotherProcessHoldsTheLock() throws {
+        try prefs("set", "a", "1")
+        let holder = try Connection(path: db)
+        try holder.execute(sql: "BEGIN IMMEDIATE")
+        try holder.execute(sql: "UPDATE preference SET value = 2 WHERE key = 'a'")
+        let result = try prefs("set", "a", "3")
+        try holder.execute(sql: "ROLLBACK")
+        #expect(result.status == 75)
+        #expect(result.stderr == "Error: '\(db)' is locked by another process; retry in a moment\n")
+        try expect(["get", "a"], stdout: "1\n")
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try prefs("--help")
+        #expect(help.status == 0)
+        #expect(help.stdout.hasPrefix("OVERVIEW: Read and write an app's preferences, selections and bookmarks.\n"))
+        #expect(help.stdout.contains("\nSUBCOMMANDS:\n"))
+        try expect(["--version"], stdout: "prefs 0.1.0\n")
+        try expect(["bookmark", "add", "--help"], stdout: try prefs("help", "bookmark", "add").stdout)
+    }
+
+    @Test func bashCompletionCompletesCommandsAndChoices() throws {
+        let script = try prefs("completion", "bash").stdout
+        let scriptFile = folder.path("prefs.bash")
+        try script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        func complete(_ words: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            process.arguments = ["-c", "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; echo \"${COMPREPLY[*]}\""]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            process.waitUntilExit()
+            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        #expect(try complete(["prefs", "sel"]) == "selection\n")
+        #expect(try complete(["prefs", "selection", "n"]) == "next\n")
+        #expect(try complete(["prefs", "set", "k", "v", "--type", "d"]) == "double date data dictionary\n")
+        #expect(try complete(["prefs", "--suite", "x", "bookmark", "list", "--so"]) == "--sort\n")
+    }
+}
