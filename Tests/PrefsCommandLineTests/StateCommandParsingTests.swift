@@ -1,0 +1,135 @@
+import Foundation
+import PrefsKit
+import Testing
+
+@testable import PrefsCommandLine
+
+@Suite struct StateCommandParsingTests {
+    func command(_ arguments: [String]) throws -> Command {
+        try CommandTable.parser.parse(arguments).command
+    }
+
+    func error(_ arguments: [String]) -> String? {
+        do {
+            _ = try CommandTable.parser.parse(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func onboardingDefaultsToStatus() throws {
+        #expect(try command(["onboarding"]) == .onboarding(.status, pageCount: nil))
+        #expect(try command(["onboarding", "next", "--pages", "5"]) == .onboarding(.next, pageCount: 5))
+        #expect(error(["onboarding", "nxet"]) == "Unknown command 'nxet'. Did you mean 'next'?")
+        #expect(error(["onboarding", "skip", "--pages", "0"]) == "Invalid value '0' for '--pages': expected a positive integer")
+    }
+
+    @Test func selectionCommands() throws {
+        #expect(try command(["selection", "list"]) == .selectionList)
+        #expect(try command(["selections", "ls"]) == .selectionList)
+        #expect(try command(["selection", "get", "carousel"]) == .selectionGet(name: "carousel"))
+        #expect(try command(["selection", "set", "carousel", "2", "--count", "13"])
+                == .selectionSet(name: "carousel", index: 2, count: 13, policy: nil, itemID: nil))
+        #expect(try command(["selection", "set", "featured", "0", "--policy=wrap", "--item", "m2"])
+                == .selectionSet(name: "featured", index: 0, count: nil, policy: .wrap, itemID: "m2"))
+        #expect(try command(["selection", "prev", "featured"]) == .selectionPrevious(name: "featured"))
+        #expect(try command(["selection", "next", "featured"]) == .selectionNext(name: "featured"))
+        #expect(try command(["selection", "clear", "articles"]) == .selectionClear(name: "articles"))
+        #expect(error(["selection", "set", "carousel", "two"]) == "Invalid value 'two' for '<index>': expected an integer")
+        #expect(error(["selection", "set", "carousel", "1", "--policy", "loop"])
+                == "Invalid value 'loop' for '--policy': expected one of 'clamp', 'wrap', 'optional'")
+        #expect(error(["selection", "set", "carousel", "1", "--count", "-2"])
+                == "Invalid value '-2' for '--count': expected a non-negative integer")
+        #expect(error(["selection"]) == "Missing subcommand")
+    }
+
+    @Test func bookmarkAddAndToggleTakeRepeatedTags() throws {
+        let expected = BookmarkDraft(
+            kind: "trip", itemID: "london", title: "London", url: URL(string: "https://london.example"),
+            category: "Europe", tags: ["uk", "city"], note: "Rainy")
+        #expect(try command([
+            "bookmark", "add", "trip", "london", "--title", "London", "--url", "https://london.example",
+            "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
+        ]) == .bookmarkAdd(expected))
+        #expect(try command(["bookmark", "toggle", "trip", "paris", "--title", "Paris"])
+                == .bookmarkToggle(BookmarkDraft(kind: "trip", itemID: "paris", title: "Paris")))
+        #expect(error(["bookmark", "add", "trip", "london"]) == "Missing expected option '--title <title>'")
+        #expect(error(["bookmark", "add", "trip", "london", "--title", "L", "--url", "not a url"])
+                == "Invalid value 'not a url' for '--url': expected an absolute URL")
+        #expect(error(["bookmark", "add", "trip", "--title", "L"]) == "Missing expected argument '<item-id>'")
+        #expect(error(["bookmark", "add", "trip", "x", "--title", "A", "--title", "B"]) == "'--title' was given more than once")
+    }
+
+    @Test func bookmarkRemoveByItemOrID() throws {
+        #expect(try command(["bookmark", "remove", "trip", "london"]) == .bookmarkRemove(.item(kind: "trip", itemID: "london")))
+        #expect(try command(["bookmark", "rm", "--id", "7"]) == .bookmarkRemove(.id(7)))
+        #expect(error(["bookmark", "remove", "trip", "london", "--id", "7"]) == "Pass either KIND ITEM-ID or --id, not both")
+        #expect(error(["bookmark", "remove"]) == "Missing expected argument '<kind>' (or --id)")
+        #expect(error(["bookmark", "remove", "--id", "0"])
+                == "Invalid value '0' for '--id': expected a bookmark id (a positive integer)")
+    }
+
+    @Test func bookmarkListFiltersSortAndPaging() throws {
+        #expect(try command(["bookmark", "list"]) == .bookmarkList(BookmarkQuery(), groupByCategory: false))
+        #expect(try command([
+            "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured", "--sort", "title",
+            "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
+        ]) == .bookmarkList(
+            BookmarkQuery(kind: "movie", category: "DC", tag: "featured", sort: .title, isDescending: true, limit: 5, offset: 10),
+            groupByCategory: true))
+        #expect(error(["bookmark", "list", "--sort", "size"])
+                == "Invalid value 'size' for '--sort': expected one of 'position', 'created', 'title'")
+        #expect(error(["bookmark", "list", "--group-by", "kind"])
+                == "Invalid value 'kind' for '--group-by': expected one of 'category'")
+    }
+
+    @Test func bookmarkSearchMoveImportExport() throws {
+        #expect(try command(["bookmark", "search", "aveng*", "war"]) == .bookmarkSearch(text: "aveng* war", limit: 50))
+        #expect(try command(["bookmark", "move", "3", "--to", "0"]) == .bookmarkMove(id: 3, position: 0))
+        #expect(error(["bookmark", "move", "3"]) == "Missing expected option '--to <position>'")
+        #expect(error(["bookmark", "search"]) == "Missing expected argument '<query>'")
+        #expect(try command(["bookmark", "import", "-"]) == .bookmarkImport(format: nil, file: "-"))
+        #expect(try command(["bookmark", "export", "--format", "html", "out.html"]) == .bookmarkExport(format: .html, file: "out.html"))
+        #expect(error(["bookmark", "export", "--format", "csv"]) == "Invalid value 'csv' for '--format': expected one of 'json', 'html'")
+    }
+
+    @Test func maintenanceCommands() throws {
+        #expect(try command(["doctor"]) == .doctor)
+        #expect(try command(["completion", "fish"]) == .completion(shell: .fish))
+        #expect(error(["completion", "tcsh"]) == "Invalid value 'tcsh' for '<shell>': expected one of 'bash', 'zsh', 'fish'")
+        #expect(try command(["version"]) == .version)
+        #expect(try command(["help", "bookmark", "add"]) == .help(path: ["bookmark", "add"]))
+    }
+
+    @Test func preferenceCommandsParse() throws {
+        #expect(try command(["delete", "k"]) == .delete(key: "k"))
+        #expect(try command(["reset", "-f"]) == .reset(force: true))
+        #expect(try command(["watch", "a", "b"]) == .watch(keys: ["a", "b"]))
+        #expect(try command(["history", "k", "-n", "5"]) == .history(key: "k", limit: 5))
+        #expect(try command(["suites"]) == .suites)
+        #expect(try command(["declare", "k", "--type", "bool", "--default", "false", "--description", "D"])
+                == .declare(key: "k", type: .bool, defaultValue: "false", description: "D"))
+        #expect(try command(["export", "--format", "binary-plist", "out.plist"]) == .export(format: .binaryPlist, file: "out.plist"))
+        #expect(try command(["import", "in.json", "--replace", "--force"])
+                == .importPreferences(format: nil, file: "in.json", replace: true, force: true))
+    }
+
+    @Test func everyCommandHasHelpInTheStandardLayout() {
+        var paths: [[String]] = []
+        func visit(_ spec: CommandSpec, _ path: [String]) {
+            paths.append(path)
+            for sub in spec.subcommands { visit(sub, path + [sub.name]) }
+        }
+        visit(CommandTable.root, [])
+        #expect(paths.count > 30)
+        for path in paths {
+            let help = CommandTable.helpFormatter.help(for: path)
+            #expect(help.hasPrefix("OVERVIEW: "), "\(path)")
+            #expect(help.contains("\nUSAGE: prefs"), "\(path)")
+            #expect(help.contains("\nOPTIONS:\n"), "\(path)")
+            let overview = help.split(separator: "\n").first ?? ""
+            #expect(overview.hasSuffix("."), "\(path): \(overview)")
+        }
+    }
+}
