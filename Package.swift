@@ -28,6 +28,15 @@ let package = Package(
         ),
         .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
         .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
+        .target(
+            name: "CRawSQLite", path: "Benchmarks/CRawSQLite",
+            linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "prefs-cget", path: "Benchmarks/CGetPrint",
+            linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "prefs-bench", dependencies: ["PrefsKit", "CRawSQLite"],
+            path: "Benchmarks/PrefsBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(

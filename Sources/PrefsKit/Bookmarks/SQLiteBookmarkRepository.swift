@@ -31,8 +31,13 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     @discardableResult
     func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark {
-        let position = try connection.scalar(
-            Int.self, sql: "SELECT count(*) FROM bookmark WHERE kind = ?", arguments: [draft.kind]) ?? 0
+        // Positions are dense, so the next one is max + 1, found in the (kind, position) index.
+        let next = try connection.cachedStatement(
+            sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?")
+        try next.bind([draft.kind])
+        _ = try next.step()
+        let position = next.int64(at: 0)
+        next.reset()
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO bookmark

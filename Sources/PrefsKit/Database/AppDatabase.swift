@@ -32,6 +32,9 @@ public final class AppDatabase: Sendable {
         public var busyTimeoutMilliseconds = 5000
         /// How often a cached read checks whether another process committed.
         public var changeCheckIntervalMilliseconds = 10
+        /// Keep read preferences in memory (the default). Without the cache every read is
+        /// one SQLite query, always current.
+        public var cachesValues = true
 
         /// The default options.
         public init() {}
@@ -65,6 +68,8 @@ public final class AppDatabase: Sendable {
     public let path: String
     /// Whether the database was opened read-only.
     public let isReadOnly: Bool
+    /// Whether preference reads are cached in memory.
+    public let cachesValues: Bool
     let state: Locked<DatabaseState>
 
     /// Opens (and when needed creates and migrates) a database file.
@@ -77,6 +82,7 @@ public final class AppDatabase: Sendable {
     public init(path: String, options: Options = Options()) throws(DatabaseError) {
         self.path = path
         self.isReadOnly = options.isReadOnly
+        self.cachesValues = options.cachesValues
         let connection: Connection
         do {
             if path != ":memory:" {

@@ -101,9 +101,9 @@ public final class PreferenceStore: @unchecked Sendable {
 
     private func storedValue(forKey key: String, state: DatabaseState) throws -> PreferenceValue? {
         do {
-            if state.connection.isInTransaction {
+            if state.connection.isInTransaction || !database.cachesValues {
                 // Inside a transaction, see its uncommitted writes.
-                return try state.preferences.value(suite: suite, key: key)
+                return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key)
             }
             try state.refreshIfStale()
             if let cached = cache.values[key] { return cached }

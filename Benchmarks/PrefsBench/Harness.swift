@@ -1,0 +1,71 @@
+import Foundation
+
+/// One implementation of a workload: a name and a closure that runs `iterations`
+/// operations.
+struct Contender {
+    let name: String
+    let run: (_ iterations: Int) throws -> Void
+}
+
+/// The per-operation times of one contender over the rounds of a workload.
+struct Sample {
+    let contender: String
+    var nanosecondsPerOperation: [Double] = []
+
+    var median: Double {
+        let sorted = nanosecondsPerOperation.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+    var minimum: Double { nanosecondsPerOperation.min() ?? .nan }
+    var maximum: Double { nanosecondsPerOperation.max() ?? .nan }
+}
+
+/// A workload's results: every contender's samples, measured in interleaved rounds.
+struct WorkloadResult {
+    let name: String
+    let unit: String
+    let target: String
+    var samples: [Sample]
+
+    func sample(_ contender: String) -> Sample? { samples.first { $0.contender == contender } }
+}
+
+enum Clock {
+    static func nanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+/// Runs contenders in interleaved rounds (A B C, A B C, ...) so that drift of the machine
+/// affects each alike; one warm-up round is discarded.
+func measure(
+    _ name: String, unit: String = "ns/op", target: String, rounds: Int, iterations: Int,
+    _ contenders: [Contender]
+) throws -> WorkloadResult {
+    var samples = contenders.map { Sample(contender: $0.name) }
+    for round in 0...rounds {
+        for (index, contender) in contenders.enumerated() {
+            let start = Clock.nanoseconds()
+            try contender.run(iterations)
+            let elapsed = Double(Clock.nanoseconds() - start)
+            if round > 0 { samples[index].nanosecondsPerOperation.append(elapsed / Double(iterations)) }
+        }
+    }
+    return WorkloadResult(name: name, unit: unit, target: target, samples: samples)
+}
+
+/// Resident set size of this process in bytes.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+}

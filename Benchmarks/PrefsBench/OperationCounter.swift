@@ -1,0 +1,29 @@
+import Foundation
+import PrefsKit
+
+/// Runs exactly N operations of one kind and nothing else, so that callgrind runs with two
+/// values of N give the instructions of one operation by difference.
+enum OperationCounter {
+    static func run(_ kind: String, count: Int) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-count-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = AppDatabase.Options()
+        options.synchronous = .off  // count CPU work, not waiting for the disk
+        if kind == "uncached-get" { options.cachesValues = false }
+        let database = try AppDatabase(path: folder.appendingPathComponent("count.sqlite").path, options: options)
+        let store = PreferenceStore(database: database)
+        let key = PreferenceKey("launchCount", default: 0)
+        try store.set(1, for: key)
+        var sink = 0
+        switch kind {
+        case "get", "uncached-get":
+            for _ in 0..<count { sink &+= store[key] }
+        case "set":
+            for i in 0..<count { try store.set(i, for: key) }
+        default:
+            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set)")
+        }
+        blackHole(sink)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Prints results as a table with ratios, or as JSON.
+enum Report {
+    static func format(_ value: Double, unit: String) -> String {
+        guard value.isFinite else { return "-" }
+        if unit == "ns/op" {
+            switch value {
+            case ..<1_000: return String(format: "%.0f ns", value)
+            case ..<1_000_000: return String(format: "%.2f us", value / 1_000)
+            default: return String(format: "%.2f ms", value / 1_000_000)
+            }
+        }
+        return String(format: "%.2f %@", value, unit)
+    }
+
+    static func ratio(_ value: Double, to baseline: Double?) -> String {
+        guard let baseline, baseline > 0, value.isFinite else { return "" }
+        return String(format: "%.2fx", value / baseline)
+    }
+
+    static func table(_ results: [WorkloadResult]) -> String {
+        var lines: [String] = []
+        let header = ["workload", "implementation", "median", "min", "max", "vs raw C", "vs UserDefaults", "target"]
+        var rows: [[String]] = [header]
+        for result in results {
+            let raw = result.sample("raw C")?.median
+            let defaults = result.sample("UserDefaults")?.median
+            for (index, sample) in result.samples.enumerated() {
+                rows.append([
+                    index == 0 ? result.name : "", sample.contender,
+                    format(sample.median, unit: result.unit), format(sample.minimum, unit: result.unit),
+                    format(sample.maximum, unit: result.unit),
+                    sample.contender == "raw C" ? "" : ratio(sample.median, to: raw),
+                    sample.contender == "UserDefaults" ? "" : ratio(sample.median, to: defaults),
+                    index == 0 ? result.target : "",
+                ])
+            }
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for (index, row) in rows.enumerated() {
+            lines.append(
+                "| " + row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                    .joined(separator: " | ") + " |")
+            if index == 0 {
+                lines.append("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ results: [WorkloadResult], notes: [String: Any]) throws -> String {
+        let workloads: [[String: Any]] = results.map { result in
+            let raw = result.sample("raw C")?.median
+            let defaults = result.sample("UserDefaults")?.median
+            return [
+                "name": result.name, "unit": result.unit, "target": result.target,
+                "implementations": result.samples.map { sample -> [String: Any] in
+                    var entry: [String: Any] = [
+                        "name": sample.contender, "median": sample.median, "min": sample.minimum,
+                        "max": sample.maximum,
+                    ]
+                    if let raw, raw > 0, sample.contender != "raw C" { entry["ratioToRawC"] = sample.median / raw }
+                    if let defaults, defaults > 0, sample.contender != "UserDefaults" {
+                        entry["ratioToUserDefaults"] = sample.median / defaults
+                    }
+                    return entry
+                },
+            ]
+        }
+        let data = try JSONSerialization.data(
+            withJSONObject: ["workloads": workloads, "notes": notes], options: [.prettyPrinted, .sortedKeys])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,329 @@
+import CRawSQLite
+import Foundation
+import PrefsKit
+
+/// The workloads of the specification's performance table, each run through PrefsKit's
+/// public API, raw SQLite C calls on the same schema and pragmas, and (for preferences)
+/// Foundation's UserDefaults.
+struct Workloads {
+    let folder: URL
+    let quick: Bool
+    var rounds: Int { quick ? 3 : 7 }
+
+    init(quick: Bool) throws {
+        self.quick = quick
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private var counter = Counter()
+
+    /// A fresh database file with the schema, opened by PrefsKit.
+    func freshDatabase(_ name: String, options: AppDatabase.Options = .init()) throws -> (AppDatabase, String) {
+        let path = folder.appendingPathComponent("\(name)-\(counter.next()).sqlite").path
+        return (try AppDatabase(path: path, options: options), path)
+    }
+
+    /// The raw C connection to a file PrefsKit created.
+    func raw(_ path: String, synchronous: Int32 = 2) throws -> OpaquePointer {
+        guard let db = raw_open(path, synchronous) else { throw BenchmarkError(description: "raw_open failed for \(path)") }
+        return db
+    }
+
+    func userDefaults() -> UserDefaults {
+        let name = "prefs-bench-\(getpid())-\(counter.next())"
+        let defaults = UserDefaults(suiteName: name) ?? .standard
+        defaults.removePersistentDomain(forName: name)
+        return defaults
+    }
+
+    // MARK: - Preferences
+
+    func cachedGet(keys: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase("cached")
+        let store = PreferenceStore(database: database)
+        let names = (0..<keys).map { "key\($0)" }
+        let typed = names.map { PreferenceKey($0, default: 0) }
+        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        let defaults = userDefaults()
+        for (i, name) in names.enumerated() { defaults.set(i, forKey: name) }
+        var sink = 0
+        for key in typed { sink &+= store[key] }
+        let iterations = quick ? 200_000 : 1_000_000
+        let result = try measure(
+            "get, cached (\(keys) keys)", target: "<= 100 ns; >= 15x faster than UserDefaults",
+            rounds: rounds, iterations: iterations,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n { sink &+= store[typed[i % keys]] }
+                },
+                Contender(name: "UserDefaults") { n in
+                    for i in 0..<n { sink &+= defaults.integer(forKey: names[i % keys]) }
+                },
+            ])
+        blackHole(sink)
+        return result
+    }
+
+    func uncachedGet(keys: Int) throws -> WorkloadResult {
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let (database, _) = try freshDatabase("uncached", options: options)
+        let store = PreferenceStore(database: database)
+        let (_, rawPath) = try freshDatabase("uncached-raw")
+        let names = (0..<keys).map { "key\($0)" }
+        let typed = names.map { PreferenceKey($0, default: 0) }
+        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        let raw = try raw(rawPath)
+        defer { raw_close(raw) }
+        _ = raw_set_batch(raw, "standard", Int32(keys), 0, Date().timeIntervalSinceReferenceDate)
+        let cNames = names.map { strdup($0) }
+        defer { cNames.forEach { free($0) } }
+        var sink = 0
+        let iterations = quick ? 20_000 : 200_000
+        let result = try measure(
+            "get, uncached (\(keys) keys)", target: "<= 1.4x raw C", rounds: rounds, iterations: iterations,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n { sink &+= store[typed[i % keys]] }
+                },
+                Contender(name: "raw C") { n in
+                    var value: Int64 = 0
+                    for i in 0..<n {
+                        _ = raw_get_int(raw, "standard", cNames[i % keys], &value)
+                        sink &+= Int(value)
+                    }
+                },
+            ])
+        blackHole(sink)
+        return result
+    }
+
+    func setOwnCommit(keys: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase("set")
+        let store = PreferenceStore(database: database)
+        let (_, rawPath) = try freshDatabase("set-raw")
+        let raw = try raw(rawPath)
+        defer { raw_close(raw) }
+        let names = (0..<keys).map { "key\($0)" }
+        let typed = names.map { PreferenceKey($0, default: 0) }
+        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        _ = raw_set_batch(raw, "standard", Int32(keys), 0, Date().timeIntervalSinceReferenceDate)
+        let cNames = names.map { strdup($0) }
+        defer { cNames.forEach { free($0) } }
+        let defaults = userDefaults()
+        for (i, name) in names.enumerated() { defaults.set(i, forKey: name) }
+        var value = 0
+        let iterations = quick ? 30 : 150
+        return try measure(
+            "set, own commit, synchronous=FULL (\(keys) keys)", target: "<= 1.3x raw C",
+            rounds: rounds, iterations: iterations,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n {
+                        value += 1
+                        try store.set(value, for: typed[i % keys])
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    for i in 0..<n {
+                        value += 1
+                        let code = raw_set_int(raw, "standard", cNames[i % keys], Int64(value), Date().timeIntervalSinceReferenceDate)
+                        guard code == 0 else { throw BenchmarkError(description: "raw_set_int: \(code)") }
+                    }
+                },
+                Contender(name: "UserDefaults") { n in
+                    for i in 0..<n {
+                        value += 1
+                        defaults.set(value, forKey: names[i % keys])
+                        defaults.synchronize()
+                    }
+                },
+            ])
+    }
+
+    func batchedSets(count: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase("batch")
+        let store = PreferenceStore(database: database)
+        let (_, rawPath) = try freshDatabase("batch-raw")
+        let raw = try raw(rawPath)
+        defer { raw_close(raw) }
+        let names = (0..<count).map { "key\($0)" }
+        let defaults = userDefaults()
+        var base = 0
+        return try measure(
+            "\(count) sets in one transaction", target: "<= 1.5x raw C", rounds: rounds, iterations: count,
+            [
+                Contender(name: "PrefsKit") { n in
+                    base += n
+                    try store.transaction { edit in
+                        for i in 0..<n { try edit.setValue(.int(base + i), forKey: names[i]) }
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    base += n
+                    let code = raw_set_batch(raw, "standard", Int32(n), Int64(base), Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else { throw BenchmarkError(description: "raw_set_batch: \(code)") }
+                },
+                Contender(name: "UserDefaults") { n in
+                    base += n
+                    for i in 0..<n { defaults.set(base + i, forKey: names[i]) }
+                    defaults.synchronize()
+                },
+            ])
+    }
+
+    // MARK: - Bookmarks
+
+    func bookmarkInsert(count: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase("insert")
+        let bookmarks = BookmarkStore(database: database)
+        let (_, rawPath) = try freshDatabase("insert-raw")
+        let raw = try raw(rawPath)
+        defer { raw_close(raw) }
+        var round = 0
+        return try measure(
+            "bookmark insert, \(count) in one transaction", unit: "ns/op",
+            target: ">= 0.7x raw C rows/s (<= 1.43x its time)", rounds: quick ? 2 : 3, iterations: count,
+            [
+                Contender(name: "PrefsKit") { n in
+                    round += 1
+                    try database.transaction {
+                        for i in 0..<n {
+                            try bookmarks.add(
+                                BookmarkDraft(
+                                    kind: "movie", itemID: "r\(round)-\(i)", title: "Movie r\(round)-\(i)",
+                                    url: URL(string: "https://example.com/r\(round)-\(i)"), category: "category\(i % 20)",
+                                    tags: ["featured", "watchlist"]))
+                        }
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    let code = raw_insert_bookmarks(raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+                },
+            ])
+    }
+
+    /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.
+    func bookmarkDatabases(rows: Int) throws -> (BookmarkStore, OpaquePointer) {
+        let (database, path) = try freshDatabase("query")
+        let (_, rawPath) = try freshDatabase("query-raw")
+        let raw = try raw(rawPath)
+        for filled in [path, rawPath] {
+            let filler = try self.raw(filled, synchronous: 0)
+            let code = raw_insert_bookmarks(filler, "m", Int32(rows), 20, Date().timeIntervalSinceReferenceDate)
+            raw_close(filler)
+            guard code == 0 else { throw BenchmarkError(description: "filling: \(code)") }
+        }
+        return (BookmarkStore(database: database), raw)
+    }
+
+    func bookmarkQueries(rows: Int) throws -> [WorkloadResult] {
+        let (bookmarks, raw) = try bookmarkDatabases(rows: rows)
+        defer { raw_close(raw) }
+        var sink = 0
+        let list = try measure(
+            "list \(rows / 20) of \(rows) bookmarks by category", target: "<= 1.6x raw C",
+            rounds: rounds, iterations: rows >= 1_000_000 ? 1 : (quick ? 3 : 10),
+            [
+                Contender(name: "PrefsKit") { n in
+                    for _ in 0..<n { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
+                },
+                Contender(name: "raw C") { n in
+                    for _ in 0..<n { sink += Int(raw_list_category(raw, "category3")) }
+                },
+            ])
+        let search = try measure(
+            "search \(rows) bookmarks (FTS), first page of 20", target: "<= 5 ms",
+            rounds: rounds, iterations: quick ? 10 : 50,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n { sink += try bookmarks.search("m\(i % 10)* watchlist", limit: 20).count }
+                },
+                Contender(name: "raw C") { n in
+                    for i in 0..<n { sink += Int(raw_search(raw, "\"m\(i % 10)\"* \"watchlist\"", 20)) }
+                },
+            ])
+        blackHole(sink)
+        return [list, search]
+    }
+
+    // MARK: - Whole process and memory
+
+    /// `prefs get KEY` against the C program, spawned alike; also the CLI's peak RSS.
+    func commandLine(prefs: String, cget: String) throws -> (WorkloadResult, peakKilobytes: Int) {
+        let (database, path) = try freshDatabase("cli")
+        try PreferenceStore(database: database).set(true, for: PreferenceKey("hasViewedWalkthrough", default: false))
+        var peak = 0
+        func spawn(_ arguments: [String]) throws {
+            var pid: pid_t = 0
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else {
+                throw BenchmarkError(description: "cannot run \(arguments[0])")
+            }
+            var status: Int32 = 0
+            var usage = rusage()
+            wait4(pid, &status, 0, &usage)
+            if arguments[0] == prefs { peak = max(peak, usage.ru_maxrss) }
+            guard status == 0 else { throw BenchmarkError(description: "\(arguments) exited with \(status)") }
+        }
+        let result = try measure(
+            "`prefs get KEY`, whole process", target: "<= 2x the C program", rounds: rounds,
+            iterations: quick ? 10 : 40,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for _ in 0..<n { try spawn([prefs, "--db", path, "get", "hasViewedWalkthrough"]) }
+                },
+                Contender(name: "raw C") { n in
+                    for _ in 0..<n { try spawn([cget, path, "hasViewedWalkthrough"]) }
+                },
+            ])
+        return (result, peak)
+    }
+
+    /// RSS after every tenth of `operations` cached gets and of `operations` sets.
+    func memory(operations: Int) throws -> [String: [Int]] {
+        let (database, _) = try freshDatabase("memory")
+        let store = PreferenceStore(database: database)
+        let keys = (0..<1_000).map { PreferenceKey("key\($0)", default: 0) }
+        var sink = 0
+        var gets: [Int] = []
+        var sets: [Int] = []
+        let tenth = operations / 10
+        for step in 0..<10 {
+            for i in 0..<tenth { sink &+= store[keys[(step * tenth + i) % keys.count]] }
+            gets.append(residentBytes())
+        }
+        for _ in 0..<10 {
+            try store.transaction { edit in
+                for i in 0..<tenth { try edit.set(i, for: keys[i % keys.count]) }
+            }
+            sets.append(residentBytes())
+        }
+        blackHole(sink)
+        return ["getsRSSBytes": gets, "setsRSSBytes": sets]
+    }
+}
+
+final class Counter {
+    private var value = 0
+    func next() -> Int {
+        value += 1
+        return value
+    }
+}
+
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}

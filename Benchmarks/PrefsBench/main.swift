@@ -1,0 +1,96 @@
+// prefs-bench: the performance table of the specification, measured in one run next to
+// raw SQLite C calls and Foundation's UserDefaults.
+//
+//   swift build -c release --static-swift-stdlib
+//   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME]
+//   prefs-bench --operations get|set N    (for callgrind: N operations and nothing else)
+import Foundation
+import PrefsKit
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let quick = arguments.contains("--quick")
+let asJSON = arguments.contains("--json")
+let scaling = arguments.contains("--scaling")
+let only = arguments.firstIndex(of: "--only").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+
+func wants(_ name: String) -> Bool { only == nil || only == name }
+
+if let index = arguments.firstIndex(of: "--operations"), arguments.count > index + 2,
+    let count = Int(arguments[index + 2])
+{
+    try OperationCounter.run(arguments[index + 1], count: count)
+    exit(0)
+}
+
+let executables = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+let workloads = try Workloads(quick: quick)
+defer { workloads.cleanUp() }
+var results: [WorkloadResult] = []
+var notes: [String: Any] = [
+    "mode": quick ? "quick" : "full",
+    "cpus": ProcessInfo.processInfo.activeProcessorCount,
+    "sqlite": "system libsqlite3",
+]
+func progress(_ text: String) {
+    if !asJSON { FileHandle.standardError.write(Data("running: \(text)\n".utf8)) }
+}
+
+let keyCounts = scaling ? [10, 1_000, 100_000] : [1_000]
+if wants("get") {
+    for keys in keyCounts {
+        progress("get with \(keys) keys")
+        results.append(try workloads.cachedGet(keys: keys))
+        results.append(try workloads.uncachedGet(keys: keys))
+    }
+}
+if wants("set") {
+    for keys in keyCounts {
+        progress("set with \(keys) keys")
+        results.append(try workloads.setOwnCommit(keys: keys))
+    }
+    progress("batched sets")
+    results.append(try workloads.batchedSets(count: quick ? 10_000 : 100_000))
+}
+if wants("bookmarks") {
+    progress("bookmark insert")
+    results.append(try workloads.bookmarkInsert(count: quick ? 10_000 : 100_000))
+    let rowCounts = scaling ? [1_000, 100_000, 1_000_000] : [quick ? 20_000 : 100_000]
+    for rows in rowCounts {
+        progress("bookmark queries over \(rows) rows")
+        results += try workloads.bookmarkQueries(rows: rows)
+    }
+}
+if wants("cli") {
+    let prefs = executables.appendingPathComponent("prefs").path
+    let cget = executables.appendingPathComponent("prefs-cget").path
+    if FileManager.default.isExecutableFile(atPath: prefs), FileManager.default.isExecutableFile(atPath: cget) {
+        progress("whole-process get")
+        let (result, peak) = try workloads.commandLine(prefs: prefs, cget: cget)
+        results.append(result)
+        notes["cliPeakRSSKilobytes"] = peak
+    } else {
+        notes["cli"] = "skipped: build prefs and prefs-cget first"
+    }
+}
+if wants("memory") {
+    progress("memory over many operations")
+    let operations = quick ? 100_000 : 1_000_000
+    let memory = try workloads.memory(operations: operations)
+    notes["memory"] = memory.merging(["operations": [operations]]) { $1 }
+}
+
+if asJSON {
+    print(try Report.json(results, notes: notes), terminator: "")
+} else {
+    print(Report.table(results), terminator: "")
+    if let peak = notes["cliPeakRSSKilobytes"] as? Int {
+        print("prefs get peak RSS: \(peak / 1024) MB (\(peak) KB); target <= 20 MB")
+    }
+    if let memory = notes["memory"] as? [String: [Int]] {
+        for name in ["getsRSSBytes", "setsRSSBytes"] {
+            let samples = memory[name] ?? []
+            let mb = samples.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
+            print("RSS (MB) after each tenth of \(memory["operations"]?.first ?? 0) \(name.hasPrefix("gets") ? "gets" : "sets"): \(mb)")
+        }
+    }
+}
