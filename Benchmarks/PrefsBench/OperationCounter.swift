@@ -21,8 +21,16 @@ enum OperationCounter {
             for _ in 0..<count { sink &+= store[key] }
         case "set":
             for i in 0..<count { try store.set(i, for: key) }
+        case "bookmark":
+            let bookmarks = BookmarkStore(database: database)
+            try bookmarks.add(contentsOf: (0..<count).lazy.map { i in
+                BookmarkDraft(
+                    kind: "movie", itemID: "m\(i)", title: "Movie m\(i)",
+                    url: URL(string: "https://example.com/m\(i)"), category: "category\(i % 20)",
+                    tags: ["featured", "watchlist"])
+            })
         default:
-            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set)")
+            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set, bookmark)")
         }
         blackHole(sink)
     }

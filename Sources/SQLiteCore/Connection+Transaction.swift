@@ -22,7 +22,7 @@ extension Connection {
     public func transaction<T>(
         _ kind: TransactionKind = .immediate, _ body: () throws -> T
     ) throws -> T {
-        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        try run(cached: "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {
             result = try body()
@@ -31,7 +31,7 @@ extension Connection {
             throw error
         }
         do {
-            try execute(sql: "COMMIT TRANSACTION")
+            try run(cached: "COMMIT TRANSACTION")
         } catch {
             rollbackIgnoringErrors()
             throw error
@@ -45,19 +45,26 @@ extension Connection {
     /// See <https://www.sqlite.org/lang_savepoint.html>.
     /// - Throws: The closure's error, or ``SQLiteError`` from the savepoint statements.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        let name = "prefs_savepoint"
-        try execute(sql: "SAVEPOINT \(name)")
+        try run(cached: "SAVEPOINT prefs_savepoint")
         let result: T
         do {
             result = try body()
         } catch {
-            if (try? execute(sql: "ROLLBACK TO \(name)")) != nil {
-                try? execute(sql: "RELEASE \(name)")
+            if (try? run(cached: "ROLLBACK TO prefs_savepoint")) != nil {
+                try? run(cached: "RELEASE prefs_savepoint")
             }
             throw error
         }
-        try execute(sql: "RELEASE \(name)")
+        try run(cached: "RELEASE prefs_savepoint")
         return result
+    }
+
+    /// Runs a constant statement through the statement cache, so that transaction control
+    /// on hot paths is not parsed again each time.
+    private func run(cached sql: String) throws {
+        let statement = try cachedStatement(sql: sql)
+        defer { statement.reset() }
+        try statement.step()
     }
 
     private func rollbackIgnoringErrors() {

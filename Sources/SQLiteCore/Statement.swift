@@ -209,6 +209,14 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Calls a closure with a text column's UTF-8 bytes, without making a String.
+    public func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let column = Int32(index)
+        let pointer = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+
     /// A column read as bytes (SQLite converts other classes).
     public func blob(at index: Int) -> Data {
         let column = Int32(index)

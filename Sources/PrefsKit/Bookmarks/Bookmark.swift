@@ -12,7 +12,8 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     /// The app's identifier of the item.
     public var itemID: String
     public var title: String
-    public var url: URL?
+    /// The URL as stored; ``url`` parses it.
+    public var urlString: String?
     public var category: String?
     /// Tags, sorted and without duplicates.
     public var tags: [String]
@@ -32,13 +33,32 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
         self.kind = kind
         self.itemID = itemID
         self.title = title
-        self.url = url
+        self.urlString = url?.absoluteString
         self.category = category
         self.tags = tags
         self.note = note
         self.position = position
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+
+    /// Creates a bookmark from stored columns, leaving the URL unparsed until asked for.
+    init(
+        id: Int64, kind: String, itemID: String, title: String, urlString: String?,
+        category: String?, tags: [String], note: String?, position: Int, createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.init(
+            id: id, kind: kind, itemID: itemID, title: title, url: nil, category: category,
+            tags: tags, note: note, position: position, createdAt: createdAt, updatedAt: updatedAt)
+        self.urlString = urlString
+    }
+
+    /// The URL, parsed from ``urlString`` (listing thousands of bookmarks does not parse
+    /// thousands of URLs).
+    public var url: URL? {
+        get { urlString.flatMap { URL(string: $0) } }
+        set { urlString = newValue?.absoluteString }
     }
 }
 
@@ -71,10 +91,11 @@ public struct BookmarkDraft: Sendable, Hashable {
     /// - Throws: ``BookmarkError/invalid(_:)`` naming the bad field.
     func validated() throws(BookmarkError) -> BookmarkDraft {
         func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
-            if !allowsEmpty && text.trimmingWhitespace.isEmpty {
+            if !allowsEmpty && text.allSatisfy(\.isWhitespace) {
                 throw .invalid("The \(field) of a bookmark cannot be empty")
             }
-            if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
+            // Control characters are single bytes below 0x20 in UTF-8.
+            if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 }) {
                 throw .invalid("The \(field) of a bookmark cannot contain control characters")
             }
         }
@@ -83,13 +104,18 @@ public struct BookmarkDraft: Sendable, Hashable {
         try check(title, "title", allowsEmpty: true)
         if let category { try check(category, "category") }
         var cleaned = self
-        var tagSet = Set<String>()
+        var cleanedTags: [String] = []
+        cleanedTags.reserveCapacity(tags.count)
         for tag in tags {
-            let trimmed = tag.trimmingWhitespace
+            let trimmed =
+                tag.first?.isWhitespace == true || tag.last?.isWhitespace == true
+                ? tag.trimmingWhitespace : tag
             try check(trimmed, "tag")
-            tagSet.insert(trimmed)
+            cleanedTags.append(trimmed)
         }
-        cleaned.tags = tagSet.sorted()
+        cleanedTags.sort()
+        cleaned.tags = cleanedTags.enumerated()
+            .filter { $0.offset == 0 || cleanedTags[$0.offset - 1] != $0.element }.map(\.element)
         if let note, note.isEmpty { cleaned.note = nil }
         if let category, category.isEmpty { cleaned.category = nil }
         return cleaned

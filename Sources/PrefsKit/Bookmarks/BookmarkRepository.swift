@@ -5,6 +5,8 @@ import FoundationEssentials
 public protocol BookmarkRepository {
     func bookmark(id: Int64) throws -> Bookmark?
     func bookmark(kind: String, itemID: String) throws -> Bookmark?
+    /// The id of an item's bookmark, without reading the rest.
+    func identifier(kind: String, itemID: String) throws -> Int64?
     /// Inserts a new bookmark at the end of its kind (or with the given id, position and
     /// creation time, for imports).
     @discardableResult

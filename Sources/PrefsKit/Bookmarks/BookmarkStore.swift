@@ -32,11 +32,33 @@ public final class BookmarkStore: Sendable {
         }
     }
 
+    /// Bookmarks many items in one transaction: all of them, or on any error none. Items
+    /// already bookmarked are updated.
+    ///
+    /// Faster than calling ``add(_:)`` in a loop inside ``AppDatabase/transaction(_:)``,
+    /// which gives each call its own savepoint.
+    /// - Returns: How many drafts were stored.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for a bad draft (nothing is stored),
+    ///   ``DatabaseError``.
+    @discardableResult
+    public func add<Drafts: Sequence>(contentsOf drafts: Drafts) throws -> Int
+    where Drafts.Element == BookmarkDraft {
+        try database.write { state in
+            let now = Date()
+            var count = 0
+            for draft in drafts {
+                try Self.upsert(try draft.validated(), in: state.bookmarks, at: now)
+                count += 1
+            }
+            return count
+        }
+    }
+
     static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date) throws
         -> Bookmark
     {
-        if let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID) {
-            return try repository.update(id: existing.id, with: draft, at: date)
+        if let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) {
+            return try repository.update(id: existing, with: draft, at: date)
         }
         return try repository.insert(draft, at: date, id: nil, createdAt: nil)
     }
@@ -73,8 +95,8 @@ public final class BookmarkStore: Sendable {
     public func toggle(_ draft: BookmarkDraft) throws -> Bool {
         let draft = try draft.validated()
         return try database.write { state in
-            if let existing = try state.bookmarks.bookmark(kind: draft.kind, itemID: draft.itemID) {
-                try state.bookmarks.delete(id: existing.id)
+            if let existing = try state.bookmarks.identifier(kind: draft.kind, itemID: draft.itemID) {
+                try state.bookmarks.delete(id: existing)
                 return false
             }
             try state.bookmarks.insert(draft, at: Date(), id: nil, createdAt: nil)

@@ -44,15 +44,35 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                     (id, kind, item_id, title, url, category, note, position, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            id, draft.kind, draft.itemID, draft.title, draft.url?.absoluteString, draft.category,
-            draft.note, position, createdAt ?? date, date,
-        ])
+        try statement.bind(id.map(SQLiteValue.integer) ?? .null, at: 1)
+        try statement.bind(draft.kind, at: 2)
+        try statement.bind(draft.itemID, at: 3)
+        try statement.bind(draft.title, at: 4)
+        let urlText = draft.url?.absoluteString
+        try statement.bind(urlText.map(SQLiteValue.text) ?? .null, at: 5)
+        try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 6)
+        try statement.bind(draft.note.map(SQLiteValue.text) ?? .null, at: 7)
+        try statement.bind(position, at: 8)
+        try statement.bind((createdAt ?? date).timeIntervalSinceReferenceDate, at: 9)
+        try statement.bind(date.timeIntervalSinceReferenceDate, at: 10)
+        defer { statement.reset() }
+        try statement.step()
         let newID = connection.lastInsertRowID
         try saveTags(draft.tags, for: newID)
-        try index(id: newID, draft: draft)
-        guard let inserted = try bookmark(id: newID) else { throw BookmarkError.notFound(id: newID) }
-        return inserted
+        try index(id: newID, draft: draft, urlText: urlText)
+        return Bookmark(
+            id: newID, kind: draft.kind, itemID: draft.itemID, title: draft.title, urlString: urlText,
+            category: draft.category, tags: draft.tags, note: draft.note, position: Int(position),
+            createdAt: createdAt ?? date, updatedAt: date)
+    }
+
+    func identifier(kind: String, itemID: String) throws -> Int64? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT id FROM bookmark WHERE kind = ? AND item_id = ?")
+        try statement.bind(kind, at: 1)
+        try statement.bind(itemID, at: 2)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : nil
     }
 
     func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark {
@@ -67,7 +87,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         try connection.execute(sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
         try saveTags(draft.tags, for: id)
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
-        try index(id: id, draft: draft)
+        try index(id: id, draft: draft, urlText: draft.url?.absoluteString)
         guard let updated = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
         return updated
     }
@@ -76,21 +96,29 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         guard !tags.isEmpty else { return }
         let statement = try connection.cachedStatement(
             sql: "INSERT OR IGNORE INTO bookmark_tag (bookmark_id, tag) VALUES (?, ?)")
+        defer { statement.reset() }
         for tag in tags {
-            try statement.execute(arguments: [id, tag])
+            statement.reset()
+            try statement.bind(id, at: 1)
+            try statement.bind(tag, at: 2)
+            try statement.step()
         }
     }
 
-    private func index(id: Int64, draft: BookmarkDraft) throws {
+    private func index(id: Int64, draft: BookmarkDraft, urlText: String?) throws {
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            id, draft.title, draft.category, draft.tags.joined(separator: " "), draft.note,
-            draft.url?.absoluteString,
-        ])
+        try statement.bind(id, at: 1)
+        try statement.bind(draft.title, at: 2)
+        try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 3)
+        try statement.bind(draft.tags.joined(separator: " "), at: 4)
+        try statement.bind(draft.note.map(SQLiteValue.text) ?? .null, at: 5)
+        try statement.bind(urlText.map(SQLiteValue.text) ?? .null, at: 6)
+        defer { statement.reset() }
+        try statement.step()
     }
 
     @discardableResult
@@ -227,7 +255,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                     kind: statement.text(at: 1),
                     itemID: statement.text(at: 2),
                     title: statement.text(at: 3),
-                    url: statement.isNull(at: 4) ? nil : URL(string: statement.text(at: 4)),
+                    urlString: statement.isNull(at: 4) ? nil : statement.text(at: 4),
                     category: statement.isNull(at: 5) ? nil : statement.text(at: 5),
                     tags: tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}").map(String.init),
                     note: statement.isNull(at: 6) ? nil : statement.text(at: 6),

@@ -101,6 +101,9 @@ public final class AppDatabase: Sendable {
             connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
             try connection.execute(sql: "PRAGMA foreign_keys = ON")
             try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
+            // Savepoints inside a transaction (each store call nested in a larger one) keep
+            // their statement journal in memory instead of a temporary file.
+            try connection.execute(sql: "PRAGMA temp_store = MEMORY")
             let migrator = Migrator(migrations: Self.migrations, applicationID: Self.applicationID)
             let version = try migrator.validate(connection)
             if !options.isReadOnly {
@@ -228,17 +231,20 @@ public final class AppDatabase: Sendable {
         if isReadOnly { throw DatabaseError.readOnly(path: path) }
         return try state.withLock { state in
             do {
-                if state.connection.isInTransaction {
+                if state.isWriting {
                     return try state.connection.savepoint { try body(state) }
                 }
+                state.isWriting = true
+                defer { state.isWriting = false }
                 let result = try state.connection.transaction(.immediate) { try body(state) }
+                state.isWriting = false
                 state.didCommit()
                 return result
             } catch let error as SQLiteError {
                 state.didRollBack()
                 throw DatabaseError(error, path: path)
             } catch {
-                if !state.connection.isInTransaction { state.didRollBack() }
+                if !state.isWriting { state.didRollBack() }
                 throw error
             }
         }

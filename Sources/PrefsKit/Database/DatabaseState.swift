@@ -12,12 +12,14 @@ final class DatabaseState {
     let isEmpty: Bool
     private var suiteCaches: [String: SuiteCache] = [:]
     private var lastDataVersion: Int64
-    private var lastCheck: UInt64
+    @exclusivity(unchecked) private var lastCheck: UInt64
     private let checkInterval: UInt64
     private var lastChangeID: Int64
     private var observers: [Int: PreferenceObserver] = [:]
     private var nextObserverID = 0
     var isPolling = false
+    /// Whether a write transaction of ours is open (cheaper to ask than SQLite).
+    @exclusivity(unchecked) var isWriting = false
 
     init(connection: Connection, checkInterval: UInt64, isEmpty: Bool) throws {
         self.connection = connection
@@ -93,7 +95,7 @@ final class DatabaseState {
             forgetCaches()
         } else {
             for change in changes {
-                suiteCaches[change.suite]?.values[change.key] = .some(change.value)
+                suiteCaches[change.suite]?.values[PreferenceCacheKey(change.key)] = .some(change.value)
             }
         }
         guard !observers.isEmpty else { return }
@@ -129,10 +131,12 @@ final class DatabaseState {
 
 /// The cached values and registered defaults of one suite.
 final class SuiteCache {
+    // Only ever touched under the database lock, so the runtime's exclusivity checks on
+    // every cached read would guard nothing.
     /// Values read or written; `.some(nil)` records that the key is absent.
-    var values: [String: PreferenceValue?] = [:]
+    @exclusivity(unchecked) var values: [PreferenceCacheKey: PreferenceValue?] = [:]
     /// The volatile registration domain (`register(defaults:)`).
-    var registered: [String: PreferenceValue] = [:]
+    @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
 }
 
 /// Someone waiting for changes of a suite, or of one key of it.

@@ -60,7 +60,7 @@ public enum NetscapeBookmarkFile {
     }
 
     private static func link(_ bookmark: Bookmark, indent: String) -> String {
-        var attributes = "HREF=\"\(escape(bookmark.url?.absoluteString ?? ""))\""
+        var attributes = "HREF=\"\(escape(bookmark.urlString ?? ""))\""
         attributes += " ADD_DATE=\"\(unixSeconds(bookmark.createdAt))\""
         attributes += " LAST_MODIFIED=\"\(unixSeconds(bookmark.updatedAt))\""
         if !bookmark.tags.isEmpty {

@@ -22,7 +22,8 @@ public final class PreferenceKey<Value: Sendable>: PreferenceKeys, @unchecked Se
     public let type: PreferenceType
     /// What the key is for, stored when the key is declared.
     public let summary: String?
-    let decode: @Sendable (PreferenceValue) -> Value?
+    @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
+    @usableFromInline let cacheKey: PreferenceCacheKey
     let encode: @Sendable (Value) -> PreferenceValue?
 
     init(
@@ -31,6 +32,7 @@ public final class PreferenceKey<Value: Sendable>: PreferenceKeys, @unchecked Se
         encode: @escaping @Sendable (Value) -> PreferenceValue?
     ) {
         self.name = name
+        self.cacheKey = PreferenceCacheKey(name)
         self.defaultValue = defaultValue
         self.type = type
         self.summary = summary

@@ -55,8 +55,11 @@ public final class PreferenceStore: @unchecked Sendable {
 
     /// The value of a typed key: the stored value, else a registered default, else the
     /// key's default. A stored value of another type reads as the default.
+    @inlinable
     public subscript<Value>(key: PreferenceKey<Value>) -> Value {
-        guard let stored = try? value(forKey: key.name) else { return key.defaultValue }
+        // Inlinable so that the caller's specialization decodes without generic metadata
+        // lookups; the cache lookup itself stays in the module.
+        guard let stored = try? value(for: key.cacheKey) else { return key.defaultValue }
         return key.decode(stored) ?? key.defaultValue
     }
 
@@ -86,9 +89,14 @@ public final class PreferenceStore: @unchecked Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func value(forKey key: String) throws -> PreferenceValue? {
+        try value(for: PreferenceCacheKey(key))
+    }
+
+    @usableFromInline
+    func value(for key: PreferenceCacheKey) throws -> PreferenceValue? {
         try database.state.withLock { state in
-            if let stored = try storedValue(forKey: key, state: state) { return stored }
-            return cache.registered[key]
+            if let stored = try storedValue(for: key, state: state) { return stored }
+            return cache.registered[key.name]
         }
     }
 
@@ -96,19 +104,21 @@ public final class PreferenceStore: @unchecked Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func storedValue(forKey key: String) throws -> PreferenceValue? {
-        try database.state.withLock { try storedValue(forKey: key, state: $0) }
+        try database.state.withLock { try storedValue(for: PreferenceCacheKey(key), state: $0) }
     }
 
-    private func storedValue(forKey key: String, state: DatabaseState) throws -> PreferenceValue? {
+    private func storedValue(for key: PreferenceCacheKey, state: DatabaseState) throws
+        -> PreferenceValue?
+    {
         do {
-            if state.connection.isInTransaction || !database.cachesValues {
+            if state.isWriting || !database.cachesValues {
                 // Inside a transaction, see its uncommitted writes.
-                return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key)
+                return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.refreshIfStale()
             if let cached = cache.values[key] { return cached }
             if state.isEmpty { return nil }
-            let loaded = try state.preferences.value(suite: suite, key: key)
+            let loaded = try state.preferences.value(suite: suite, key: key.name)
             cache.values[key] = .some(loaded)
             return loaded
         } catch let error as DatabaseError {

@@ -14,6 +14,17 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
     case json
 }
 
+extension PreferenceType {
+    /// Reads a type name from UTF-8 bytes (a column) without making a String.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        for type in PreferenceType.allCases where type.rawValue.utf8.elementsEqual(bytes) {
+            self = type
+            return
+        }
+        return nil
+    }
+}
+
 extension PreferenceType: CustomStringConvertible {
     public var description: String { rawValue }
 }

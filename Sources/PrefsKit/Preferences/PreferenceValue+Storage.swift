@@ -24,6 +24,11 @@ extension PreferenceValue {
     /// Reads a stored value; nil when the type is unknown or the column does not fit it.
     init?(storedType: String, value: SQLiteValue) {
         guard let type = PreferenceType(rawValue: storedType) else { return nil }
+        self.init(type: type, value: value)
+    }
+
+    /// Reads a stored value of a known type; nil when the column does not fit it.
+    init?(type: PreferenceType, value: SQLiteValue) {
         switch (type, value) {
         case (.bool, .integer(let integer)): self = .bool(integer != 0)
         case (.int, .integer(let integer)):

@@ -11,14 +11,25 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         self.connection = connection
     }
 
+    private var selectValue: Statement?
+
     func value(suite: String, key: String) throws -> PreferenceValue? {
-        let statement = try connection.cachedStatement(
-            sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?")
+        // Kept in a property: the hottest read skips even the statement cache's lookup.
+        let statement: Statement
+        if let prepared = selectValue {
+            statement = prepared
+        } else {
+            statement = try connection.makeStatement(
+                sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?")
+            selectValue = statement
+        }
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)
         defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return PreferenceValue(storedType: statement.text(at: 0), value: statement.value(at: 1))
+        guard try statement.step(),
+            let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
+        else { return nil }
+        return PreferenceValue(type: type, value: statement.value(at: 1))
     }
 
     func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
