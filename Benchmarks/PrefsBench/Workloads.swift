@@ -262,7 +262,6 @@ struct Workloads {
     func commandLine(prefs: String, cget: String) throws -> (WorkloadResult, peakKilobytes: Int) {
         let (database, path) = try freshDatabase("cli")
         try PreferenceStore(database: database).set(true, for: PreferenceKey("hasViewedWalkthrough", default: false))
-        var peak = 0
         func spawn(_ arguments: [String]) throws {
             var pid: pid_t = 0
             var actions = posix_spawn_file_actions_t()
@@ -275,9 +274,7 @@ struct Workloads {
                 throw BenchmarkError(description: "cannot run \(arguments[0])")
             }
             var status: Int32 = 0
-            var usage = rusage()
-            wait4(pid, &status, 0, &usage)
-            if arguments[0] == prefs { peak = max(peak, usage.ru_maxrss) }
+            waitpid(pid, &status, 0)
             guard status == 0 else { throw BenchmarkError(description: "\(arguments) exited with \(status)") }
         }
         let result = try measure(
@@ -291,7 +288,23 @@ struct Workloads {
                     for _ in 0..<n { try spawn([cget, path, "hasViewedWalkthrough"]) }
                 },
             ])
-        return (result, peak)
+        return (result, try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"]))
+    }
+
+    /// Peak RSS of a command, measured by /usr/bin/time. (A child spawned from this process
+    /// would report this process's peak, since ru_maxrss survives fork and exec.)
+    func peakKilobytes(of arguments: [String]) throws -> Int {
+        let time = Process()
+        time.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        time.arguments = ["-f", "%M"] + arguments
+        let errors = Pipe()
+        time.standardError = errors
+        time.standardOutput = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { return -1 }
+        try time.run()
+        time.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Int(text.split(separator: "\n").last ?? "") ?? -1
     }
 
     /// RSS after every tenth of `operations` cached gets and of `operations` sets.
