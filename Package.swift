@@ -38,6 +38,16 @@ let package = Package(
             name: "prefs-bench", dependencies: ["PrefsKit", "CRawSQLite"],
             path: "Benchmarks/PrefsBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "PrefsFuzzing", dependencies: ["PrefsKit", "PrefsCommandLine"],
+            path: "Tests/Fuzz/PrefsFuzzing"),
+        .executableTarget(
+            name: "prefs-fuzz", dependencies: ["PrefsFuzzing"], path: "Tests/Fuzz/PrefsFuzz"),
+        .executableTarget(
+            name: "prefs-stress", dependencies: ["PrefsKit"], path: "Tests/Helpers/PrefsStress"),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["SQLiteCore", "TestSupport", "PrefsFuzzing", "prefs", "prefs-stress"]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(
             name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),

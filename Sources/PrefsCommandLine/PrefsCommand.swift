@@ -1,5 +1,11 @@
 import PrefsKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The `prefs` command: parses arguments and runs them against a database.
 public enum PrefsCommand {
     /// The version printed by `prefs --version`.
@@ -10,7 +16,30 @@ public enum PrefsCommand {
     ///
     /// - Returns: The process exit code (sysexits).
     public static func run(_ arguments: [String]) -> Int32 {
-        run(arguments, console: .standard(environment: DatabaseLocation.processEnvironment()))
+        let console = Console.standard(environment: DatabaseLocation.processEnvironment())
+        // CommandLine.arguments repairs invalid UTF-8 with U+FFFD, which would quietly
+        // turn a key into another; check the raw bytes first.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw))
+            if String(validating: bytes.lazy.map { UInt8(bitPattern: $0) }, as: UTF8.self) == nil {
+                console.printError("Argument \(index) is not valid UTF-8")
+                return CommandFailure.usage
+            }
+        }
+        return run(arguments, console: console)
+    }
+
+    /// Parses arguments without running them (for fuzzing and tools).
+    ///
+    /// - Returns: The usage error text, or nil when the arguments parse.
+    public static func usageError(for arguments: [String]) -> String? {
+        do {
+            _ = try CommandTable.parser.parse(arguments)
+            return nil
+        } catch {
+            return CommandTable.helpFormatter.errorText(error)
+        }
     }
 
     static func run(_ arguments: [String], console: Console) -> Int32 {

@@ -29,10 +29,14 @@ public final class Connection {
     ///   - path: The file path, or `:memory:` for a private in-memory database.
     ///   - mode: Whether to open read-only, read-write, or create the file.
     ///   - followsSymlinks: When false (the default), a symbolic link is refused.
+    ///   - isImmutable: Read the file as one that nothing changes (SQLite's `immutable`
+    ///     URI parameter): no locks, no `-shm` or `-wal` file. Only for reading a file in a
+    ///     read-only folder that has no `-wal` file; see <https://www.sqlite.org/uri.html>.
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
-    public init(path: String, mode: OpenMode = .readWriteCreate, followsSymlinks: Bool = false)
-        throws
-    {
+    public init(
+        path: String, mode: OpenMode = .readWriteCreate, followsSymlinks: Bool = false,
+        isImmutable: Bool = false
+    ) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -42,8 +46,13 @@ public final class Connection {
         if !followsSymlinks && path != ":memory:" {
             flags |= SQLITE_OPEN_NOFOLLOW
         }
+        var target = path
+        if isImmutable {
+            flags |= SQLITE_OPEN_URI
+            target = "file:" + Self.percentEncoded(path) + "?immutable=1"
+        }
         var pointer: OpaquePointer?
-        let code = sqlite3_open_v2(path, &pointer, flags, nil)
+        let code = sqlite3_open_v2(target, &pointer, flags, nil)
         guard let pointer else {
             throw SQLiteError(code: Int(code), message: "cannot open '\(path)'")
         }
@@ -57,6 +66,23 @@ public final class Connection {
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
         try configureDefensively()
+    }
+
+    /// A path as a URI path: characters other than unreserved ones and '/' percent-encoded.
+    private static func percentEncoded(_ path: String) -> String {
+        var result = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result
     }
 
     deinit {

@@ -35,6 +35,12 @@ public struct ProcessOutput: Sendable {
     public let status: Int32
     public let stdout: String
     public let stderr: String
+
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs the `prefs` executable to completion.

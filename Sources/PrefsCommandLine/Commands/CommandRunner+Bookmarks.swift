@@ -12,7 +12,7 @@ extension CommandRunner {
     }
 
     func removeBookmark(_ reference: BookmarkReference) throws {
-        let store = try openForReading().map(BookmarkStore.init(database:))
+        let store = try openExistingForWriting().map(BookmarkStore.init(database:))
         switch reference {
         case .id(let id):
             guard try store?.remove(id: id) == true else { throw BookmarkError.notFound(id: id) }
@@ -62,7 +62,7 @@ extension CommandRunner {
     }
 
     func moveBookmark(_ id: Int64, to position: Int) throws {
-        guard let database = try openForReading() else { throw BookmarkError.notFound(id: id) }
+        guard let database = try openExistingForWriting() else { throw BookmarkError.notFound(id: id) }
         let bookmark = try BookmarkStore(database: database).move(id: id, to: position)
         if globals.isJSON { printJSON(bookmark.jsonValue) }
     }

@@ -63,6 +63,11 @@ extension CommandRunner {
         if key.isEmpty {
             throw CommandFailure("The key cannot be empty", exitCode: CommandFailure.usage)
         }
+        if key.utf8.count > 1024 {
+            throw CommandFailure(
+                "The key is \(key.utf8.count) bytes long; keys are at most 1024 bytes",
+                exitCode: CommandFailure.usage)
+        }
         if key.utf8.contains(0) || key.contains("\n") {
             throw CommandFailure(
                 "The key '\(ValueText.shown(key))' contains a NUL or newline character",
@@ -71,7 +76,7 @@ extension CommandRunner {
     }
 
     func delete(_ key: String) throws {
-        guard let database = try openForReading() else {
+        guard let database = try openExistingForWriting() else {
             throw CommandFailure(
                 "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
         }
@@ -113,7 +118,7 @@ extension CommandRunner {
     }
 
     func reset(force: Bool) throws {
-        guard let database = try openForReading() else {
+        guard let database = try openExistingForWriting() else {
             inform("Nothing to reset: no database at '\(databasePath)'")
             return
         }

@@ -97,7 +97,7 @@ extension CommandRunner {
     }
 
     func changeSelection(_ name: String, _ change: (SelectionStore) throws -> Selection) throws {
-        guard let database = try openForReading() else { throw SelectionError.notFound(name: name) }
+        guard let database = try openExistingForWriting() else { throw SelectionError.notFound(name: name) }
         printSelection(try change(SelectionStore(database: database)))
     }
 

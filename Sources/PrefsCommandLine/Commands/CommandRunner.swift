@@ -76,7 +76,26 @@ struct CommandRunner {
 
     /// Opens the database for reading; nil when the file does not exist (reads never
     /// create it).
+    ///
+    /// The connection is read-only, so a read cannot change the file (not even an empty one,
+    /// or one with a damaged page); a file from an older schema is opened for writing once
+    /// to be upgraded.
     func openForReading() throws -> AppDatabase? {
+        guard AppDatabase.fileExists(atPath: databasePath) else { return nil }
+        var options = AppDatabase.Options()
+        options.createIfMissing = false
+        options.isReadOnly = true
+        do {
+            return try AppDatabase(path: databasePath, options: options)
+        } catch DatabaseError.needsUpgrade {
+            options.isReadOnly = false
+            return try AppDatabase(path: databasePath, options: options)
+        }
+    }
+
+    /// Opens an existing database for a change; nil when there is no file (nothing to
+    /// change, and nothing is created).
+    func openExistingForWriting() throws -> AppDatabase? {
         guard AppDatabase.fileExists(atPath: databasePath) else { return nil }
         var options = AppDatabase.Options()
         options.createIfMissing = false

@@ -53,6 +53,10 @@ extension AppDatabase {
         try read { state in
             let connection = state.connection
             func integer(_ sql: String) throws -> Int { try connection.scalar(Int.self, sql: sql) ?? 0 }
+            // A file without the schema yet (empty) has no tables to count.
+            func count(_ table: String) throws -> Int {
+                state.isEmpty ? 0 : try integer("SELECT count(*) FROM \(table)")
+            }
             let integrity = try connection.rows(sql: "PRAGMA integrity_check")
                 .compactMap { $0.get(0, as: String.self) }
             let synchronousLevel = try integer("PRAGMA synchronous")
@@ -72,12 +76,12 @@ extension AppDatabase {
                 pageSize: try integer("PRAGMA page_size"),
                 pageCount: try integer("PRAGMA page_count"),
                 freePageCount: try integer("PRAGMA freelist_count"),
-                preferenceCount: try integer("SELECT count(*) FROM preference"),
-                declarationCount: try integer("SELECT count(*) FROM preference_declaration"),
-                historyCount: try integer("SELECT count(*) FROM preference_history"),
-                selectionCount: try integer("SELECT count(*) FROM selection"),
-                bookmarkCount: try integer("SELECT count(*) FROM bookmark"),
-                searchIndexCount: try integer("SELECT count(*) FROM bookmark_search"))
+                preferenceCount: try count("preference"),
+                declarationCount: try count("preference_declaration"),
+                historyCount: try count("preference_history"),
+                selectionCount: try count("selection"),
+                bookmarkCount: try count("bookmark"),
+                searchIndexCount: try count("bookmark_search"))
         }
     }
 

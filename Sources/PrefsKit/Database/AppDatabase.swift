@@ -88,8 +88,7 @@ public final class AppDatabase: Sendable {
             if path != ":memory:" {
                 try Self.prepareFile(at: path, options: options)
             }
-            connection = try Connection(
-                path: path, mode: options.isReadOnly ? .readOnly : .readWrite)
+            connection = try Self.connect(path: path, options: options)
         } catch let error as DatabaseError {
             throw error
         } catch let error as SQLiteError {
@@ -98,7 +97,6 @@ public final class AppDatabase: Sendable {
             throw .internalError("\(error)")
         }
         do {
-            connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
             try connection.execute(sql: "PRAGMA foreign_keys = ON")
             try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
             // Savepoints inside a transaction (each store call nested in a larger one) keep
@@ -113,7 +111,8 @@ public final class AppDatabase: Sendable {
                 }
                 try migrator.migrate(connection)
             } else if version != 0 && version < migrator.latestVersion {
-                throw DatabaseError.readOnly(path: path)
+                throw DatabaseError.needsUpgrade(
+                    path: path, found: version, supported: migrator.latestVersion)
             }
             state = Locked(
                 try DatabaseState(
@@ -133,6 +132,24 @@ public final class AppDatabase: Sendable {
             throw DatabaseError(error, path: path)
         } catch {
             throw .internalError("\(error)")
+        }
+    }
+
+    /// Opens the connection. A read-only open of a file in a folder we cannot write (so no
+    /// `-shm` can be made) reads it as immutable when it has no `-wal` file, that is no
+    /// commits outside the main file.
+    private static func connect(path: String, options: Options) throws -> Connection {
+        let connection = try Connection(path: path, mode: options.isReadOnly ? .readOnly : .readWrite)
+        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        guard options.isReadOnly, path != ":memory:" else { return connection }
+        do {
+            _ = try connection.scalar(Int.self, sql: "PRAGMA user_version")
+            return connection
+        } catch let error as SQLiteError where error.isCannotOpen || error.isReadOnly {
+            guard !fileExists(atPath: path + "-wal") else { throw error }
+            let immutable = try Connection(path: path, mode: .readOnly, isImmutable: true)
+            immutable.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+            return immutable
         }
     }
 
@@ -220,9 +237,31 @@ public final class AppDatabase: Sendable {
                 try state.refreshIfStale()
                 return try body(state)
             } catch let error as SQLiteError {
-                throw DatabaseError(error, path: path)
+                throw classify(error, state: state)
             }
         }
+    }
+
+    /// Maps an SQLite error to a ``DatabaseError``. A plain `SQLITE_ERROR` ("no such column",
+    /// "error in tokenizer constructor") is either our bug or a damaged schema; comparing the
+    /// file's schema with the one the migrations make tells which. Only runs on failure.
+    func classify(_ error: SQLiteError, state: DatabaseState) -> DatabaseError {
+        guard error.code == 1 else { return DatabaseError(error, path: path) }
+        let query = """
+            SELECT type, name, tbl_name, sql FROM sqlite_schema
+            WHERE name NOT LIKE 'sqlite_%' ORDER BY name
+            """
+        do {
+            let expected = try Connection(path: ":memory:")
+            try Migrator(migrations: Self.migrations, applicationID: Self.applicationID)
+                .migrate(expected)
+            if try expected.rows(sql: query) != state.connection.rows(sql: query) {
+                return .notADatabase(path: path, detail: "its schema is damaged")
+            }
+        } catch {
+            return .notADatabase(path: path, detail: "its schema is damaged")
+        }
+        return DatabaseError(error, path: path)
     }
 
     /// Runs writes in one `BEGIN IMMEDIATE` transaction (or a savepoint when already inside
@@ -242,7 +281,7 @@ public final class AppDatabase: Sendable {
                 return result
             } catch let error as SQLiteError {
                 state.didRollBack()
-                throw DatabaseError(error, path: path)
+                throw classify(error, state: state)
             } catch {
                 if !state.isWriting { state.didRollBack() }
                 throw error

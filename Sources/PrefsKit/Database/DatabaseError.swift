@@ -16,6 +16,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case foreignDatabase(path: String)
     /// The file was written by a newer version of prefs.
     case newerVersion(path: String, found: Int, supported: Int)
+    /// A read-only open found an older schema, which only a writer can upgrade.
+    case needsUpgrade(path: String, found: Int, supported: Int)
     /// The file or its folder could not be created.
     case cannotCreate(path: String, reason: String)
     /// The disk (or the file's size limit) is full.
@@ -43,6 +45,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(path)' is another application's SQLite database; it was left unchanged"
         case .newerVersion(let path, let found, let supported):
             "'\(path)' was written by a newer prefs (schema \(found), this one knows \(supported)); upgrade prefs"
+        case .needsUpgrade(let path, let found, let supported):
+            "'\(path)' has schema \(found) and needs upgrading to \(supported); open it for writing once"
         case .cannotCreate(let path, let reason):
             "Cannot create '\(path)': \(reason)"
         case .diskFull(let path):
@@ -64,7 +68,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound: 66
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
         case .cannotCreate: 73
-        case .diskFull, .readOnly, .ioError: 74
+        case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
         case .busy: 75
         case .internalError: 70
         }

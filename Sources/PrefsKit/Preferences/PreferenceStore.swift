@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import SQLiteCore
 
 /// The preferences of one suite of a database: typed, cached, durable and observable.
 ///
@@ -123,6 +124,8 @@ public final class PreferenceStore: @unchecked Sendable {
             return loaded
         } catch let error as DatabaseError {
             throw error
+        } catch let error as SQLiteError {
+            throw database.classify(error, state: state)
         } catch {
             throw DatabaseError.wrapping(error, path: database.path)
         }

@@ -1,0 +1,69 @@
+// prefs-stress: a library-based writer and reader for the reliability tests, the
+// counterpart of the `prefs` command in mixed-process runs.
+//
+//   prefs-stress write DB PREFIX COUNT [CONFIRM-FILE]   set PREFIX0...PREFIX(COUNT-1) to 0...
+//   prefs-stress read DB PREFIX COUNT                    read them back; values must match keys
+//
+// A write is confirmed (its index appended to CONFIRM-FILE) only after the commit
+// returned. Busy past the timeout is retried; the number of retries goes to stderr.
+// Exit: 0 done, 1 a value read back wrong, 64 usage, 70 any other error.
+import Foundation
+import PrefsKit
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 5, let count = Int(arguments[4]) else {
+    FileHandle.standardError.write(Data("usage: prefs-stress write|read DB PREFIX COUNT [CONFIRM-FILE]\n".utf8))
+    exit(64)
+}
+let (mode, path, prefix) = (arguments[1], arguments[2], arguments[3])
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(Data("prefs-stress: \(message)\n".utf8))
+    exit(code)
+}
+
+let store: PreferenceStore
+do {
+    store = PreferenceStore(database: try AppDatabase(path: path))
+} catch let error as DatabaseError where error == .busy(path: path) {
+    fail("\(error)", 75)
+} catch {
+    fail("\(error)", 70)
+}
+
+var retries = 0
+switch mode {
+case "write":
+    let confirm = arguments.count > 5 ? FileHandle(forWritingAtPath: arguments[5]) : nil
+    confirm?.seekToEndOfFile()
+    for index in 0..<count {
+        while true {
+            do {
+                try store.setValue(.int(index), forKey: "\(prefix)\(index)")
+                break
+            } catch let error as DatabaseError {
+                guard case .busy = error else { fail("\(error)", 70) }
+                retries += 1
+            } catch {
+                fail("\(error)", 70)
+            }
+        }
+        confirm?.write(Data("\(index)\n".utf8))
+    }
+case "read":
+    for index in 0..<count {
+        do {
+            if let value = try store.storedValue(forKey: "\(prefix)\(index)"), value != .int(index) {
+                fail("\(prefix)\(index) reads \(value)", 1)
+            }
+        } catch let error as DatabaseError {
+            guard case .busy = error else { fail("\(error)", 70) }
+            retries += 1
+        } catch {
+            fail("\(error)", 70)
+        }
+    }
+default:
+    fail("unknown mode '\(mode)'", 64)
+}
+if retries > 0 { FileHandle.standardError.write(Data("retries: \(retries)\n".utf8)) }

@@ -1,0 +1,79 @@
+import Foundation
+import SQLiteCore
+import TestSupport
+
+/// Settings of the reliability runs: bounded for CI, larger with PREFS_RELIABILITY_LONG=1
+/// (what `Tests/reliability --long` sets).
+enum Reliability {
+    static var isLong: Bool { ProcessInfo.processInfo.environment["PREFS_RELIABILITY_LONG"] == "1" }
+
+    /// The built `prefs-stress` helper, next to `prefs`.
+    static var stressExecutable: URL {
+        prefsExecutable().deletingLastPathComponent().appendingPathComponent("prefs-stress")
+    }
+
+    /// Starts a process without waiting for it.
+    static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Runs a shell script and returns its exit status and output.
+    @discardableResult
+    static func shell(_ script: String, environment: [String: String] = [:]) throws -> ProcessOutput {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        var env = ProcessInfo.processInfo.environment
+        env["PREFS"] = prefsExecutable().path
+        env["STRESS"] = stressExecutable.path
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessOutput(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// The integer values of keys with a prefix, read directly with SQLite.
+    static func storedIntegers(_ path: String, prefix: String) throws -> [String: Int] {
+        let connection = try Connection(path: path, mode: .readOnly)
+        var result: [String: Int] = [:]
+        for row in try connection.rows(
+            sql: "SELECT key, value FROM preference WHERE suite = 'standard' AND substr(key, 1, ?) = ?",
+            arguments: [prefix.count, prefix])
+        {
+            if let key = row.get(0, as: String.self), let value = row.get(1, as: Int.self) {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    static func integrity(_ path: String) throws -> String {
+        let connection = try Connection(path: path, mode: .readOnly)
+        return try connection.rows(sql: "PRAGMA integrity_check")
+            .compactMap { $0.get(0, as: String.self) }.joined(separator: "; ")
+    }
+
+    /// The confirmed indices in a confirm file (one per line).
+    static func confirmed(_ path: String) -> [Int] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+            .split(separator: "\n").compactMap { Int($0) }
+    }
+}
