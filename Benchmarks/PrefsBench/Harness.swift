@@ -4,7 +4,15 @@ import Foundation
 /// operations.
 struct Contender {
     let name: String
+    /// Operations per round for this contender, when it must differ (a very slow one).
+    var iterations: Int? = nil
     let run: (_ iterations: Int) throws -> Void
+
+    init(name: String, iterations: Int? = nil, run: @escaping (_ iterations: Int) throws -> Void) {
+        self.name = name
+        self.iterations = iterations
+        self.run = run
+    }
 }
 
 /// The per-operation times of one contender over the rounds of a workload.
@@ -49,10 +57,11 @@ func measure(
     var samples = contenders.map { Sample(contender: $0.name) }
     for round in 0...rounds {
         for (index, contender) in contenders.enumerated() {
+            let count = contender.iterations ?? iterations
             let start = Clock.nanoseconds()
-            try contender.run(iterations)
+            try contender.run(count)
             let elapsed = Double(Clock.nanoseconds() - start)
-            if round > 0 { samples[index].nanosecondsPerOperation.append(elapsed / Double(iterations)) }
+            if round > 0 { samples[index].nanosecondsPerOperation.append(elapsed / Double(count)) }
         }
     }
     return WorkloadResult(name: name, unit: unit, target: target, samples: samples)
