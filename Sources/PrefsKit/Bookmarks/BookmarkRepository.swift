@@ -11,6 +11,8 @@ public protocol BookmarkRepository {
     /// creation time, for imports).
     @discardableResult
     func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark
+    /// Inserts a bookmark unless its item already has one; nil then.
+    func insertIfAbsent(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark?
     /// Replaces the fields of an existing bookmark; id, position and creation time stay.
     func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark
     /// Deletes a bookmark and closes the gap in its kind's positions.

@@ -57,10 +57,14 @@ public final class BookmarkStore: Sendable {
     static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date) throws
         -> Bookmark
     {
-        if let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) {
-            return try repository.update(id: existing, with: draft, at: date)
+        // Insert first: a new item (the usual case) then costs no separate lookup.
+        if let inserted = try repository.insertIfAbsent(draft, at: date, id: nil, createdAt: nil) {
+            return inserted
         }
-        return try repository.insert(draft, at: date, id: nil, createdAt: nil)
+        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
+            throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
+        }
+        return try repository.update(id: existing, with: draft, at: date)
     }
 
     /// Removes the bookmark of an item.

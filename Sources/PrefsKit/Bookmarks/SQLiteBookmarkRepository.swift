@@ -31,6 +31,16 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     @discardableResult
     func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark {
+        guard let inserted = try insertIfAbsent(draft, at: date, id: id, createdAt: createdAt) else {
+            throw SQLiteError(
+                code: 19, message: "UNIQUE constraint failed: bookmark.kind, bookmark.item_id")
+        }
+        return inserted
+    }
+
+    func insertIfAbsent(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws
+        -> Bookmark?
+    {
         // Positions are dense, so the next one is max + 1, found in the (kind, position) index.
         let next = try connection.cachedStatement(
             sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?")
@@ -43,6 +53,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                 INSERT INTO bookmark
                     (id, kind, item_id, title, url, category, note, position, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (kind, item_id) DO NOTHING
                 """)
         try statement.bind(id.map(SQLiteValue.integer) ?? .null, at: 1)
         try statement.bind(draft.kind, at: 2)
@@ -57,6 +68,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         try statement.bind(date.timeIntervalSinceReferenceDate, at: 10)
         defer { statement.reset() }
         try statement.step()
+        guard connection.changes > 0 else { return nil }
         let newID = connection.lastInsertRowID
         try saveTags(draft.tags, for: newID)
         try index(id: newID, draft: draft, urlText: urlText)
