@@ -331,7 +331,7 @@ public enum NetscapeBookmarkFile {
                     continue
                 }
                 let name = String(after[..<semicolon])
-                if let decoded = Self.entity(name) {
+                if let decoded = CharacterReference.text(for: name, allowsHTMLNames: true) {
                     output += decoded
                 } else {
                     output += "&" + name + ";"
@@ -339,25 +339,6 @@ public enum NetscapeBookmarkFile {
                 rest = after[after.index(after: semicolon)...]
             }
             return output + rest
-        }
-
-        static func entity(_ name: String) -> String? {
-            switch name {
-            case "amp": return "&"
-            case "lt": return "<"
-            case "gt": return ">"
-            case "quot": return "\""
-            case "apos": return "'"
-            case "nbsp": return "\u{A0}"
-            default:
-                var code: UInt32?
-                if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                    code = UInt32(name.dropFirst(2), radix: 16)
-                } else if name.hasPrefix("#") {
-                    code = UInt32(name.dropFirst())
-                }
-                return code.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
-            }
         }
 
         static func isSpace(_ byte: UInt8) -> Bool {

@@ -285,24 +285,10 @@ struct XMLPropertyListReader {
         guard position < bytes.count else { throw error("unterminated character reference") }
         let name = String(decoding: bytes[start + 1..<position], as: UTF8.self)
         position += 1
-        switch name {
-        case "lt": return "<"
-        case "gt": return ">"
-        case "amp": return "&"
-        case "quot": return "\""
-        case "apos": return "'"
-        default:
-            var code: UInt32?
-            if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                code = UInt32(name.dropFirst(2), radix: 16)
-            } else if name.hasPrefix("#") {
-                code = UInt32(name.dropFirst())
-            }
-            guard let code, let scalar = Unicode.Scalar(code) else {
-                throw error("unknown reference '&\(name);'")
-            }
-            return String(Character(scalar))
+        guard let text = CharacterReference.text(for: name) else {
+            throw error("unknown reference '&\(name);'")
         }
+        return text
     }
 
     static func parseInteger(_ text: String) -> Int? {
