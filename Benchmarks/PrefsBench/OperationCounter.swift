@@ -29,8 +29,17 @@ enum OperationCounter {
                     url: URL(string: "https://example.com/m\(i)"), category: "category\(i % 20)",
                     tags: ["featured", "watchlist"])
             })
+        case "list":
+            let bookmarks = BookmarkStore(database: database)
+            try bookmarks.add(contentsOf: (0..<20_000).lazy.map { i in
+                BookmarkDraft(
+                    kind: "movie", itemID: "m\(i)", title: "Movie m\(i)",
+                    url: URL(string: "https://example.com/m\(i)"), category: "category\(i % 20)",
+                    tags: ["featured", "watchlist"])
+            })
+            for _ in 0..<count { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
         default:
-            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set, bookmark)")
+            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set, bookmark, list)")
         }
         blackHole(sink)
     }

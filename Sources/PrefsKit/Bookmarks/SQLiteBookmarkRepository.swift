@@ -260,7 +260,13 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         defer { statement.reset() }
         var result: [Bookmark] = []
         while try statement.step() {
-            let tagText = statement.isNull(at: 10) ? "" : statement.text(at: 10)
+            // Split the joined tags on their bytes: no intermediate String or Substrings.
+            let tags: [String] =
+                statement.isNull(at: 10)
+                ? []
+                : statement.withUTF8Text(at: 10) { bytes in
+                    bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
+                }
             result.append(
                 Bookmark(
                     id: statement.int64(at: 0),
@@ -269,7 +275,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                     title: statement.text(at: 3),
                     urlString: statement.isNull(at: 4) ? nil : statement.text(at: 4),
                     category: statement.isNull(at: 5) ? nil : statement.text(at: 5),
-                    tags: tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}").map(String.init),
+                    tags: tags,
                     note: statement.isNull(at: 6) ? nil : statement.text(at: 6),
                     position: Int(statement.int64(at: 7)),
                     createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
