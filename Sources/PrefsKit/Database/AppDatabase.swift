@@ -247,6 +247,10 @@ public final class AppDatabase: Sendable {
     /// file's schema with the one the migrations make tells which. Only runs on failure.
     func classify(_ error: SQLiteError, state: DatabaseState) -> DatabaseError {
         guard error.code == 1 else { return DatabaseError(error, path: path) }
+        // FTS5 keeps its settings in a table; damage there reads "invalid fts5 file format".
+        if error.message.contains("fts5") {
+            return .notADatabase(path: path, detail: error.message)
+        }
         let query = """
             SELECT type, name, tbl_name, sql FROM sqlite_schema
             WHERE name NOT LIKE 'sqlite_%' ORDER BY name
