@@ -109,7 +109,7 @@ public enum NetscapeBookmarkFile {
         var attributes: [String: String]
     }
 
-    private struct Reader {
+    private struct Reader: MarkupCursor {
         let bytes: [UInt8]
         var position = 0
         var entries: [Entry] = []
@@ -120,8 +120,6 @@ public enum NetscapeBookmarkFile {
         init(bytes: [UInt8]) {
             self.bytes = bytes
         }
-
-        var line: Int { bytes[..<min(position, bytes.count)].count { $0 == 0x0A } + 1 }
 
         func error(_ reason: String) -> ParseError { ParseError(reason: reason, line: line) }
 
@@ -205,22 +203,10 @@ public enum NetscapeBookmarkFile {
             return Date(timeIntervalSince1970: seconds)
         }
 
-        func hasPrefix(_ text: String) -> Bool {
-            let prefix = Array(text.utf8)
-            return bytes.count - position >= prefix.count
-                && bytes[position..<position + prefix.count].elementsEqual(prefix)
-        }
-
         mutating func skip(past terminator: String) throws(ParseError) {
-            let length = terminator.utf8.count
-            while position < bytes.count {
-                if hasPrefix(terminator) {
-                    position += length
-                    return
-                }
-                position += 1
+            guard advance(past: terminator) else {
+                throw error("'\(terminator)' expected before the end of the file")
             }
-            throw error("'\(terminator)' expected before the end of the file")
         }
 
         mutating func readTag() throws(ParseError) -> Tag {
@@ -240,7 +226,7 @@ public enum NetscapeBookmarkFile {
             }
             var attributes: [String: String] = [:]
             while true {
-                while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+                skipWhitespace()
                 guard position < bytes.count else {
                     position = start
                     throw error("the tag <\(name) is not closed with '>'")
@@ -260,11 +246,11 @@ public enum NetscapeBookmarkFile {
                 }
                 let attribute = String(decoding: bytes[attributeStart..<position], as: UTF8.self)
                     .uppercased()
-                while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+                skipWhitespace()
                 var value = ""
                 if position < bytes.count && bytes[position] == UInt8(ascii: "=") {
                     position += 1
-                    while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+                    skipWhitespace()
                     value = try readAttributeValue(in: name)
                 }
                 attributes[attribute] = value
@@ -339,10 +325,6 @@ public enum NetscapeBookmarkFile {
                 rest = after[after.index(after: semicolon)...]
             }
             return output + rest
-        }
-
-        static func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
         }
 
         static func isNameByte(_ byte: UInt8) -> Bool {

@@ -3,11 +3,11 @@ import FoundationEssentials
 /// Reads XML property lists: the `plist` element and the element types of Apple's DTD,
 /// with comments, processing instructions, the DOCTYPE, CDATA sections and character
 /// references. Errors name the line.
-struct XMLPropertyListReader {
+struct XMLPropertyListReader: MarkupCursor {
     typealias ParseError = PropertyList.ParseError
 
-    private let bytes: [UInt8]
-    private var position = 0
+    let bytes: [UInt8]
+    var position = 0
     private var depth = 0
     private static let maximumDepth = 512
 
@@ -22,8 +22,7 @@ struct XMLPropertyListReader {
     }
 
     private func error(_ reason: String) -> ParseError {
-        let line = bytes[..<min(position, bytes.count)].count { $0 == 0x0A } + 1
-        return ParseError(reason: "\(reason) at line \(line)")
+        ParseError(reason: "\(reason) at line \(line)")
     }
 
     private mutating func parseDocument() throws(ParseError) -> PreferenceValue {
@@ -84,30 +83,10 @@ struct XMLPropertyListReader {
         throw error("unterminated DOCTYPE")
     }
 
-    private mutating func skipWhitespace() {
-        while position < bytes.count,
-            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position])
-        {
-            position += 1
-        }
-    }
-
-    private func hasPrefix(_ text: String) -> Bool {
-        let prefix = Array(text.utf8)
-        return bytes.count - position >= prefix.count
-            && bytes[position..<position + prefix.count].elementsEqual(prefix)
-    }
-
     private mutating func skip(past terminator: String) throws(ParseError) {
-        let pattern = Array(terminator.utf8)
-        while position < bytes.count {
-            if hasPrefix(terminator) {
-                position += pattern.count
-                return
-            }
-            position += 1
+        guard advance(past: terminator) else {
+            throw error("expected '\(terminator)' before the end of the file")
         }
-        throw error("expected '\(terminator)' before the end of the file")
     }
 
     private mutating func readTag() throws(ParseError) -> Tag {
