@@ -73,7 +73,21 @@ import Testing
         #expect(usageError(["history", "--limit", "0"])?.hasPrefix(
             "Error: Invalid value '0' for '--limit': expected a positive integer\n") == true)
         #expect(usageError(["list", "--all=yes"])?.hasPrefix("Error: '--all' does not take a value\n") == true)
-        #expect(usageError(["declare", "k"])?.hasPrefix("Error: Missing expected option '--type <type>'\n") == true)
+        #expect(usageError(["declare", "k"]) == """
+            Error: Missing expected option '--type <type>'
+            Usage: prefs declare <key> --type <type> [--default <value>] [--description <text>]
+              See 'prefs declare --help' for more information.
+
+            """)
+    }
+
+    @Test func requiredOptionsShowWithoutBrackets() {
+        let formatter = CommandTable.helpFormatter
+        #expect(formatter.usageLine(for: ["bookmark", "add"]) == "prefs bookmark add <kind> <item-id> --title <title> "
+            + "[--url <url>] [--category <category>] [--tag <tag> ...] [--note <text>]")
+        #expect(formatter.usageLine(for: ["bookmark", "move"]) == "prefs bookmark move <id> --to <position>")
+        #expect(usageError(["bookmark", "move", "3", "--to=-1"])?.hasPrefix(
+            "Error: Invalid value '-1' for '--to': expected a non-negative integer\n") == true)
     }
 
     @Test func helpTextHasTheStandardSections() {

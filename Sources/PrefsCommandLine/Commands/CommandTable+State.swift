@@ -72,7 +72,7 @@ extension CommandTable {
     ]
 
     static let draftOptions = [
-        OptionSpec(name: "title", kind: .value(name: "title"), help: "The title (required)."),
+        OptionSpec(name: "title", kind: .value(name: "title"), help: "The title.", isRequired: true),
         OptionSpec(name: "url", kind: .value(name: "url"), help: "A URL."),
         OptionSpec(name: "category", kind: .value(name: "category"), help: "A category."),
         OptionSpec(name: "tag", kind: .repeatedValue(name: "tag"), help: "A tag; repeat for more."),
@@ -80,9 +80,7 @@ extension CommandTable {
     ]
 
     static func draft(from parsed: ParsedArguments) throws(UsageError) -> BookmarkDraft {
-        guard let title = parsed.value("title") else {
-            throw UsageError("Missing expected option '--title <title>'", path: parsed.path)
-        }
+        let title = parsed.value("title") ?? ""  // present: the parser checks required options
         var url: URL?
         if let text = parsed.value("url") {
             guard let parsedURL = URL(string: text), parsedURL.scheme != nil else {
@@ -168,11 +166,9 @@ extension CommandTable {
             CommandSpec(
                 name: "move", abstract: "Move a bookmark to a position within its kind.",
                 arguments: [ArgumentSpec(name: "id", help: "The bookmark's id.")],
-                options: [OptionSpec(name: "to", kind: .value(name: "position"), help: "The new position, from 0 (required).")],
+                options: [OptionSpec(name: "to", kind: .value(name: "position"), help: "The new position, from 0.", isRequired: true)],
                 build: { parsed in
-                    guard let position = try parsed.integer("to", in: 0...Int.max) else {
-                        throw UsageError("Missing expected option '--to <position>'", path: parsed.path)
-                    }
+                    let position = try parsed.integer("to", in: 0...Int.max) ?? 0  // present: required
                     return .bookmarkMove(
                         id: try bookmarkID(parsed.positionals[0], path: parsed.path, label: "<id>"), position: position)
                 }),

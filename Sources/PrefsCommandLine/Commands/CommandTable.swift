@@ -93,7 +93,7 @@ enum CommandTable {
             discussion: "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
             arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
             options: [
-                OptionSpec(name: "type", short: "t", kind: .value(name: "type"), help: "The key's type: \(typeNames.joined(separator: ", ")).", completions: typeNames),
+                OptionSpec(name: "type", short: "t", kind: .value(name: "type"), help: "The key's type: \(typeNames.joined(separator: ", ")).", completions: typeNames, isRequired: true),
                 OptionSpec(name: "default", kind: .value(name: "value"), help: "The value read when none is stored."),
                 OptionSpec(name: "description", kind: .value(name: "text"), help: "What the key is for."),
             ],

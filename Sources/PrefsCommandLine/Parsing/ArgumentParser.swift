@@ -106,6 +106,9 @@ struct ArgumentParser: Sendable {
             }
         }
         try checkPositionals(parsed, against: node)
+        if let missing = node.options.first(where: { $0.isRequired && parsed.values[$0.name] == nil }) {
+            throw UsageError("Missing expected option '\(missing.synopsis)'", path: parsed.path)
+        }
         guard let build = node.build else {
             throw UsageError("Missing subcommand", path: parsed.path)
         }

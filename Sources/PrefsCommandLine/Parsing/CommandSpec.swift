@@ -58,6 +58,8 @@ struct OptionSpec: Sendable {
     var help: String
     /// Values offered by shell completion.
     var completions: [String] = []
+    /// The command cannot run without it: the parser says so, and usage shows it without brackets.
+    var isRequired = false
 
     var takesValue: Bool { kind != .flag }
 

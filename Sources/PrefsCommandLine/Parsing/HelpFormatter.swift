@@ -22,11 +22,8 @@ struct HelpFormatter {
         } else {
             parts += node.arguments.map(\.usage)
             for option in node.options {
-                switch option.kind {
-                case .flag: parts.append("[\(option.synopsis)]")
-                case .value: parts.append("[\(option.synopsis)]")
-                case .repeatedValue: parts.append("[\(option.synopsis) ...]")
-                }
+                let text = option.synopsis + (option.kind == .repeatedValue(name: option.valueName ?? "") ? " ..." : "")
+                parts.append(option.isRequired ? text : "[\(text)]")
             }
         }
         return parts.joined(separator: " ")
