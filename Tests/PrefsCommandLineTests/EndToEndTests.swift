@@ -225,6 +225,40 @@ import Testing
         try expect(["import", badImport], stderr: "Error: Malformed import: invalid JSON: unexpected end of input at line 1, column 18 in '\(badImport)'; nothing was imported\n", status: 65)
     }
 
+    @Test func doctorFindsAndRepairsAStaleSearchIndexAndOpenPermissions() throws {
+        try expect(["bookmark", "add", "trip", "london", "--title", "London"], stdout: "1\n")
+        try expect(["bookmark", "add", "trip", "paris", "--title", "Paris"], stdout: "2\n")
+        #expect(try runPrefs(["--db", db, "doctor"]).status == 0)
+        // The sqlite3 shell renames a bookmark and opens the file to everyone.
+        let shell = try Connection(path: db, mode: .readWrite)
+        try shell.execute(sql: "UPDATE bookmark SET title = 'Londinium' WHERE item_id = 'london'")
+        #expect(chmod(db, 0o644) == 0)
+        #expect(chmod(folder.url.path, 0o755) == 0)
+
+        let checked = try runPrefs(["--db", db, "doctor"])
+        #expect(checked.status == 65)
+        #expect(checked.stderr == "Error: The bookmark search index of '\(db)' is out of step; run 'prefs doctor --repair'\n")
+        #expect(checked.stdout.contains("Search index: 2 rows, 1 out of step with the bookmarks (run 'prefs doctor --repair')\n"))
+        #expect(checked.stdout.contains("Permissions:  file 0644, folder 0755 (others can open the file; run 'prefs doctor --repair')\n"))
+        try expect(["bookmark", "search", "londinium"])  // the stale index does not know the new title
+
+        let repaired = try runPrefs(["--db", db, "doctor", "--repair"])
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(repaired.stderr.hasPrefix("""
+            Repaired: rebuilt the search index (1 row was out of step)
+            Repaired: made '\(db)' private (mode 0644 -> 0600)
+
+            """))
+        #expect(repaired.stdout.contains("Status:       healthy\n"))
+        var status = stat()
+        #expect(stat(db, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(try runPrefs(["--db", db, "bookmark", "search", "londinium"]).stdout.hasPrefix("1\ttrip\tlondon\tLondinium"))
+        let again = try runPrefs(["--db", db, "--json", "doctor", "--repair"])
+        #expect(again.status == 0)
+        #expect(again.stderr == "")
+        #expect(again.stdout.contains("\"searchIndexMismatches\": 0,\n  \"repaired\": []\n}"))
+    }
+
     @Test func exitCode66ForMissingInput() throws {
         let missing = folder.path("missing.json")
         try expect(["import", missing], stderr: "Error: Cannot read '\(missing)': No such file or directory\n", status: 66)

@@ -95,7 +95,8 @@ import Testing
     }
 
     @Test func maintenanceCommands() throws {
-        #expect(try command(["doctor"]) == .doctor)
+        #expect(try command(["doctor"]) == .doctor(repair: false))
+        #expect(try command(["doctor", "--repair"]) == .doctor(repair: true))
         #expect(try command(["completion", "fish"]) == .completion(shell: .fish))
         #expect(error(["completion", "tcsh"]) == "Invalid value 'tcsh' for '<shell>': expected one of 'bash', 'zsh', 'fish'")
         #expect(try command(["version"]) == .version)

@@ -138,6 +138,33 @@ import Testing
         #expect(throws: BookmarkError.invalid("The search text is empty")) { try bookmarks.search("  * ") }
     }
 
+    @Test func searchIndexStaysInStepAndIsRebuiltAfterOutsideWrites() throws {
+        _ = try addMovies()
+        try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "london", title: "London", tags: ["uk", "city", "uk", "Ünïcode", "a b"]))
+        var changed = london(title: "London, UK")
+        changed.tags = ["zeta", "alpha"]
+        try bookmarks.add(changed)
+        try bookmarks.remove(kind: "movie", itemID: "1")
+        let database = try AppDatabase(path: path)
+        #expect(try database.diagnostics().searchIndexMismatchCount == 0)
+
+        // Another tool edits the tables without the index: a title, a tag, a new row, a deleted row.
+        let outside = try Connection(path: path, mode: .readWrite)
+        try outside.execute(sql: "UPDATE bookmark SET title = 'Renamed Avengers' WHERE item_id = '2'")
+        try outside.execute(sql: "INSERT INTO bookmark_tag (bookmark_id, tag) SELECT id, 'extra' FROM bookmark WHERE item_id = '3'")
+        try outside.execute(sql: "DELETE FROM bookmark WHERE item_id = '4'")
+        let report = try database.diagnostics()
+        #expect(report.searchIndexMismatchCount == 3)
+        #expect(!report.isHealthy)
+        #expect(try bookmarks.search("renamed").isEmpty)
+
+        try bookmarks.rebuildSearchIndex()
+        #expect(try database.diagnostics().searchIndexMismatchCount == 0)
+        #expect(try database.diagnostics().isHealthy)
+        #expect(try bookmarks.search("renamed").map(\.itemID) == ["2"])
+        #expect(try bookmarks.search("extra").map(\.itemID) == ["3"])
+    }
+
     @Test func jsonRoundTripKeepsIdsPositionsAndTimes() throws {
         _ = try addMovies()
         try bookmarks.add(london())

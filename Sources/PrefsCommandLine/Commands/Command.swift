@@ -35,7 +35,8 @@ enum Command: Equatable, Sendable {
     case bookmarkImport(format: BookmarkFormat?, file: String)
     case bookmarkExport(format: BookmarkFormat, file: String?)
     // Maintenance
-    case doctor
+    /// Checks the file; `repair` rebuilds an out-of-step search index and makes the files private.
+    case doctor(repair: Bool)
     case completion(shell: Shell)
 }
 

@@ -1,11 +1,24 @@
 import PrefsKit
 
 extension CommandRunner {
-    func doctor() throws {
-        guard let database = try openForReading() else {
+    func doctor(repair: Bool) throws {
+        guard let database = try repair ? openExistingForWriting() : openForReading() else {
             throw DatabaseError.notFound(path: databasePath)
         }
-        let report = try database.diagnostics()
+        var report = try database.diagnostics()
+        var repairs: [String] = []
+        if repair && report.integrityProblems == ["ok"] {
+            if report.searchIndexMismatchCount > 0 {
+                try BookmarkStore(database: database).rebuildSearchIndex()
+                let count = report.searchIndexMismatchCount
+                repairs.append("rebuilt the search index (\(count) \(count == 1 ? "row was" : "rows were") out of step)")
+            }
+            for (path, oldMode) in try database.restrictFileModes() {
+                repairs.append("made '\(path)' private (mode \(Self.octal(oldMode)) -> \(Self.octal(oldMode & ~0o077)))")
+            }
+            if !repairs.isEmpty { report = try database.diagnostics() }
+        }
+        for line in repairs { inform("Repaired: \(line)") }
         if globals.isJSON {
             printJSON(.object([
                 ("path", .string(report.path)), ("healthy", .bool(report.isHealthy)),
@@ -24,25 +37,37 @@ extension CommandRunner {
                 ("selections", .integer(report.selectionCount)),
                 ("bookmarks", .integer(report.bookmarkCount)),
                 ("searchIndexRows", .integer(report.searchIndexCount)),
+                ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
+                ("repaired", .array(repairs.map(JSONValue.string))),
             ]))
         } else {
-            let permissions = "file \(report.fileMode.map(Self.octal) ?? "?"), folder \(report.directoryMode.map(Self.octal) ?? "?")"
+            var permissions = "file \(report.fileMode.map(Self.octal) ?? "?"), folder \(report.directoryMode.map(Self.octal) ?? "?")"
+            if !report.isFilePrivate {
+                permissions += " (others can open the file; run 'prefs doctor --repair')"
+            } else if !report.isPrivate {
+                permissions += " (others can list the folder; chmod 700 it unless it is shared)"
+            }
             console.print("""
                 Database:     \(report.path) (\(Self.bytes(report.fileSize)), WAL \(Self.bytes(report.walSize)))
                 Schema:       version \(report.schemaVersion) (this prefs knows \(report.supportedSchemaVersion))
                 Journal:      \(report.journalMode), synchronous \(report.synchronous)
                 Integrity:    \(report.integrityProblems.joined(separator: "; "))
-                Permissions:  \(permissions)\(report.isPrivate ? "" : " (readable by others; chmod 600 the file, 700 the folder)")
+                Permissions:  \(permissions)
                 Contents:     \(report.preferenceCount) preferences, \(report.declarationCount) declarations, \(report.historyCount) history entries, \(report.selectionCount) selections, \(report.bookmarkCount) bookmarks
-                Search index: \(report.searchIndexCount) rows\(report.searchIndexCount == report.bookmarkCount ? "" : " (out of step with \(report.bookmarkCount) bookmarks)")
+                Search index: \(report.searchIndexCount) rows\(report.searchIndexMismatchCount == 0 ? "" : ", \(report.searchIndexMismatchCount) out of step with the bookmarks (run 'prefs doctor --repair')")
                 Pages:        \(report.pageCount) of \(report.pageSize) bytes, \(report.freePageCount) free
                 Status:       \(report.isHealthy ? "healthy" : "PROBLEMS FOUND")
 
                 """)
         }
-        guard report.isHealthy else {
+        guard report.integrityProblems == ["ok"] else {
             throw CommandFailure(
                 "'\(report.path)' failed its checks; restore it from a backup or export what can be read",
+                exitCode: CommandFailure.dataError)
+        }
+        guard report.isHealthy else {
+            throw CommandFailure(
+                "The bookmark search index of '\(report.path)' is out of step; run 'prefs doctor --repair'",
                 exitCode: CommandFailure.dataError)
         }
     }

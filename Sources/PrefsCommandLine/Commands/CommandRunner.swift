@@ -62,7 +62,7 @@ struct CommandRunner {
         case .bookmarkMove(let id, let position): try moveBookmark(id, to: position)
         case .bookmarkImport(let format, let file): try importBookmarks(format: format, from: file)
         case .bookmarkExport(let format, let file): try exportBookmarks(format: format, to: file)
-        case .doctor: try doctor()
+        case .doctor(let repair): try doctor(repair: repair)
         case .completion(let shell): console.print(CompletionScript(shell: shell).text)
         }
     }

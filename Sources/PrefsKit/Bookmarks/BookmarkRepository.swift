@@ -29,4 +29,7 @@ public protocol BookmarkRepository {
     func search(matching ftsQuery: String, limit: Int, offset: Int) throws -> [Bookmark]
     /// Rebuilds the search index from the tables.
     func rebuildSearchIndex() throws
+    /// How many bookmarks have no search row or one whose text differs from the tables,
+    /// plus search rows of no bookmark: 0 when the index is in step.
+    func searchIndexMismatchCount() throws -> Int
 }

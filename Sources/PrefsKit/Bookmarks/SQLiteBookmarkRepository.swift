@@ -126,7 +126,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         try statement.bind(id, at: 1)
         try statement.bind(draft.title, at: 2)
         try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 3)
-        try statement.bind(draft.tags.joined(separator: " "), at: 4)
+        try statement.bind(Self.searchText(ofTags: draft.tags), at: 4)
         try statement.bind(draft.note.map(SQLiteValue.text) ?? .null, at: 5)
         try statement.bind(urlText.map(SQLiteValue.text) ?? .null, at: 6)
         defer { statement.reset() }
@@ -242,17 +242,41 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return try read(statement, [ftsQuery, limit, offset])
     }
 
+    /// The text indexed for tags: distinct tags in byte order, as ``tagsOfBookmark`` builds
+    /// it in SQL, so that the index can be checked against the tables.
+    static func searchText(ofTags tags: [String]) -> String {
+        Set(tags).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined(separator: " ")
+    }
+
+    /// SQL for the tags text of bookmark `b`, in the same form as ``searchText(ofTags:)``.
+    private static let tagsOfBookmark = """
+        coalesce((SELECT group_concat(tag, ' ') FROM
+            (SELECT t.tag FROM bookmark_tag t WHERE t.bookmark_id = b.id ORDER BY t.tag)), '')
+        """
+
     func rebuildSearchIndex() throws {
         try connection.execute(sql: "DELETE FROM bookmark_search")
         try connection.execute(
             sql: """
                 INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
-                SELECT b.id, b.title, b.category,
-                    coalesce((SELECT group_concat(t.tag, ' ') FROM bookmark_tag t
-                              WHERE t.bookmark_id = b.id), ''),
-                    b.note, b.url
+                SELECT b.id, b.title, b.category, \(Self.tagsOfBookmark), b.note, b.url
                 FROM bookmark b
                 """)
+    }
+
+    func searchIndexMismatchCount() throws -> Int {
+        let differing = try connection.scalar(
+            Int.self,
+            sql: """
+                SELECT count(*) FROM bookmark b LEFT JOIN bookmark_search s ON s.rowid = b.id
+                WHERE s.rowid IS NULL OR s.title IS NOT b.title OR s.category IS NOT b.category
+                    OR s.note IS NOT b.note OR s.url IS NOT b.url
+                    OR s.tags IS NOT \(Self.tagsOfBookmark)
+                """) ?? 0
+        let orphans = try connection.scalar(
+            Int.self,
+            sql: "SELECT count(*) FROM bookmark_search WHERE rowid NOT IN (SELECT id FROM bookmark)") ?? 0
+        return differing + orphans
     }
 
     private func read(_ statement: Statement, _ arguments: StatementArguments) throws -> [Bookmark] {

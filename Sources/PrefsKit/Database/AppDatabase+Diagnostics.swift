@@ -29,18 +29,23 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
     public var historyCount: Int
     public var selectionCount: Int
     public var bookmarkCount: Int
-    /// Rows of the full-text index; equals `bookmarkCount` when the index is in step.
+    /// Rows of the full-text index.
     public var searchIndexCount: Int
+    /// Bookmarks whose search row is missing or differs from the tables, plus search rows of
+    /// no bookmark (written by a tool other than PrefsKit); `BookmarkStore.rebuildSearchIndex()`
+    /// brings it to 0.
+    public var searchIndexMismatchCount: Int
 
     /// Whether the integrity check passed and the search index is in step.
     public var isHealthy: Bool {
-        integrityProblems == ["ok"] && searchIndexCount == bookmarkCount
+        integrityProblems == ["ok"] && searchIndexMismatchCount == 0
     }
 
-    /// Whether the file or folder can be read by other users.
-    public var isPrivate: Bool {
-        (fileMode ?? 0) & 0o077 == 0 && (directoryMode ?? 0) & 0o077 == 0
-    }
+    /// Whether the file and its folder are closed to other users.
+    public var isPrivate: Bool { isFilePrivate && (directoryMode ?? 0) & 0o077 == 0 }
+
+    /// Whether the file is closed to other users (its folder may be shared).
+    public var isFilePrivate: Bool { (fileMode ?? 0) & 0o077 == 0 }
 }
 
 extension AppDatabase {
@@ -81,8 +86,30 @@ extension AppDatabase {
                 historyCount: try count("preference_history"),
                 selectionCount: try count("selection"),
                 bookmarkCount: try count("bookmark"),
-                searchIndexCount: try count("bookmark_search"))
+                searchIndexCount: try count("bookmark_search"),
+                searchIndexMismatchCount: state.isEmpty || integrity != ["ok"]
+                    ? 0 : try state.bookmarks.searchIndexMismatchCount())
         }
+    }
+
+    /// Takes away the group and other permissions of the database file and its `-wal` and
+    /// `-shm` files (the folder is left alone: it may be shared, like `/tmp`).
+    ///
+    /// - Returns: the files changed, each with its old mode.
+    /// - Throws: ``DatabaseError/readOnly(path:)`` when the file is not ours to change,
+    ///   ``DatabaseError/ioError(path:detail:)`` when the change fails otherwise.
+    public func restrictFileModes() throws -> [(path: String, oldMode: Int)] {
+        var changed: [(path: String, oldMode: Int)] = []
+        for file in [path, path + "-wal", path + "-shm"] {
+            guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { continue }
+            guard chmod(file, mode_t(mode & ~0o077)) == 0 else {
+                let code = errno
+                if code == EPERM || code == EROFS { throw DatabaseError.readOnly(path: file) }
+                throw DatabaseError.ioError(path: file, detail: String(cString: strerror(code)))
+            }
+            changed.append((file, mode))
+        }
+        return changed
     }
 
     private static func directory(of path: String) -> String {
