@@ -19,6 +19,12 @@ enum OperationCounter {
         switch kind {
         case "get", "uncached-get":
             for _ in 0..<count { sink &+= store[key] }
+        case "wide-get":
+            // Cached gets cycling through 100,000 keys: more than the CPU caches hold.
+            let keys = (0..<100_000).map { PreferenceKey("key\($0)", default: 0) }
+            try store.transaction { edit in for (i, key) in keys.enumerated() { try edit.set(i, for: key) } }
+            for key in keys { sink &+= store[key] }
+            for i in 0..<count { sink &+= store[keys[i % keys.count]] }
         case "set":
             for i in 0..<count { try store.set(i, for: key) }
         case "bookmark":
@@ -39,7 +45,7 @@ enum OperationCounter {
             })
             for _ in 0..<count { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
         default:
-            throw BenchmarkError(description: "unknown operation '\(kind)' (get, uncached-get, set, bookmark, list)")
+            throw BenchmarkError(description: "unknown operation '\(kind)' (get, wide-get, uncached-get, set, bookmark, list)")
         }
         blackHole(sink)
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 internal import SQLiteCore
 
 /// What the database lock guards: the connection, the repositories, the preference caches
@@ -75,7 +76,7 @@ final class DatabaseState {
     func didRollBack() {}
 
     private func forgetCaches() {
-        for cache in suiteCaches.values { cache.values.removeAll(keepingCapacity: true) }
+        for cache in suiteCaches.values { cache.values.removeAll() }
     }
 
     /// Reads history rows newer than the last seen one; a gap (rows pruned by the history
@@ -95,7 +96,7 @@ final class DatabaseState {
             forgetCaches()
         } else {
             for change in changes {
-                suiteCaches[change.suite]?.values[PreferenceCacheKey(change.key)] = .some(change.value)
+                suiteCaches[change.suite]?.values.store(change.value, for: PreferenceCacheKey(change.key))
             }
         }
         guard !observers.isEmpty else { return }
@@ -131,10 +132,15 @@ final class DatabaseState {
 
 /// The cached values and registered defaults of one suite.
 final class SuiteCache {
+    private static let identifiers = Atomic<Int>(0)
+    /// Unique in the process (never reused, unlike an object's address): what a
+    /// ``PreferenceCacheSlot`` records as its owner.
+    let identifier = SuiteCache.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
+
     // Only ever touched under the database lock, so the runtime's exclusivity checks on
     // every cached read would guard nothing.
     /// Values read or written; `.some(nil)` records that the key is absent.
-    @exclusivity(unchecked) var values: [PreferenceCacheKey: PreferenceValue?] = [:]
+    @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
 }

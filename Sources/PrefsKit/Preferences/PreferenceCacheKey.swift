@@ -13,6 +13,9 @@ struct PreferenceCacheKey: Hashable, Sendable {
         precomputedHash = hasher.finalize()
     }
 
+    /// The hash computed once at creation (seeded per process, like every Swift hash).
+    var storedHash: Int { precomputedHash }
+
     @usableFromInline
     static func == (lhs: PreferenceCacheKey, rhs: PreferenceCacheKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.name == rhs.name

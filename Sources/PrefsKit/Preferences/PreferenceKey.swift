@@ -24,6 +24,7 @@ public final class PreferenceKey<Value: Sendable>: PreferenceKeys, @unchecked Se
     public let summary: String?
     @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
     @usableFromInline let cacheKey: PreferenceCacheKey
+    @usableFromInline let cacheSlot = PreferenceCacheSlot()
     let encode: @Sendable (Value) -> PreferenceValue?
 
     init(

@@ -24,6 +24,8 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The suite (namespace) of this store; `standard` by default.
     public let suite: String
     private let cache: SuiteCache
+    /// The identity a key's ``PreferenceCacheSlot`` records for this suite's cache.
+    var suiteCacheIdentifier: Int { cache.identifier }
     private let errorHandlerBox: Locked<ErrorHandlerBox>
 
     /// The name of the default suite.
@@ -60,7 +62,7 @@ public final class PreferenceStore: @unchecked Sendable {
     public subscript<Value>(key: PreferenceKey<Value>) -> Value {
         // Inlinable so that the caller's specialization decodes without generic metadata
         // lookups; the cache lookup itself stays in the module.
-        guard let stored = try? value(for: key.cacheKey) else { return key.defaultValue }
+        guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else { return key.defaultValue }
         return key.decode(stored) ?? key.defaultValue
     }
 
@@ -94,9 +96,9 @@ public final class PreferenceStore: @unchecked Sendable {
     }
 
     @usableFromInline
-    func value(for key: PreferenceCacheKey) throws -> PreferenceValue? {
+    func value(for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil) throws -> PreferenceValue? {
         try database.state.withLock { state in
-            if let stored = try storedValue(for: key, state: state) { return stored }
+            if let stored = try storedValue(for: key, slot: slot, state: state) { return stored }
             return cache.registered[key.name]
         }
     }
@@ -108,20 +110,31 @@ public final class PreferenceStore: @unchecked Sendable {
         try database.state.withLock { try storedValue(for: PreferenceCacheKey(key), state: $0) }
     }
 
-    private func storedValue(for key: PreferenceCacheKey, state: DatabaseState) throws
-        -> PreferenceValue?
-    {
+    private func storedValue(
+        for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil, state: DatabaseState
+    ) throws -> PreferenceValue? {
         do {
             if state.isWriting || !database.cachesValues {
                 // Inside a transaction, see its uncommitted writes.
                 return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.refreshIfStale()
-            if let cached = cache.values[key] { return cached }
-            if state.isEmpty { return nil }
-            let loaded = try state.preferences.value(suite: suite, key: key.name)
-            cache.values[key] = .some(loaded)
-            return loaded
+            let values = cache.values
+            let slot = slot.flatMap { $0.isOwned(by: cache.identifier) ? $0 : nil }
+            if let slot, slot.generation == values.generation { return slot.value }
+            let value: PreferenceValue?
+            if let cached = values[key] {
+                value = cached
+            } else {
+                if state.isEmpty { return nil }
+                value = try state.preferences.value(suite: suite, key: key.name)
+                cache.values.store(value, for: key)
+            }
+            if let slot {
+                slot.generation = cache.values.generation
+                slot.value = value
+            }
+            return value
         } catch let error as DatabaseError {
             throw error
         } catch let error as SQLiteError {

@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// A typed key keeps its cached value in the key object for the first suite cache that reads
+/// through it; every way of changing the value must reach that copy, and other suites and
+/// databases reading through the same key object must never see it.
+@Suite struct CacheSlotTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    @Test func everyWriteReachesTheKeysOwnCopy() async throws {
+        let path = folder.path("prefs.sqlite")
+        let store = PreferenceStore(database: try AppDatabase(path: path))
+        let counter = PreferenceKey("counter", default: 0)
+        #expect(store[counter] == 0)  // claims the slot, with the key absent
+        #expect(counter.cacheSlot.isOwned(by: store.suiteCacheIdentifier))
+        try store.set(1, for: counter)
+        #expect(store[counter] == 1)
+        try store.setValue(.int(2), forKey: "counter")
+        #expect(store[counter] == 2)
+        store.set(3, forKey: "counter")
+        #expect(store[counter] == 3)
+        store.removeObject(forKey: "counter")
+        #expect(store[counter] == 0)
+        try store.transaction { edit in try edit.set(4, for: counter) }
+        #expect(store[counter] == 4)
+        #expect((try? store.transaction { edit in
+            try edit.set(99, for: counter)
+            throw CancellationError()
+        }) == nil)
+        #expect(store[counter] == 4)
+
+        // Another connection to the same file: seen within the change-check interval.
+        try PreferenceStore(database: try AppDatabase(path: path)).set(5, for: counter)
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(store[counter] == 5)
+        try store.removeAll()
+        #expect(store[counter] == 0)
+    }
+
+    @Test func otherSuitesAndDatabasesReadThroughTheTable() throws {
+        let database = try AppDatabase(path: folder.path("a.sqlite"))
+        let first = PreferenceStore(database: database)
+        let widgets = PreferenceStore(database: database, suite: "widgets")
+        let elsewhere = PreferenceStore(database: try AppDatabase(path: folder.path("b.sqlite")))
+        let counter = PreferenceKey("counter", default: 0)
+        try first.set(1, for: counter)
+        #expect(first[counter] == 1)
+        try widgets.set(2, for: counter)
+        try elsewhere.set(3, for: counter)
+        for _ in 0..<3 {
+            #expect(first[counter] == 1)
+            #expect(widgets[counter] == 2)
+            #expect(elsewhere[counter] == 3)
+        }
+        #expect(counter.cacheSlot.isOwned(by: first.suiteCacheIdentifier))
+        #expect(!counter.cacheSlot.isOwned(by: widgets.suiteCacheIdentifier))
+        try elsewhere.set(4, for: counter)
+        #expect(first[counter] == 1)
+        #expect(elsewhere[counter] == 4)
+    }
+
+    @Test func concurrentStoresNeverSeeEachOthersValues() async throws {
+        let stores = try (0..<2).map { PreferenceStore(database: try AppDatabase(path: folder.path("\($0).sqlite"))) }
+        let keys = (0..<8).map { PreferenceKey("key\($0)", default: -1) }
+        let ranges = [0..<1_000, 1_000..<2_000]
+        let strays = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    for value in ranges[index] { try store.set(value, for: keys[value % keys.count]) }
+                    return 0
+                }
+                group.addTask {
+                    var strays = 0
+                    for round in 0..<20_000 {
+                        let value = store[keys[round % keys.count]]
+                        if value != -1 && !ranges[index].contains(value) { strays += 1 }
+                    }
+                    return strays
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(strays == 0)
+        for (index, store) in stores.enumerated() {
+            for (number, key) in keys.enumerated() {
+                #expect(store[key] == ranges[index].upperBound - keys.count + number)
+            }
+        }
+    }
+}
