@@ -1,0 +1,110 @@
+import Foundation
+import PrefsKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `script` is installed and the system hands out pseudo-terminals.
+private let canRunOnATerminal: Bool = {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return false }
+    #if canImport(Glibc)
+        let terminal = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        guard terminal >= 0 else { return false }
+        close(terminal)
+        return true
+    #else
+        return false
+    #endif
+}()
+
+/// What `prefs` does only when it talks to a terminal: colors, the import progress bar and
+/// confirmation prompts. `script` (util-linux) runs it on a pseudo-terminal, where stdout and
+/// stderr arrive mixed, with `\r\n` line ends.
+@Suite(.enabled(if: canRunOnATerminal))
+struct TerminalTests {
+    let folder: TemporaryFolder
+    let db: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        db = folder.path("prefs.sqlite")
+    }
+
+    /// Runs prefs on a pseudo-terminal, typing `input`.
+    func onTerminal(_ arguments: [String], input: String = "", noColor: Bool = false) throws -> (status: Int32, output: String) {
+        let quoted = ([prefsExecutable().path, "--db", db] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            .joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", quoted, "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = noColor ? "1" : nil
+        environment["TERM"] = "xterm"
+        process.environment = environment
+        let output = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardInput = stdin
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func errorsAreRedOnATerminalUnlessNoColorIsSet() throws {
+        let message = "No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"
+        let colored = try onTerminal(["get", "missing"])
+        #expect(colored.status == 1)
+        #expect(colored.output == "\u{1B}[1;31mError:\u{1B}[0m \(message)\r\n")
+        let plain = try onTerminal(["get", "missing"], noColor: true)
+        #expect(plain.status == 1)
+        #expect(plain.output == "Error: \(message)\r\n")
+        // Not a terminal: plain even without NO_COLOR.
+        let piped = try runPrefs(["--db", db, "get", "missing"], environment: ["NO_COLOR": ""])
+        #expect(piped.stderr == "Error: \(message)\n")
+    }
+
+    @Test func importDrawsAProgressBarOnATerminalOnly() throws {
+        let source = folder.path("source.sqlite")
+        let bookmarks = BookmarkStore(database: try AppDatabase(path: source))
+        try bookmarks.add(contentsOf: (0..<500).map { BookmarkDraft(kind: "trip", itemID: "t\($0)", title: "Trip \($0)") })
+        let file = folder.path("bookmarks.json")
+        #expect(try runPrefs(["--db", source, "bookmark", "export", file]).status == 0)
+
+        let drawn = try onTerminal(["bookmark", "import", file])
+        #expect(drawn.status == 0, "\(drawn.output)")
+        #expect(drawn.output.contains("\rImporting [...............................] 0% (0/500)")
+            || drawn.output.contains("\rImporting [#"))
+        #expect(drawn.output.contains("\rImporting [##############################] 100% (500/500)"))
+        #expect(drawn.output.contains("\r\u{1B}[2K"), "the bar's line is cleared at the end")
+
+        let piped = try runPrefs(["--db", folder.path("piped.sqlite"), "bookmark", "import", file])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("Importing ["))
+    }
+
+    @Test func destructiveCommandsAskOnATerminal() throws {
+        #expect(try runPrefs(["--db", db, "set", "a", "1"]).status == 0)
+        let declined = try onTerminal(["reset"], input: "n\n", noColor: true)
+        #expect(declined.status != 0)
+        // The terminal echoes the typed answer, before or after the prompt.
+        #expect(declined.output.contains("Remove every preference of suite 'standard'? [y/N] "))
+        #expect(try runPrefs(["--db", db, "get", "a"]).stdout == "1\n")
+
+        let accepted = try onTerminal(["reset"], input: "y\n", noColor: true)
+        #expect(accepted.status == 0, "\(accepted.output)")
+        #expect(try runPrefs(["--db", db, "get", "a"]).status == 1)
+
+        // Without a terminal there is no one to ask: --force is required.
+        #expect(try runPrefs(["--db", db, "set", "a", "1"]).status == 0)
+        let refused = try runPrefs(["--db", db, "reset"])
+        #expect(refused.status == 64)
+        #expect(try runPrefs(["--db", db, "get", "a"]).stdout == "1\n")
+    }
+}
