@@ -38,23 +38,11 @@ struct TerminalTests {
         let quoted = ([prefsExecutable().path, "--db", db] + arguments)
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
             .joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", quoted, "/dev/null"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = noColor ? "1" : nil
-        environment["TERM"] = "xterm"
-        process.environment = environment
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardInput = stdin
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        // An empty NO_COLOR counts as unset.
+        let environment = ["TERM": "xterm", "NO_COLOR": noColor ? "1" : ""]
+        let result = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/script"), ["-qec", quoted, "/dev/null"], environment: environment, stdin: input)
+        return (result.status, result.stdout)
     }
 
     @Test func errorsAreRedOnATerminalUnlessNoColorIsSet() throws {
@@ -65,7 +53,7 @@ struct TerminalTests {
         let plain = try onTerminal(["get", "missing"], noColor: true)
         #expect(plain.status == 1)
         #expect(plain.output == "Error: \(message)\r\n")
-        // Not a terminal: plain even without NO_COLOR.
+        // Not a terminal: plain, NO_COLOR or not.
         let piped = try runPrefs(["--db", db, "get", "missing"], environment: ["NO_COLOR": ""])
         #expect(piped.stderr == "Error: \(message)\n")
     }

@@ -29,25 +29,9 @@ enum Reliability {
     /// Runs a shell script and returns its exit status and output.
     @discardableResult
     static func shell(_ script: String, environment: [String: String] = [:]) throws -> ProcessOutput {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        var env = ProcessInfo.processInfo.environment
-        env["PREFS"] = prefsExecutable().path
-        env["STRESS"] = stressExecutable.path
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ProcessOutput(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+        let tools = ["PREFS": prefsExecutable().path, "STRESS": stressExecutable.path]
+        return try runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script], environment: tools.merging(environment) { $1 })
     }
 
     /// The integer values of keys with a prefix, read directly with SQLite.

@@ -43,18 +43,25 @@ public struct ProcessOutput: Sendable {
     }
 }
 
-/// Runs the `prefs` executable to completion.
+/// Runs the `prefs` executable to completion, with `NO_COLOR` set unless `environment`
+/// says otherwise.
 @discardableResult
 public func runPrefs(
     _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
 ) throws -> ProcessOutput {
+    try runProcess(prefsExecutable(), arguments, environment: ["NO_COLOR": "1"].merging(environment) { $1 }, stdin: stdin)
+}
+
+/// Runs a program to completion with this process's environment plus `environment`, feeding
+/// it `stdin` and collecting its output (stderr is drained alongside stdout, so neither
+/// pipe can fill up and stall the child).
+public func runProcess(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
+) throws -> ProcessOutput {
     let process = Process()
-    process.executableURL = prefsExecutable()
+    process.executableURL = executable
     process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env["NO_COLOR"] = "1"
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     let errors = Pipe()
     let input = Pipe()
@@ -62,13 +69,29 @@ public func runPrefs(
     process.standardError = errors
     process.standardInput = input
     try process.run()
+    let errorData = SharedData()
+    let drained = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        errorData.value = errors.fileHandleForReading.readDataToEndOfFile()
+        drained.signal()
+    }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = errors.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
     process.waitUntilExit()
     return ProcessOutput(
         status: process.terminationStatus,
         stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+        stderr: String(decoding: errorData.value, as: UTF8.self))
+}
+
+/// Bytes handed from the thread that reads them to the one that waits for them.
+private final class SharedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = Data()
+    var value: Data {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }

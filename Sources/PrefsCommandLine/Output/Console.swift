@@ -42,8 +42,9 @@ final class Console: @unchecked Sendable {
             environment: environment)
     }
 
-    /// Whether messages on stderr may use color.
-    var usesColor: Bool { isErrorTerminal && environment["NO_COLOR"] == nil }
+    /// Whether messages on stderr may use color: on a terminal, unless `NO_COLOR` is set to
+    /// something (an empty `NO_COLOR` counts as unset, as no-color.org asks).
+    var usesColor: Bool { isErrorTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
 
     /// Writes data to stdout; false when stdout is closed.
     @discardableResult
