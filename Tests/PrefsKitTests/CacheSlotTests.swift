@@ -19,7 +19,7 @@ import Testing
         let store = PreferenceStore(database: try AppDatabase(path: path))
         let counter = PreferenceKey("counter", default: 0)
         #expect(store[counter] == 0)  // claims the slot, with the key absent
-        #expect(counter.cacheSlot.isOwned(by: store.suiteCacheIdentifier))
+        #expect(counter.cacheSlot.ownerIdentifier == store.suiteCacheIdentifier)
         try store.set(1, for: counter)
         #expect(store[counter] == 1)
         try store.setValue(.int(2), forKey: "counter")
@@ -59,11 +59,29 @@ import Testing
             #expect(widgets[counter] == 2)
             #expect(elsewhere[counter] == 3)
         }
-        #expect(counter.cacheSlot.isOwned(by: first.suiteCacheIdentifier))
-        #expect(!counter.cacheSlot.isOwned(by: widgets.suiteCacheIdentifier))
+        #expect(counter.cacheSlot.ownerIdentifier == first.suiteCacheIdentifier)
+        #expect(counter.cacheSlot.ownerIdentifier != widgets.suiteCacheIdentifier)
         try elsewhere.set(4, for: counter)
         #expect(first[counter] == 1)
         #expect(elsewhere[counter] == 4)
+    }
+
+    @Test func aClosedDatabaseGivesItsKeySlotsBack() throws {
+        let counter = PreferenceKey("counter", default: 0)
+        var previousOwner = 0
+        do {
+            let first = PreferenceStore(database: try AppDatabase(path: folder.path("first.sqlite")))
+            try first.set(1, for: counter)
+            #expect(first[counter] == 1)
+            previousOwner = first.suiteCacheIdentifier
+            #expect(counter.cacheSlot.ownerIdentifier == previousOwner)
+        }
+        #expect(counter.cacheSlot.ownerIdentifier == 0)
+        let second = PreferenceStore(database: try AppDatabase(path: folder.path("second.sqlite")))
+        #expect(second[counter] == 0)  // not the first file's 1
+        #expect(counter.cacheSlot.ownerIdentifier == second.suiteCacheIdentifier)
+        try second.set(2, for: counter)
+        #expect(second[counter] == 2)
     }
 
     @Test func concurrentStoresNeverSeeEachOthersValues() async throws {

@@ -143,6 +143,24 @@ final class SuiteCache {
     @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
+    /// The key slots this cache claimed, given back when it goes away.
+    private var claimedSlots: [PreferenceCacheSlot] = []
+
+    /// The key's slot when this cache owns it or could claim it now, else nil.
+    func usableSlot(_ slot: PreferenceCacheSlot?) -> PreferenceCacheSlot? {
+        guard let slot else { return nil }
+        switch slot.claim(for: identifier) {
+        case .alreadyOwned: return slot
+        case .newlyClaimed:
+            claimedSlots.append(slot)
+            return slot
+        case .ownedByAnother: return nil
+        }
+    }
+
+    deinit {
+        for slot in claimedSlots { slot.release(from: identifier) }
+    }
 }
 
 /// Someone waiting for changes of a suite, or of one key of it.

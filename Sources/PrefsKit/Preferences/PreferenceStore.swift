@@ -120,7 +120,7 @@ public final class PreferenceStore: @unchecked Sendable {
             }
             try state.refreshIfStale()
             let values = cache.values
-            let slot = slot.flatMap { $0.isOwned(by: cache.identifier) ? $0 : nil }
+            let slot = cache.usableSlot(slot)
             if let slot, slot.generation == values.generation { return slot.value }
             let value: PreferenceValue?
             if let cached = values[key] {
