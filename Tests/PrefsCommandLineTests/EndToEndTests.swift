@@ -1,4 +1,5 @@
 import Foundation
+import PrefsKit
 import SQLiteCore
 import TestSupport
 import Testing
@@ -189,6 +190,66 @@ import Testing
             .split(separator: "\n")
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix(#"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": 0.8, "changedAt": ""#) == true)
+    }
+
+    /// Starts `prefs watch` with its stdout on a pipe, and gives it time to open the file.
+    func startWatching(_ arguments: [String]) throws -> (Process, Pipe) {
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = ["--db", db, "watch"] + arguments
+        let output = Pipe()
+        watcher.standardOutput = output
+        try watcher.run()
+        usleep(300_000)
+        return (watcher, output)
+    }
+
+    /// Waits up to 5 s for a process to end, then kills it.
+    func waitForExit(_ process: Process) {
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    @Test func watchPrintsWithin100MillisecondsAndEndsOnInterrupt() throws {
+        try prefs("set", "volume", "0.8")
+        let (watcher, output) = try startWatching(["volume"])
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        // The writer is the library in this process, so that the time from just before its
+        // write is a close upper bound of the time from its commit.
+        let store = PreferenceStore(database: try AppDatabase(path: db))
+        var slowest = 0.0
+        for step in 1...5 {
+            let started = Date()
+            try store.setValue(.double(Double(step) / 10), forKey: "volume")
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            #expect(String(decoding: line, as: UTF8.self) == "volume=0.\(step)\n")
+        }
+        #expect(slowest < 0.1, "slowest change took \(Int(slowest * 1000)) ms")
+        print("watch: slowest of 5 changes printed \(Int(slowest * 1000)) ms after the write began")
+        kill(watcher.processIdentifier, SIGINT)
+        waitForExit(watcher)
+        #expect(watcher.terminationReason == .exit)
+        #expect(watcher.terminationStatus == 0)
+    }
+
+    @Test func watchEndsWhenItsOutputIsClosed() throws {
+        try prefs("set", "volume", "0.8")
+        let (watcher, output) = try startWatching([])
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        try output.fileHandleForReading.close()  // like `prefs watch | head -1` after its line
+        try prefs("set", "volume", "0.5")
+        try prefs("set", "volume", "0.6")
+        waitForExit(watcher)
+        #expect(watcher.terminationReason == .exit)
+        #expect(watcher.terminationStatus == 0)
     }
 
     // MARK: - Exit codes from real bad input
