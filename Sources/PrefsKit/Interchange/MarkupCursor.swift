@@ -26,6 +26,13 @@ extension MarkupCursor {
         return false
     }
 
+    /// Moves past the byte when it is next; whether it was.
+    mutating func skip(_ byte: UInt8) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
     /// Moves past spaces, tabs and line breaks.
     mutating func skipWhitespace() {
         while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }

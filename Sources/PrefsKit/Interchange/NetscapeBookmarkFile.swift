@@ -212,11 +212,7 @@ public enum NetscapeBookmarkFile {
         mutating func readTag() throws(ParseError) -> Tag {
             let start = position
             position += 1
-            var isClosing = false
-            if position < bytes.count && bytes[position] == UInt8(ascii: "/") {
-                isClosing = true
-                position += 1
-            }
+            let isClosing = skip(UInt8(ascii: "/"))
             let nameStart = position
             while position < bytes.count, Self.isNameByte(bytes[position]) { position += 1 }
             let name = String(decoding: bytes[nameStart..<position], as: UTF8.self).uppercased()

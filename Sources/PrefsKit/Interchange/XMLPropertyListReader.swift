@@ -94,11 +94,7 @@ struct XMLPropertyListReader: MarkupCursor {
             throw error(position < bytes.count ? "expected an element" : "unexpected end of file")
         }
         position += 1
-        var isClosing = false
-        if position < bytes.count && bytes[position] == UInt8(ascii: "/") {
-            isClosing = true
-            position += 1
-        }
+        let isClosing = skip(UInt8(ascii: "/"))
         let nameStart = position
         while position < bytes.count,
             ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(
