@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteCore
 import TestSupport
 import Testing
 
@@ -42,6 +43,37 @@ import Testing
         #expect(store[counter] == 5)
         try store.removeAll()
         #expect(store[counter] == 0)
+    }
+
+    @Test func cachesFollowWritesWithTheSmallestHistory() async throws {
+        let path = folder.path("prefs.sqlite")
+        let store = PreferenceStore(database: try AppDatabase(path: path))
+        #expect(throws: PreferenceError.self) { try store.setHistoryLimit(0) }
+        try store.setHistoryLimit(1)
+        let counter = PreferenceKey("counter", default: 0)
+        #expect(store[counter] == 0)
+        #expect(try store.value(forKey: "other") == nil)
+        for value in 1...3 {
+            try store.set(value, for: counter)
+            #expect(store[counter] == value)
+            try store.setValue(.int(value), forKey: "other")
+            #expect(try store.value(forKey: "other") == .int(value))
+        }
+        // Another process writes twice between two looks: the first entry is gone by then.
+        let writer = PreferenceStore(database: try AppDatabase(path: path))
+        try writer.set(10, for: counter)
+        try writer.setValue(.int(10), forKey: "other")
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(store[counter] == 10)
+        #expect(try store.value(forKey: "other") == .int(10))
+
+        // A limit of 0 written behind the library's back still keeps the newest entry.
+        let shell = try Connection(path: path, mode: .readWrite)
+        try shell.execute(sql: "UPDATE setting SET value = 0 WHERE name = 'history_limit'")
+        try writer.set(11, for: counter)
+        #expect(try shell.scalar(Int.self, sql: "SELECT count(*) FROM preference_history") == 1)
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(store[counter] == 11)
     }
 
     @Test func otherSuitesAndDatabasesReadThroughTheTable() throws {

@@ -285,8 +285,16 @@ public final class PreferenceStore: @unchecked Sendable {
 
     /// Sets how many changes the history keeps and drops the older ones.
     ///
-    /// - Throws: ``DatabaseError`` when the write fails.
+    /// - Parameter limit: at least 1: the newest entry is how other connections, and this
+    ///   store's cache, learn of a change.
+    /// - Throws: ``PreferenceError/invalidValue(key:reason:)`` for a limit below 1,
+    ///   ``DatabaseError`` when the write fails.
     public func setHistoryLimit(_ limit: Int) throws {
+        guard limit >= 1 else {
+            throw PreferenceError.invalidValue(
+                key: "history limit",
+                reason: "\(limit) is below 1; the newest change is always kept, as other processes learn of changes through it")
+        }
         try database.write { try $0.preferences.setHistoryLimit(limit) }
     }
 }

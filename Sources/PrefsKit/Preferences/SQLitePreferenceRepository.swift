@@ -161,13 +161,13 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     func setHistoryLimit(_ limit: Int) throws {
         try connection.execute(
             sql: "INSERT OR REPLACE INTO setting (name, value) VALUES ('history_limit', ?)",
-            arguments: [max(0, limit)])
+            arguments: [limit])
         try connection.execute(
             sql: """
                 DELETE FROM preference_history
                 WHERE id <= (SELECT max(id) FROM preference_history) - ?
                 """,
-            arguments: [max(0, limit)])
+            arguments: [limit])
     }
 
     private static func change(from row: Row) -> PreferenceChange {
