@@ -195,10 +195,10 @@ extension CommandTable {
     static let doctor = CommandSpec(
         name: "doctor", abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
         discussion: """
-            Exits 0 when healthy and 65 when the file is corrupt or not a prefs database.
-            --repair rebuilds the bookmark search index when it is out of step with the tables
-            (after a write by another tool) and removes group and other access from the file;
-            a corrupt file cannot be repaired: restore it from a backup.
+            Exits 0 when healthy, and 65 when the file is corrupt, is not a prefs database, or
+            its bookmark search index is out of step with the tables (after a write by another
+            tool). --repair rebuilds that index and removes group and other access from the
+            file; a corrupt file cannot be repaired: restore it from a backup.
             """,
         options: [OptionSpec(name: "repair", kind: .flag, help: "Fix what can be fixed without losing data.")],
         build: { parsed in .doctor(repair: parsed.flag("repair")) })
