@@ -74,8 +74,8 @@ extension BookmarkStore {
             do {
                 imported.append(
                     ImportedBookmark(
-                        draft: try entry.draft.validated(), createdAt: entry.createdAt,
-                        updatedAt: entry.updatedAt))
+                        draft: try entry.draft.validated(), position: entry.position,
+                        createdAt: entry.createdAt, updatedAt: entry.updatedAt))
             } catch {
                 throw BookmarkError.malformedImport("'\(entry.draft.title)': \(error)")
             }
@@ -112,8 +112,9 @@ extension BookmarkStore {
 }
 
 extension ImportedBookmark {
-    init(draft: BookmarkDraft, createdAt: Date?, updatedAt: Date?) {
+    init(draft: BookmarkDraft, position: Int?, createdAt: Date?, updatedAt: Date?) {
         self.draft = draft
+        self.position = position
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

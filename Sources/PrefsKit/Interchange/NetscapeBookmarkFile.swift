@@ -4,15 +4,18 @@ import FoundationEssentials
 ///
 /// Folders (`<H3>` followed by `<DL>`) may nest; a bookmark's category is its innermost
 /// folder. `ADD_DATE` and `LAST_MODIFIED` are Unix seconds, `TAGS` is comma-separated, a
-/// `<DD>` after a link is its note. Our own export adds `KIND` and `ITEM_ID` attributes so
-/// that a round trip keeps each bookmark's identity; links from a browser become kind
-/// `link` with the URL as their item ID.
+/// `<DD>` after a link is its note. Our own export adds `KIND`, `ITEM_ID` and `POSITION`
+/// attributes (browsers ignore them) so that a round trip keeps each bookmark's identity
+/// and its place among the bookmarks of its kind, across folders; links from a browser
+/// become kind `link` with the URL as their item ID, in file order.
 public enum NetscapeBookmarkFile {
     /// One link read from a file.
     public struct Entry: Sendable, Hashable {
         public var draft: BookmarkDraft
         public var createdAt: Date?
         public var updatedAt: Date?
+        /// The place among the bookmarks of its kind, from our own export; nil for a browser's.
+        public var position: Int?
     }
 
     /// Why a file could not be read, with its line.
@@ -67,6 +70,7 @@ public enum NetscapeBookmarkFile {
             attributes += " TAGS=\"\(escape(bookmark.tags.joined(separator: ",")))\""
         }
         attributes += " KIND=\"\(escape(bookmark.kind))\" ITEM_ID=\"\(escape(bookmark.itemID))\""
+        attributes += " POSITION=\"\(bookmark.position)\""
         var text = "\(indent)<DT><A \(attributes)>\(escape(bookmark.title))</A>\n"
         if let note = bookmark.note { text += "\(indent)<DD>\(escape(note))\n" }
         return text
@@ -194,7 +198,13 @@ public enum NetscapeBookmarkFile {
                         kind: kind, itemID: itemID, title: title, url: url, category: category,
                         tags: tags),
                     createdAt: tag.attributes["ADD_DATE"].flatMap(Self.date(fromUnix:)),
-                    updatedAt: tag.attributes["LAST_MODIFIED"].flatMap(Self.date(fromUnix:))))
+                    updatedAt: tag.attributes["LAST_MODIFIED"].flatMap(Self.date(fromUnix:)),
+                    position: try tag.attributes["POSITION"].map { text throws(ParseError) in
+                        guard let position = Int(text), position >= 0 else {
+                            throw ParseError(reason: "POSITION '\(text)' is not a non-negative integer", line: startLine)
+                        }
+                        return position
+                    }))
         }
 
         static func date(fromUnix text: String) -> Date? {
