@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The cached values of one suite: an open-addressing hash table whose entries hold the
 /// key's hash, its name and its value side by side.
 ///
@@ -68,45 +66,5 @@ struct PreferenceValueCache {
         let kept = generation
         for case let entry? in old { store(entry.value, for: entry.key) }
         generation = kept  // moving entries changes no value
-    }
-}
-
-/// A typed key's own copy of its cached value.
-///
-/// Apps read through the same few key objects again and again; keeping the value in the key
-/// object spares a cached read the hash table lookup, which in a suite of 100,000 keys is a
-/// cache miss (about 200 ns here) while the key object is at hand already. The first suite
-/// cache to read through a slot claims it until that cache goes away; it uses the slot only
-/// under its database's lock and only while the table's generation has not moved on. Other
-/// caches (another suite, another database) read through the table meanwhile.
-@usableFromInline
-final class PreferenceCacheSlot: @unchecked Sendable {
-    enum Claim {
-        case alreadyOwned, newlyClaimed, ownedByAnother
-    }
-
-    /// The ``SuiteCache/identifier`` of the cache that claimed the slot, 0 while unclaimed.
-    private let owner = Atomic<Int>(0)
-    // Touched only by the owning cache, under its database's lock (or in its deinit).
-    @exclusivity(unchecked) var generation = -1
-    @exclusivity(unchecked) var value: PreferenceValue?
-
-    /// The identifier of the owning cache, 0 when none.
-    var ownerIdentifier: Int { owner.load(ordering: .acquiring) }
-
-    /// Whether the cache with this identifier owns the slot, claiming it when unclaimed.
-    func claim(for identifier: Int) -> Claim {
-        let current = owner.load(ordering: .acquiring)
-        if current == identifier { return .alreadyOwned }
-        guard current == 0 else { return .ownedByAnother }
-        let claimed = owner.compareExchange(expected: 0, desired: identifier, ordering: .acquiringAndReleasing).exchanged
-        return claimed ? .newlyClaimed : .ownedByAnother
-    }
-
-    /// Gives the slot up, emptied, so that another cache can claim it.
-    func release(from identifier: Int) {
-        generation = -1
-        value = nil
-        _ = owner.compareExchange(expected: identifier, desired: 0, ordering: .releasing)
     }
 }

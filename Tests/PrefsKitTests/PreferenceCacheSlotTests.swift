@@ -8,7 +8,7 @@ import Testing
 /// A typed key keeps its cached value in the key object for the first suite cache that reads
 /// through it; every way of changing the value must reach that copy, and other suites and
 /// databases reading through the same key object must never see it.
-@Suite struct CacheSlotTests {
+@Suite struct PreferenceCacheSlotTests {
     let folder: TemporaryFolder
 
     init() throws {
