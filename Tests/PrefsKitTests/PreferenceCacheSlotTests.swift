@@ -116,6 +116,17 @@ import Testing
         #expect(second[counter] == 2)
     }
 
+    @Test func keysMadePerReadDoNotPileUp() throws {
+        let store = PreferenceStore(database: try AppDatabase(path: folder.path("prefs.sqlite")))
+        try store.setValue(.int(7), forKey: "launchCount")
+        for _ in 0..<10_000 {
+            // A key object made at the call site, as `store[PreferenceKey(...)]` in a loop does.
+            #expect(store[PreferenceKey("launchCount", default: 0)] == 7)
+        }
+        let remembered = store.database.state.withLock { $0.cache(for: "standard").claimedSlotCount }
+        #expect(remembered <= 128, "\(remembered) slots remembered for 10,000 short-lived keys")
+    }
+
     @Test func concurrentStoresNeverSeeEachOthersValues() async throws {
         let stores = try (0..<2).map { PreferenceStore(database: try AppDatabase(path: folder.path("\($0).sqlite"))) }
         let keys = (0..<8).map { PreferenceKey("key\($0)", default: -1) }

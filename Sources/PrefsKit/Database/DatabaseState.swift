@@ -143,8 +143,18 @@ final class SuiteCache {
     @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
-    /// The key slots this cache claimed, given back when it goes away.
-    private var claimedSlots: [PreferenceCacheSlot] = []
+    /// The key slots this cache claimed, given back when it goes away. Held weakly: an app
+    /// that makes a key object per read must not pile up slots here.
+    private var claimedSlots: [WeakSlot] = []
+    /// When `claimedSlots` reaches this size, the slots of keys gone since are dropped.
+    private var compactionThreshold = 64
+
+    private struct WeakSlot {
+        weak var slot: PreferenceCacheSlot?
+    }
+
+    /// How many claimed slots are remembered (live or not yet compacted away).
+    var claimedSlotCount: Int { claimedSlots.count }
 
     /// The key's slot when this cache owns it or could claim it now, else nil.
     func usableSlot(_ slot: PreferenceCacheSlot?) -> PreferenceCacheSlot? {
@@ -152,14 +162,18 @@ final class SuiteCache {
         switch slot.claim(for: identifier) {
         case .alreadyOwned: return slot
         case .newlyClaimed:
-            claimedSlots.append(slot)
+            if claimedSlots.count >= compactionThreshold {
+                claimedSlots.removeAll { $0.slot == nil }
+                compactionThreshold = max(64, claimedSlots.count * 2)
+            }
+            claimedSlots.append(WeakSlot(slot: slot))
             return slot
         case .ownedByAnother: return nil
         }
     }
 
     deinit {
-        for slot in claimedSlots { slot.release(from: identifier) }
+        for entry in claimedSlots { entry.slot?.release(from: identifier) }
     }
 }
 
