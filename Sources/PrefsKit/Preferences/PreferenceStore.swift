@@ -119,11 +119,11 @@ public final class PreferenceStore: @unchecked Sendable {
                 return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.refreshIfStale()
-            let values = cache.values
+            // No local copy of cache.values: it would make the store below copy the table.
             let slot = cache.usableSlot(slot)
-            if let slot, slot.generation == values.generation { return slot.value }
+            if let slot, slot.generation == cache.values.generation { return slot.value }
             let value: PreferenceValue?
-            if let cached = values[key] {
+            if let cached = cache.values[key] {
                 value = cached
             } else {
                 if state.isEmpty { return nil }
