@@ -143,15 +143,14 @@ final class SuiteCache {
     @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
-    /// The key slots this cache claimed, given back when it goes away. Held weakly: an app
-    /// that makes a key object per read must not pile up slots here.
-    private var claimedSlots: [WeakSlot] = []
+    /// The key slots this cache claimed, given back when it goes away. An app that makes a
+    /// key object per read must not pile up slots here, so the slots of keys that are gone
+    /// (held by this list alone) are dropped whenever the list doubles. (Not weak references:
+    /// they would move every retain of a slot, on every cached read, to the runtime's slow
+    /// side-table path.)
+    private var claimedSlots: [PreferenceCacheSlot] = []
     /// When `claimedSlots` reaches this size, the slots of keys gone since are dropped.
     private var compactionThreshold = 64
-
-    private struct WeakSlot {
-        weak var slot: PreferenceCacheSlot?
-    }
 
     /// How many claimed slots are remembered (live or not yet compacted away).
     var claimedSlotCount: Int { claimedSlots.count }
@@ -162,18 +161,25 @@ final class SuiteCache {
         switch slot.claim(for: identifier) {
         case .alreadyOwned: return slot
         case .newlyClaimed:
-            if claimedSlots.count >= compactionThreshold {
-                claimedSlots.removeAll { $0.slot == nil }
-                compactionThreshold = max(64, claimedSlots.count * 2)
-            }
-            claimedSlots.append(WeakSlot(slot: slot))
+            if claimedSlots.count >= compactionThreshold { dropSlotsOfKeysGone() }
+            claimedSlots.append(slot)
             return slot
         case .ownedByAnother: return nil
         }
     }
 
+    private func dropSlotsOfKeysGone() {
+        var kept: [PreferenceCacheSlot] = []
+        kept.reserveCapacity(claimedSlots.count)
+        for index in claimedSlots.indices where !isKnownUniquelyReferenced(&claimedSlots[index]) {
+            kept.append(claimedSlots[index])
+        }
+        claimedSlots = kept
+        compactionThreshold = max(64, kept.count * 2)
+    }
+
     deinit {
-        for entry in claimedSlots { entry.slot?.release(from: identifier) }
+        for slot in claimedSlots { slot.release(from: identifier) }
     }
 }
 
