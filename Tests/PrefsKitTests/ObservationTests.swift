@@ -43,6 +43,34 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
         #expect(await seen.wait(upTo: 2) { $0 == [false, true, false] })
     }
 
+    @Test func suiteObserverHearsChangesPrunedBeforeItLooked() async throws {
+        try store.setHistoryLimit(1)
+        try store.setValue(.int(1), forKey: "kept")
+        try store.setValue(.int(2), forKey: "removed")
+        let seen = Collected<PreferenceChange>()
+        let task = Task { [store] in for await change in store.changes() { seen.append(change) } }
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(50))
+        // Another process changes three keys at once; only the newest history row survives.
+        let writer = PreferenceStore(database: try AppDatabase(path: path))
+        try writer.transaction { edit in
+            try edit.setValue(.int(10), forKey: "a")
+            try edit.setValue(.string("b"), forKey: "b")
+            try edit.setValue(.int(1), forKey: "kept")  // the same value: no change
+            try edit.setValue(nil, forKey: "removed")
+        }
+        #expect(await seen.wait(upTo: 2) { $0.count >= 3 })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(seen.all.map(\.key) == ["a", "b", "removed"])
+        #expect(seen.all.map(\.value) == [.int(10), .string("b"), nil])
+        #expect(seen.all.map(\.oldValue) == [nil, nil, .int(2)])
+
+        // Without a gap again, changes arrive one by one as before.
+        try writer.setValue(.int(11), forKey: "a")
+        #expect(await seen.wait(upTo: 2) { $0.count == 4 })
+        #expect(seen.all.last?.oldValue == .int(10))
+    }
+
     @Test func suiteObservationReportsChangesOfThatSuiteOnly() async throws {
         let seen = Collected<PreferenceChange>()
         let task = Task { [store] in for await change in store.changes() { seen.append(change) } }

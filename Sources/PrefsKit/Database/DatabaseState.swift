@@ -17,6 +17,10 @@ final class DatabaseState {
     private let checkInterval: UInt64
     private var lastChangeID: Int64
     private var observers: [Int: PreferenceObserver] = [:]
+    /// For each suite watched by a suite-wide observer, its values as the observers last
+    /// heard of them. When history rows were pruned before they were read (a gap), the
+    /// difference between this and the table is what the observers missed.
+    private var observedSuites: [String: [String: PreferenceValue]] = [:]
     private var nextObserverID = 0
     var isPolling = false
     /// Whether a write transaction of ours is open (cheaper to ask than SQLite).
@@ -80,7 +84,9 @@ final class DatabaseState {
     }
 
     /// Reads history rows newer than the last seen one; a gap (rows pruned by the history
-    /// limit before we saw them) empties the caches and resynchronizes key observers.
+    /// limit before we saw them) empties the caches and resynchronizes the observers: key
+    /// observers get the key's current value, suite observers one change per key that
+    /// differs from what they last heard.
     private func catchUp() throws {
         let changes: [PreferenceChange]
         do {
@@ -100,6 +106,12 @@ final class DatabaseState {
             }
         }
         guard !observers.isEmpty else { return }
+        let missed = hasGap ? resynchronizeObservedSuites(at: last) : [:]
+        if !hasGap {
+            for change in changes where observedSuites[change.suite] != nil {
+                observedSuites[change.suite]?[change.key] = change.value
+            }
+        }
         for observer in observers.values {
             if hasGap, let key = observer.key {
                 let current = try? preferences.value(suite: observer.suite, key: key)
@@ -107,24 +119,51 @@ final class DatabaseState {
                     PreferenceChange(
                         id: last.id, suite: observer.suite, key: key, value: current,
                         oldValue: nil, changedAt: last.changedAt))
-                continue
-            }
-            for change in changes where observer.matches(change) {
-                observer.deliver(change)
+            } else if hasGap {
+                for change in missed[observer.suite] ?? [] { observer.deliver(change) }
+            } else {
+                for change in changes where observer.matches(change) { observer.deliver(change) }
             }
         }
+    }
+
+    /// After a gap: the changes that turn each observed suite's last-heard values into its
+    /// current ones (sorted by key), dated like the newest history row.
+    private func resynchronizeObservedSuites(at newest: PreferenceChange) -> [String: [PreferenceChange]] {
+        var missed: [String: [PreferenceChange]] = [:]
+        for (suite, heard) in observedSuites {
+            guard let current = try? preferences.values(suite: suite) else { continue }
+            var changes: [PreferenceChange] = []
+            for key in Set(heard.keys).union(current.keys).sorted() where heard[key] != current[key] {
+                changes.append(
+                    PreferenceChange(
+                        id: newest.id, suite: suite, key: key, value: current[key],
+                        oldValue: heard[key], changedAt: newest.changedAt))
+            }
+            missed[suite] = changes
+            observedSuites[suite] = current
+        }
+        return missed
     }
 
     // MARK: - Observers
 
     func addObserver(_ observer: PreferenceObserver) -> Int {
+        if observer.key == nil, observedSuites[observer.suite] == nil {
+            // Catch up first, so that what the observer hears next starts from this picture.
+            try? refresh()
+            observedSuites[observer.suite] = isEmpty ? [:] : (try? preferences.values(suite: observer.suite)) ?? [:]
+        }
         nextObserverID += 1
         observers[nextObserverID] = observer
         return nextObserverID
     }
 
     func removeObserver(_ id: Int) {
-        observers[id] = nil
+        guard let removed = observers.removeValue(forKey: id), removed.key == nil else { return }
+        if !observers.values.contains(where: { $0.key == nil && $0.suite == removed.suite }) {
+            observedSuites[removed.suite] = nil
+        }
     }
 
     var hasObservers: Bool { !observers.isEmpty }
