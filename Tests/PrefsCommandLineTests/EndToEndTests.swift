@@ -216,6 +216,11 @@ import Testing
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching(["volume"])
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        // Reads below block until watch prints; if it never does, end it (and the read).
+        let watcherID = watcher.processIdentifier
+        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        defer { watchdog.cancel() }
         // The writer is the library in this process, so that the time from just before its
         // write is a close upper bound of the time from its commit.
         let store = PreferenceStore(database: try AppDatabase(path: db))
