@@ -325,6 +325,21 @@ import Testing
         #expect(again.stdout.contains("\"searchIndexMismatches\": 0,\n  \"repaired\": []\n}"))
     }
 
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func doctorRepairLeavesAnotherUsersFileModeAlone() throws {
+        try expect(["bookmark", "add", "trip", "london", "--title", "London"], stdout: "1\n")
+        #expect(chmod(db, 0o666) == 0 && chmod(folder.url.path, 0o777) == 0)
+        let result = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", prefsExecutable().path, "--db", db, "doctor", "--repair"],
+            environment: ["NO_COLOR": "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout.contains("(others can open the file; run 'prefs doctor --repair')"))
+        var status = stat()
+        #expect(stat(db, &status) == 0 && status.st_mode & 0o777 == 0o666 && status.st_uid == 0)
+    }
+
     @Test func exitCode66ForMissingInput() throws {
         let missing = folder.path("missing.json")
         try expect(["import", missing], stderr: "Error: Cannot read '\(missing)': No such file or directory\n", status: 66)

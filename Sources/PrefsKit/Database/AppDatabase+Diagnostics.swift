@@ -93,15 +93,18 @@ extension AppDatabase {
     }
 
     /// Takes away the group and other permissions of the database file and its `-wal` and
-    /// `-shm` files (the folder is left alone: it may be shared, like `/tmp`).
+    /// `-shm` files that belong to this user (the folder is left alone: it may be shared,
+    /// like `/tmp`).
     ///
     /// - Returns: the files changed, each with its old mode.
-    /// - Throws: ``DatabaseError/readOnly(path:)`` when the file is not ours to change,
-    ///   ``DatabaseError/ioError(path:detail:)`` when the change fails otherwise.
+    /// - Throws: ``DatabaseError/readOnly(path:)`` when the file system refuses the change,
+    ///   ``DatabaseError/ioError(path:detail:)`` when it fails otherwise.
     public func restrictFileModes() throws -> [(path: String, oldMode: Int)] {
         var changed: [(path: String, oldMode: Int)] = []
         for file in [path, path + "-wal", path + "-shm"] {
             guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { continue }
+            // Only the owner may change a mode; another user's files are reported, not touched.
+            guard Self.owner(of: path) == geteuid(), Self.owner(of: file) == geteuid() else { continue }
             guard chmod(file, mode_t(mode & ~0o077)) == 0 else {
                 let code = errno
                 if code == EPERM || code == EROFS { throw DatabaseError.readOnly(path: file) }
@@ -121,6 +124,12 @@ extension AppDatabase {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         return Int(status.st_mode & 0o7777)
+    }
+
+    private static func owner(of path: String) -> uid_t? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_uid
     }
 
     private static func size(of path: String) -> Int64 {
