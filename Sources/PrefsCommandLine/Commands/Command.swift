@@ -29,10 +29,10 @@ enum Command: Equatable, Sendable {
     case bookmarkAdd(BookmarkDraft)
     case bookmarkRemove(BookmarkReference)
     case bookmarkToggle(BookmarkDraft)
-    case bookmarkList(BookmarkQuery, groupByCategory: Bool)
+    case bookmarkList(BookmarkQuery, grouping: BookmarkGrouping?)
     case bookmarkSearch(text: String, limit: Int)
     case bookmarkMove(id: Int64, position: Int)
-    case bookmarkImport(format: BookmarkFormat?, file: String)
+    case bookmarkImport(format: BookmarkImportDocument.Format?, file: String)
     case bookmarkExport(format: BookmarkFormat, file: String?)
     // Maintenance
     /// Checks the file; `repair` rebuilds an out-of-step search index and makes the files private.
@@ -56,6 +56,23 @@ enum BookmarkFormat: String, CaseIterable, Sendable {
     case json
     /// The Netscape bookmark file of browsers.
     case html
+}
+
+/// How `bookmark list --group-by` groups.
+enum BookmarkGrouping: String, CaseIterable, Sendable {
+    /// By the folder's name (the app's category).
+    case category
+    /// By the whole folder path.
+    case folder
+}
+
+/// The names of the formats `bookmark import --format` reads.
+enum BookmarkImportFormatName {
+    static let all: [(name: String, format: BookmarkImportDocument.Format)] = [
+        ("json", .json), ("html", .html), ("chromium", .chromium), ("firefox", .firefox),
+        ("safari", .safari),
+    ]
+    static let names = all.map(\.name)
 }
 
 /// Shells `prefs completion` writes scripts for.

@@ -36,9 +36,24 @@ extension CommandRunner {
         }
     }
 
-    func listBookmarks(_ query: BookmarkQuery, groupByCategory: Bool) throws {
+    func listBookmarks(_ query: BookmarkQuery, grouping: BookmarkGrouping?) throws {
         let store = try openForReading().map(BookmarkStore.init(database:))
-        if groupByCategory {
+        if grouping == .folder {
+            let groups = try store?.groupedByFolder(query) ?? []
+            if globals.isJSON {
+                printJSON(
+                    .object(groups.map { (BookmarkFolderPath.text($0.folder), .array($0.bookmarks.map(\.jsonValue))) }))
+            } else {
+                var text = ""
+                for group in groups {
+                    text += (group.folder.isEmpty ? "(top level)" : BookmarkFolderPath.text(group.folder)) + "\n"
+                    text += group.bookmarks.map { "  " + Self.line($0) }.joined()
+                }
+                console.print(text)
+            }
+            return
+        }
+        if grouping == .category {
             let groups = try store?.groupedByCategory(query) ?? []
             if globals.isJSON {
                 printJSON(.object(groups.map { ($0.category ?? "", .array($0.bookmarks.map(\.jsonValue))) }))
@@ -67,25 +82,41 @@ extension CommandRunner {
         if globals.isJSON { printJSON(bookmark.jsonValue) }
     }
 
-    func importBookmarks(format: BookmarkFormat?, from file: String) throws {
+    func importBookmarks(format: BookmarkImportDocument.Format?, from file: String) throws {
         let bytes = try FileAccess.read(file, console: console)
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CommandFailure("'\(file)' is not valid UTF-8", exitCode: CommandFailure.dataError)
+        // Read the file before opening the database: a file that is not a bookmark file
+        // creates nothing.
+        let document: BookmarkImportDocument
+        do {
+            document = try BookmarkStore.document(
+                reading: bytes, atPath: file == "-" ? nil : file, format: format)
+        } catch {
+            throw CommandFailure(
+                "\(error) in '\(file)'; nothing was imported" + Self.wrongFileHint(bytes),
+                exitCode: CommandFailure.dataError)
         }
-        let detected = format ?? (Self.detectFormat(bytes) == .plist ? .html : .json)
         let store = BookmarkStore(database: try openForWriting())
         let progress = ProgressBar(console: console, label: "Importing")
         defer { progress.finish() }
-        let count: Int
-        do {
-            count = try detected == .json
-                ? store.importJSON(text, progress: { progress.update(done: $0, total: $1) })
-                : store.importHTML(text, progress: { progress.update(done: $0, total: $1) })
-        } catch let error as BookmarkError {
-            throw CommandFailure("\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
-        }
+        let summary = try store.importDocument(
+            document, progress: { progress.update(done: $0, total: $1) })
         progress.finish()
-        inform("Imported \(count) bookmark\(count == 1 ? "" : "s")")
+        if globals.isJSON {
+            printJSON(summary.jsonValue)
+            return
+        }
+        inform(summary.description)
+        for issue in summary.skipped { inform("  skipped: \(issue)") }
+        for issue in summary.warnings { inform("  warning: \(issue)") }
+    }
+
+    /// A hint for a file that another command reads.
+    static func wrongFileHint(_ bytes: [UInt8]) -> String {
+        let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        if head.contains("<plist") || bytes.starts(with: Array("bplist".utf8)) {
+            return " (preferences in a property list are imported with 'prefs import')"
+        }
+        return ""
     }
 
     func exportBookmarks(format: BookmarkFormat, to file: String?) throws {

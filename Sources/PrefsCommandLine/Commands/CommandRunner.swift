@@ -57,7 +57,7 @@ struct CommandRunner {
         case .bookmarkAdd(let draft): try addBookmark(draft)
         case .bookmarkRemove(let reference): try removeBookmark(reference)
         case .bookmarkToggle(let draft): try toggleBookmark(draft)
-        case .bookmarkList(let query, let grouped): try listBookmarks(query, groupByCategory: grouped)
+        case .bookmarkList(let query, let grouping): try listBookmarks(query, grouping: grouping)
         case .bookmarkSearch(let text, let limit): try searchBookmarks(text, limit: limit)
         case .bookmarkMove(let id, let position): try moveBookmark(id, to: position)
         case .bookmarkImport(let format, let file): try importBookmarks(format: format, from: file)

@@ -65,6 +65,7 @@ extension CommandTable {
 
     static let sortNames = BookmarkQuery.Sort.allCases.map(\.rawValue)
     static let bookmarkFormatNames = BookmarkFormat.allCases.map(\.rawValue)
+    static let groupingNames = BookmarkGrouping.allCases.map(\.rawValue)
 
     static let draftArguments = [
         ArgumentSpec(name: "kind", help: "What kind of item, such as trip, movie or article."),
@@ -74,7 +75,10 @@ extension CommandTable {
     static let draftOptions = [
         OptionSpec(name: "title", kind: .value(name: "title"), help: "The title.", isRequired: true),
         OptionSpec(name: "url", kind: .value(name: "url"), help: "A URL."),
-        OptionSpec(name: "category", kind: .value(name: "category"), help: "A category."),
+        OptionSpec(name: "category", kind: .value(name: "category"), help: "A category (a top-level folder)."),
+        OptionSpec(
+            name: "folder", kind: .value(name: "path"),
+            help: "A folder path such as 'Work/Projects' (a '/' in a name is written '\\/')."),
         OptionSpec(name: "tag", kind: .repeatedValue(name: "tag"), help: "A tag; repeat for more."),
         OptionSpec(name: "note", kind: .value(name: "text"), help: "A note."),
     ]
@@ -90,7 +94,9 @@ extension CommandTable {
         }
         return BookmarkDraft(
             kind: parsed.positionals[0], itemID: parsed.positionals[1], title: title, url: url,
-            category: parsed.value("category"), tags: parsed.repeated("tag"), note: parsed.value("note"))
+            category: parsed.value("category"),
+            folder: parsed.value("folder").map(BookmarkFolderPath.components),
+            tags: parsed.repeated("tag"), note: parsed.value("note"))
     }
 
     static func bookmarkID(_ text: String, path: [String], label: String) throws(UsageError) -> Int64 {
@@ -137,22 +143,28 @@ extension CommandTable {
                 options: [
                     OptionSpec(name: "kind", kind: .value(name: "kind"), help: "Only this kind."),
                     OptionSpec(name: "category", kind: .value(name: "category"), help: "Only this category."),
+                    OptionSpec(name: "folder", kind: .value(name: "path"), help: "Only this folder and its subfolders."),
                     OptionSpec(name: "tag", kind: .value(name: "tag"), help: "Only bookmarks with this tag."),
                     OptionSpec(name: "sort", kind: .value(name: "order"), help: "position (default), created or title.", completions: sortNames),
                     OptionSpec(name: "reverse", short: "r", kind: .flag, help: "Reverse the order."),
                     OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many."),
                     OptionSpec(name: "offset", kind: .value(name: "n"), help: "Skip this many first."),
-                    OptionSpec(name: "group-by", kind: .value(name: "field"), help: "Group by this field: category.", completions: ["category"]),
+                    OptionSpec(
+                        name: "group-by", kind: .value(name: "field"),
+                        help: "Group by category (the folder's name) or folder (its whole path).",
+                        completions: groupingNames),
                 ],
                 build: { parsed in
-                    if parsed.value("group-by") != nil { _ = try parsed.choice("group-by", from: ["category"]) }
+                    let grouping = try parsed.choice("group-by", from: groupingNames).flatMap(BookmarkGrouping.init(rawValue:))
                     let query = BookmarkQuery(
-                        kind: parsed.value("kind"), category: parsed.value("category"), tag: parsed.value("tag"),
+                        kind: parsed.value("kind"), category: parsed.value("category"),
+                        folder: parsed.value("folder").map(BookmarkFolderPath.components),
+                        tag: parsed.value("tag"),
                         sort: try parsed.choice("sort", from: sortNames).flatMap(BookmarkQuery.Sort.init(rawValue:)) ?? .position,
                         isDescending: parsed.flag("reverse"),
                         limit: try parsed.integer("limit", in: 0...Int.max),
                         offset: try parsed.integer("offset", in: 0...Int.max) ?? 0)
-                    return .bookmarkList(query, groupByCategory: parsed.value("group-by") != nil)
+                    return .bookmarkList(query, grouping: grouping)
                 }),
             CommandSpec(
                 name: "search", abstract: "Search titles, categories, tags, notes and URLs; end a word with * for a prefix.",
@@ -173,12 +185,26 @@ extension CommandTable {
                         id: try bookmarkID(parsed.positionals[0], path: parsed.path, label: "<id>"), position: position)
                 }),
             CommandSpec(
-                name: "import", abstract: "Import bookmarks from our JSON or a browser's HTML file, all or nothing.",
+                name: "import",
+                abstract: "Import bookmarks from our JSON or a browser's file, all or nothing.",
+                discussion: """
+                    Reads our JSON export, a Netscape bookmark HTML file (every browser exports
+                    one), Chromium's Bookmarks file (Chrome, Brave, Edge, Vivaldi), Firefox's
+                    places.sqlite (read-only, safe while Firefox runs) and Safari's
+                    Bookmarks.plist, told apart by their content. The same URL twice becomes one
+                    bookmark; links that cannot be imported are listed with their line.
+                    """,
                 arguments: [ArgumentSpec(name: "file", help: "The input file, or - for standard input.")],
-                options: [OptionSpec(name: "format", kind: .value(name: "format"), help: "json or html (default: detected).", completions: bookmarkFormatNames)],
+                options: [
+                    OptionSpec(
+                        name: "format", kind: .value(name: "format"),
+                        help: "json, html, chromium, firefox or safari (default: detected).",
+                        completions: BookmarkImportFormatName.names)
+                ],
                 build: { parsed in
-                    .bookmarkImport(
-                        format: try parsed.choice("format", from: bookmarkFormatNames).flatMap(BookmarkFormat.init(rawValue:)),
+                    let name = try parsed.choice("format", from: BookmarkImportFormatName.names)
+                    return .bookmarkImport(
+                        format: BookmarkImportFormatName.all.first { $0.name == name }?.format,
                         file: parsed.positionals[0])
                 }),
             CommandSpec(

@@ -7,6 +7,7 @@ extension Bookmark {
             ("id", .integer(id)), ("kind", .string(kind)), ("itemID", .string(itemID)),
             ("title", .string(title)), ("url", url.map { .string($0.absoluteString) } ?? .null),
             ("category", category.map(JSONValue.string) ?? .null),
+            ("folder", .array(folder.map(JSONValue.string))),
             ("tags", .array(tags.map(JSONValue.string))),
             ("note", note.map(JSONValue.string) ?? .null),
             ("position", .integer(position)),
@@ -76,11 +77,25 @@ struct ImportedBookmark {
             }
         default: throw .malformedImport("\(place).tags is not an array")
         }
+        var folder: [String]?
+        switch json["folder"] {
+        case nil, .null?: break
+        case .array(let elements)?:
+            folder = []
+            for element in elements {
+                guard case .string(let name) = element else {
+                    throw .malformedImport("\(place).folder holds a value that is not a string")
+                }
+                folder?.append(name)
+            }
+        default: throw .malformedImport("\(place).folder is not an array of folder names")
+        }
         draft = BookmarkDraft(
             kind: try string("kind", required: true) ?? "",
             itemID: try string("itemID", required: true) ?? "",
             title: try string("title", required: true) ?? "",
-            url: url, category: try string("category"), tags: tags, note: try string("note"))
+            url: url, category: try string("category"), folder: folder, tags: tags,
+            note: try string("note"))
         id = try integer("id").map(Int64.init)
         position = try integer("position")
         createdAt = try date("createdAt")

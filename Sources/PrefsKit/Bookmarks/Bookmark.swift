@@ -14,7 +14,14 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     public var title: String
     /// The URL as stored; ``url`` parses it.
     public var urlString: String?
+    /// The name of the bookmark's folder (the last name of ``folder``), by which the app
+    /// groups its items.
     public var category: String?
+    /// The names of the folders from the top down to the bookmark's own (empty at the top
+    /// level); a bookmark with only a category is in the top-level folder of that name.
+    public var folder: [String]
+    /// The folder row the bookmark is in; nil for the top level or its category's folder.
+    public internal(set) var folderID: Int64?
     /// Tags, sorted and without duplicates.
     public var tags: [String]
     public var note: String?
@@ -24,10 +31,13 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     public var updatedAt: Date
 
     /// Creates a bookmark value (as read from the store or an import).
+    ///
+    /// - Parameter folder: The folder path; nil for the top-level folder named after the
+    ///   category (or the top level when there is no category).
     public init(
         id: Int64, kind: String, itemID: String, title: String, url: URL? = nil,
-        category: String? = nil, tags: [String] = [], note: String? = nil, position: Int = 0,
-        createdAt: Date = Date(), updatedAt: Date = Date()
+        category: String? = nil, folder: [String]? = nil, tags: [String] = [],
+        note: String? = nil, position: Int = 0, createdAt: Date = Date(), updatedAt: Date = Date()
     ) {
         self.id = id
         self.kind = kind
@@ -35,6 +45,7 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
         self.title = title
         self.urlString = url?.absoluteString
         self.category = category
+        self.folder = folder ?? category.map { [$0] } ?? []
         self.tags = tags
         self.note = note
         self.position = position
@@ -45,12 +56,12 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     /// Creates a bookmark from stored columns, leaving the URL unparsed until asked for.
     init(
         id: Int64, kind: String, itemID: String, title: String, urlString: String?,
-        category: String?, tags: [String], note: String?, position: Int, createdAt: Date,
-        updatedAt: Date
+        category: String?, folder: [String]?, tags: [String], note: String?, position: Int,
+        createdAt: Date, updatedAt: Date
     ) {
         self.init(
             id: id, kind: kind, itemID: itemID, title: title, url: nil, category: category,
-            tags: tags, note: note, position: position, createdAt: createdAt, updatedAt: updatedAt)
+            folder: folder, tags: tags, note: note, position: position, createdAt: createdAt, updatedAt: updatedAt)
         self.urlString = urlString
     }
 
@@ -68,20 +79,25 @@ public struct BookmarkDraft: Sendable, Hashable {
     public var itemID: String
     public var title: String
     public var url: URL?
+    /// The folder's name; with ``folder`` set, its last name.
     public var category: String?
+    /// The folder path from the top (`["Bookmarks bar", "Work"]`), made when missing; nil
+    /// for the top-level folder named after ``category``, `[]` for the top level.
+    public var folder: [String]?
     public var tags: [String]
     public var note: String?
 
     /// Creates a draft.
     public init(
         kind: String, itemID: String, title: String, url: URL? = nil, category: String? = nil,
-        tags: [String] = [], note: String? = nil
+        folder: [String]? = nil, tags: [String] = [], note: String? = nil
     ) {
         self.kind = kind
         self.itemID = itemID
         self.title = title
         self.url = url
         self.category = category
+        self.folder = folder
         self.tags = tags
         self.note = note
     }
@@ -118,6 +134,10 @@ public struct BookmarkDraft: Sendable, Hashable {
             .filter { $0.offset == 0 || cleanedTags[$0.offset - 1] != $0.element }.map(\.element)
         if let note, note.isEmpty { cleaned.note = nil }
         if let category, category.isEmpty { cleaned.category = nil }
+        if let folder {
+            for name in folder { try check(name, "folder name") }
+            cleaned.category = folder.last
+        }
         return cleaned
     }
 }

@@ -12,6 +12,8 @@ public struct BookmarkQuery: Sendable, Hashable {
 
     public var kind: String?
     public var category: String?
+    /// Only bookmarks in this folder or its subfolders (every folder of that path).
+    public var folder: [String]?
     public var tag: String?
     public var sort: Sort
     public var isDescending: Bool
@@ -20,11 +22,13 @@ public struct BookmarkQuery: Sendable, Hashable {
 
     /// Creates a query; every filter is optional.
     public init(
-        kind: String? = nil, category: String? = nil, tag: String? = nil,
+        kind: String? = nil, category: String? = nil, folder: [String]? = nil,
+        tag: String? = nil,
         sort: Sort = .position, isDescending: Bool = false, limit: Int? = nil, offset: Int = 0
     ) {
         self.kind = kind
         self.category = category
+        self.folder = folder
         self.tag = tag
         self.sort = sort
         self.isDescending = isDescending

@@ -10,11 +10,26 @@ public protocol BookmarkRepository {
     /// Inserts a new bookmark at the end of its kind (or with the given id, position and
     /// creation time, for imports).
     @discardableResult
-    func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark
+    func insert(
+        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
+        createdAt: Date?
+    ) throws -> Bookmark
     /// Inserts a bookmark unless its item already has one; nil then.
-    func insertIfAbsent(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark?
+    func insertIfAbsent(
+        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
+        createdAt: Date?
+    ) throws -> Bookmark?
     /// Replaces the fields of an existing bookmark; id, position and creation time stay.
-    func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark
+    func update(id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date)
+        throws -> Bookmark
+    /// Every folder, parents before their children, siblings in order.
+    func folders() throws -> [BookmarkFolder]
+    /// Adds a folder at the end of its parent's folders.
+    func insertFolder(
+        name: String, parentID: Int64?, description: String?, createdAt: Date?, updatedAt: Date?
+    ) throws -> BookmarkFolder
+    /// Sets a folder's description.
+    func setFolderDescription(_ description: String?, id: Int64) throws
     /// Deletes a bookmark and closes the gap in its kind's positions.
     @discardableResult
     func delete(id: Int64) throws -> Bool
@@ -32,4 +47,14 @@ public protocol BookmarkRepository {
     /// How many bookmarks have no search row or one whose text differs from the tables,
     /// plus search rows of no bookmark: 0 when the index is in step.
     func searchIndexMismatchCount() throws -> Int
+}
+
+/// Where a written bookmark goes in the folder tree.
+public enum BookmarkPlacement: Sendable, Hashable {
+    /// Where the draft says: its ``BookmarkDraft/folder`` path (folders made when missing),
+    /// or without one the top-level folder named after its category; a bookmark already
+    /// in a folder of that name stays in it.
+    case draft
+    /// A folder row (imports), or nil for the top level or the category's folder.
+    case folder(Int64?)
 }

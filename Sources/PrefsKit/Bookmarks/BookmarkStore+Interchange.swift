@@ -4,8 +4,9 @@ extension BookmarkStore {
     /// The name in the `format` field of the JSON export.
     public static let exportFormatName = "prefs-bookmarks"
 
-    /// Every bookmark as JSON that ``importJSON(_:)`` reads back with ids, positions and
-    /// times: `{"format": "prefs-bookmarks", "version": 1, "bookmarks": [...]}`.
+    /// Every bookmark as JSON that ``importJSON(_:progress:)`` reads back with ids,
+    /// positions, folders and times: `{"format": "prefs-bookmarks", "version": 1,
+    /// "bookmarks": [...]}`.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportJSON() throws -> String {
@@ -16,11 +17,129 @@ extension BookmarkStore {
         return document.serialized(.pretty) + "\n"
     }
 
-    /// Every bookmark as a Netscape bookmark file, one folder per category.
+    /// Every bookmark as a Netscape bookmark file, in its folders (empty folders too).
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportHTML() throws -> String {
-        NetscapeBookmarkFile.document(for: try list())
+        let (bookmarks, folders) = try database.read { state in
+            state.isEmpty ? ([], []) : (try state.bookmarks.list(BookmarkQuery()), try state.bookmarks.folders())
+        }
+        return NetscapeBookmarkFile.document(for: bookmarks, folders: folders)
+    }
+
+    /// Imports a bookmark file of any format that import reads, told apart by its content:
+    /// our JSON, a Netscape bookmark file, Chromium's `Bookmarks` JSON, Safari's
+    /// `Bookmarks.plist` (binary or XML). Firefox's `places.sqlite` needs its path:
+    /// ``importFile(atPath:progress:)``.
+    ///
+    /// - Returns: What the import did.
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that none of the formats
+    ///   reads (nothing is imported), ``DatabaseError``.
+    @discardableResult
+    public func importFile(_ bytes: [UInt8], progress: ImportProgress? = nil) throws
+        -> BookmarkImportSummary
+    {
+        try importDocument(try Self.document(reading: bytes), progress: progress)
+    }
+
+    /// Imports a bookmark file from a path: every format of ``importFile(_:progress:)``,
+    /// and Firefox's `places.sqlite`, which is opened read-only and immutable (never
+    /// written, safe while Firefox has it open).
+    ///
+    /// - Throws: ``BookmarkError/malformedImport(_:)``, ``DatabaseError``.
+    /// - Parameters:
+    ///   - path: Where the file is (read only for `places.sqlite`).
+    ///   - bytes: The file's content.
+    ///   - format: The format to read; nil to tell it by the content.
+    @discardableResult
+    public func importFile(
+        atPath path: String, bytes: [UInt8], format: BookmarkImportDocument.Format? = nil,
+        progress: ImportProgress? = nil
+    ) throws -> BookmarkImportSummary {
+        try importDocument(
+            try Self.document(reading: bytes, atPath: path, format: format), progress: progress)
+    }
+
+    /// Reads a bookmark file in a given format, or one told apart by its content.
+    ///
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong.
+    public static func document(
+        reading bytes: [UInt8], atPath path: String?, format: BookmarkImportDocument.Format?
+    ) throws(BookmarkError) -> BookmarkImportDocument {
+        let isSQLite = bytes.starts(with: Array("SQLite format 3\0".utf8))
+        switch format {
+        case nil:
+            if isSQLite, let path { return try FirefoxPlaces.document(atPath: path) }
+            return try document(reading: bytes)
+        case .firefox:
+            guard let path, isSQLite else {
+                throw .malformedImport("Firefox's places.sqlite is an SQLite file read from a path")
+            }
+            return try FirefoxPlaces.document(atPath: path)
+        case .safari:
+            return try SafariBookmarkFile.document(reading: bytes)
+        case .html:
+            do {
+                return try NetscapeBookmarkFile.document(reading: bytes)
+            } catch {
+                throw .malformedImport(error.description)
+            }
+        case .json, .chromium:
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw .malformedImport("the JSON file is not valid UTF-8")
+            }
+            let json: JSONValue
+            do {
+                json = try JSONValue(parsing: text)
+            } catch {
+                throw .malformedImport("invalid JSON: \(error)")
+            }
+            return format == .chromium
+                ? try ChromiumBookmarkFile.document(reading: json) : try jsonDocument(json)
+        }
+    }
+
+    /// Reads a bookmark file of a format told apart by its content.
+    ///
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong.
+    public static func document(reading bytes: [UInt8]) throws(BookmarkError) -> BookmarkImportDocument {
+        if bytes.starts(with: Array("bplist00".utf8)) || Self.isXMLPropertyList(bytes) {
+            return try SafariBookmarkFile.document(reading: bytes)
+        }
+        if bytes.starts(with: Array("SQLite format 3\0".utf8)) {
+            throw .malformedImport(
+                "an SQLite file is read as Firefox's places.sqlite only from a path, not from standard input")
+        }
+        let start = bytes.firstIndex { !(NetscapeBookmarkFile.isSpaceOrBOM($0)) } ?? bytes.endIndex
+        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw .malformedImport("the JSON file is not valid UTF-8")
+            }
+            let json: JSONValue
+            do {
+                json = try JSONValue(parsing: text)
+            } catch {
+                throw .malformedImport("invalid JSON: \(error)")
+            }
+            if json["roots"] != nil { return try ChromiumBookmarkFile.document(reading: json) }
+            return try Self.jsonDocument(json)
+        }
+        do {
+            var document = try NetscapeBookmarkFile.document(reading: bytes)
+            if String(validating: bytes, as: UTF8.self) == nil {
+                document.warnings.insert(
+                    .init(place: .line(1), message: "the file is not valid UTF-8; invalid bytes were replaced"),
+                    at: 0)
+            }
+            return document
+        } catch {
+            throw .malformedImport(error.description)
+        }
+    }
+
+    private static func isXMLPropertyList(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(512), as: UTF8.self)
+        return head.contains("<plist") || head.contains("<!DOCTYPE plist")
     }
 
     /// Imports the JSON export (or a bare array of bookmark objects) in one transaction:
@@ -28,96 +147,238 @@ extension BookmarkStore {
     /// kept when free; positions are kept and then made dense per kind.
     ///
     /// - Parameter progress: Called with (done, total) as the import goes.
-    /// - Returns: How many bookmarks were imported.
+    /// - Returns: What the import did.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the element, ``DatabaseError``.
     @discardableResult
-    public func importJSON(_ text: String, progress: ImportProgress? = nil) throws -> Int {
+    public func importJSON(_ text: String, progress: ImportProgress? = nil) throws -> BookmarkImportSummary {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: text)
         } catch {
             throw BookmarkError.malformedImport("invalid JSON: \(error)")
         }
+        return try importDocument(try Self.jsonDocument(document), progress: progress)
+    }
+
+    private static func jsonDocument(_ document: JSONValue) throws(BookmarkError) -> BookmarkImportDocument {
         let list: [JSONValue]
         switch document["bookmarks"] ?? document {
         case .array(let elements): list = elements
-        default: throw BookmarkError.malformedImport("expected an array of bookmarks or {\"bookmarks\": [...]}")
+        default:
+            throw .malformedImport("expected an array of bookmarks or {\"bookmarks\": [...]}")
         }
-        var imported: [ImportedBookmark] = []
+        var result = BookmarkImportDocument(format: .json)
         for (index, element) in list.enumerated() {
             var entry = try ImportedBookmark(json: element, index: index)
             do {
                 entry.draft = try entry.draft.validated()
             } catch {
-                throw BookmarkError.malformedImport("bookmarks[\(index)]: \(error)")
+                throw .malformedImport("bookmarks[\(index)]: \(error)")
             }
-            imported.append(entry)
+            result.links.append(
+                BookmarkImportDocument.Link(
+                    draft: entry.draft, id: entry.id, position: entry.position,
+                    createdAt: entry.createdAt, updatedAt: entry.updatedAt,
+                    place: .path("bookmarks[\(index)]")))
         }
-        return try store(imported, progress: progress)
+        return result
     }
 
     /// Imports a Netscape bookmark file (a browser's export, or ours) in one transaction.
     ///
     /// - Parameter progress: Called with (done, total) as the import goes.
-    /// - Returns: How many bookmarks were imported.
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the line, ``DatabaseError``.
+    /// - Returns: What the import did.
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that is not a bookmark
+    ///   file, ``DatabaseError``.
     @discardableResult
-    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws -> Int {
-        let entries: [NetscapeBookmarkFile.Entry]
+    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws -> BookmarkImportSummary {
+        let document: BookmarkImportDocument
         do {
-            entries = try NetscapeBookmarkFile.entries(in: text)
+            document = try NetscapeBookmarkFile.document(reading: Array(text.utf8))
         } catch {
             throw BookmarkError.malformedImport(error.description)
         }
-        var imported: [ImportedBookmark] = []
-        for entry in entries {
-            do {
-                imported.append(
-                    ImportedBookmark(
-                        draft: try entry.draft.validated(), position: entry.position,
-                        createdAt: entry.createdAt, updatedAt: entry.updatedAt))
-            } catch {
-                throw BookmarkError.malformedImport("'\(entry.draft.title)': \(error)")
-            }
-        }
-        return try store(imported, progress: progress)
+        return try importDocument(document, progress: progress)
     }
 
-    private func store(_ entries: [ImportedBookmark], progress: ImportProgress?) throws -> Int {
+    /// Stores a document in one transaction: all of it or, on any error, nothing.
+    ///
+    /// Links are the same bookmark when their kind and item ID are (for a browser's links,
+    /// the URL). Duplicates in the file merge into the first: tags are joined, the folder
+    /// path of each other copy is added as a tag, and the later title wins only when its
+    /// `LAST_MODIFIED` is newer. A bookmark already stored takes the file's fields
+    /// (counted as updated) unless they are the same (unchanged). Folders are matched by
+    /// parent, name and their order among same-named siblings, so importing a file twice
+    /// changes nothing.
+    ///
+    /// - Throws: ``DatabaseError`` when a write fails.
+    @discardableResult
+    public func importDocument(_ document: BookmarkImportDocument, progress: ImportProgress? = nil)
+        throws -> BookmarkImportSummary
+    {
+        var summary = BookmarkImportSummary(format: document.format)
+        summary.skipped = document.skipped
+        summary.warnings = document.warnings
+        let links = Self.mergedLinks(of: document, into: &summary)
         try database.write { state in
             let repository = state.bookmarks
+            let folderIDs = try Self.storeFolders(of: document, links: links, in: repository)
             let now = Date()
-            let step = max(1, entries.count / 100)
-            for (index, entry) in entries.enumerated() {
-                if index % step == 0 { progress?(index, entries.count) }
-                let stored: Bookmark
-                if let existing = try repository.bookmark(kind: entry.draft.kind, itemID: entry.draft.itemID) {
-                    stored = try repository.update(id: existing.id, with: entry.draft, at: entry.updatedAt ?? now)
+            let step = max(1, links.count / 100)
+            for (index, link) in links.enumerated() {
+                if index % step == 0 { progress?(index, links.count) }
+                let placement: BookmarkPlacement =
+                    link.folder.map { .folder(folderIDs[$0] ?? nil) } ?? .draft
+                if let existing = try repository.bookmark(kind: link.draft.kind, itemID: link.draft.itemID) {
+                    let isSame =
+                        existing.title == link.draft.title
+                        && existing.urlString == link.draft.url?.absoluteString
+                        && existing.folder == (link.draft.folder ?? link.draft.category.map { [$0] } ?? [])
+                        && existing.tags == link.draft.tags && existing.note == link.draft.note
+                        && (link.position == nil || link.position == existing.position)
+                    if isSame {
+                        summary.unchanged += 1
+                        continue
+                    }
+                    _ = try repository.update(
+                        id: existing.id, with: link.draft, in: placement, at: link.updatedAt ?? now)
+                    if let position = link.position, position != existing.position {
+                        try repository.setPosition(position, id: existing.id)
+                    }
+                    summary.updated += 1
                 } else {
-                    var id = entry.id
+                    var id = link.id
                     if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
-                    stored = try repository.insert(
-                        entry.draft, at: entry.updatedAt ?? now, id: id, createdAt: entry.createdAt)
-                }
-                if let position = entry.position, position != stored.position {
-                    // Ties with existing positions are settled by id in the renumbering.
-                    try repository.setPosition(position, id: stored.id)
+                    let stored = try repository.insert(
+                        link.draft, in: placement, at: link.updatedAt ?? now, id: id,
+                        createdAt: link.createdAt)
+                    if let position = link.position, position != stored.position {
+                        // Ties with existing positions are settled by id in the renumbering.
+                        try repository.setPosition(position, id: stored.id)
+                    }
+                    summary.added += 1
                 }
             }
             try repository.renumberPositions()
-            progress?(entries.count, entries.count)
-            return entries.count
+            progress?(links.count, links.count)
         }
+        return summary
+    }
+
+    /// The document's links, validated (a bad one is skipped), with their folder path in
+    /// the draft, duplicates merged into the first copy.
+    private static func mergedLinks(
+        of document: BookmarkImportDocument, into summary: inout BookmarkImportSummary
+    ) -> [BookmarkImportDocument.Link] {
+        var result: [BookmarkImportDocument.Link] = []
+        var indexByIdentity: [BookmarkIdentity: Int] = [:]
+        var pathCache: [Int: [String]] = [:]
+        for var link in document.links {
+            if let folder = link.folder {
+                let path = pathCache[folder] ?? document.path(of: folder)
+                pathCache[folder] = path
+                link.draft.folder = path
+            }
+            do {
+                link.draft = try link.draft.validated()
+            } catch {
+                summary.skipped.append(.init(place: link.place, message: "\(error)"))
+                continue
+            }
+            let identity = BookmarkIdentity(kind: link.draft.kind, itemID: link.draft.itemID)
+            guard let first = indexByIdentity[identity] else {
+                indexByIdentity[identity] = result.count
+                result.append(link)
+                continue
+            }
+            summary.merged += 1
+            var kept = result[first]
+            var tags = Set(kept.draft.tags).union(link.draft.tags)
+            let keptPath = kept.draft.folder ?? kept.draft.category.map { [$0] } ?? []
+            let otherPath = link.draft.folder ?? link.draft.category.map { [$0] } ?? []
+            if otherPath != keptPath && !otherPath.isEmpty {
+                tags.insert(BookmarkFolderPath.text(otherPath))
+            }
+            kept.draft.tags = tags.sorted()
+            if let newer = link.updatedAt, let older = kept.updatedAt, newer > older {
+                kept.draft.title = link.draft.title
+                kept.updatedAt = newer
+            }
+            if kept.draft.note == nil { kept.draft.note = link.draft.note }
+            if let created = link.createdAt, kept.createdAt.map({ created < $0 }) ?? true {
+                kept.createdAt = created
+            }
+            result[first] = kept
+        }
+        return result
+    }
+
+    /// Finds or makes the folder row of each folder of the document; nil for a top-level
+    /// folder that holds only links and nothing else of its own (no description, dates or
+    /// subfolders), whose links are then in the category's folder, which has no row.
+    private static func storeFolders(
+        of document: BookmarkImportDocument, links: [BookmarkImportDocument.Link],
+        in repository: any BookmarkRepository
+    ) throws -> [Int: Int64?] {
+        let existing = BookmarkFolderTree(try repository.folders())
+        var hasChildren = Set<Int>()
+        for folder in document.folders { if let parent = folder.parent { hasChildren.insert(parent) } }
+        var hasLinks = Set<Int>()
+        for link in links { if let folder = link.folder { hasLinks.insert(folder) } }
+        struct Sibling: Hashable {
+            var parent: Int64?
+            var name: String
+        }
+        var seen: [Sibling: Int] = [:]
+        var made: [Sibling: [Int64]] = [:]
+        var result: [Int: Int64?] = [:]
+        for (index, folder) in document.folders.enumerated() {
+            let parentID: Int64?
+            if let parent = folder.parent {
+                guard let id = result[parent] ?? nil else {
+                    result[index] = nil
+                    continue
+                }
+                parentID = id
+            } else {
+                parentID = nil
+            }
+            let sibling = Sibling(parent: parentID, name: folder.name)
+            let ordinal = seen[sibling, default: 0]
+            seen[sibling] = ordinal + 1
+            let rows =
+                existing.children(of: parentID).filter { $0.name == folder.name }.map(\.id)
+                + made[sibling, default: []]
+            if ordinal < rows.count {
+                let id = rows[ordinal]
+                if let description = folder.description {
+                    try repository.setFolderDescription(description, id: id)
+                }
+                result[index] = id
+                continue
+            }
+            let isPlain =
+                folder.parent == nil && folder.description == nil && folder.createdAt == nil
+                && folder.updatedAt == nil && !hasChildren.contains(index) && hasLinks.contains(index)
+                && ordinal == 0
+            if isPlain {
+                result[index] = .some(nil)
+                continue
+            }
+            let row = try repository.insertFolder(
+                name: folder.name, parentID: parentID, description: folder.description,
+                createdAt: folder.createdAt, updatedAt: folder.updatedAt)
+            made[sibling, default: []].append(row.id)
+            result[index] = row.id
+        }
+        return result
     }
 }
 
-extension ImportedBookmark {
-    init(draft: BookmarkDraft, position: Int?, createdAt: Date?, updatedAt: Date?) {
-        self.draft = draft
-        self.position = position
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
+/// The identity of a bookmark: its kind and item ID.
+private struct BookmarkIdentity: Hashable {
+    var kind: String
+    var itemID: String
 }
 
 /// Reports how far an import has come: (items done, items in all).

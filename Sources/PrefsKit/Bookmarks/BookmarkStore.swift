@@ -58,13 +58,14 @@ public final class BookmarkStore: Sendable {
         -> Bookmark
     {
         // Insert first: a new item (the usual case) then costs no separate lookup.
-        if let inserted = try repository.insertIfAbsent(draft, at: date, id: nil, createdAt: nil) {
+        if let inserted = try repository.insertIfAbsent(
+            draft, in: .draft, at: date, id: nil, createdAt: nil) {
             return inserted
         }
         guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
-        return try repository.update(id: existing, with: draft, at: date)
+        return try repository.update(id: existing, with: draft, in: .draft, at: date)
     }
 
     /// Removes the bookmark of an item.
@@ -103,7 +104,7 @@ public final class BookmarkStore: Sendable {
                 try state.bookmarks.delete(id: existing)
                 return false
             }
-            try state.bookmarks.insert(draft, at: Date(), id: nil, createdAt: nil)
+            try state.bookmarks.insert(draft, in: .draft, at: Date(), id: nil, createdAt: nil)
             return true
         }
     }
@@ -173,6 +174,43 @@ public final class BookmarkStore: Sendable {
             default: false
             }
         }.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// The query's bookmarks grouped by folder path (``BookmarkFolderPath``), paths in
+    /// the order of the folder tree (the top level, key `[]`, first); each group keeps the
+    /// query's order.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func groupedByFolder(_ query: BookmarkQuery = BookmarkQuery())
+        throws -> [(folder: [String], bookmarks: [Bookmark])]
+    {
+        let (bookmarks, folders) = try database.read { state in
+            state.isEmpty ? ([], []) : (try state.bookmarks.list(query), try state.bookmarks.folders())
+        }
+        var order: [[String]: Int] = [[]: 0]
+        let tree = BookmarkFolderTree(folders)
+        for folder in tree.ordered where order[tree.path(of: folder.id)] == nil {
+            order[tree.path(of: folder.id)] = order.count
+        }
+        var groups: [[String]: [Bookmark]] = [:]
+        for bookmark in bookmarks {
+            groups[bookmark.folder, default: []].append(bookmark)
+        }
+        return groups.keys.sorted { lhs, rhs in
+            switch (order[lhs], order[rhs]) {
+            case (let l?, let r?): l < r
+            case (.some, .none): true
+            case (.none, .some): false
+            case (.none, .none): BookmarkFolderPath.text(lhs) < BookmarkFolderPath.text(rhs)
+            }
+        }.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// Every folder, each after its parent, siblings in order.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func folders() throws -> [BookmarkFolder] {
+        try database.read { state in state.isEmpty ? [] : try state.bookmarks.folders() }
     }
 
     /// Full-text search over title, category, tags, note and URL, best matches first.

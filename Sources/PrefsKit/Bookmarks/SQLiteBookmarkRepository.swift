@@ -14,7 +14,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     private static let columns = """
         b.id, b.kind, b.item_id, b.title, b.url, b.category, b.note, b.position,
         b.created_at, b.updated_at,
-        (SELECT group_concat(t.tag, char(31)) FROM bookmark_tag t WHERE t.bookmark_id = b.id)
+        (SELECT group_concat(t.tag, char(31)) FROM bookmark_tag t WHERE t.bookmark_id = b.id),
+        b.folder_id
         """
 
     func bookmark(id: Int64) throws -> Bookmark? {
@@ -30,17 +31,25 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     @discardableResult
-    func insert(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws -> Bookmark {
-        guard let inserted = try insertIfAbsent(draft, at: date, id: id, createdAt: createdAt) else {
+    func insert(
+        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
+        createdAt: Date?
+    ) throws -> Bookmark {
+        guard
+            let inserted = try insertIfAbsent(
+                draft, in: placement, at: date, id: id, createdAt: createdAt)
+        else {
             throw SQLiteError(
                 code: 19, message: "UNIQUE constraint failed: bookmark.kind, bookmark.item_id")
         }
         return inserted
     }
 
-    func insertIfAbsent(_ draft: BookmarkDraft, at date: Date, id: Int64?, createdAt: Date?) throws
-        -> Bookmark?
-    {
+    func insertIfAbsent(
+        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
+        createdAt: Date?
+    ) throws -> Bookmark? {
+        let folderID = try self.folderID(of: placement, draft: draft)
         // Positions are dense, so the next one is max + 1, found in the (kind, position) index.
         let next = try connection.cachedStatement(
             sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?")
@@ -51,8 +60,9 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO bookmark
-                    (id, kind, item_id, title, url, category, note, position, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (id, kind, item_id, title, url, category, note, position, created_at, updated_at,
+                     folder_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (kind, item_id) DO NOTHING
                 """)
         try statement.bind(id.map(SQLiteValue.integer) ?? .null, at: 1)
@@ -66,16 +76,115 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         try statement.bind(position, at: 8)
         try statement.bind((createdAt ?? date).timeIntervalSinceReferenceDate, at: 9)
         try statement.bind(date.timeIntervalSinceReferenceDate, at: 10)
+        try statement.bind(folderID.map(SQLiteValue.integer) ?? .null, at: 11)
         defer { statement.reset() }
         try statement.step()
         guard connection.changes > 0 else { return nil }
         let newID = connection.lastInsertRowID
         try saveTags(draft.tags, for: newID)
         try index(id: newID, draft: draft, urlText: urlText)
-        return Bookmark(
+        var bookmark = Bookmark(
             id: newID, kind: draft.kind, itemID: draft.itemID, title: draft.title, urlString: urlText,
-            category: draft.category, tags: draft.tags, note: draft.note, position: Int(position),
+            category: draft.category, folder: try folderPath(of: folderID, draft: draft),
+            tags: draft.tags, note: draft.note, position: Int(position),
             createdAt: createdAt ?? date, updatedAt: date)
+        bookmark.folderID = folderID
+        return bookmark
+    }
+
+    /// The folder path of a written bookmark: the draft's when it named one, else read
+    /// back from the folder's row (imports), else the category's folder.
+    private func folderPath(of folderID: Int64?, draft: BookmarkDraft) throws -> [String]? {
+        if let folder = draft.folder { return folder }
+        guard let folderID else { return nil }
+        return BookmarkFolderTree(try folders()).path(of: folderID)
+    }
+
+    /// The folder row a placement names: nil for the top level or the category's folder.
+    private func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws -> Int64? {
+        switch placement {
+        case .folder(let id): return id
+        case .draft:
+            guard let path = draft.folder, !path.isEmpty else { return nil }
+            var parent: Int64?
+            for name in path {
+                if let existing = try childFolder(named: name, in: parent) {
+                    parent = existing
+                } else if path.count == 1 {
+                    return nil  // the category's folder, which needs no row
+                } else {
+                    parent = try insertFolder(
+                        name: name, parentID: parent, description: nil, createdAt: nil,
+                        updatedAt: nil
+                    ).id
+                }
+            }
+            return parent
+        }
+    }
+
+    /// The first folder of a name in a parent (nil: the top level).
+    private func childFolder(named name: String, in parent: Int64?) throws -> Int64? {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT id FROM bookmark_folder WHERE parent_id IS ? AND name = ?
+                ORDER BY position LIMIT 1
+                """)
+        try statement.bind([parent, name])
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : nil
+    }
+
+    func folders() throws -> [BookmarkFolder] {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT id, parent_id, name, description, position, created_at, updated_at
+                FROM bookmark_folder ORDER BY position, id
+                """)
+        defer { statement.reset() }
+        var result: [BookmarkFolder] = []
+        while try statement.step() {
+            result.append(
+                BookmarkFolder(
+                    id: statement.int64(at: 0),
+                    parentID: statement.isNull(at: 1) ? nil : statement.int64(at: 1),
+                    name: statement.text(at: 2),
+                    description: statement.isNull(at: 3) ? nil : statement.text(at: 3),
+                    position: Int(statement.int64(at: 4)),
+                    createdAt: statement.isNull(at: 5)
+                        ? nil : Date(timeIntervalSinceReferenceDate: statement.double(at: 5)),
+                    updatedAt: statement.isNull(at: 6)
+                        ? nil : Date(timeIntervalSinceReferenceDate: statement.double(at: 6))))
+        }
+        return BookmarkFolderTree(result).ordered
+    }
+
+    func insertFolder(
+        name: String, parentID: Int64?, description: String?, createdAt: Date?, updatedAt: Date?
+    ) throws -> BookmarkFolder {
+        let next = try connection.cachedStatement(
+            sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
+        try next.bind([parentID])
+        _ = try next.step()
+        let position = next.int64(at: 0)
+        next.reset()
+        try connection.cachedStatement(
+            sql: """
+                INSERT INTO bookmark_folder
+                    (parent_id, name, description, position, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [parentID, name, description, position, createdAt, updatedAt])
+        return BookmarkFolder(
+            id: connection.lastInsertRowID, parentID: parentID, name: name,
+            description: description, position: Int(position), createdAt: createdAt,
+            updatedAt: updatedAt)
+    }
+
+    func setFolderDescription(_ description: String?, id: Int64) throws {
+        try connection.execute(
+            sql: "UPDATE bookmark_folder SET description = ? WHERE id = ?",
+            arguments: [description, id])
     }
 
     func identifier(kind: String, itemID: String) throws -> Int64? {
@@ -87,14 +196,22 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return try statement.step() ? statement.int64(at: 0) : nil
     }
 
-    func update(id: Int64, with draft: BookmarkDraft, at date: Date) throws -> Bookmark {
+    func update(id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date)
+        throws -> Bookmark
+    {
+        // Without a folder named, a bookmark stays in its folder while the category (the
+        // folder's name) stays.
+        let isFolderNamed = placement != .draft || draft.folder != nil
+        let folderID = try self.folderID(of: placement, draft: draft)
         let statement = try connection.cachedStatement(
             sql: """
-                UPDATE bookmark SET title = ?, url = ?, category = ?, note = ?, updated_at = ?
+                UPDATE bookmark SET title = ?, url = ?, category = ?, note = ?, updated_at = ?,
+                    folder_id = CASE WHEN ? THEN ? WHEN category IS ? THEN folder_id END
                 WHERE id = ?
                 """)
         try statement.execute(arguments: [
-            draft.title, draft.url?.absoluteString, draft.category, draft.note, date, id,
+            draft.title, draft.url?.absoluteString, draft.category, draft.note, date,
+            isFolderNamed, folderID, draft.category, id,
         ])
         try connection.execute(sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
         try saveTags(draft.tags, for: id)
@@ -191,7 +308,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func list(_ query: BookmarkQuery) throws -> [Bookmark] {
         var sql = "SELECT \(Self.columns) FROM bookmark b"
-        var arguments = filter(query, into: &sql)
+        var arguments = try filter(query, into: &sql)
         let direction = query.isDescending ? "DESC" : "ASC"
         switch query.sort {
         case .position: sql += " ORDER BY b.kind \(direction), b.position \(direction)"
@@ -205,7 +322,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func count(_ query: BookmarkQuery) throws -> Int {
         var sql = "SELECT count(*) FROM bookmark b"
-        let arguments = filter(query, into: &sql)
+        let arguments = try filter(query, into: &sql)
         let statement = try connection.cachedStatement(sql: sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -214,7 +331,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     /// Appends the WHERE clause of a query's filters (fixed text, values bound).
-    private func filter(_ query: BookmarkQuery, into sql: inout String) -> StatementArguments {
+    private func filter(_ query: BookmarkQuery, into sql: inout String) throws -> StatementArguments {
         var conditions: [String] = []
         var arguments = StatementArguments([])
         if let kind = query.kind {
@@ -224,6 +341,16 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         if let category = query.category {
             conditions.append("b.category = ?")
             arguments.values.append(.text(category))
+        }
+        if let path = query.folder, !path.isEmpty {
+            // The folders of that path and everything under them, as a JSON array of ids;
+            // a one-name path also matches the category's folder, which has no row.
+            let ids = BookmarkFolderTree(try folders()).identifiers(under: path)
+            let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            conditions.append(
+                "(b.folder_id IN (SELECT value FROM json_each(?))"
+                    + " OR (b.folder_id IS NULL AND b.category = ? AND ?))")
+            arguments.values += [.text(list), .text(path[0]), .integer(path.count == 1 ? 1 : 0)]
         }
         if let tag = query.tag {
             conditions.append("EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id AND t.tag = ?)")
@@ -280,9 +407,27 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     private func read(_ statement: Statement, _ arguments: StatementArguments) throws -> [Bookmark] {
+        var rows = try readRows(statement, arguments)
+        // Folder paths come from the (small) folder table, read once for the whole list.
+        if rows.folderIDs.contains(where: { $0 != nil }) {
+            let tree = BookmarkFolderTree(try folders())
+            for (index, id) in rows.folderIDs.enumerated() {
+                if let id {
+                    rows.bookmarks[index].folder = tree.path(of: id)
+                    rows.bookmarks[index].folderID = id
+                }
+            }
+        }
+        return rows.bookmarks
+    }
+
+    private func readRows(_ statement: Statement, _ arguments: StatementArguments) throws
+        -> (bookmarks: [Bookmark], folderIDs: [Int64?])
+    {
         try statement.bind(arguments)
         defer { statement.reset() }
         var result: [Bookmark] = []
+        var folderIDs: [Int64?] = []
         while try statement.step() {
             // Split the joined tags on their bytes: no intermediate String or Substrings.
             let tags: [String] =
@@ -299,12 +444,13 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                     title: statement.text(at: 3),
                     urlString: statement.isNull(at: 4) ? nil : statement.text(at: 4),
                     category: statement.isNull(at: 5) ? nil : statement.text(at: 5),
-                    tags: tags,
+                    folder: nil, tags: tags,
                     note: statement.isNull(at: 6) ? nil : statement.text(at: 6),
                     position: Int(statement.int64(at: 7)),
                     createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
                     updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
+            folderIDs.append(statement.isNull(at: 11) ? nil : statement.int64(at: 11))
         }
-        return result
+        return (result, folderIDs)
     }
 }

@@ -2,23 +2,15 @@ import FoundationEssentials
 
 /// The Netscape bookmark file that browsers export and import (`bookmarks.html`).
 ///
-/// Folders (`<H3>` followed by `<DL>`) may nest; a bookmark's category is its innermost
-/// folder. `ADD_DATE` and `LAST_MODIFIED` are Unix seconds, `TAGS` is comma-separated, a
-/// `<DD>` after a link is its note. Our own export adds `KIND`, `ITEM_ID` and `POSITION`
-/// attributes (browsers ignore them) so that a round trip keeps each bookmark's identity
-/// and its place among the bookmarks of its kind, across folders; links from a browser
-/// become kind `link` with the URL as their item ID, in file order.
+/// Folders are `<H3>` names followed by a `<DL>` list, nested to any depth; a `<DD>` after
+/// an `<H3>` is the folder's description, after a link its note (as is a `DESCRIPTION`
+/// attribute). `ADD_DATE` and `LAST_MODIFIED` are Unix seconds (milliseconds and
+/// microseconds are recognized), `TAGS` is comma-separated. Our own export adds `KIND`,
+/// `ITEM_ID` and `POSITION` attributes (browsers ignore them) so that a round trip keeps
+/// each bookmark's identity and its place among the bookmarks of its kind; links from a
+/// browser become kind `link` with the URL as their item ID.
 public enum NetscapeBookmarkFile {
-    /// One link read from a file.
-    public struct Entry: Sendable, Hashable {
-        public var draft: BookmarkDraft
-        public var createdAt: Date?
-        public var updatedAt: Date?
-        /// The place among the bookmarks of its kind, from our own export; nil for a browser's.
-        public var position: Int?
-    }
-
-    /// Why a file could not be read, with its line.
+    /// Why a file could not be read at all, with its line.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public let reason: String
         public let line: Int
@@ -28,10 +20,25 @@ public enum NetscapeBookmarkFile {
     /// The kind given to links imported from a browser.
     public static let browserKind = "link"
 
+    /// Whether bytes look like a bookmark file: the doctype, or else `<DT>` and `<A` tags.
+    static func looksLikeBookmarkFile(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()
+        if head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") { return true }
+        let sample = String(decoding: bytes.prefix(1 << 16), as: UTF8.self).uppercased()
+        return sample.contains("<DT") && sample.contains("<A ")
+    }
+
+    /// White space or a byte of the UTF-8 byte-order mark, skipped before detecting a format.
+    static func isSpaceOrBOM(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0xEF
+            || byte == 0xBB || byte == 0xBF
+    }
+
     // MARK: - Writing
 
-    /// Writes bookmarks, grouped into one folder per category, in the given order.
-    public static func document(for bookmarks: [Bookmark]) -> String {
+    /// Writes bookmarks in their folders: every folder of the tree (empty ones too), and
+    /// for a bookmark with a category but no folder row, the top-level folder of that name.
+    public static func document(for bookmarks: [Bookmark], folders: [BookmarkFolder] = []) -> String {
         var text = """
             <!DOCTYPE NETSCAPE-Bookmark-file-1>
             <!-- This is an automatically generated file.
@@ -43,20 +50,61 @@ public enum NetscapeBookmarkFile {
             <DL><p>
 
             """
-        var categories: [String] = []
+        let tree = BookmarkFolderTree(folders)
+        let topLevel = tree.children(of: nil)
+        var byFolder: [Int64: [Bookmark]] = [:]
+        var categoryFolders: [String] = []
         var byCategory: [String: [Bookmark]] = [:]
+        var loose: [Bookmark] = []
         for bookmark in bookmarks {
-            guard let category = bookmark.category else { continue }
-            if byCategory[category] == nil { categories.append(category) }
-            byCategory[category, default: []].append(bookmark)
+            if let id = bookmark.folderID, tree.contains(id) {
+                byFolder[id, default: []].append(bookmark)
+            } else if let category = bookmark.category {
+                if let folder = topLevel.first(where: { $0.name == category }) {
+                    byFolder[folder.id, default: []].append(bookmark)
+                } else {
+                    if byCategory[category] == nil { categoryFolders.append(category) }
+                    byCategory[category, default: []].append(bookmark)
+                }
+            } else {
+                loose.append(bookmark)
+            }
         }
-        for category in categories {
-            text += "    <DT><H3>\(escape(category))</H3>\n    <DL><p>\n"
-            for bookmark in byCategory[category] ?? [] { text += link(bookmark, indent: "        ") }
-            text += "    </DL><p>\n"
+        enum Step {
+            case folder(BookmarkFolder, depth: Int)
+            case categoryFolder(String)
+            case links([Bookmark], depth: Int)
+            case close(depth: Int)
         }
-        for bookmark in bookmarks where bookmark.category == nil {
-            text += link(bookmark, indent: "    ")
+        var steps: [Step] = [.links(loose, depth: 1)]
+        steps += categoryFolders.reversed().map(Step.categoryFolder)
+        steps += topLevel.reversed().map { .folder($0, depth: 1) }
+        func indent(_ depth: Int) -> String { String(repeating: "    ", count: depth) }
+        while let step = steps.popLast() {
+            switch step {
+            case .folder(let folder, let depth):
+                var attributes = ""
+                if let created = folder.createdAt { attributes += " ADD_DATE=\"\(unixSeconds(created))\"" }
+                if let updated = folder.updatedAt {
+                    attributes += " LAST_MODIFIED=\"\(unixSeconds(updated))\""
+                }
+                text += "\(indent(depth))<DT><H3\(attributes)>\(escape(folder.name))</H3>\n"
+                if let description = folder.description {
+                    text += "\(indent(depth))<DD>\(escape(description))\n"
+                }
+                text += "\(indent(depth))<DL><p>\n"
+                steps.append(.close(depth: depth))
+                steps.append(.links(byFolder[folder.id] ?? [], depth: depth + 1))
+                steps += tree.children(of: folder.id).reversed().map { .folder($0, depth: depth + 1) }
+            case .categoryFolder(let name):
+                text += "    <DT><H3>\(escape(name))</H3>\n    <DL><p>\n"
+                steps.append(.close(depth: 1))
+                steps.append(.links(byCategory[name] ?? [], depth: 2))
+            case .links(let links, let depth):
+                for bookmark in links { text += link(bookmark, indent: indent(depth)) }
+            case .close(let depth):
+                text += "\(indent(depth))</DL><p>\n"
+            }
         }
         text += "</DL><p>\n"
         return text
@@ -89,6 +137,7 @@ public enum NetscapeBookmarkFile {
             case ">": output += "&gt;"
             case "\"": output += "&quot;"
             case "\n": output += "&#10;"
+            case "\r": output += "&#13;"
             default: output.unicodeScalars.append(scalar)
             }
         }
@@ -97,13 +146,15 @@ public enum NetscapeBookmarkFile {
 
     // MARK: - Reading
 
-    /// Reads the links of a bookmark file.
+    /// Reads a bookmark file, tolerating what browsers and other tools write: any
+    /// attribute on any tag, unknown tags, missing end tags, comments, CRLF, a byte-order
+    /// mark, and both folder layouts (`<DT><H3>` inside a `<DL>`, or before the first one
+    /// as Safari writes it). Links that cannot be imported are listed in
+    /// ``BookmarkImportDocument/skipped``, doubtful things in its warnings.
     ///
-    /// - Throws: ``ParseError`` naming the line: a missing header, an unterminated tag, a
-    ///   link or folder name that is not closed, an unbalanced `</DL>`, a link without
-    ///   `HREF` or identity.
-    public static func entries(in text: String) throws(ParseError) -> [Entry] {
-        var reader = Reader(bytes: Array(text.utf8))
+    /// - Throws: ``ParseError`` only for a file that is not a bookmark file at all.
+    public static func document(reading bytes: [UInt8]) throws(ParseError) -> BookmarkImportDocument {
+        var reader = Reader(bytes: bytes)
         return try reader.read()
     }
 
@@ -113,169 +164,257 @@ public enum NetscapeBookmarkFile {
         var attributes: [String: String]
     }
 
+    /// Tags that end the text of a title or a `<DD>` when its end tag is missing.
+    private static let structuralTags: Set<String> = ["DT", "DL", "DD", "H3", "A", "HR", "P", "H1"]
+
     private struct Reader: MarkupCursor {
         let bytes: [UInt8]
         var position = 0
-        var entries: [Entry] = []
-        var folders: [String?] = []
-        var pendingFolder: String?
-        var openedFolderCount = 0
+        var document = BookmarkImportDocument(format: .html)
+        /// The folder of each open `<DL>` (nil for the top level).
+        var lists: [Int?] = []
+        var depths: [Int] = []
+        var pendingFolder: Int?
+        var last: Last = .nothing
+        var countedUpTo = 0
+        var countedLines = 1
+
+        enum Last {
+            case nothing
+            case folder(Int)
+            case link(Int)
+        }
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
         }
 
-        func error(_ reason: String) -> ParseError { ParseError(reason: reason, line: line) }
+        /// The 1-based line of a byte offset, counted on from the last one asked for.
+        mutating func line(at offset: Int) -> Int {
+            if offset < countedUpTo {
+                countedUpTo = 0
+                countedLines = 1
+            }
+            let end = min(offset, bytes.count)
+            var index = countedUpTo
+            while index < end {
+                if bytes[index] == 0x0A { countedLines += 1 }
+                index += 1
+            }
+            countedUpTo = end
+            return countedLines
+        }
 
-        mutating func read() throws(ParseError) -> [Entry] {
-            let head = String(decoding: bytes.prefix(512), as: UTF8.self).uppercased()
-            guard head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") else {
+        mutating func warn(_ message: String, at offset: Int) {
+            document.warnings.append(.init(place: .line(line(at: offset)), message: message))
+        }
+
+        var currentFolder: Int? { lists.last ?? nil }
+
+        mutating func read() throws(ParseError) -> BookmarkImportDocument {
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+            guard NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) else {
                 throw ParseError(
-                    reason: "not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1>)",
+                    reason: "not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1>"
+                        + " and no <DT><A> links)",
                     line: 1)
             }
+            let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()
+            if !head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") {
+                warn("no <!DOCTYPE NETSCAPE-Bookmark-file-1> header; read as a bookmark file", at: 0)
+            }
             while position < bytes.count {
-                guard bytes[position] == UInt8(ascii: "<") else {
+                guard let next = bytes[position...].firstIndex(of: UInt8(ascii: "<")) else { break }
+                position = next
+                if hasPrefix("<!--") {
+                    let start = position
+                    guard advance(past: "-->") else {
+                        warn("a comment is not closed; the rest of the file is ignored", at: start)
+                        break
+                    }
+                    continue
+                }
+                if position + 1 < bytes.count,
+                    bytes[position + 1] == UInt8(ascii: "!") || bytes[position + 1] == UInt8(ascii: "?")
+                {
+                    guard advance(past: ">") else { break }
+                    continue
+                }
+                let start = position
+                guard let tag = readTag() else {
                     position += 1
                     continue
                 }
-                if hasPrefix("<!--") {
-                    try skip(past: "-->")
-                    continue
-                }
-                if hasPrefix("<!") {
-                    try skip(past: ">")
-                    continue
-                }
-                let tag = try readTag()
-                switch (tag.name, tag.isClosing) {
-                case ("H3", false):
-                    pendingFolder = try readText(until: "H3")
-                case ("DL", false):
-                    if openedFolderCount == 0 {
-                        folders.append(nil)  // the top-level list
-                    } else {
-                        folders.append(pendingFolder)
-                    }
-                    openedFolderCount += 1
-                    pendingFolder = nil
-                case ("DL", true):
-                    guard !folders.isEmpty else { throw error("</DL> without an open <DL>") }
-                    folders.removeLast()
-                case ("A", false):
-                    try readLink(tag)
-                case ("DD", false):
-                    let note = readLooseText()
-                    if !note.isEmpty, !entries.isEmpty, entries[entries.count - 1].draft.note == nil {
-                        entries[entries.count - 1].draft.note = note
-                    }
-                default:
-                    continue
-                }
+                handle(tag, at: start)
             }
-            return entries
+            return document
         }
 
-        mutating func readLink(_ tag: Tag) throws(ParseError) {
-            let startLine = line
-            let title = try readText(until: "A")
-            let href = tag.attributes["HREF"] ?? ""
-            let url = href.isEmpty ? nil : URL(string: href)
-            if !href.isEmpty && url == nil {
-                throw ParseError(reason: "'\(href)' is not a valid URL", line: startLine)
+        mutating func handle(_ tag: Tag, at start: Int) {
+            switch (tag.name, tag.isClosing) {
+            case ("H3", false):
+                let name = cleanedText(readText(closing: "H3", at: start), at: start)
+                var folder = BookmarkImportDocument.Folder(
+                    name: name.isEmpty ? "Untitled folder" : name, parent: currentFolder)
+                folder.createdAt = date(tag, "ADD_DATE", at: start)
+                folder.updatedAt = date(tag, "LAST_MODIFIED", at: start)
+                if name.isEmpty { warn("a folder without a name is called 'Untitled folder'", at: start) }
+                pendingFolder = document.addFolder(folder, depths: &depths, place: .line(line(at: start)))
+                last = pendingFolder.map(Last.folder) ?? .nothing
+            case ("DL", false):
+                lists.append(pendingFolder ?? currentFolder)
+                pendingFolder = nil
+            case ("DL", true):
+                if lists.isEmpty {
+                    warn("</DL> without an open <DL> is ignored", at: start)
+                } else {
+                    lists.removeLast()
+                }
+                pendingFolder = nil
+                last = .nothing
+            case ("A", false):
+                readLink(tag, at: start)
+                pendingFolder = nil
+            case ("DD", false):
+                let text = readText(closing: "DD", at: start, warnsWhenUnclosed: false)
+                let note = BookmarkImportDocument.cleanedNote(text)
+                guard !note.isEmpty else { break }
+                switch last {
+                case .folder(let index):
+                    document.folders[index].description = note
+                case .link(let index):
+                    let existing = document.links[index].draft.note
+                    if existing == nil || existing == "" {
+                        document.links[index].draft.note = note
+                    } else if existing != note {
+                        document.links[index].draft.note = (existing ?? "") + "\n" + note
+                    }
+                case .nothing:
+                    warn("a <DD> description that follows no link or folder is ignored", at: start)
+                }
+                last = .nothing
+            default:
+                break
             }
-            let kind = tag.attributes["KIND"] ?? NetscapeBookmarkFile.browserKind
-            let itemID = tag.attributes["ITEM_ID"] ?? href
-            guard !itemID.isEmpty else {
-                throw ParseError(reason: "a link without HREF", line: startLine)
+        }
+
+        mutating func readLink(_ tag: Tag, at start: Int) {
+            let title = cleanedText(readText(closing: "A", at: start), at: start)
+            let place = BookmarkImportDocument.Place.line(line(at: start))
+            let href = (tag.attributes["HREF"] ?? "").trimmingWhitespace
+            if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                let named = title.isEmpty ? reason : "\(reason) ('\(title)')"
+                document.skipped.append(.init(place: place, message: named))
+                last = .nothing
+                return
             }
             let tags = (tag.attributes["TAGS"] ?? "").split(separator: ",")
-                .map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
-            let category = folders.last(where: { $0 != nil }) ?? nil
-            entries.append(
-                Entry(
-                    draft: BookmarkDraft(
-                        kind: kind, itemID: itemID, title: title, url: url, category: category,
-                        tags: tags),
-                    createdAt: tag.attributes["ADD_DATE"].flatMap(Self.date(fromUnix:)),
-                    updatedAt: tag.attributes["LAST_MODIFIED"].flatMap(Self.date(fromUnix:)),
-                    position: try tag.attributes["POSITION"].map { text throws(ParseError) in
-                        guard let position = Int(text), position >= 0 else {
-                            throw ParseError(reason: "POSITION '\(text)' is not a non-negative integer", line: startLine)
-                        }
-                        return position
-                    }))
-        }
-
-        static func date(fromUnix text: String) -> Date? {
-            guard var seconds = Double(text), seconds.isFinite, seconds >= 0 else { return nil }
-            if seconds > 1e14 { seconds /= 1_000_000 } else if seconds > 1e11 { seconds /= 1000 }
-            return Date(timeIntervalSince1970: seconds)
-        }
-
-        mutating func skip(past terminator: String) throws(ParseError) {
-            guard advance(past: terminator) else {
-                throw error("'\(terminator)' expected before the end of the file")
+                .map { BookmarkImportDocument.cleaned(String($0)).text }.filter { !$0.isEmpty }
+            var position: Int?
+            if let text = tag.attributes["POSITION"] {
+                if let value = Int(text), value >= 0 {
+                    position = value
+                } else {
+                    warn("POSITION '\(text)' is not a non-negative integer; ignored", at: start)
+                }
             }
+            let description = tag.attributes["DESCRIPTION"].map(BookmarkImportDocument.cleanedNote)
+            let kind = tag.attributes["KIND"].flatMap { $0.isEmpty ? nil : $0 }
+            let itemID = tag.attributes["ITEM_ID"].flatMap { $0.isEmpty ? nil : $0 }
+            document.links.append(
+                BookmarkImportDocument.Link(
+                    draft: BookmarkDraft(
+                        kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
+                        title: title, url: URL(string: href), tags: tags,
+                        note: description.flatMap { $0.isEmpty ? nil : $0 }),
+                    folder: currentFolder, position: position,
+                    createdAt: date(tag, "ADD_DATE", at: start),
+                    updatedAt: date(tag, "LAST_MODIFIED", at: start), place: place))
+            last = .link(document.links.count - 1)
         }
 
-        mutating func readTag() throws(ParseError) -> Tag {
+        mutating func cleanedText(_ raw: String, at start: Int) -> String {
+            let (text, hadControl) = BookmarkImportDocument.cleaned(raw)
+            if hadControl { warn("control characters in a title were removed", at: start) }
+            return text
+        }
+
+        mutating func date(_ tag: Tag, _ attribute: String, at start: Int) -> Date? {
+            guard let text = tag.attributes[attribute], !text.isEmpty else { return nil }
+            guard let date = NetscapeBookmarkFile.date(fromUnix: text) else {
+                warn("\(attribute) '\(text)' is not a Unix time; the import time is used", at: start)
+                return nil
+            }
+            return date
+        }
+
+        /// Reads a tag at '<', or returns nil (position unchanged) when '<' starts none.
+        mutating func readTag() -> Tag? {
             let start = position
             position += 1
             let isClosing = skip(UInt8(ascii: "/"))
             let nameStart = position
             while position < bytes.count, Self.isNameByte(bytes[position]) { position += 1 }
-            let name = String(decoding: bytes[nameStart..<position], as: UTF8.self).uppercased()
-            guard !name.isEmpty else {
+            guard position > nameStart else {
                 position = start
-                throw error("'<' that does not start a tag")
+                return nil
             }
-            var attributes: [String: String] = [:]
+            let name = String(decoding: bytes[nameStart..<position], as: UTF8.self).uppercased()
+            var tag = Tag(name: name, isClosing: isClosing, attributes: [:])
             while true {
                 skipWhitespace()
                 guard position < bytes.count else {
-                    position = start
-                    throw error("the tag <\(name) is not closed with '>'")
+                    warn("the tag <\(name)> is not closed with '>'", at: start)
+                    return tag
                 }
-                if bytes[position] == UInt8(ascii: ">") {
+                switch bytes[position] {
+                case UInt8(ascii: ">"):
                     position += 1
-                    return Tag(name: name, isClosing: isClosing, attributes: attributes)
-                }
-                if bytes[position] == UInt8(ascii: "/") {
+                    return tag
+                case UInt8(ascii: "<"):
+                    warn("the tag <\(name)> is not closed with '>'", at: start)
+                    return tag
+                case UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "'"):
                     position += 1
                     continue
+                default:
+                    break
                 }
                 let attributeStart = position
-                while position < bytes.count, Self.isNameByte(bytes[position]) { position += 1 }
-                guard position > attributeStart else {
-                    throw error("unexpected character in the tag <\(name)>")
+                while position < bytes.count, !Self.endsAttributeName(bytes[position]) {
+                    position += 1
                 }
                 let attribute = String(decoding: bytes[attributeStart..<position], as: UTF8.self)
                     .uppercased()
                 skipWhitespace()
                 var value = ""
-                if position < bytes.count && bytes[position] == UInt8(ascii: "=") {
-                    position += 1
+                if skip(UInt8(ascii: "=")) {
                     skipWhitespace()
-                    value = try readAttributeValue(in: name)
+                    value = readAttributeValue(in: name, tagStart: start)
                 }
-                attributes[attribute] = value
+                if tag.attributes[attribute] == nil { tag.attributes[attribute] = value }
             }
         }
 
-        mutating func readAttributeValue(in tagName: String) throws(ParseError) -> String {
-            guard position < bytes.count else { throw error("the tag <\(tagName) is not closed") }
+        mutating func readAttributeValue(in tagName: String, tagStart: Int) -> String {
+            guard position < bytes.count else { return "" }
             let quote = bytes[position]
             if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
                 position += 1
                 let start = position
-                while position < bytes.count && bytes[position] != quote { position += 1 }
-                guard position < bytes.count else {
-                    throw error("an attribute of <\(tagName)> is missing its closing quote")
+                // A value ends at its quote; one that runs into a line break first lost its
+                // quote, and ends at the tag's '>' instead.
+                var end = start
+                while end < bytes.count && bytes[end] != quote && bytes[end] != 0x0A { end += 1 }
+                if end < bytes.count && bytes[end] == quote {
+                    position = end + 1
+                    return Self.decodeEntities(String(decoding: bytes[start..<end], as: UTF8.self))
                 }
-                let raw = String(decoding: bytes[start..<position], as: UTF8.self)
-                position += 1
-                return try decodeEntities(raw)
+                warn("an attribute of <\(tagName)> is missing its closing quote", at: tagStart)
+                end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
+                position = end
+                return Self.decodeEntities(String(decoding: bytes[start..<end], as: UTF8.self))
             }
             let start = position
             while position < bytes.count, !Self.isSpace(bytes[position]),
@@ -283,34 +422,44 @@ public enum NetscapeBookmarkFile {
             {
                 position += 1
             }
-            return try decodeEntities(String(decoding: bytes[start..<position], as: UTF8.self))
+            return Self.decodeEntities(String(decoding: bytes[start..<position], as: UTF8.self))
         }
 
-        /// Reads text up to `</name>`; any other tag before it is an error.
-        mutating func readText(until name: String) throws(ParseError) -> String {
-            let startLine = line
-            let start = position
-            while position < bytes.count && bytes[position] != UInt8(ascii: "<") { position += 1 }
-            let raw = String(decoding: bytes[start..<position], as: UTF8.self)
-            guard position < bytes.count else {
-                throw ParseError(reason: "<\(name)> is not closed", line: startLine)
+        /// Reads text up to `</name>`, skipping inline tags; a structural tag or the end of
+        /// the file before it ends the text (the end tag is missing).
+        mutating func readText(closing name: String, at start: Int, warnsWhenUnclosed: Bool = true)
+            -> String
+        {
+            var raw: [UInt8] = []
+            while position < bytes.count {
+                guard let next = bytes[position...].firstIndex(of: UInt8(ascii: "<")) else {
+                    raw += bytes[position...]
+                    position = bytes.count
+                    break
+                }
+                raw += bytes[position..<next]
+                position = next
+                if hasPrefix("<!--") {
+                    guard advance(past: "-->") else { break }
+                    continue
+                }
+                let tagStart = position
+                guard let tag = readTag() else {
+                    raw.append(UInt8(ascii: "<"))
+                    position += 1
+                    continue
+                }
+                if tag.isClosing && tag.name == name { return Self.decodeEntities(String(decoding: raw, as: UTF8.self)) }
+                if NetscapeBookmarkFile.structuralTags.contains(tag.name) {
+                    position = tagStart
+                    break
+                }
             }
-            let closing = try readTag()
-            guard closing.isClosing, closing.name == name else {
-                throw ParseError(reason: "<\(name)> is not closed before <\(closing.name)>", line: startLine)
-            }
-            return try decodeEntities(raw).trimmingWhitespace
+            if warnsWhenUnclosed { warn("<\(name)> is not closed", at: start) }
+            return Self.decodeEntities(String(decoding: raw, as: UTF8.self))
         }
 
-        /// Reads the text of a `<DD>` up to the next tag.
-        mutating func readLooseText() -> String {
-            let start = position
-            while position < bytes.count && bytes[position] != UInt8(ascii: "<") { position += 1 }
-            let raw = String(decoding: bytes[start..<position], as: UTF8.self)
-            return ((try? decodeEntities(raw)) ?? raw).trimmingWhitespace
-        }
-
-        func decodeEntities(_ text: String) throws(ParseError) -> String {
+        static func decodeEntities(_ text: String) -> String {
             guard text.contains("&") else { return text }
             var output = ""
             var rest = Substring(text)
@@ -336,7 +485,21 @@ public enum NetscapeBookmarkFile {
         static func isNameByte(_ byte: UInt8) -> Bool {
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
         }
+
+        static func endsAttributeName(_ byte: UInt8) -> Bool {
+            isSpace(byte) || byte == UInt8(ascii: "=") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "<")
+        }
+    }
+
+    /// A Unix time in seconds, milliseconds or microseconds (told apart by size).
+    static func date(fromUnix text: String) -> Date? {
+        guard var seconds = Double(text.trimmingWhitespace), seconds.isFinite, seconds >= 0 else {
+            return nil
+        }
+        if seconds > 1e14 { seconds /= 1_000_000 } else if seconds > 1e11 { seconds /= 1000 }
+        return Date(timeIntervalSince1970: seconds)
     }
 }

@@ -41,7 +41,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = PropertyList.encode(value, format: .binary)
             }
         case .html:
-            _ = try? NetscapeBookmarkFile.entries(in: String(decoding: bytes, as: UTF8.self))
+            _ = try? NetscapeBookmarkFile.document(reading: bytes)
+            _ = try? BookmarkStore.document(reading: bytes)
         case .arguments:
             let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false)
                 .map { String(decoding: $0, as: UTF8.self) }

@@ -1,0 +1,215 @@
+import FoundationEssentials
+
+/// Bookmarks read from a file, before they are stored: its folder tree, its links, and
+/// what was skipped or looked wrong, each with its line (or place, in formats without
+/// lines).
+public struct BookmarkImportDocument: Sendable {
+    /// A folder of the file.
+    public struct Folder: Sendable, Hashable {
+        /// The folder's name.
+        public var name: String
+        /// The index in ``BookmarkImportDocument/folders`` of the enclosing folder; nil at
+        /// the top level. A parent always comes before its children.
+        public var parent: Int?
+        /// The folder's description.
+        public var description: String?
+        /// When the folder was made, when the file says.
+        public var createdAt: Date?
+        /// When the folder last changed, when the file says.
+        public var updatedAt: Date?
+
+        /// Creates a folder.
+        public init(
+            name: String, parent: Int?, description: String? = nil, createdAt: Date? = nil,
+            updatedAt: Date? = nil
+        ) {
+            self.name = name
+            self.parent = parent
+            self.description = description
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+        }
+    }
+
+    /// A link of the file.
+    public struct Link: Sendable, Hashable {
+        /// What to store; its folder is set from ``folder`` when that is not nil.
+        public var draft: BookmarkDraft
+        /// The index in ``BookmarkImportDocument/folders`` of the link's folder; nil when
+        /// the draft's own folder or category says (or at the top level).
+        public var folder: Int?
+        /// The id it had, from our JSON export.
+        public var id: Int64?
+        /// The place among the bookmarks of its kind, from our own exports.
+        public var position: Int?
+        /// When it was made, when the file says.
+        public var createdAt: Date?
+        /// When it last changed, when the file says.
+        public var updatedAt: Date?
+        /// Where it is in the file.
+        public var place: Place
+
+        /// Creates a link.
+        public init(
+            draft: BookmarkDraft, folder: Int? = nil, id: Int64? = nil, position: Int? = nil,
+            createdAt: Date? = nil, updatedAt: Date? = nil, place: Place
+        ) {
+            self.draft = draft
+            self.folder = folder
+            self.id = id
+            self.position = position
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+            self.place = place
+        }
+    }
+
+    /// Where something is in a file: a line, or a description of the place in formats
+    /// without lines (`roots.bookmark_bar.children[2]`).
+    public enum Place: Sendable, Hashable, CustomStringConvertible {
+        /// A 1-based line.
+        case line(Int)
+        /// A place in a structured file.
+        case path(String)
+
+        /// The line, when the place is one.
+        public var line: Int? {
+            if case .line(let line) = self { line } else { nil }
+        }
+
+        public var description: String {
+            switch self {
+            case .line(let line): "line \(line)"
+            case .path(let path): path
+            }
+        }
+    }
+
+    /// Something skipped or doubtful, and where.
+    public struct Issue: Sendable, Hashable, CustomStringConvertible {
+        /// Where it is.
+        public var place: Place
+        /// What happened, as a phrase.
+        public var message: String
+
+        /// Creates an issue.
+        public init(place: Place, message: String) {
+            self.place = place
+            self.message = message
+        }
+
+        public var description: String { "\(place): \(message)" }
+    }
+
+    /// The file formats that import reads.
+    public enum Format: String, Sendable, CaseIterable {
+        /// Our own JSON export.
+        case json = "prefs JSON"
+        /// The Netscape bookmark file that every browser exports.
+        case html = "Netscape bookmark HTML"
+        /// Chromium's `Bookmarks` file (Chrome, Brave, Edge, Vivaldi).
+        case chromium = "Chromium Bookmarks JSON"
+        /// Firefox's `places.sqlite`.
+        case firefox = "Firefox places.sqlite"
+        /// Safari's `Bookmarks.plist`.
+        case safari = "Safari Bookmarks.plist"
+    }
+
+    /// The most folders deep that import keeps; deeper ones merge into their ancestor at
+    /// this depth, with a warning.
+    public static let maximumFolderDepth = 256
+
+    /// The format the file was in.
+    public var format: Format
+    /// The folders, parents before their children, in file order.
+    public var folders: [Folder] = []
+    /// The links, in file order.
+    public var links: [Link] = []
+    /// Links that were not imported, and why.
+    public var skipped: [Issue] = []
+    /// Doubtful things that were imported anyway (an invalid date, a stray tag).
+    public var warnings: [Issue] = []
+
+    /// Creates an empty document.
+    public init(format: Format) {
+        self.format = format
+    }
+
+    /// The folder names from the top down to a folder (`[]` for nil).
+    public func path(of folder: Int?) -> [String] {
+        var names: [String] = []
+        var current = folder
+        while let index = current, folders.indices.contains(index), names.count <= folders.count {
+            names.append(folders[index].name)
+            current = folders[index].parent
+        }
+        return names.reversed()
+    }
+
+    /// Adds a folder under a parent, or when the parent is already
+    /// ``maximumFolderDepth`` deep, returns the parent with a warning.
+    ///
+    /// - Returns: The index of the folder that holds what the file puts in this one.
+    mutating func addFolder(_ folder: Folder, depths: inout [Int], place: Place) -> Int? {
+        let depth = folder.parent.map { depths[$0] + 1 } ?? 1
+        if depth > Self.maximumFolderDepth {
+            if !warnings.contains(where: { $0.message.hasPrefix("folders nested deeper") }) {
+                warnings.append(
+                    Issue(
+                        place: place,
+                        message: "folders nested deeper than \(Self.maximumFolderDepth) levels"
+                            + " are merged into their ancestor at that depth"))
+            }
+            return folder.parent
+        }
+        folders.append(folder)
+        depths.append(depth)
+        return folders.count - 1
+    }
+
+    /// Text made fit for a title or name: runs of white space (line breaks included) as
+    /// one space, trimmed, control characters removed; whether any were.
+    static func cleaned(_ text: String) -> (text: String, hadControlCharacters: Bool) {
+        var output = ""
+        var hadControl = false
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" {
+                pendingSpace = !output.isEmpty
+                continue
+            }
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                hadControl = true
+                continue
+            }
+            if pendingSpace {
+                output.unicodeScalars.append(" ")
+                pendingSpace = false
+            }
+            output.unicodeScalars.append(scalar)
+        }
+        return (output, hadControl)
+    }
+
+    /// Why a URL is not imported as a bookmark, or nil when it is a link.
+    static func reasonToSkip(url text: String) -> String? {
+        let lowered = text.lowercased()
+        if text.isEmpty { return "a link without a URL" }
+        if lowered.hasPrefix("javascript:") { return "a javascript: bookmarklet is not a link" }
+        if lowered.hasPrefix("place:") { return "a Firefox query (place:) is not a link" }
+        if URL(string: text) == nil { return "'\(text)' is not a valid URL" }
+        return nil
+    }
+}
+
+extension BookmarkImportDocument {
+    /// A note's text: line breaks kept, other control characters removed, trimmed.
+    static func cleanedNote(_ text: String) -> String {
+        var output = ""
+        for scalar in text.unicodeScalars
+        where scalar.value >= 0x20 || scalar == "\n" || scalar == "\t" {
+            output.unicodeScalars.append(scalar)
+        }
+        return output.trimmingWhitespace
+    }
+}

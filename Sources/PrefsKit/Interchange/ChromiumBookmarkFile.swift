@@ -1,0 +1,96 @@
+import FoundationEssentials
+
+/// Chromium's `Bookmarks` file (Chrome, Brave, Edge, Vivaldi): JSON with `roots`
+/// (`bookmark_bar`, `other`, `synced`), each a folder of `children` of type `url` or
+/// `folder`; dates are microseconds since 1601 as strings.
+///
+/// The tree is read as Chromium's own HTML export lays it out: the bookmarks bar and the
+/// mobile bookmarks as folders of their names, the other bookmarks at the top level.
+/// A `meta_info.Description` (Vivaldi) becomes the note.
+enum ChromiumBookmarkFile {
+    /// Seconds from 1601-01-01 to 1970-01-01.
+    private static let epochOffset: Double = 11_644_473_600
+
+    static func document(reading json: JSONValue) throws(BookmarkError) -> BookmarkImportDocument {
+        guard case .object(let roots)? = json["roots"] else {
+            throw .malformedImport("a Chromium Bookmarks file without a 'roots' object")
+        }
+        var document = BookmarkImportDocument(format: .chromium)
+        var depths: [Int] = []
+        // (node, folder it goes in, its place in the file)
+        var stack: [(JSONValue, Int?, String)] = []
+        for (name, root) in roots.reversed() {
+            guard case .object = root else { continue }
+            let place = "roots.\(name)"
+            if name == "other" {
+                for (index, child) in children(of: root).enumerated().reversed() {
+                    stack.append((child, nil, "\(place).children[\(index)]"))
+                }
+            } else {
+                stack.append((root, nil, place))
+            }
+        }
+        while let (node, folder, place) = stack.popLast() {
+            guard case .object = node else {
+                document.skipped.append(.init(place: .path(place), message: "an entry that is not an object"))
+                continue
+            }
+            let type = string(node["type"]) ?? ""
+            let name = BookmarkImportDocument.cleaned(string(node["name"]) ?? "").text
+            let createdAt = date(node["date_added"], "date_added", place, &document)
+            if type == "folder" {
+                let updatedAt = date(node["date_modified"], "date_modified", place, &document)
+                let index = document.addFolder(
+                    BookmarkImportDocument.Folder(
+                        name: name.isEmpty ? "Untitled folder" : name, parent: folder,
+                        description: description(of: node), createdAt: createdAt,
+                        updatedAt: updatedAt),
+                    depths: &depths, place: .path(place))
+                for (offset, child) in children(of: node).enumerated().reversed() {
+                    stack.append((child, index, "\(place).children[\(offset)]"))
+                }
+            } else if type == "url" {
+                let href = (string(node["url"]) ?? "").trimmingWhitespace
+                if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                    document.skipped.append(.init(place: .path(place), message: reason))
+                    continue
+                }
+                document.links.append(
+                    BookmarkImportDocument.Link(
+                        draft: BookmarkDraft(
+                            kind: NetscapeBookmarkFile.browserKind, itemID: href, title: name,
+                            url: URL(string: href), note: description(of: node)),
+                        folder: folder, createdAt: createdAt, place: .path(place)))
+            } else {
+                document.skipped.append(
+                    .init(place: .path(place), message: "an entry of unknown type '\(type)'"))
+            }
+        }
+        return document
+    }
+
+    private static func children(of node: JSONValue) -> [JSONValue] {
+        if case .array(let list)? = node["children"] { list } else { [] }
+    }
+
+    private static func string(_ value: JSONValue?) -> String? {
+        if case .string(let text)? = value { text } else { nil }
+    }
+
+    private static func description(of node: JSONValue) -> String? {
+        let text = string(node["meta_info"]?["Description"]).map(BookmarkImportDocument.cleanedNote)
+        return text?.isEmpty == false ? text : nil
+    }
+
+    private static func date(
+        _ value: JSONValue?, _ field: String, _ place: String, _ document: inout BookmarkImportDocument
+    ) -> Date? {
+        guard let text = string(value), !text.isEmpty, text != "0" else { return nil }
+        guard let microseconds = Double(text), microseconds.isFinite, microseconds > 0 else {
+            document.warnings.append(
+                .init(place: .path(place), message: "\(field) '\(text)' is not a Chromium time; the import time is used"))
+            return nil
+        }
+        return Date(timeIntervalSince1970: microseconds / 1_000_000 - epochOffset)
+    }
+}

@@ -1,0 +1,169 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// Firefox's `places.sqlite`: bookmarks in `moz_bookmarks` (type 1 a link to a
+/// `moz_places` row, 2 a folder, 3 a separator) under the roots `menu________`,
+/// `toolbar_____`, `unfiled_____` and `mobile______`; tags are folders under
+/// `tags________` that hold a link to each tagged place; dates are microseconds since 1970.
+///
+/// The file is opened read-only and immutable, so nothing is ever written to it and no
+/// lock is taken. Firefox keeps recent changes in `places.sqlite-wal` while it runs, which
+/// an immutable reader does not see: when that file exists, the database and its WAL are
+/// copied to a temporary folder and the copy is read.
+///
+/// The tree is read as Firefox's HTML export lays it out: the bookmarks menu at the top
+/// level, the toolbar and the other and mobile bookmarks as folders.
+enum FirefoxPlaces {
+    private static let rootNames = [
+        "toolbar_____": "Bookmarks Toolbar", "unfiled_____": "Other Bookmarks",
+        "mobile______": "Mobile Bookmarks",
+    ]
+
+    static func document(atPath path: String) throws(BookmarkError) -> BookmarkImportDocument {
+        do {
+            return try withReadableCopy(of: path) { connection in try read(connection) }
+        } catch let error as BookmarkError {
+            throw error
+        } catch {
+            throw .malformedImport("cannot read '\(path)' as Firefox's places.sqlite: \(error)")
+        }
+    }
+
+    private static func withReadableCopy<T>(of path: String, _ body: (Connection) throws -> T) throws -> T {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path + "-wal") else {
+            return try body(Connection(path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true))
+        }
+        let folder = manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
+        try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? manager.removeItem(atPath: folder) }
+        try manager.copyItem(atPath: path, toPath: folder + "/places.sqlite")
+        try manager.copyItem(atPath: path + "-wal", toPath: folder + "/places.sqlite-wal")
+        return try body(Connection(path: folder + "/places.sqlite", mode: .readWrite))
+    }
+
+    private static func read(_ connection: Connection) throws -> BookmarkImportDocument {
+        let tables = try connection.rows(sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            .compactMap { row -> String? in
+                if case .text(let name) = row[0] { name } else { nil }
+            }
+        guard tables.contains("moz_bookmarks"), tables.contains("moz_places") else {
+            throw BookmarkError.malformedImport(
+                "an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
+        }
+        struct Item {
+            var id: Int64
+            var type: Int64
+            var parent: Int64?
+            var title: String?
+            var url: String?
+            var placeID: Int64?
+            var guid: String?
+            var createdAt: Date?
+            var updatedAt: Date?
+        }
+        func date(_ value: SQLiteValue) -> Date? {
+            guard case .integer(let microseconds) = value, microseconds > 0 else { return nil }
+            return Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+        }
+        func text(_ value: SQLiteValue) -> String? {
+            if case .text(let text) = value { text } else { nil }
+        }
+        func integer(_ value: SQLiteValue) -> Int64? {
+            if case .integer(let number) = value { number } else { nil }
+        }
+        let rows = try connection.rows(
+            sql: """
+                SELECT b.id, b.type, b.parent, b.title, p.url, b.fk, b.guid, b.dateAdded,
+                    b.lastModified
+                FROM moz_bookmarks b LEFT JOIN moz_places p ON p.id = b.fk
+                ORDER BY b.parent, b.position, b.id
+                """)
+        var children: [Int64: [Item]] = [:]
+        var byID: [Int64: Item] = [:]
+        for row in rows {
+            let item = Item(
+                id: integer(row[0]) ?? 0, type: integer(row[1]) ?? 0, parent: integer(row[2]),
+                title: text(row[3]), url: text(row[4]), placeID: integer(row[5]),
+                guid: text(row[6]), createdAt: date(row[7]), updatedAt: date(row[8]))
+            byID[item.id] = item
+            if let parent = item.parent, parent != item.id { children[parent, default: []].append(item) }
+        }
+        var notes: [Int64: String] = [:]
+        if tables.contains("moz_items_annos"), tables.contains("moz_anno_attributes") {
+            for row in try connection.rows(
+                sql: """
+                    SELECT a.item_id, a.content FROM moz_items_annos a
+                    JOIN moz_anno_attributes n ON n.id = a.anno_attribute_id
+                    WHERE n.name = 'bookmarkProperties/description'
+                    """)
+            {
+                if let id = integer(row[0]), let note = text(row[1]) { notes[id] = note }
+            }
+        }
+        let roots = byID.values.filter { $0.guid?.hasSuffix("_") == true && $0.parent != nil }
+        let root = byID.values.first { $0.guid == "root________" }
+        // Tags: every link under a tag folder tags its place.
+        var tagsOfPlace: [Int64: [String]] = [:]
+        if let tagRoot = roots.first(where: { $0.guid == "tags________" }) {
+            for tagFolder in children[tagRoot.id] ?? [] where tagFolder.type == 2 {
+                let tag = BookmarkImportDocument.cleaned(tagFolder.title ?? "").text
+                guard !tag.isEmpty else { continue }
+                for link in children[tagFolder.id] ?? [] {
+                    if let place = link.placeID { tagsOfPlace[place, default: []].append(tag) }
+                }
+            }
+        }
+        var document = BookmarkImportDocument(format: .firefox)
+        var depths: [Int] = []
+        var stack: [(Item, Int?)] = []
+        let order = ["menu________", "toolbar_____", "unfiled_____", "mobile______"]
+        let topLevel = (root.map { children[$0.id] ?? [] } ?? [])
+            .filter { $0.guid != "tags________" }
+            .sorted { (order.firstIndex(of: $0.guid ?? "") ?? 9) < (order.firstIndex(of: $1.guid ?? "") ?? 9) }
+        for item in topLevel.reversed() {
+            if item.guid == "menu________" {
+                for child in (children[item.id] ?? []).reversed() { stack.append((child, nil)) }
+            } else {
+                var named = item
+                named.title = rootNames[item.guid ?? ""] ?? item.title
+                stack.append((named, nil))
+            }
+        }
+        var visited = Set<Int64>()
+        while let (item, folder) = stack.popLast() {
+            guard visited.insert(item.id).inserted else { continue }
+            let place = BookmarkImportDocument.Place.path("moz_bookmarks id \(item.id)")
+            switch item.type {
+            case 2:
+                let name = BookmarkImportDocument.cleaned(item.title ?? "").text
+                let index = document.addFolder(
+                    BookmarkImportDocument.Folder(
+                        name: name.isEmpty ? "Untitled folder" : name, parent: folder,
+                        description: notes[item.id], createdAt: item.createdAt,
+                        updatedAt: item.updatedAt),
+                    depths: &depths, place: place)
+                for child in (children[item.id] ?? []).reversed() { stack.append((child, index)) }
+            case 1:
+                let href = (item.url ?? "").trimmingWhitespace
+                if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                    document.skipped.append(.init(place: place, message: reason))
+                    continue
+                }
+                document.links.append(
+                    BookmarkImportDocument.Link(
+                        draft: BookmarkDraft(
+                            kind: NetscapeBookmarkFile.browserKind, itemID: href,
+                            title: BookmarkImportDocument.cleaned(item.title ?? "").text,
+                            url: URL(string: href),
+                            tags: item.placeID.flatMap { tagsOfPlace[$0] } ?? [],
+                            note: notes[item.id].map(BookmarkImportDocument.cleanedNote)),
+                        folder: folder, createdAt: item.createdAt, updatedAt: item.updatedAt,
+                        place: place))
+            default:
+                continue  // separators
+            }
+        }
+        return document
+    }
+}
