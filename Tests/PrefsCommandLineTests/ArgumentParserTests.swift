@@ -84,7 +84,7 @@ import Testing
     @Test func requiredOptionsShowWithoutBrackets() {
         let formatter = CommandTable.helpFormatter
         #expect(formatter.usageLine(for: ["bookmark", "add"]) == "prefs bookmark add <kind> <item-id> --title <title> "
-            + "[--url <url>] [--category <category>] [--tag <tag> ...] [--note <text>]")
+            + "[--url <url>] [--category <category>] [--folder <path>] [--tag <tag> ...] [--note <text>]")
         #expect(formatter.usageLine(for: ["bookmark", "move"]) == "prefs bookmark move <id> --to <position>")
         #expect(usageError(["bookmark", "move", "3", "--to=-1"])?.hasPrefix(
             "Error: Invalid value '-1' for '--to': expected a non-negative integer\n") == true)

@@ -115,7 +115,7 @@ import Testing
         let other = folder.path("other.sqlite")
         let imported = try runPrefs(["--db", other, "bookmark", "import", export])
         #expect(imported.status == 0)
-        #expect(imported.stderr == "Imported 12 bookmarks\n")
+        #expect(imported.stderr == "Added 12, updated 0, unchanged 0, merged 0 duplicates, skipped 0\n")
         let original = try prefs("bookmark", "list", "--json")
         let copy = try runPrefs(["--db", other, "bookmark", "list", "--json"])
         #expect(copy.stdout == original.stdout)

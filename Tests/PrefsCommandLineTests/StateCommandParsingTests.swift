@@ -71,17 +71,19 @@ import Testing
     }
 
     @Test func bookmarkListFiltersSortAndPaging() throws {
-        #expect(try command(["bookmark", "list"]) == .bookmarkList(BookmarkQuery(), groupByCategory: false))
+        #expect(try command(["bookmark", "list"]) == .bookmarkList(BookmarkQuery(), grouping: nil))
         #expect(try command([
             "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured", "--sort", "title",
             "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
         ]) == .bookmarkList(
             BookmarkQuery(kind: "movie", category: "DC", tag: "featured", sort: .title, isDescending: true, limit: 5, offset: 10),
-            groupByCategory: true))
+            grouping: .category))
+        #expect(try command(["bookmark", "list", "--folder", "Bar/AC\\/DC", "--group-by", "folder"]) == .bookmarkList(
+            BookmarkQuery(folder: ["Bar", "AC/DC"]), grouping: .folder))
         #expect(error(["bookmark", "list", "--sort", "size"])
                 == "Invalid value 'size' for '--sort': expected one of 'position', 'created', 'title'")
         #expect(error(["bookmark", "list", "--group-by", "kind"])
-                == "Invalid value 'kind' for '--group-by': expected one of 'category'")
+                == "Invalid value 'kind' for '--group-by': expected one of 'category', 'folder'")
     }
 
     @Test func bookmarkSearchMoveImportExport() throws {
@@ -90,6 +92,8 @@ import Testing
         #expect(error(["bookmark", "move", "3"]) == "Missing expected option '--to <position>'")
         #expect(error(["bookmark", "search"]) == "Missing expected argument '<query>'")
         #expect(try command(["bookmark", "import", "-"]) == .bookmarkImport(format: nil, file: "-"))
+        #expect(try command(["bookmark", "import", "--format", "firefox", "places.sqlite"]) == .bookmarkImport(format: .firefox, file: "places.sqlite"))
+        #expect(error(["bookmark", "import", "--format", "opera", "x"]) == "Invalid value 'opera' for '--format': expected one of 'json', 'html', 'chromium', 'firefox', 'safari'")
         #expect(try command(["bookmark", "export", "--format", "html", "out.html"]) == .bookmarkExport(format: .html, file: "out.html"))
         #expect(error(["bookmark", "export", "--format", "csv"]) == "Invalid value 'csv' for '--format': expected one of 'json', 'html'")
     }

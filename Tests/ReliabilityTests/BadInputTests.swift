@@ -84,7 +84,9 @@ import Testing
         let files: [(name: String, content: String, command: [String])] = [
             ("bad.json", "{\"preferences\": [{\"key\": \"a\"}]}", ["import"]),
             ("bad.plist", "<?xml version=\"1.0\"?><plist><dict><key>a</key></plist>", ["import"]),
-            ("bad.html", "<!DOCTYPE NETSCAPE-Bookmark-file-1><DL><p><DT><A HREF=\"x\">open", ["bookmark", "import"]),
+            // A damaged bookmark file imports what it holds; one that is none is refused.
+            ("bad.html", "<html><body><p>Not bookmarks</p></body></html>", ["bookmark", "import"]),
+            ("bad-bookmarks.plist", "<?xml version=\"1.0\"?><plist><dict><key>a</key><true/></dict></plist>", ["bookmark", "import"]),
             ("bad-bookmarks.json", "[{\"kind\": \"trip\"}]", ["bookmark", "import"]),
         ]
         for file in files {

@@ -302,7 +302,11 @@ public enum NetscapeBookmarkFile {
             let title = cleanedText(readText(closing: "A", at: start), at: start)
             let place = BookmarkImportDocument.Place.line(line(at: start))
             let href = (tag.attributes["HREF"] ?? "").trimmingWhitespace
-            if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+            let kind = tag.attributes["KIND"].flatMap { $0.isEmpty ? nil : $0 }
+            let itemID = tag.attributes["ITEM_ID"].flatMap { $0.isEmpty ? nil : $0 }
+            // Our own export names an item of the app, which may have no URL.
+            let isAppItem = kind != nil && itemID != nil && href.isEmpty
+            if !isAppItem, let reason = BookmarkImportDocument.reasonToSkip(url: href) {
                 let named = title.isEmpty ? reason : "\(reason) ('\(title)')"
                 document.skipped.append(.init(place: place, message: named))
                 last = .nothing
@@ -319,13 +323,11 @@ public enum NetscapeBookmarkFile {
                 }
             }
             let description = tag.attributes["DESCRIPTION"].map(BookmarkImportDocument.cleanedNote)
-            let kind = tag.attributes["KIND"].flatMap { $0.isEmpty ? nil : $0 }
-            let itemID = tag.attributes["ITEM_ID"].flatMap { $0.isEmpty ? nil : $0 }
             document.links.append(
                 BookmarkImportDocument.Link(
                     draft: BookmarkDraft(
                         kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
-                        title: title, url: URL(string: href), tags: tags,
+                        title: title, url: href.isEmpty ? nil : URL(string: href), tags: tags,
                         note: description.flatMap { $0.isEmpty ? nil : $0 }),
                     folder: currentFolder, position: position,
                     createdAt: date(tag, "ADD_DATE", at: start),
