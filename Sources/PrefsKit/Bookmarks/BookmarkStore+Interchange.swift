@@ -222,7 +222,7 @@ extension BookmarkStore {
         let links = Self.mergedLinks(of: document, into: &summary)
         try database.write { state in
             let repository = state.bookmarks
-            let folderIDs = try Self.storeFolders(of: document, links: links, in: repository)
+            let folderIDs = try Self.storeFolders(of: document, in: repository)
             let now = Date()
             let step = max(1, links.count / 100)
             for (index, link) in links.enumerated() {
@@ -313,18 +313,11 @@ extension BookmarkStore {
         return result
     }
 
-    /// Finds or makes the folder row of each folder of the document; nil for a top-level
-    /// folder that holds only links and nothing else of its own (no description, dates or
-    /// subfolders), whose links are then in the category's folder, which has no row.
+    /// Finds or makes the folder row of each folder of the document.
     private static func storeFolders(
-        of document: BookmarkImportDocument, links: [BookmarkImportDocument.Link],
-        in repository: any BookmarkRepository
+        of document: BookmarkImportDocument, in repository: any BookmarkRepository
     ) throws -> [Int: Int64?] {
         let existing = BookmarkFolderTree(try repository.folders())
-        var hasChildren = Set<Int>()
-        for folder in document.folders { if let parent = folder.parent { hasChildren.insert(parent) } }
-        var hasLinks = Set<Int>()
-        for link in links { if let folder = link.folder { hasLinks.insert(folder) } }
         struct Sibling: Hashable {
             var parent: Int64?
             var name: String
@@ -355,14 +348,6 @@ extension BookmarkStore {
                     try repository.setFolderDescription(description, id: id)
                 }
                 result[index] = id
-                continue
-            }
-            let isPlain =
-                folder.parent == nil && folder.description == nil && folder.createdAt == nil
-                && folder.updatedAt == nil && !hasChildren.contains(index) && hasLinks.contains(index)
-                && ordinal == 0
-            if isPlain {
-                result[index] = .some(nil)
                 continue
             }
             let row = try repository.insertFolder(
