@@ -197,6 +197,12 @@ extension CommandRunner {
     func importPreferences(format: InterchangeFormat?, from file: String, replace: Bool, force: Bool) throws {
         let bytes = try FileAccess.read(file, console: console)
         let detected = format ?? Self.detectFormat(bytes)
+        if let bookmarkFormat = BookmarkImportDocument.browserFormat(of: bytes) {
+            throw CommandFailure(
+                "'\(file)' is a bookmark file (\(bookmarkFormat.rawValue)), not preferences;"
+                    + " import it with 'prefs bookmark import \(file)'",
+                exitCode: CommandFailure.dataError)
+        }
         if replace {
             try confirm(
                 "Replace every preference of suite '\(suite)'?", force: force, flagHint: "--force")

@@ -115,6 +115,20 @@ public struct BookmarkImportDocument: Sendable {
         case safari = "Safari Bookmarks.plist"
     }
 
+    /// The browser format that bytes look like, told cheaply from their content (to point
+    /// a user who gives a bookmark file to the preference import to the right command).
+    public static func browserFormat(of bytes: [UInt8]) -> Format? {
+        if bytes.starts(with: Array("SQLite format 3\0".utf8)) { return .firefox }
+        let head = String(decoding: bytes.prefix(1 << 16), as: UTF8.self)
+        if head.contains("WebBookmarkType") { return .safari }
+        if NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) { return .html }
+        let trimmed = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        if trimmed.hasPrefix("{"), head.contains("\"roots\""), head.contains("\"bookmark_bar\"") {
+            return .chromium
+        }
+        return nil
+    }
+
     /// The most folders deep that import keeps; deeper ones merge into their ancestor at
     /// this depth, with a warning.
     public static let maximumFolderDepth = 256

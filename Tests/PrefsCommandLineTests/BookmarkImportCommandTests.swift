@@ -1,0 +1,123 @@
+import Foundation
+import PrefsKit
+import TestSupport
+import Testing
+
+/// `prefs bookmark import` and the folder options, run as the built binary.
+@Suite struct BookmarkImportCommandTests {
+    let folder: TemporaryFolder
+    let db: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        db = folder.path("prefs.sqlite")
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/real")
+
+    func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
+
+    func run(_ arguments: String..., stdin: String? = nil) throws -> ProcessOutput {
+        try runPrefs(["--db", db] + arguments, stdin: stdin)
+    }
+
+    @Test func summaryInPlainTextAndJSON() throws {
+        let chrome = fixture("ddg_bookmarks_chrome.html")
+        let first = try run("bookmark", "import", chrome)
+        #expect(first.status == 0)
+        #expect(first.stdout == "")
+        #expect(first.stderr == "Added 11, updated 0, unchanged 0, merged 1 duplicate, skipped 0\n")
+        let again = try run("bookmark", "import", chrome, "--json")
+        #expect(again.status == 0)
+        #expect(again.stderr == "")
+        #expect(
+            again.stdout == """
+                {
+                  "format": "Netscape bookmark HTML",
+                  "added": 0,
+                  "updated": 0,
+                  "unchanged": 11,
+                  "merged": 1,
+                  "skipped": [],
+                  "warnings": []
+                }
+
+                """)
+    }
+
+    @Test func skippedLinksAndWarningsAreListedWithTheirLines() throws {
+        let path = folder.path("odd.html")
+        try """
+            <!DOCTYPE NETSCAPE-Bookmark-file-1>
+            <DL><p>
+            <DT><A HREF="javascript:alert(1)">Bookmarklet</A>
+            <DT><A HREF="https://a.example" ADD_DATE="tomorrow">A</A>
+            </DL><p>
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let plain = try run("bookmark", "import", path)
+        #expect(plain.status == 0)
+        #expect(
+            plain.stderr == """
+                Added 1, updated 0, unchanged 0, merged 0 duplicates, skipped 1
+                  skipped: line 3: a javascript: bookmarklet is not a link ('Bookmarklet')
+                  warning: line 4: ADD_DATE 'tomorrow' is not a Unix time; the import time is used
+
+                """)
+        let json = try run("bookmark", "import", path, "--json")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let skipped = object?["skipped"] as? [[String: Any]]
+        #expect(skipped?.first?["line"] as? Int == 3)
+        #expect(skipped?.first?["reason"] as? String == "a javascript: bookmarklet is not a link ('Bookmarklet')")
+        let warnings = object?["warnings"] as? [[String: Any]]
+        #expect(warnings?.first?["line"] as? Int == 4)
+        #expect(object?["unchanged"] as? Int == 1)
+    }
+
+    @Test func listByFolderAndGroupByFolder() throws {
+        _ = try run("bookmark", "import", fixture("ddg_bookmarks_firefox.html"))
+        let listed = try run("bookmark", "list", "--folder", "FolderB-Level1/FolderB-Level2", "--sort", "title")
+        #expect(listed.status == 0)
+        #expect(listed.stdout.split(separator: "\n").map { $0.split(separator: "\t")[3] } == [
+            "Bloomberg.com", "TechCrunch – Startup and Technology News", "The Verge",
+        ])
+        let grouped = try run("bookmark", "list", "--group-by", "folder", "--json")
+        let groups = try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8)) as? [String: [[String: Any]]]
+        #expect(groups?["Bookmarks Toolbar"]?.first?["title"] as? String == "Getting Started")
+        #expect(groups?["FolderA-Level1/FolderA-Level2/FolderA-Level3"]?.first?["folder"] as? [String]
+            == ["FolderA-Level1", "FolderA-Level2", "FolderA-Level3"])
+        let added = try run("bookmark", "add", "trip", "rome", "--title", "Rome", "--folder", "Trips/AC\\/DC tour")
+        #expect(added.status == 0)
+        let trip = try run("bookmark", "list", "--folder", "Trips", "--json")
+        let trips = try JSONSerialization.jsonObject(with: Data(trip.stdout.utf8)) as? [[String: Any]]
+        #expect(trips?.first?["folder"] as? [String] == ["Trips", "AC/DC tour"])
+        #expect(trips?.first?["category"] as? String == "AC/DC tour")
+    }
+
+    @Test func wrongFileHintsNameTheRightCommand() throws {
+        let html = fixture("ddg_bookmarks_safari.html")
+        let asPreferences = try run("import", html)
+        #expect(asPreferences.status == 65)
+        #expect(
+            asPreferences.stderr
+                == "Error: '\(html)' is a bookmark file (Netscape bookmark HTML), not preferences; import it with 'prefs bookmark import \(html)'\n")
+        let plist = fixture("bm_com.apple.dock.plist")
+        let asBookmarks = try run("bookmark", "import", plist)
+        #expect(asBookmarks.status == 65)
+        #expect(
+            asBookmarks.stderr
+                == "Error: Malformed import: a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at its root) in '\(plist)'; nothing was imported (preferences in a property list are imported with 'prefs import')\n")
+        #expect(!FileManager.default.fileExists(atPath: db), "a refused file creates no database")
+    }
+
+    @Test func safariPropertyListFromStandardInput() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture("safari_Bookmarks.plist")))
+        let result = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "\"$0\" --db \"$1\" bookmark import - < \"$2\"", prefsExecutable().path, db,
+             fixture("safari_Bookmarks.plist")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "Added 1, updated 0, unchanged 0, merged 2 duplicates, skipped 0\n")
+        #expect(bytes.count > 0)
+    }
+}
