@@ -35,14 +35,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             _ = try? FuzzTarget.scratchPreferences?.importJSON(text)
             _ = try? FuzzTarget.scratchBookmarks?.importJSON(text)
+            _ = try? BookmarkStore.document(reading: bytes)  // Chromium's Bookmarks too
         case .plist:
             if let value = try? PropertyList.decode(Data(bytes)) {
                 _ = PropertyList.encode(value, format: .xml)
                 _ = PropertyList.encode(value, format: .binary)
             }
+            _ = try? BookmarkStore.document(reading: bytes)  // Safari's Bookmarks.plist
         case .html:
             _ = try? NetscapeBookmarkFile.document(reading: bytes)
-            _ = try? BookmarkStore.document(reading: bytes)
+            if let document = try? BookmarkStore.document(reading: bytes) {
+                _ = try? FuzzTarget.scratchBookmarks?.importDocument(document)
+            }
         case .arguments:
             let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false)
                 .map { String(decoding: $0, as: UTF8.self) }
