@@ -404,3 +404,50 @@ enum RealFixtures {
         #expect(error?.description == "Malformed import: an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
     }
 }
+
+@Suite struct BookmarkFolderMigrationTests {
+    @Test func categoriesWrittenBeforeFoldersBecomeTopLevelFolders() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("old.sqlite")
+        // A file as version 5 wrote it, with categorized and uncategorized bookmarks.
+        do {
+            let connection = try Connection(path: path)
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            let before = AppDatabase.migrations.filter { $0.version <= 5 }
+            _ = try Migrator(migrations: before, applicationID: AppDatabase.applicationID).migrate(connection)
+            try connection.execute(
+                sql: """
+                    INSERT INTO bookmark (kind, item_id, title, category, position, created_at, updated_at)
+                    VALUES ('movie', '1', 'Aquaman', 'DC', 0, 0, 0), ('movie', '2', 'Venom', NULL, 1, 0, 0),
+                        ('movie', '3', 'Black/White', 'AC/DC', 2, 0, 0)
+                    """)
+        }
+        let bookmarks = BookmarkStore(database: try AppDatabase(path: path))
+        let listed = try bookmarks.list()
+        #expect(listed.map(\.category) == ["DC", nil, "AC/DC"])
+        #expect(listed.map(\.folder) == [["DC"], [], ["AC/DC"]])
+        #expect(try bookmarks.list(BookmarkQuery(folder: ["DC"])).map(\.title) == ["Aquaman"])
+        #expect(try bookmarks.list(BookmarkQuery(folder: BookmarkFolderPath.components("AC\\/DC"))).map(\.title) == ["Black/White"])
+        #expect(try bookmarks.folders().isEmpty)
+        // The app keeps writing categories; imports of the export keep them where they were.
+        try bookmarks.add(BookmarkDraft(kind: "movie", itemID: "4", title: "Joker", category: "DC"))
+        let html = try bookmarks.exportHTML()
+        let summary = try bookmarks.importHTML(html)
+        #expect(summary.unchanged == 4)
+        #expect(try bookmarks.exportHTML() == html)
+        #expect(try bookmarks.list(BookmarkQuery(folder: ["DC"])).map(\.title) == ["Aquaman", "Joker"])
+    }
+
+    @Test func addingWithoutAFolderKeepsAnImportedBookmarkInItsFolder() throws {
+        let bookmarks = BookmarkStore(database: try AppDatabase.inMemory())
+        try bookmarks.add(BookmarkDraft(kind: "link", itemID: "x", title: "X", folder: ["Bar", "Work"]))
+        #expect(try bookmarks.bookmark(kind: "link", itemID: "x")?.folder == ["Bar", "Work"])
+        // The app updates the title and names the same category: the folder stays.
+        try bookmarks.add(BookmarkDraft(kind: "link", itemID: "x", title: "X2", category: "Work"))
+        #expect(try bookmarks.bookmark(kind: "link", itemID: "x")?.folder == ["Bar", "Work"])
+        // Another category moves it to that category's top-level folder.
+        try bookmarks.add(BookmarkDraft(kind: "link", itemID: "x", title: "X3", category: "Home"))
+        #expect(try bookmarks.bookmark(kind: "link", itemID: "x")?.folder == ["Home"])
+        #expect(try bookmarks.folders().map(\.name) == ["Bar", "Work"])
+    }
+}
