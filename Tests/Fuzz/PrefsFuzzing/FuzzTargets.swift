@@ -44,8 +44,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? BookmarkStore.document(reading: bytes)  // Safari's Bookmarks.plist
         case .html:
             _ = try? NetscapeBookmarkFile.document(reading: bytes)
-            if let document = try? BookmarkStore.document(reading: bytes) {
-                _ = try? FuzzTarget.scratchBookmarks?.importDocument(document)
+            // A fresh store per input: a growing one would slow every later input down.
+            if let document = try? BookmarkStore.document(reading: bytes),
+                let database = try? AppDatabase.inMemory()
+            {
+                let store = BookmarkStore(database: database)
+                _ = try? store.importDocument(document)
+                _ = try? store.exportHTML()
             }
         case .arguments:
             let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false)
