@@ -323,7 +323,7 @@ extension BookmarkStore {
             var name: String
         }
         var seen: [Sibling: Int] = [:]
-        var made: [Sibling: [Int64]] = [:]
+        var made: [Sibling: [BookmarkFolder]] = [:]
         var result: [Int: Int64?] = [:]
         for (index, folder) in document.folders.enumerated() {
             let parentID: Int64?
@@ -340,20 +340,20 @@ extension BookmarkStore {
             let ordinal = seen[sibling, default: 0]
             seen[sibling] = ordinal + 1
             let rows =
-                existing.children(of: parentID).filter { $0.name == folder.name }.map(\.id)
+                existing.children(of: parentID).filter { $0.name == folder.name }
                 + made[sibling, default: []]
             if ordinal < rows.count {
-                let id = rows[ordinal]
-                if let description = folder.description {
-                    try repository.setFolderDescription(description, id: id)
+                let row = rows[ordinal]
+                if let description = folder.description, description != row.description {
+                    try repository.setFolderDescription(description, id: row.id)
                 }
-                result[index] = id
+                result[index] = row.id
                 continue
             }
             let row = try repository.insertFolder(
                 name: folder.name, parentID: parentID, description: folder.description,
                 createdAt: folder.createdAt, updatedAt: folder.updatedAt)
-            made[sibling, default: []].append(row.id)
+            made[sibling, default: []].append(row)
             result[index] = row.id
         }
         return result

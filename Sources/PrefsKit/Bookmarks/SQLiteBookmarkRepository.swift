@@ -6,8 +6,25 @@ internal import SQLiteCore
 final class SQLiteBookmarkRepository: BookmarkRepository {
     let connection: Connection
 
+    /// The folder tree, read again when another connection committed (`data_version`) or
+    /// this one wrote a folder; a folder added by a transaction that then rolled back may
+    /// linger in it, which is harmless: no bookmark names it, and the next folder write
+    /// (which might reuse its id) reads the tree again.
+    private var folderTreeCache: (version: Int64, writes: Int, tree: BookmarkFolderTree)?
+    private var folderWrites = 0
+
     init(connection: Connection) {
         self.connection = connection
+    }
+
+    private func folderTree() throws -> BookmarkFolderTree {
+        let version = try connection.dataVersion()
+        if let cache = folderTreeCache, cache.version == version, cache.writes == folderWrites {
+            return cache.tree
+        }
+        let tree = BookmarkFolderTree(try folders())
+        folderTreeCache = (version, folderWrites, tree)
+        return tree
     }
 
     /// The columns read into a ``Bookmark``; tags come joined by U+001F, in tag order.
@@ -97,7 +114,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     private func folderPath(of folderID: Int64?, draft: BookmarkDraft) throws -> [String]? {
         if let folder = draft.folder { return folder }
         guard let folderID else { return nil }
-        return BookmarkFolderTree(try folders()).path(of: folderID)
+        return try folderTree().path(of: folderID)
     }
 
     /// The folder row a placement names: nil for the top level or the category's folder.
@@ -162,6 +179,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     func insertFolder(
         name: String, parentID: Int64?, description: String?, createdAt: Date?, updatedAt: Date?
     ) throws -> BookmarkFolder {
+        folderWrites += 1
         let next = try connection.cachedStatement(
             sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
         try next.bind([parentID])
@@ -182,6 +200,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func setFolderDescription(_ description: String?, id: Int64) throws {
+        folderWrites += 1
         try connection.execute(
             sql: "UPDATE bookmark_folder SET description = ? WHERE id = ?",
             arguments: [description, id])
@@ -345,7 +364,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         if let path = query.folder, !path.isEmpty {
             // The folders of that path and everything under them, as a JSON array of ids;
             // a one-name path also matches the category's folder, which has no row.
-            let ids = BookmarkFolderTree(try folders()).identifiers(under: path)
+            let ids = try folderTree().identifiers(under: path)
             let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
             conditions.append(
                 "(b.folder_id IN (SELECT value FROM json_each(?))"
@@ -410,7 +429,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         var rows = try readRows(statement, arguments)
         // Folder paths come from the (small) folder table, read once for the whole list.
         if rows.folderIDs.contains(where: { $0 != nil }) {
-            let tree = BookmarkFolderTree(try folders())
+            let tree = try folderTree()
             for (index, id) in rows.folderIDs.enumerated() {
                 if let id {
                     rows.bookmarks[index].folder = tree.path(of: id)
