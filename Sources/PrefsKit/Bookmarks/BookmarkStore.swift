@@ -47,7 +47,7 @@ public final class BookmarkStore: Sendable {
             let now = Date()
             var count = 0
             for draft in drafts {
-                try Self.upsert(try draft.validated(), in: state.bookmarks, at: now)
+                _ = try Self.upsert(try draft.validated(), in: state.bookmarks, at: now)
                 count += 1
             }
             return count
