@@ -223,6 +223,54 @@ struct Workloads {
             ])
     }
 
+    /// A browser's bookmark file imported whole (reading the HTML, folders, duplicate
+    /// checks, tags and the search index), next to raw C inserting the same rows without
+    /// any file to read: the import's rate against SPEC's insert target.
+    func bookmarkImport(count: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase("import")
+        let bookmarks = BookmarkStore(database: database)
+        let (_, rawPath) = try freshDatabase("import-raw")
+        let raw = try raw(rawPath)
+        defer { raw_close(raw) }
+        var round = 0
+        var files: [String] = []
+        for round in 1...(quick ? 3 : 4) {
+            var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n"
+            for folder in 0..<20 {
+                text += "    <DT><H3>category\(folder)</H3>\n    <DL><p>\n"
+                for i in stride(from: folder, to: count, by: 20) {
+                    text += "        <DT><A HREF=\"https://example.com/r\(round)-\(i)\" ADD_DATE=\"1700000000\""
+                        + " TAGS=\"featured,watchlist\">Movie r\(round)-\(i)</A>\n"
+                }
+                text += "    </DL><p>\n"
+            }
+            files.append(text + "</DL><p>\n")
+        }
+        return try measure(
+            "bookmark import from HTML, \(count) links in one file", unit: "ns/op",
+            target: ">= 0.7x raw C insert rows/s", rounds: quick ? 2 : 3, iterations: count,
+            [
+                Contender(name: "PrefsKit") { _ in
+                    round += 1
+                    let summary = try bookmarks.importHTML(files[round - 1])
+                    guard summary.added == count else {
+                        throw BenchmarkError(description: "import added \(summary.added) of \(count)")
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    let code = raw_insert_bookmarks(raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+                },
+                // How much of the import is reading the file (no database at all).
+                Contender(name: "reading only") { _ in
+                    let document = try NetscapeBookmarkFile.document(reading: Array(files[max(0, round - 1)].utf8))
+                    guard document.links.count == count else {
+                        throw BenchmarkError(description: "read \(document.links.count) of \(count)")
+                    }
+                },
+            ])
+    }
+
     /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.
     func bookmarkDatabases(rows: Int) throws -> (BookmarkStore, OpaquePointer) {
         let (database, path) = try freshDatabase("query")

@@ -54,6 +54,8 @@ if wants("set") {
 if wants("bookmarks") {
     progress("bookmark insert")
     results.append(try workloads.bookmarkInsert(count: quick ? 10_000 : 100_000))
+    progress("bookmark import")
+    results.append(try workloads.bookmarkImport(count: quick ? 10_000 : 100_000))
     let rowCounts = scaling ? [1_000, 100_000, 1_000_000] : [quick ? 20_000 : 100_000]
     for rows in rowCounts {
         progress("bookmark queries over \(rows) rows")

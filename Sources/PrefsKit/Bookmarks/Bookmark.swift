@@ -107,7 +107,9 @@ public struct BookmarkDraft: Sendable, Hashable {
     /// - Throws: ``BookmarkError/invalid(_:)`` naming the bad field.
     func validated() throws(BookmarkError) -> BookmarkDraft {
         func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
-            if !allowsEmpty && text.allSatisfy(\.isWhitespace) {
+            // A first byte that is printable ASCII other than a space settles it cheaply.
+            let startsVisibly = text.utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false
+            if !allowsEmpty && !startsVisibly && text.allSatisfy(\.isWhitespace) {
                 throw .invalid("The \(field) of a bookmark cannot be empty")
             }
             // Control characters are single bytes below 0x20 in UTF-8.

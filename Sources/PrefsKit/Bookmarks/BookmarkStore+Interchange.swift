@@ -229,7 +229,21 @@ extension BookmarkStore {
                 if index % step == 0 { progress?(index, links.count) }
                 let placement: BookmarkPlacement =
                     link.folder.map { .folder(folderIDs[$0] ?? nil) } ?? .draft
-                if let existing = try repository.bookmark(kind: link.draft.kind, itemID: link.draft.itemID) {
+                // Insert first: a new bookmark (the usual case) then costs no lookup.
+                var id = link.id
+                if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
+                if let stored = try repository.insertIfAbsent(
+                    link.draft, in: placement, at: link.updatedAt ?? now, id: id,
+                    createdAt: link.createdAt)
+                {
+                    if let position = link.position, position != stored.position {
+                        // Ties with existing positions are settled by id in the renumbering.
+                        try repository.setPosition(position, id: stored.id)
+                    }
+                    summary.added += 1
+                } else if let existing = try repository.bookmark(
+                    kind: link.draft.kind, itemID: link.draft.itemID)
+                {
                     let isSame =
                         existing.title == link.draft.title
                         && existing.urlString == link.draft.url?.absoluteString
@@ -246,20 +260,10 @@ extension BookmarkStore {
                         try repository.setPosition(position, id: existing.id)
                     }
                     summary.updated += 1
-                } else {
-                    var id = link.id
-                    if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
-                    let stored = try repository.insert(
-                        link.draft, in: placement, at: link.updatedAt ?? now, id: id,
-                        createdAt: link.createdAt)
-                    if let position = link.position, position != stored.position {
-                        // Ties with existing positions are settled by id in the renumbering.
-                        try repository.setPosition(position, id: stored.id)
-                    }
-                    summary.added += 1
                 }
             }
-            try repository.renumberPositions()
+            // Only explicit positions (our own exports) can leave gaps or ties.
+            if links.contains(where: { $0.position != nil }) { try repository.renumberPositions() }
             progress?(links.count, links.count)
         }
         return summary
