@@ -110,6 +110,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: db), "a refused file creates no database")
     }
 
+    @Test func badFolderOptionsAreUsageErrorsAndCreateNothing() throws {
+        let cases: [([String], String)] = [
+            (["bookmark", "add", "a", "b", "--title", "T", "--folder", ""],
+             "Error: Invalid value '' for '--folder': expected a folder path such as 'Work/Projects'\n"
+                + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
+                + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
+                + "  See 'prefs bookmark add --help' for more information.\n"),
+            (["bookmark", "add", "a", "b", "--title", "T", "--folder", "X", "--category", "Y"],
+             "Error: Pass either --category or --folder, not both (a category is a top-level folder)\n"
+                + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
+                + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
+                + "  See 'prefs bookmark add --help' for more information.\n"),
+            (["bookmark", "toggle", "a", "b", "--title", "T", "--folder", "A/B\u{1}C"],
+             "Error: The folder name of a bookmark cannot contain control characters\n"),
+        ]
+        for (arguments, stderr) in cases {
+            let result = try runPrefs(["--db", db] + arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr == stderr)
+            #expect(result.stdout == "")
+        }
+        #expect(!FileManager.default.fileExists(atPath: db))
+        let list = try run("bookmark", "list", "--folder", "//")
+        #expect(list.status == 64)
+        #expect(list.stderr.hasPrefix("Error: Invalid value '//' for '--folder': expected a folder path such as 'Work/Projects'\n"))
+    }
+
     @Test func safariPropertyListFromStandardInput() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture("safari_Bookmarks.plist")))
         let result = try runProcess(

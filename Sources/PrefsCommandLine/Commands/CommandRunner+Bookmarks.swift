@@ -3,6 +3,7 @@ import PrefsKit
 
 extension CommandRunner {
     func addBookmark(_ draft: BookmarkDraft) throws {
+        _ = try draft.validated()  // before the file is created
         let bookmark = try BookmarkStore(database: try openForWriting()).add(draft)
         if globals.isJSON {
             printJSON(bookmark.jsonValue)
@@ -24,6 +25,7 @@ extension CommandRunner {
     }
 
     func toggleBookmark(_ draft: BookmarkDraft) throws {
+        _ = try draft.validated()  // before the file is created
         let store = BookmarkStore(database: try openForWriting())
         let isBookmarked = try store.toggle(draft)
         if globals.isJSON {
@@ -90,7 +92,7 @@ extension CommandRunner {
         do {
             document = try BookmarkStore.document(
                 reading: bytes, atPath: file == "-" ? nil : file, format: format)
-        } catch {
+        } catch let error as BookmarkError {
             throw CommandFailure(
                 "\(error) in '\(file)'; nothing was imported" + Self.wrongFileHint(bytes),
                 exitCode: CommandFailure.dataError)

@@ -92,11 +92,28 @@ extension CommandTable {
             }
             url = parsedURL
         }
+        let folder = try folderPath(parsed)
+        if folder != nil && parsed.value("category") != nil {
+            throw UsageError(
+                "Pass either --category or --folder, not both (a category is a top-level folder)",
+                path: parsed.path)
+        }
         return BookmarkDraft(
             kind: parsed.positionals[0], itemID: parsed.positionals[1], title: title, url: url,
-            category: parsed.value("category"),
-            folder: parsed.value("folder").map(BookmarkFolderPath.components),
+            category: parsed.value("category"), folder: folder,
             tags: parsed.repeated("tag"), note: parsed.value("note"))
+    }
+
+    /// The `--folder` path, refusing one without any name.
+    static func folderPath(_ parsed: ParsedArguments) throws(UsageError) -> [String]? {
+        guard let text = parsed.value("folder") else { return nil }
+        let path = BookmarkFolderPath.components(text)
+        guard !path.isEmpty else {
+            throw UsageError(
+                "Invalid value '\(text)' for '--folder': expected a folder path such as 'Work/Projects'",
+                path: parsed.path)
+        }
+        return path
     }
 
     static func bookmarkID(_ text: String, path: [String], label: String) throws(UsageError) -> Int64 {
@@ -158,7 +175,7 @@ extension CommandTable {
                     let grouping = try parsed.choice("group-by", from: groupingNames).flatMap(BookmarkGrouping.init(rawValue:))
                     let query = BookmarkQuery(
                         kind: parsed.value("kind"), category: parsed.value("category"),
-                        folder: parsed.value("folder").map(BookmarkFolderPath.components),
+                        folder: try folderPath(parsed),
                         tag: parsed.value("tag"),
                         sort: try parsed.choice("sort", from: sortNames).flatMap(BookmarkQuery.Sort.init(rawValue:)) ?? .position,
                         isDescending: parsed.flag("reverse"),

@@ -102,10 +102,14 @@ public struct BookmarkDraft: Sendable, Hashable {
         self.note = note
     }
 
+    /// The folder path the draft names: its ``folder``, else its category's top-level
+    /// folder, else the top level.
+    var folderPath: [String] { folder ?? category.map { [$0] } ?? [] }
+
     /// The draft with its text checked and its tags trimmed, sorted and unique.
     ///
     /// - Throws: ``BookmarkError/invalid(_:)`` naming the bad field.
-    func validated() throws(BookmarkError) -> BookmarkDraft {
+    public func validated() throws(BookmarkError) -> BookmarkDraft {
         func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
             // A first byte that is printable ASCII other than a space settles it cheaply.
             let startsVisibly = text.utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false

@@ -62,10 +62,12 @@ extension BookmarkStore {
 
     /// Reads a bookmark file in a given format, or one told apart by its content.
     ///
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong.
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong;
+    ///   ``DatabaseError/ioError(path:detail:)`` when a running Firefox's places.sqlite
+    ///   cannot be copied to be read.
     public static func document(
         reading bytes: [UInt8], atPath path: String?, format: BookmarkImportDocument.Format?
-    ) throws(BookmarkError) -> BookmarkImportDocument {
+    ) throws -> BookmarkImportDocument {
         let isSQLite = bytes.starts(with: Array("SQLite format 3\0".utf8))
         switch format {
         case nil:
@@ -73,7 +75,7 @@ extension BookmarkStore {
             return try document(reading: bytes)
         case .firefox:
             guard let path, isSQLite else {
-                throw .malformedImport("Firefox's places.sqlite is an SQLite file read from a path")
+                throw BookmarkError.malformedImport("Firefox's places.sqlite is an SQLite file read from a path")
             }
             return try FirefoxPlaces.document(atPath: path)
         case .safari:
@@ -82,17 +84,17 @@ extension BookmarkStore {
             do {
                 return try NetscapeBookmarkFile.document(reading: bytes)
             } catch {
-                throw .malformedImport(error.description)
+                throw BookmarkError.malformedImport(error.description)
             }
         case .json, .chromium:
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw .malformedImport("the JSON file is not valid UTF-8")
+                throw BookmarkError.malformedImport("the JSON file is not valid UTF-8")
             }
             let json: JSONValue
             do {
                 json = try JSONValue(parsing: text)
             } catch {
-                throw .malformedImport("invalid JSON: \(error)")
+                throw BookmarkError.malformedImport("invalid JSON: \(error)")
             }
             return format == .chromium
                 ? try ChromiumBookmarkFile.document(reading: json) : try jsonDocument(json)
@@ -228,7 +230,7 @@ extension BookmarkStore {
             for (index, link) in links.enumerated() {
                 if index % step == 0 { progress?(index, links.count) }
                 let placement: BookmarkPlacement =
-                    link.folder.map { .folder(folderIDs[$0] ?? nil) } ?? .draft
+                    link.folder.map { .folder(folderIDs[$0]) } ?? .draft
                 // Insert first: a new bookmark (the usual case) then costs no lookup.
                 var id = link.id
                 if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
@@ -247,7 +249,7 @@ extension BookmarkStore {
                     let isSame =
                         existing.title == link.draft.title
                         && existing.urlString == link.draft.url?.absoluteString
-                        && existing.folder == (link.draft.folder ?? link.draft.category.map { [$0] } ?? [])
+                        && existing.folder == link.draft.folderPath
                         && existing.tags == link.draft.tags && existing.note == link.draft.note
                         && (link.position == nil || link.position == existing.position)
                     if isSame {
@@ -298,8 +300,8 @@ extension BookmarkStore {
             summary.merged += 1
             var kept = result[first]
             var tags = Set(kept.draft.tags).union(link.draft.tags)
-            let keptPath = kept.draft.folder ?? kept.draft.category.map { [$0] } ?? []
-            let otherPath = link.draft.folder ?? link.draft.category.map { [$0] } ?? []
+            let keptPath = kept.draft.folderPath
+            let otherPath = link.draft.folderPath
             if otherPath != keptPath && !otherPath.isEmpty {
                 tags.insert(BookmarkFolderPath.text(otherPath))
             }
@@ -320,7 +322,7 @@ extension BookmarkStore {
     /// Finds or makes the folder row of each folder of the document.
     private static func storeFolders(
         of document: BookmarkImportDocument, in repository: any BookmarkRepository
-    ) throws -> [Int: Int64?] {
+    ) throws -> [Int: Int64] {
         let existing = BookmarkFolderTree(try repository.folders())
         struct Sibling: Hashable {
             var parent: Int64?
@@ -328,15 +330,11 @@ extension BookmarkStore {
         }
         var seen: [Sibling: Int] = [:]
         var made: [Sibling: [BookmarkFolder]] = [:]
-        var result: [Int: Int64?] = [:]
+        var result: [Int: Int64] = [:]
         for (index, folder) in document.folders.enumerated() {
             let parentID: Int64?
             if let parent = folder.parent {
-                guard let id = result[parent] ?? nil else {
-                    result[index] = nil
-                    continue
-                }
-                parentID = id
+                parentID = result[parent]  // parents come first, so always there
             } else {
                 parentID = nil
             }

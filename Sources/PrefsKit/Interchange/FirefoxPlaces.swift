@@ -19,27 +19,39 @@ enum FirefoxPlaces {
         "mobile______": "Mobile Bookmarks",
     ]
 
-    static func document(atPath path: String) throws(BookmarkError) -> BookmarkImportDocument {
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file SQLite cannot read as
+    ///   places.sqlite; ``DatabaseError/ioError(path:detail:)`` when the temporary copy
+    ///   cannot be made (a full disk, say).
+    static func document(atPath path: String) throws -> BookmarkImportDocument {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path + "-wal") else {
+            return try reading(path) {
+                try Connection(path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true)
+            }
+        }
+        let folder = manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? manager.removeItem(atPath: folder) }
         do {
-            return try withReadableCopy(of: path) { connection in try read(connection) }
+            try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try manager.copyItem(atPath: path, toPath: folder + "/places.sqlite")
+            try manager.copyItem(atPath: path + "-wal", toPath: folder + "/places.sqlite-wal")
+        } catch {
+            throw DatabaseError.ioError(
+                path: folder, detail: "cannot copy '\(path)' and its WAL to read them: \(error)")
+        }
+        return try reading(path) { try Connection(path: folder + "/places.sqlite", mode: .readWrite) }
+    }
+
+    private static func reading(_ path: String, _ open: () throws -> Connection) throws
+        -> BookmarkImportDocument
+    {
+        do {
+            return try read(try open())
         } catch let error as BookmarkError {
             throw error
         } catch {
-            throw .malformedImport("cannot read '\(path)' as Firefox's places.sqlite: \(error)")
+            throw BookmarkError.malformedImport("cannot read '\(path)' as Firefox's places.sqlite: \(error)")
         }
-    }
-
-    private static func withReadableCopy<T>(of path: String, _ body: (Connection) throws -> T) throws -> T {
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: path + "-wal") else {
-            return try body(Connection(path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true))
-        }
-        let folder = manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
-        try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        defer { try? manager.removeItem(atPath: folder) }
-        try manager.copyItem(atPath: path, toPath: folder + "/places.sqlite")
-        try manager.copyItem(atPath: path + "-wal", toPath: folder + "/places.sqlite-wal")
-        return try body(Connection(path: folder + "/places.sqlite", mode: .readWrite))
     }
 
     private static func read(_ connection: Connection) throws -> BookmarkImportDocument {
