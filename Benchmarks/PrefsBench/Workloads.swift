@@ -246,6 +246,11 @@ struct Workloads {
             }
             files.append(text + "</DL><p>\n")
         }
+        // The same files read beforehand, to time storing alone, in a database of its own.
+        let (storeDatabase, _) = try freshDatabase("import-store")
+        let storeOnly = BookmarkStore(database: storeDatabase)
+        let documents = try files.map { try NetscapeBookmarkFile.document(reading: Array($0.utf8)) }
+        var storeRound = 0
         return try measure(
             "bookmark import from HTML, \(count) links in one file", unit: "ns/op",
             target: ">= 0.7x raw C insert rows/s", rounds: quick ? 2 : 3, iterations: count,
@@ -260,6 +265,10 @@ struct Workloads {
                 Contender(name: "raw C") { n in
                     let code = raw_insert_bookmarks(raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
                     guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+                },
+                Contender(name: "storing only") { _ in
+                    storeRound += 1
+                    try storeOnly.importDocument(documents[storeRound - 1])
                 },
                 // How much of the import is reading the file (no database at all).
                 Contender(name: "reading only") { _ in

@@ -129,15 +129,25 @@ public struct BookmarkDraft: Sendable, Hashable {
         var cleanedTags: [String] = []
         cleanedTags.reserveCapacity(tags.count)
         for tag in tags {
+            // Printable ASCII at both ends needs no trimming (the common case, and no
+            // grapheme breaking to find out).
+            let isPlain = { (byte: UInt8?) in byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
             let trimmed =
-                tag.first?.isWhitespace == true || tag.last?.isWhitespace == true
-                ? tag.trimmingWhitespace : tag
+                isPlain(tag.utf8.first) && isPlain(tag.utf8.last)
+                ? tag
+                : tag.first?.isWhitespace == true || tag.last?.isWhitespace == true
+                    ? tag.trimmingWhitespace : tag
             try check(trimmed, "tag")
             cleanedTags.append(trimmed)
         }
-        cleanedTags.sort()
-        cleaned.tags = cleanedTags.enumerated()
-            .filter { $0.offset == 0 || cleanedTags[$0.offset - 1] != $0.element }.map(\.element)
+        if zip(cleanedTags, cleanedTags.dropFirst()).contains(where: { $0 >= $1 }) {
+            cleanedTags.sort()
+            var unique: [String] = []
+            unique.reserveCapacity(cleanedTags.count)
+            for tag in cleanedTags where unique.last != tag { unique.append(tag) }
+            cleanedTags = unique
+        }
+        cleaned.tags = cleanedTags
         if let note, note.isEmpty { cleaned.note = nil }
         if let category, category.isEmpty { cleaned.category = nil }
         if let folder {

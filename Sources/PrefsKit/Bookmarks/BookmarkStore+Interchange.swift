@@ -277,7 +277,9 @@ extension BookmarkStore {
         of document: BookmarkImportDocument, into summary: inout BookmarkImportSummary
     ) -> [BookmarkImportDocument.Link] {
         var result: [BookmarkImportDocument.Link] = []
+        result.reserveCapacity(document.links.count)
         var indexByIdentity: [BookmarkIdentity: Int] = [:]
+        indexByIdentity.reserveCapacity(document.links.count)
         var pathCache: [Int: [String]] = [:]
         for var link in document.links {
             if let folder = link.folder {

@@ -17,6 +17,46 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         self.connection = connection
     }
 
+    /// The statements of an insert, kept here so that a bulk insert does not hash their
+    /// SQL in the connection's statement cache four times a row.
+    private enum HotStatement: Int, CaseIterable {
+        case nextPosition, insert, insertTag, insertSearchRow
+
+        var sql: String {
+            switch self {
+            case .nextPosition:
+                "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?"
+            case .insert:
+                """
+                INSERT INTO bookmark
+                    (id, kind, item_id, title, url, category, note, position, created_at, updated_at,
+                     folder_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (kind, item_id) DO NOTHING
+                """
+            case .insertTag: "INSERT OR IGNORE INTO bookmark_tag (bookmark_id, tag) VALUES (?, ?)"
+            case .insertSearchRow:
+                """
+                INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+            }
+        }
+    }
+
+    private var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+
+    /// A hot statement, reset, prepared on first use.
+    private func statement(_ which: HotStatement) throws -> Statement {
+        if let statement = hotStatements[which.rawValue] {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cachedStatement(sql: which.sql)
+        hotStatements[which.rawValue] = statement
+        return statement
+    }
+
     private func folderTree() throws -> BookmarkFolderTree {
         let version = try connection.dataVersion()
         if let cache = folderTreeCache, cache.version == version, cache.writes == folderWrites {
@@ -68,20 +108,12 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     ) throws -> Bookmark? {
         let folderID = try self.folderID(of: placement, draft: draft)
         // Positions are dense, so the next one is max + 1, found in the (kind, position) index.
-        let next = try connection.cachedStatement(
-            sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?")
+        let next = try statement(.nextPosition)
         try next.bind([draft.kind])
         _ = try next.step()
         let position = next.int64(at: 0)
         next.reset()
-        let statement = try connection.cachedStatement(
-            sql: """
-                INSERT INTO bookmark
-                    (id, kind, item_id, title, url, category, note, position, created_at, updated_at,
-                     folder_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (kind, item_id) DO NOTHING
-                """)
+        let statement = try statement(.insert)
         try statement.bind(id.map(SQLiteValue.integer) ?? .null, at: 1)
         try statement.bind(draft.kind, at: 2)
         try statement.bind(draft.itemID, at: 3)
@@ -242,8 +274,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     private func saveTags(_ tags: [String], for id: Int64) throws {
         guard !tags.isEmpty else { return }
-        let statement = try connection.cachedStatement(
-            sql: "INSERT OR IGNORE INTO bookmark_tag (bookmark_id, tag) VALUES (?, ?)")
+        let statement = try statement(.insertTag)
         defer { statement.reset() }
         for tag in tags {
             statement.reset()
@@ -254,11 +285,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     private func index(id: Int64, draft: BookmarkDraft, urlText: String?) throws {
-        let statement = try connection.cachedStatement(
-            sql: """
-                INSERT INTO bookmark_search (rowid, title, category, tags, note, url)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
+        let statement = try statement(.insertSearchRow)
         try statement.bind(id, at: 1)
         try statement.bind(draft.title, at: 2)
         try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 3)

@@ -184,6 +184,19 @@ public struct BookmarkImportDocument: Sendable {
     /// Text made fit for a title or name: runs of white space (line breaks included) as
     /// one space, trimmed, control characters removed; whether any were.
     static func cleaned(_ text: String) -> (text: String, hadControlCharacters: Bool) {
+        // Most titles need nothing: no control or line-break bytes, no doubled, leading or
+        // trailing spaces.
+        var previous: UInt8 = 0x20
+        var needsWork = false
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previous == 0x20) {
+                needsWork = true
+                break
+            }
+            previous = byte
+        }
+        if !needsWork && previous != 0x20 { return (text, false) }
+        if text.isEmpty { return ("", false) }
         var output = ""
         var hadControl = false
         var pendingSpace = false
@@ -205,14 +218,17 @@ public struct BookmarkImportDocument: Sendable {
         return (output, hadControl)
     }
 
-    /// Why a URL is not imported as a bookmark, or nil when it is a link.
-    static func reasonToSkip(url text: String) -> String? {
-        let lowered = text.lowercased()
-        if text.isEmpty { return "a link without a URL" }
-        if lowered.hasPrefix("javascript:") { return "a javascript: bookmarklet is not a link" }
-        if lowered.hasPrefix("place:") { return "a Firefox query (place:) is not a link" }
-        if URL(string: text) == nil { return "'\(text)' is not a valid URL" }
-        return nil
+    /// The URL of a link, or why it is not imported as a bookmark.
+    static func linkURL(_ text: String) -> (url: URL?, reasonToSkip: String?) {
+        if text.isEmpty { return (nil, "a link without a URL") }
+        func hasScheme(_ scheme: String) -> Bool {
+            text.utf8.count >= scheme.utf8.count
+                && zip(text.utf8, scheme.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+        }
+        if hasScheme("javascript:") { return (nil, "a javascript: bookmarklet is not a link") }
+        if hasScheme("place:") { return (nil, "a Firefox query (place:) is not a link") }
+        guard let url = URL(string: text) else { return (nil, "'\(text)' is not a valid URL") }
+        return (url, nil)
     }
 }
 

@@ -51,7 +51,8 @@ enum ChromiumBookmarkFile {
                 }
             } else if type == "url" {
                 let href = (string(node["url"]) ?? "").trimmingWhitespace
-                if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+                if let reason = reasonToSkip {
                     document.skipped.append(.init(place: .path(place), message: reason))
                     continue
                 }
@@ -59,7 +60,7 @@ enum ChromiumBookmarkFile {
                     BookmarkImportDocument.Link(
                         draft: BookmarkDraft(
                             kind: NetscapeBookmarkFile.browserKind, itemID: href, title: name,
-                            url: URL(string: href), note: description(of: node)),
+                            url: url, note: description(of: node)),
                         folder: folder, createdAt: createdAt, place: .path(place)))
             } else {
                 document.skipped.append(

@@ -158,7 +158,8 @@ enum FirefoxPlaces {
                 for child in (children[item.id] ?? []).reversed() { stack.append((child, index)) }
             case 1:
                 let href = (item.url ?? "").trimmingWhitespace
-                if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+                if let reason = reasonToSkip {
                     document.skipped.append(.init(place: place, message: reason))
                     continue
                 }
@@ -167,7 +168,7 @@ enum FirefoxPlaces {
                         draft: BookmarkDraft(
                             kind: NetscapeBookmarkFile.browserKind, itemID: href,
                             title: BookmarkImportDocument.cleaned(item.title ?? "").text,
-                            url: URL(string: href),
+                            url: url,
                             tags: item.placeID.flatMap { tagsOfPlace[$0] } ?? [],
                             note: notes[item.id].map(BookmarkImportDocument.cleanedNote)),
                         folder: folder, createdAt: item.createdAt, updatedAt: item.updatedAt,

@@ -306,14 +306,16 @@ public enum NetscapeBookmarkFile {
             let itemID = tag.attributes["ITEM_ID"].flatMap { $0.isEmpty ? nil : $0 }
             // Our own export names an item of the app, which may have no URL.
             let isAppItem = kind != nil && itemID != nil && href.isEmpty
-            if !isAppItem, let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+            let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+            if !isAppItem, let reason = reasonToSkip {
                 let named = title.isEmpty ? reason : "\(reason) ('\(title)')"
                 document.skipped.append(.init(place: place, message: named))
                 last = .nothing
                 return
             }
-            let tags = (tag.attributes["TAGS"] ?? "").split(separator: ",")
-                .map { BookmarkImportDocument.cleaned(String($0)).text }.filter { !$0.isEmpty }
+            let tags = (tag.attributes["TAGS"] ?? "").utf8.split(separator: UInt8(ascii: ","))
+                .map { BookmarkImportDocument.cleaned(String(decoding: $0, as: UTF8.self)).text }
+                .filter { !$0.isEmpty }
             var position: Int?
             if let text = tag.attributes["POSITION"] {
                 if let value = Int(text), value >= 0 {
@@ -327,7 +329,7 @@ public enum NetscapeBookmarkFile {
                 BookmarkImportDocument.Link(
                     draft: BookmarkDraft(
                         kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
-                        title: title, url: href.isEmpty ? nil : URL(string: href), tags: tags,
+                        title: title, url: url, tags: tags,
                         note: description.flatMap { $0.isEmpty ? nil : $0 }),
                     folder: currentFolder, position: position,
                     createdAt: date(tag, "ADD_DATE", at: start),
@@ -462,7 +464,7 @@ public enum NetscapeBookmarkFile {
         }
 
         static func decodeEntities(_ text: String) -> String {
-            guard text.contains("&") else { return text }
+            guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
             var output = ""
             var rest = Substring(text)
             while let ampersand = rest.firstIndex(of: "&") {

@@ -42,7 +42,8 @@ enum SafariBookmarkFile {
                 }
             case "WebBookmarkTypeLeaf":
                 let href = (string(item["URLString"]) ?? "").trimmingWhitespace
-                if let reason = BookmarkImportDocument.reasonToSkip(url: href) {
+                let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+                if let reason = reasonToSkip {
                     document.skipped.append(.init(place: .path(place), message: reason))
                     continue
                 }
@@ -59,7 +60,7 @@ enum SafariBookmarkFile {
                         draft: BookmarkDraft(
                             kind: NetscapeBookmarkFile.browserKind, itemID: href,
                             title: BookmarkImportDocument.cleaned(title).text,
-                            url: URL(string: href), note: note?.isEmpty == false ? note : nil),
+                            url: url, note: note?.isEmpty == false ? note : nil),
                         folder: folder, createdAt: createdAt, place: .path(place)))
             case "WebBookmarkTypeProxy":
                 continue

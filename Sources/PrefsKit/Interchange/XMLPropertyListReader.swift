@@ -284,6 +284,9 @@ struct XMLPropertyListReader: MarkupCursor {
 
 extension String {
     var trimmingWhitespace: String {
+        // Printable ASCII at both ends: nothing to trim, and no grapheme breaking to find out.
+        let isPlain = { (byte: UInt8?) in byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
+        if isPlain(utf8.first) && isPlain(utf8.last) { return self }
         var view = Substring(self)
         while view.first?.isWhitespace == true { view = view.dropFirst() }
         while view.last?.isWhitespace == true { view = view.dropLast() }
