@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "raw_sqlite.h"
 
 #include <sqlite3.h>
@@ -37,7 +38,7 @@ raw_db *raw_open(const char *path, int synchronous) {
     }
     char pragmas[256];
     snprintf(pragmas, sizeof pragmas,
-             "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = %d;"
+             "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = %d; PRAGMA temp_store = MEMORY;"
              "PRAGMA journal_mode = WAL;", synchronous);
     char list_sql[1024];
     snprintf(list_sql, sizeof list_sql,
@@ -84,6 +85,19 @@ static int run(sqlite3_stmt *statement) {
     int code = sqlite3_step(statement);
     sqlite3_reset(statement);
     return code == SQLITE_DONE || code == SQLITE_ROW ? SQLITE_OK : code;
+}
+
+int raw_pragma(raw_db *raw, const char *name, char *out, int size) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    sqlite3_stmt *s = NULL;
+    if (size < 1 || sqlite3_prepare_v2(raw->db, sql, -1, &s, NULL) != SQLITE_OK) return 1;
+    out[0] = 0;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+        snprintf(out, (size_t)size, "%s", (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return 0;
 }
 
 int raw_get_int(raw_db *raw, const char *suite, const char *key, int64_t *value) {
@@ -137,15 +151,11 @@ int raw_set_batch(raw_db *raw, const char *suite, int count, int64_t base, doubl
     return run(raw->commit);
 }
 
-int raw_insert_bookmarks(raw_db *raw, const char *prefix, int count, int categories, double now) {
+int raw_insert_bookmark_rows(raw_db *raw, int count, const char *const *items, const char *const *titles,
+                             const char *const *urls, const char *const *categories, double now) {
     int code = run(raw->begin);
     if (code != SQLITE_OK) return code;
-    char item[64], title[96], category[32], url[128];
     for (int i = 0; i < count && code == SQLITE_OK; i++) {
-        snprintf(item, sizeof item, "%s%d", prefix, i);
-        snprintf(title, sizeof title, "Movie %s%d", prefix, i);
-        snprintf(category, sizeof category, "category%d", i % categories);
-        snprintf(url, sizeof url, "https://example.com/%s%d", prefix, i);
         sqlite3_stmt *next = raw->next_position;
         sqlite3_bind_text(next, 1, "movie", -1, SQLITE_STATIC);
         sqlite3_step(next);
@@ -153,10 +163,10 @@ int raw_insert_bookmarks(raw_db *raw, const char *prefix, int count, int categor
         sqlite3_reset(next);
         sqlite3_stmt *s = raw->insert_bookmark;
         sqlite3_bind_text(s, 1, "movie", -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, item, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 3, title, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, url, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 5, category, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, items[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, titles[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, urls[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, categories[i], -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 6, position);
         sqlite3_bind_double(s, 7, now);
         sqlite3_bind_double(s, 8, now);
@@ -171,10 +181,10 @@ int raw_insert_bookmarks(raw_db *raw, const char *prefix, int count, int categor
         if (code != SQLITE_OK) break;
         sqlite3_stmt *f = raw->insert_search;
         sqlite3_bind_int64(f, 1, id);
-        sqlite3_bind_text(f, 2, title, -1, SQLITE_STATIC);
-        sqlite3_bind_text(f, 3, category, -1, SQLITE_STATIC);
+        sqlite3_bind_text(f, 2, titles[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(f, 3, categories[i], -1, SQLITE_STATIC);
         sqlite3_bind_text(f, 4, "featured watchlist", -1, SQLITE_STATIC);
-        sqlite3_bind_text(f, 5, url, -1, SQLITE_STATIC);
+        sqlite3_bind_text(f, 5, urls[i], -1, SQLITE_STATIC);
         code = run(f);
     }
     if (code != SQLITE_OK) {
@@ -182,6 +192,28 @@ int raw_insert_bookmarks(raw_db *raw, const char *prefix, int count, int categor
         return code;
     }
     return run(raw->commit);
+}
+
+int raw_insert_bookmarks(raw_db *raw, const char *prefix, int count, int categories, double now) {
+    char **strings = calloc((size_t)count * 4, sizeof(char *));
+    if (!strings) return SQLITE_NOMEM;
+    char **items = strings, **titles = strings + count, **urls = strings + 2 * count,
+         **category_names = strings + 3 * count;
+    int code = SQLITE_OK;
+    for (int i = 0; i < count && code == SQLITE_OK; i++) {
+        if (asprintf(&items[i], "%s%d", prefix, i) < 0 || asprintf(&titles[i], "Movie %s%d", prefix, i) < 0
+            || asprintf(&urls[i], "https://example.com/%s%d", prefix, i) < 0
+            || asprintf(&category_names[i], "category%d", i % categories) < 0) {
+            code = SQLITE_NOMEM;
+        }
+    }
+    if (code == SQLITE_OK) {
+        code = raw_insert_bookmark_rows(raw, count, (const char *const *)items, (const char *const *)titles,
+                                        (const char *const *)urls, (const char *const *)category_names, now);
+    }
+    for (int i = 0; i < count * 4; i++) free(strings[i]);
+    free(strings);
+    return code;
 }
 
 static int read_rows(sqlite3_stmt *s) {

@@ -1,51 +1,113 @@
+import CRawSQLite
 import Foundation
 import PrefsKit
 
 /// Runs exactly N operations of one kind and nothing else, so that callgrind runs with two
-/// values of N give the instructions of one operation by difference.
+/// values of N give the instructions of one operation by difference. Each PrefsKit
+/// operation has a `raw-` twin doing the same work through raw C calls, on a file with the
+/// same schema and pragmas.
 enum OperationCounter {
+    static let kinds = [
+        "get", "wide-get", "uncached-get", "set", "bookmark", "list",
+        "raw-uncached-get", "raw-bookmark", "raw-list",
+    ]
+
+    /// Bookmarks listed by one `list` operation: one category of 20 in a table of this many.
+    static let listRows = 20_000
+
+    /// The region callgrind counts (`--toggle-collect` on this function): the operations, without
+    /// the set-up before them.
+    @inline(never)
+    static func counted(_ body: () throws -> Void) rethrows {
+        try body()
+    }
+
     static func run(_ kind: String, count: Int) throws {
+        guard kinds.contains(kind) else {
+            throw BenchmarkError(description: "unknown operation '\(kind)' (\(kinds.joined(separator: ", ")))")
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-count-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = AppDatabase.Options()
         options.synchronous = .off  // count CPU work, not waiting for the disk
         if kind == "uncached-get" { options.cachesValues = false }
-        let database = try AppDatabase(path: folder.appendingPathComponent("count.sqlite").path, options: options)
+        let path = folder.appendingPathComponent("count.sqlite").path
+        let database = try AppDatabase(path: path, options: options)
+        if kind.hasPrefix("raw-") {
+            try runRaw(kind, count: count, path: path)
+            return
+        }
         let store = PreferenceStore(database: database)
         let key = PreferenceKey("launchCount", default: 0)
         try store.set(1, for: key)
         var sink = 0
         switch kind {
         case "get", "uncached-get":
-            for _ in 0..<count { sink &+= store[key] }
+            counted { for _ in 0..<count { sink &+= store[key] } }
         case "wide-get":
             // Cached gets cycling through 100,000 keys: more than the CPU caches hold.
             let keys = (0..<100_000).map { PreferenceKey("key\($0)", default: 0) }
             try store.transaction { edit in for (i, key) in keys.enumerated() { try edit.set(i, for: key) } }
             for key in keys { sink &+= store[key] }
-            for i in 0..<count { sink &+= store[keys[i % keys.count]] }
+            counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
         case "set":
-            for i in 0..<count { try store.set(i, for: key) }
+            try counted { for i in 0..<count { try store.set(i, for: key) } }
         case "bookmark":
-            let bookmarks = BookmarkStore(database: database)
-            try bookmarks.add(contentsOf: (0..<count).lazy.map { i in
+            // As in the timed row: the app holds its drafts before it stores them.
+            let drafts = (0..<count).map { i in
                 BookmarkDraft(
                     kind: "movie", itemID: "m\(i)", title: "Movie m\(i)",
                     url: URL(string: "https://example.com/m\(i)"), category: "category\(i % 20)",
                     tags: ["featured", "watchlist"])
-            })
+            }
+            let bookmarks = BookmarkStore(database: database)
+            try counted { try bookmarks.add(contentsOf: drafts) }
         case "list":
+            try fill(path)
             let bookmarks = BookmarkStore(database: database)
-            try bookmarks.add(contentsOf: (0..<20_000).lazy.map { i in
-                BookmarkDraft(
-                    kind: "movie", itemID: "m\(i)", title: "Movie m\(i)",
-                    url: URL(string: "https://example.com/m\(i)"), category: "category\(i % 20)",
-                    tags: ["featured", "watchlist"])
-            })
-            for _ in 0..<count { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
+            try counted {
+                for _ in 0..<count { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
+            }
         default:
-            throw BenchmarkError(description: "unknown operation '\(kind)' (get, wide-get, uncached-get, set, bookmark, list)")
+            break
+        }
+        blackHole(sink)
+    }
+
+    private static func fill(_ path: String) throws {
+        guard let filler = raw_open(path, 0) else { throw BenchmarkError(description: "raw_open failed") }
+        defer { raw_close(filler) }
+        let code = raw_insert_bookmarks(filler, "m", Int32(listRows), 20, 0)
+        guard code == 0 else { throw BenchmarkError(description: "filling: \(code)") }
+    }
+
+    private static func runRaw(_ kind: String, count: Int, path: String) throws {
+        if kind == "raw-list" { try fill(path) }
+        guard let raw = raw_open(path, 0) else { throw BenchmarkError(description: "raw_open failed") }
+        defer { raw_close(raw) }
+        var sink = 0
+        switch kind {
+        case "raw-uncached-get":
+            guard raw_set_int(raw, "standard", "launchCount", 1, 0) == 0 else {
+                throw BenchmarkError(description: "raw_set_int failed")
+            }
+            var value: Int64 = 0
+            counted {
+                for _ in 0..<count {
+                    _ = raw_get_int(raw, "standard", "launchCount", &value)
+                    sink &+= Int(value)
+                }
+            }
+        case "raw-bookmark":
+            let rows = BookmarkRows(prefix: "m", count: count)
+            var code: Int32 = 0
+            counted { code = rows.insert(into: raw, count: count) }
+            guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+        case "raw-list":
+            counted { for _ in 0..<count { sink += Int(raw_list_category(raw, "category3")) } }
+        default:
+            break
         }
         blackHole(sink)
     }

@@ -44,6 +44,21 @@ struct Workloads {
         return defaults
     }
 
+    /// The connection settings of PrefsKit's connection and of raw C's, each read back with
+    /// `PRAGMA` on a fresh file: the ratios compare like with like only when they match.
+    func connectionSettings() throws -> [(name: String, prefsKit: String, rawC: String)] {
+        let (database, path) = try freshDatabase("settings")
+        let raw = try raw(path)
+        defer { raw_close(raw) }
+        return try database.connectionSettings().map { setting in
+            var buffer = [CChar](repeating: 0, count: 256)
+            let code = raw_pragma(raw, setting.name, &buffer, Int32(buffer.count))
+            guard code == 0 else { throw BenchmarkError(description: "raw_pragma \(setting.name) failed") }
+            let rawValue = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return (setting.name, setting.value, rawValue)
+        }
+    }
+
     // MARK: - Preferences
 
     func cachedGet(keys: Int) throws -> WorkloadResult {
@@ -197,9 +212,10 @@ struct Workloads {
         let raw = try raw(rawPath)
         defer { raw_close(raw) }
         var round = 0
-        // The app already holds its items; build the drafts outside the timed region. (The
-        // C side formats its strings with snprintf inside it, a cost of about 0.2 us a row.)
+        // The app already holds its items; both sides get their rows made beforehand, outside
+        // the timed region: drafts for PrefsKit, C strings for raw C.
         var drafts: [[BookmarkDraft]] = []
+        var rows: [BookmarkRows] = []
         for round in 1...(quick ? 3 : 4) {
             drafts.append((0..<count).map { i in
                 BookmarkDraft(
@@ -207,6 +223,7 @@ struct Workloads {
                     url: URL(string: "https://example.com/r\(round)-\(i)"), category: "category\(i % 20)",
                     tags: ["featured", "watchlist"])
             })
+            rows.append(BookmarkRows(prefix: "r\(round)-", count: count))
         }
         return try measure(
             "bookmark insert, \(count) in one transaction", unit: "ns/op",
@@ -217,8 +234,8 @@ struct Workloads {
                     try bookmarks.add(contentsOf: drafts[round - 1].prefix(n))
                 },
                 Contender(name: "raw C") { n in
-                    let code = raw_insert_bookmarks(raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
-                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+                    let code = rows[round - 1].insert(into: raw, count: n)
+                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmark_rows: \(code)") }
                 },
             ])
     }
@@ -410,6 +427,37 @@ struct Workloads {
         }
         blackHole(sink)
         return ["getsRSSBytes": gets, "setsRSSBytes": sets]
+    }
+}
+
+/// The strings of bookmark rows as C strings, for raw C's insert: item IDs prefix0...,
+/// titles "Movie prefix0"..., URLs and 20 categories, as the drafts of the PrefsKit side.
+final class BookmarkRows {
+    let items: [UnsafePointer<CChar>?]
+    let titles: [UnsafePointer<CChar>?]
+    let urls: [UnsafePointer<CChar>?]
+    let categories: [UnsafePointer<CChar>?]
+
+    init(prefix: String, count: Int) {
+        func strings(_ make: (Int) -> String) -> [UnsafePointer<CChar>?] {
+            (0..<count).map { UnsafePointer(strdup(make($0))) }
+        }
+        items = strings { "\(prefix)\($0)" }
+        titles = strings { "Movie \(prefix)\($0)" }
+        urls = strings { "https://example.com/\(prefix)\($0)" }
+        categories = strings { "category\($0 % 20)" }
+    }
+
+    deinit {
+        for list in [items, titles, urls, categories] {
+            for pointer in list { free(UnsafeMutablePointer(mutating: pointer)) }
+        }
+    }
+
+    func insert(into raw: OpaquePointer, count: Int) -> Int32 {
+        raw_insert_bookmark_rows(
+            raw, Int32(min(count, items.count)), items, titles, urls, categories,
+            Date().timeIntervalSinceReferenceDate)
     }
 }
 

@@ -35,6 +35,22 @@ func progress(_ text: String) {
     if !asJSON { FileHandle.standardError.write(Data("running: \(text)\n".utf8)) }
 }
 
+// Same pragmas on both sides, or the ratios to raw C mean nothing.
+let settings = try workloads.connectionSettings()
+let mismatched = settings.filter { $0.prefsKit != $0.rawC }
+notes["connectionSettings"] = Dictionary(
+    uniqueKeysWithValues: settings.map { ($0.name, ["PrefsKit": $0.prefsKit, "raw C": $0.rawC]) })
+if !asJSON {
+    print("Connection settings, read back with PRAGMA (PrefsKit / raw C):")
+    print(settings.map { "\($0.name)=\($0.prefsKit)" + ($0.prefsKit == $0.rawC ? "" : " / \($0.rawC) MISMATCH") }
+        .joined(separator: ", "))
+    print()
+}
+guard mismatched.isEmpty else {
+    FileHandle.standardError.write(Data("prefs-bench: the raw C connection's pragmas differ from PrefsKit's: \(mismatched.map(\.name).joined(separator: ", "))\n".utf8))
+    exit(1)
+}
+
 let keyCounts = scaling ? [10, 1_000, 100_000] : [1_000]
 if wants("get") {
     for keys in keyCounts {

@@ -1,6 +1,12 @@
 internal import CSQLite
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A prepared statement.
 ///
 /// Bind, step, read columns, reset. Columns decode straight from SQLite, without an
@@ -10,7 +16,17 @@ public final class Statement {
     unowned let connection: Connection
     /// The SQL the statement was prepared from.
     public let sql: String
-    private var boundValues: [SQLiteValue] = []
+    /// The values of the last ``bind(_:)-(StatementArguments)``, for error messages, and the
+    /// text bound since the last reset. (Reached through a pointer: stored properties of a
+    /// class cost a dynamic exclusivity check on every bind and reset.)
+    private let scratch: UnsafeMutablePointer<Scratch>
+
+    private struct Scratch {
+        var boundValues: [SQLiteValue] = []
+        /// Bound text lives here until the next reset, so that SQLite can take it as
+        /// `SQLITE_STATIC` instead of copying it into an allocation of its own per bind.
+        var texts = TextArena()
+    }
 
     init(connection: Connection, sql: String) throws {
         var pointer: OpaquePointer?
@@ -22,10 +38,15 @@ public final class Statement {
         self.handle = pointer
         self.connection = connection
         self.sql = sql
+        scratch = .allocate(capacity: 1)
+        scratch.initialize(to: Scratch())
     }
 
     deinit {
         sqlite3_finalize(handle)
+        scratch.pointee.texts.release()
+        scratch.deinitialize(count: 1)
+        scratch.deallocate()
     }
 
     /// The number of `?` parameters.
@@ -54,7 +75,7 @@ public final class Statement {
         for (offset, value) in arguments.values.enumerated() {
             try bind(value, at: offset + 1)
         }
-        boundValues = arguments.values
+        scratch.pointee.boundValues = arguments.values
     }
 
     /// Binds one value to the parameter at a 1-based index.
@@ -79,38 +100,48 @@ public final class Statement {
                     sqlite3_uint64(bytes.count), prefs_sqlite_transient())
             }
         }
-        try connection.check(code, sql: sql)
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
     /// Binds a string without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ text: String, at index: Int) throws {
-        try connection.check(bindText(text, at: Int32(index)), sql: sql)
+        let code = bindText(text, at: Int32(index))
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+    }
+
+    /// Binds a string, or NULL for nil, without going through ``SQLiteValue``.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bind(_ text: String?, at index: Int) throws {
+        let code = text.map { bindText($0, at: Int32(index)) } ?? sqlite3_bind_null(handle, Int32(index))
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
     /// Binds an integer without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ integer: Int64, at index: Int) throws {
-        try connection.check(sqlite3_bind_int64(handle, Int32(index), integer), sql: sql)
+        let code = sqlite3_bind_int64(handle, Int32(index), integer)
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
     /// Binds a real without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ real: Double, at index: Int) throws {
-        try connection.check(sqlite3_bind_double(handle, Int32(index), real), sql: sql)
+        let code = sqlite3_bind_double(handle, Int32(index), real)
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
     private func bindText(_ text: String, at position: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { bytes in
-            sqlite3_bind_text64(
-                handle, position,
-                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
-                    .assumingMemoryBound(to: CChar.self),
-                sqlite3_uint64(bytes.count), prefs_sqlite_transient(), UInt8(SQLITE_UTF8))
+            let copy = scratch.pointee.texts.store(bytes)
+            // SQLITE_STATIC: the copy stays put until the next reset clears the bindings.
+            return sqlite3_bind_text64(
+                handle, position, copy, sqlite3_uint64(bytes.count), nil, UInt8(SQLITE_UTF8))
         }
     }
 
@@ -127,7 +158,7 @@ public final class Statement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = connection.makeError(code, sql: sql, arguments: boundValues)
+            let error = connection.makeError(code, sql: sql, arguments: scratch.pointee.boundValues)
             sqlite3_reset(handle)
             throw error
         }
@@ -137,7 +168,26 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        boundValues.removeAll(keepingCapacity: true)
+        // No binding points into the arena any more.
+        scratch.pointee.texts.reuse()
+        if !scratch.pointee.boundValues.isEmpty {
+            scratch.pointee.boundValues.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Resets the statement for a run that binds every parameter again: cheaper than
+    /// ``reset()``, which also clears the bindings. Until rebound, a parameter keeps its
+    /// value or, for text, may read as other text bound since; its memory stays valid.
+    public func rewind() {
+        sqlite3_reset(handle)
+        if scratch.pointee.texts.reuseWouldMove {
+            // The bound text is about to be freed: nothing may point to it.
+            sqlite3_clear_bindings(handle)
+        }
+        scratch.pointee.texts.reuse()
+        if !scratch.pointee.boundValues.isEmpty {
+            scratch.pointee.boundValues.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Binds the arguments and runs the statement to completion.
@@ -209,6 +259,32 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// A text column, or nil when NULL, in one call (no separate type check).
+    public func optionalText(at index: Int) -> String? {
+        let column = Int32(index)
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// A text column (nil when NULL), or `previous` itself when the column holds the same
+    /// bytes: columns that repeat from row to row (a kind, a category) then cost a compare
+    /// and no new string.
+    public func text(at index: Int, reusing previous: String?) -> String? {
+        let column = Int32(index)
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        let bytes = UnsafeBufferPointer(start: pointer, count: count)
+        if var previous, previous.utf8.count == count,
+            previous.withUTF8({ stored in
+                count == 0 || stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? false
+            })
+        {
+            return previous
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Calls a closure with a text column's UTF-8 bytes, without making a String.
     public func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let column = Int32(index)
@@ -223,6 +299,73 @@ public final class Statement {
         guard let pointer = sqlite3_column_blob(handle, column) else { return Data() }
         let count = Int(sqlite3_column_bytes(handle, column))
         return Data(bytes: pointer, count: count)
+    }
+}
+
+/// Memory for the text bound to one statement: copies are appended to one block, which never
+/// moves while bindings may point into it. A copy that does not fit goes to a block of its
+/// own until the next ``reuse()``, which also grows the main block to what was needed, so a
+/// statement run again and again with similar values allocates nothing.
+struct TextArena {
+    private var block: UnsafeMutablePointer<CChar>?
+    private var capacity = 0
+    private var used = 0
+    private var needed = 0
+    private var overflow: [UnsafeMutablePointer<CChar>] = []
+
+    /// A NUL-terminated copy of the bytes, valid until ``reuse()`` or ``release()``.
+    mutating func store(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
+        let size = bytes.count + 1
+        needed += size
+        let target: UnsafeMutablePointer<CChar>
+        if let block, used + size <= capacity {
+            target = block + used
+            used += size
+        } else {
+            let allocated = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            overflow.append(allocated)
+            target = allocated
+        }
+        if let base = bytes.baseAddress {
+            UnsafeMutableRawPointer(target).copyMemory(from: base, byteCount: bytes.count)
+        }
+        target[bytes.count] = 0
+        return UnsafePointer(target)
+    }
+
+    /// Whether ``reuse()`` will free memory that text was stored in.
+    var reuseWouldMove: Bool { !overflow.isEmpty }
+
+    /// Makes all the memory available again; call only when no binding points into it.
+    mutating func reuse() {
+        if !overflow.isEmpty {
+            for pointer in overflow { pointer.deallocate() }
+            overflow.removeAll(keepingCapacity: true)
+            if needed > capacity {
+                block?.deallocate()
+                capacity = max(256, needed.nextPowerOfTwo)
+                block = .allocate(capacity: capacity)
+            }
+        }
+        used = 0
+        needed = 0
+    }
+
+    /// Frees everything.
+    mutating func release() {
+        for pointer in overflow { pointer.deallocate() }
+        overflow.removeAll()
+        block?.deallocate()
+        block = nil
+        capacity = 0
+        used = 0
+        needed = 0
+    }
+}
+
+extension Int {
+    fileprivate var nextPowerOfTwo: Int {
+        self <= 1 ? 1 : 1 << (Int.bitWidth - (self - 1).leadingZeroBitCount)
     }
 }
 

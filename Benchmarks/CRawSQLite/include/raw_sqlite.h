@@ -12,6 +12,9 @@ typedef struct raw_db raw_db;
 raw_db *raw_open(const char *path, int synchronous);
 void raw_close(raw_db *db);
 
+// The value of `PRAGMA name` on this connection, as text, into `out`; 0 on success.
+int raw_pragma(raw_db *db, const char *name, char *out, int size);
+
 // Reads an int preference: SELECT type, value ... with a prepared statement, autocommit.
 // Returns 1 when found.
 int raw_get_int(raw_db *db, const char *suite, const char *key, int64_t *value);
@@ -27,6 +30,11 @@ int raw_set_batch(raw_db *db, const char *suite, int count, int64_t base, double
 // `categories` names "category0"...), each with two tags and its search row, in one
 // transaction, as BookmarkStore.add does.
 int raw_insert_bookmarks(raw_db *db, const char *prefix, int count, int categories, double now);
+
+// The same with the strings made beforehand (as PrefsKit's side gets its drafts made): item
+// IDs, titles, URLs and categories of `count` rows.
+int raw_insert_bookmark_rows(raw_db *db, int count, const char *const *items, const char *const *titles,
+                             const char *const *urls, const char *const *categories, double now);
 
 // Lists the bookmarks of a category in position order, reading every column and tags.
 // Returns the number of rows, or -1 on error.

@@ -39,11 +39,23 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
         category: String? = nil, folder: [String]? = nil, tags: [String] = [],
         note: String? = nil, position: Int = 0, createdAt: Date = Date(), updatedAt: Date = Date()
     ) {
+        self.init(
+            id: id, kind: kind, itemID: itemID, title: title, urlString: url?.absoluteString,
+            category: category, folder: folder, tags: tags, note: note, position: position,
+            createdAt: createdAt, updatedAt: updatedAt)
+    }
+
+    /// Creates a bookmark from stored columns, leaving the URL unparsed until asked for.
+    init(
+        id: Int64, kind: String, itemID: String, title: String, urlString: String?,
+        category: String?, folder: [String]?, tags: [String], note: String?, position: Int,
+        createdAt: Date, updatedAt: Date
+    ) {
         self.id = id
         self.kind = kind
         self.itemID = itemID
         self.title = title
-        self.urlString = url?.absoluteString
+        self.urlString = urlString
         self.category = category
         self.folder = folder ?? category.map { [$0] } ?? []
         self.tags = tags
@@ -53,16 +65,17 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
     }
 
-    /// Creates a bookmark from stored columns, leaving the URL unparsed until asked for.
+    /// The bookmark a draft became, with what its insert chose.
     init(
-        id: Int64, kind: String, itemID: String, title: String, urlString: String?,
-        category: String?, folder: [String]?, tags: [String], note: String?, position: Int,
-        createdAt: Date, updatedAt: Date
+        _ draft: BookmarkDraft, _ insertion: BookmarkInsertion, folder: [String]?, createdAt: Date,
+        updatedAt: Date
     ) {
         self.init(
-            id: id, kind: kind, itemID: itemID, title: title, url: nil, category: category,
-            folder: folder, tags: tags, note: note, position: position, createdAt: createdAt, updatedAt: updatedAt)
-        self.urlString = urlString
+            id: insertion.id, kind: draft.kind, itemID: draft.itemID, title: draft.title,
+            urlString: draft.url?.absoluteString, category: draft.category, folder: folder,
+            tags: draft.tags, note: draft.note, position: insertion.position, createdAt: createdAt,
+            updatedAt: updatedAt)
+        folderID = insertion.folderID
     }
 
     /// The URL, parsed from ``urlString`` (listing thousands of bookmarks does not parse
@@ -117,7 +130,7 @@ public struct BookmarkDraft: Sendable, Hashable {
                 throw .invalid("The \(field) of a bookmark cannot be empty")
             }
             // Control characters are single bytes below 0x20 in UTF-8.
-            if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 }) {
+            if text.containsControlCharacter {
                 throw .invalid("The \(field) of a bookmark cannot contain control characters")
             }
         }
@@ -126,21 +139,27 @@ public struct BookmarkDraft: Sendable, Hashable {
         try check(title, "title", allowsEmpty: true)
         if let category { try check(category, "category") }
         var cleaned = self
-        var cleanedTags: [String] = []
-        cleanedTags.reserveCapacity(tags.count)
-        for tag in tags {
-            // Printable ASCII at both ends needs no trimming (the common case, and no
-            // grapheme breaking to find out).
-            let isPlain = { (byte: UInt8?) in byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
+        // Printable ASCII at both ends needs no trimming (the common case, and no grapheme
+        // breaking to find out).
+        let isPlain = { (byte: UInt8?) in byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
+        var cleanedTags = tags
+        for (index, tag) in tags.enumerated() {
+            guard !isPlain(tag.utf8.first) || !isPlain(tag.utf8.last) else {
+                try check(tag, "tag")
+                continue
+            }
             let trimmed =
-                isPlain(tag.utf8.first) && isPlain(tag.utf8.last)
-                ? tag
-                : tag.first?.isWhitespace == true || tag.last?.isWhitespace == true
-                    ? tag.trimmingWhitespace : tag
+                tag.first?.isWhitespace == true || tag.last?.isWhitespace == true
+                ? tag.trimmingWhitespace : tag
             try check(trimmed, "tag")
-            cleanedTags.append(trimmed)
+            cleanedTags[index] = trimmed
         }
-        if zip(cleanedTags, cleanedTags.dropFirst()).contains(where: { $0 >= $1 }) {
+        var isOrdered = true
+        for index in cleanedTags.indices.dropFirst() where cleanedTags[index - 1] >= cleanedTags[index] {
+            isOrdered = false
+            break
+        }
+        if !isOrdered {
             cleanedTags.sort()
             var unique: [String] = []
             unique.reserveCapacity(cleanedTags.count)
@@ -180,5 +199,21 @@ public enum BookmarkError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalid(let reason): reason
         case .malformedImport(let reason): "Malformed import: \(reason)"
         }
+    }
+}
+
+extension String {
+    /// Whether the text has a control character other than a tab (a byte below 0x20).
+    var containsControlCharacter: Bool {
+        let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            var found = false
+            for byte in bytes where byte < 0x20 && byte != 0x09 {
+                found = true
+                break
+            }
+            return found
+        }
+        return utf8.withContiguousStorageIfAvailable(scan)
+            ?? utf8.contains(where: { $0 < 0x20 && $0 != 0x09 })
     }
 }

@@ -14,11 +14,12 @@ public protocol BookmarkRepository {
         _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
         createdAt: Date?
     ) throws -> Bookmark
-    /// Inserts a bookmark unless its item already has one; nil then.
+    /// Inserts a bookmark unless its item already has one; nil then. Returns only what the
+    /// insert chose (bulk inserts build no ``Bookmark`` they would throw away).
     func insertIfAbsent(
         _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
         createdAt: Date?
-    ) throws -> Bookmark?
+    ) throws -> BookmarkInsertion?
     /// Replaces the fields of an existing bookmark; id, position and creation time stay.
     func update(id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date)
         throws -> Bookmark
@@ -47,6 +48,20 @@ public protocol BookmarkRepository {
     /// How many bookmarks have no search row or one whose text differs from the tables,
     /// plus search rows of no bookmark: 0 when the index is in step.
     func searchIndexMismatchCount() throws -> Int
+}
+
+/// What an insert chose for a new bookmark.
+public struct BookmarkInsertion: Sendable, Hashable {
+    public var id: Int64
+    public var position: Int
+    /// The folder row it went into; nil for the top level or its category's folder.
+    public var folderID: Int64?
+
+    public init(id: Int64, position: Int, folderID: Int64?) {
+        self.id = id
+        self.position = position
+        self.folderID = folderID
+    }
 }
 
 /// Where a written bookmark goes in the folder tree.

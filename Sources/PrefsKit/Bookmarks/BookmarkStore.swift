@@ -47,20 +47,35 @@ public final class BookmarkStore: Sendable {
             let now = Date()
             var count = 0
             for draft in drafts {
-                _ = try Self.upsert(try draft.validated(), in: state.bookmarks, at: now)
+                try Self.store(draft, in: state.bookmarks, at: now)
                 count += 1
             }
             return count
         }
     }
 
+    /// Validates and stores one draft of a bulk add, building no ``Bookmark`` for it.
+    private static func store(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date)
+        throws
+    {
+        let draft = try draft.validated()
+        // Insert first: a new item (the usual case) then costs no separate lookup.
+        guard try repository.insertIfAbsent(draft, in: .draft, at: date, id: nil, createdAt: nil) == nil
+        else { return }
+        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
+            throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
+        }
+        _ = try repository.update(id: existing, with: draft, in: .draft, at: date)
+    }
+
     static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date) throws
         -> Bookmark
     {
-        // Insert first: a new item (the usual case) then costs no separate lookup.
-        if let inserted = try repository.insertIfAbsent(
-            draft, in: .draft, at: date, id: nil, createdAt: nil) {
-            return inserted
+        if let insertion = try repository.insertIfAbsent(
+            draft, in: .draft, at: date, id: nil, createdAt: nil)
+        {
+            // Placed as the draft says: its folder path is the draft's.
+            return Bookmark(draft, insertion, folder: draft.folder, createdAt: date, updatedAt: date)
         }
         guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)

@@ -44,12 +44,23 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         }
     }
 
-    private var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    /// Prepared on first use. (Behind a pointer: a stored array would cost a dynamic
+    /// exclusivity check on every use, four times a row.)
+    private let hotStatements: UnsafeMutablePointer<Statement?> = {
+        let pointer = UnsafeMutablePointer<Statement?>.allocate(capacity: HotStatement.allCases.count)
+        pointer.initialize(repeating: nil, count: HotStatement.allCases.count)
+        return pointer
+    }()
 
-    /// A hot statement, reset, prepared on first use.
+    deinit {
+        hotStatements.deinitialize(count: HotStatement.allCases.count)
+        hotStatements.deallocate()
+    }
+
+    /// A hot statement, rewound (every use binds all its parameters), prepared on first use.
     private func statement(_ which: HotStatement) throws -> Statement {
         if let statement = hotStatements[which.rawValue] {
-            statement.reset()
+            statement.rewind()
             return statement
         }
         let statement = try connection.cachedStatement(sql: which.sql)
@@ -93,52 +104,48 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         createdAt: Date?
     ) throws -> Bookmark {
         guard
-            let inserted = try insertIfAbsent(
+            let insertion = try insertIfAbsent(
                 draft, in: placement, at: date, id: id, createdAt: createdAt)
         else {
             throw SQLiteError(
                 code: 19, message: "UNIQUE constraint failed: bookmark.kind, bookmark.item_id")
         }
-        return inserted
+        return Bookmark(
+            draft, insertion, folder: try folderPath(of: insertion.folderID, draft: draft),
+            createdAt: createdAt ?? date, updatedAt: date)
     }
 
     func insertIfAbsent(
         _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
         createdAt: Date?
-    ) throws -> Bookmark? {
+    ) throws -> BookmarkInsertion? {
         let folderID = try self.folderID(of: placement, draft: draft)
         // Positions are dense, so the next one is max + 1, found in the (kind, position) index.
         let next = try statement(.nextPosition)
-        try next.bind([draft.kind])
+        try next.bind(draft.kind, at: 1)
         _ = try next.step()
         let position = next.int64(at: 0)
-        next.reset()
+        next.rewind()
         let statement = try statement(.insert)
         try statement.bind(id.map(SQLiteValue.integer) ?? .null, at: 1)
         try statement.bind(draft.kind, at: 2)
         try statement.bind(draft.itemID, at: 3)
         try statement.bind(draft.title, at: 4)
         let urlText = draft.url?.absoluteString
-        try statement.bind(urlText.map(SQLiteValue.text) ?? .null, at: 5)
-        try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 6)
-        try statement.bind(draft.note.map(SQLiteValue.text) ?? .null, at: 7)
+        try statement.bind(urlText, at: 5)
+        try statement.bind(draft.category, at: 6)
+        try statement.bind(draft.note, at: 7)
         try statement.bind(position, at: 8)
         try statement.bind((createdAt ?? date).timeIntervalSinceReferenceDate, at: 9)
         try statement.bind(date.timeIntervalSinceReferenceDate, at: 10)
         try statement.bind(folderID.map(SQLiteValue.integer) ?? .null, at: 11)
-        defer { statement.reset() }
+        defer { statement.rewind() }
         try statement.step()
         guard connection.changes > 0 else { return nil }
         let newID = connection.lastInsertRowID
         try saveTags(draft.tags, for: newID)
         try index(id: newID, draft: draft, urlText: urlText)
-        var bookmark = Bookmark(
-            id: newID, kind: draft.kind, itemID: draft.itemID, title: draft.title, urlString: urlText,
-            category: draft.category, folder: try folderPath(of: folderID, draft: draft),
-            tags: draft.tags, note: draft.note, position: Int(position),
-            createdAt: createdAt ?? date, updatedAt: date)
-        bookmark.folderID = folderID
-        return bookmark
+        return BookmarkInsertion(id: newID, position: Int(position), folderID: folderID)
     }
 
     /// The folder path of a written bookmark: the draft's when it named one, else read
@@ -275,9 +282,9 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     private func saveTags(_ tags: [String], for id: Int64) throws {
         guard !tags.isEmpty else { return }
         let statement = try statement(.insertTag)
-        defer { statement.reset() }
+        defer { statement.rewind() }
         for tag in tags {
-            statement.reset()
+            statement.rewind()
             try statement.bind(id, at: 1)
             try statement.bind(tag, at: 2)
             try statement.step()
@@ -288,11 +295,11 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         let statement = try statement(.insertSearchRow)
         try statement.bind(id, at: 1)
         try statement.bind(draft.title, at: 2)
-        try statement.bind(draft.category.map(SQLiteValue.text) ?? .null, at: 3)
+        try statement.bind(draft.category, at: 3)
         try statement.bind(Self.searchText(ofTags: draft.tags), at: 4)
-        try statement.bind(draft.note.map(SQLiteValue.text) ?? .null, at: 5)
-        try statement.bind(urlText.map(SQLiteValue.text) ?? .null, at: 6)
-        defer { statement.reset() }
+        try statement.bind(draft.note, at: 5)
+        try statement.bind(urlText, at: 6)
+        defer { statement.rewind() }
         try statement.step()
     }
 
@@ -418,7 +425,17 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     /// The text indexed for tags: distinct tags in byte order, as ``tagsOfBookmark`` builds
     /// it in SQL, so that the index can be checked against the tables.
     static func searchText(ofTags tags: [String]) -> String {
-        Set(tags).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined(separator: " ")
+        let precedes = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+        switch tags.count {
+        case 0: return ""
+        case 1: return tags[0]
+        default:
+            // Validated drafts come sorted and distinct already (ASCII sorts alike both ways).
+            if zip(tags, tags.dropFirst()).allSatisfy({ precedes($0, $1) }) {
+                return tags.joined(separator: " ")
+            }
+            return Set(tags).sorted(by: precedes).joined(separator: " ")
+        }
     }
 
     /// SQL for the tags text of bookmark `b`, in the same form as ``searchText(ofTags:)``.
@@ -474,24 +491,37 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         defer { statement.reset() }
         var result: [Bookmark] = []
         var folderIDs: [Int64?] = []
+        // Kinds, categories and tag sets repeat from row to row: the previous row's strings
+        // and arrays are reused when the bytes are the same.
+        var previous: (kind: String?, category: String?, folder: [String], tagText: String?, tags: [String]) =
+            (nil, nil, [], nil, [])
         while try statement.step() {
-            // Split the joined tags on their bytes: no intermediate String or Substrings.
-            let tags: [String] =
-                statement.isNull(at: 10)
-                ? []
-                : statement.withUTF8Text(at: 10) { bytes in
+            let kind = statement.text(at: 1, reusing: previous.kind) ?? ""
+            let category = statement.text(at: 5, reusing: previous.category)
+            let tagText = statement.text(at: 10, reusing: previous.tagText)
+            let tags: [String]
+            if let tagText, tagText == previous.tagText {
+                tags = previous.tags
+            } else if tagText == nil {
+                tags = []
+            } else {
+                // Split the joined tags on their bytes: no intermediate Substrings.
+                tags = statement.withUTF8Text(at: 10) { bytes in
                     bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
                 }
+            }
+            let folder = category == previous.category ? previous.folder : category.map { [$0] } ?? []
+            previous = (kind, category, folder, tagText, tags)
             result.append(
                 Bookmark(
                     id: statement.int64(at: 0),
-                    kind: statement.text(at: 1),
+                    kind: kind,
                     itemID: statement.text(at: 2),
                     title: statement.text(at: 3),
-                    urlString: statement.isNull(at: 4) ? nil : statement.text(at: 4),
-                    category: statement.isNull(at: 5) ? nil : statement.text(at: 5),
-                    folder: nil, tags: tags,
-                    note: statement.isNull(at: 6) ? nil : statement.text(at: 6),
+                    urlString: statement.optionalText(at: 4),
+                    category: category,
+                    folder: folder, tags: tags,
+                    note: statement.optionalText(at: 6),
                     position: Int(statement.int64(at: 7)),
                     createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
                     updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))

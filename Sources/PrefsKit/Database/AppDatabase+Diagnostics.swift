@@ -92,6 +92,37 @@ extension AppDatabase {
         }
     }
 
+    /// The connection settings that change how SQLite does its work, read back with
+    /// `PRAGMA name` from the connection PrefsKit uses, in the order of
+    /// ``connectionSettingNames`` (the benchmark compares them with its raw C baseline's).
+    ///
+    /// - Throws: ``DatabaseError`` when a pragma cannot be read.
+    public func connectionSettings() throws -> [(name: String, value: String)] {
+        try read { state in
+            try Self.connectionSettingNames.map { name in
+                let value = try state.connection.rows(sql: "PRAGMA \(name)").first?[0]
+                return (name, value.map(Self.settingText) ?? "")
+            }
+        }
+    }
+
+    /// The pragmas ``connectionSettings()`` reads.
+    public static let connectionSettingNames = [
+        "journal_mode", "synchronous", "foreign_keys", "temp_store", "busy_timeout", "cache_size",
+        "page_size", "mmap_size", "locking_mode", "wal_autocheckpoint", "automatic_index",
+        "cache_spill", "secure_delete", "recursive_triggers", "trusted_schema",
+    ]
+
+    private static func settingText(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: ""
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .text(let text): text
+        case .blob(let data): "\(data.count) bytes"
+        }
+    }
+
     /// Takes away the group and other permissions of the database file and its `-wal` and
     /// `-shm` files that belong to this user (the folder is left alone: it may be shared,
     /// like `/tmp`).
