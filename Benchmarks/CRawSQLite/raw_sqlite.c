@@ -32,10 +32,15 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
 raw_db *raw_open(const char *path, int synchronous) {
     raw_db *raw = calloc(1, sizeof(raw_db));
     if (!raw) return NULL;
-    if (sqlite3_open_v2(path, &raw->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &raw->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL)
+        != SQLITE_OK) {
         raw_close(raw);
         return NULL;
     }
+    // The connection options PrefsKit's Connection sets.
+    sqlite3_db_config(raw->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)NULL);
+    sqlite3_db_config(raw->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    sqlite3_db_config(raw->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
     char pragmas[256];
     snprintf(pragmas, sizeof pragmas,
              "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = %d; PRAGMA temp_store = MEMORY;"

@@ -17,11 +17,31 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
 extension PreferenceType {
     /// Reads a type name from UTF-8 bytes (a column) without making a String.
     init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        for type in PreferenceType.allCases where type.rawValue.utf8.elementsEqual(bytes) {
-            self = type
-            return
+        // The length and two bytes pick the only candidate; the whole name then confirms it
+        // (this runs on every uncached read).
+        guard bytes.count >= 3 else { return nil }
+        let candidate: PreferenceType
+        switch (bytes.count, bytes[0], bytes[3 % bytes.count]) {
+        case (4, UInt8(ascii: "b"), _): candidate = .bool
+        case (3, UInt8(ascii: "i"), _): candidate = .int
+        case (6, UInt8(ascii: "d"), _): candidate = .double
+        case (6, UInt8(ascii: "s"), _): candidate = .string
+        case (3, UInt8(ascii: "u"), _): candidate = .url
+        case (4, UInt8(ascii: "d"), UInt8(ascii: "e")): candidate = .date
+        case (4, UInt8(ascii: "d"), UInt8(ascii: "a")): candidate = .data
+        case (5, UInt8(ascii: "a"), _): candidate = .array
+        case (10, UInt8(ascii: "d"), _): candidate = .dictionary
+        case (4, UInt8(ascii: "j"), _): candidate = .json
+        default: return nil
         }
-        return nil
+        var name = candidate.rawValue
+        let matches = name.withUTF8 { expected in
+            var index = 0
+            while index < expected.count, expected[index] == bytes[index] { index += 1 }
+            return index == expected.count
+        }
+        guard matches else { return nil }
+        self = candidate
     }
 }
 

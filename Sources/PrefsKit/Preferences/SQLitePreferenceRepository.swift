@@ -25,13 +25,13 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         }
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)
-        defer { statement.reset() }
+        // Both parameters are bound on every call: no need to clear them.
+        defer { statement.rewind() }
         guard try statement.step(),
             let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
         else { return nil }
         return PreferenceValue(type: type, value: statement.value(at: 1))
     }
-
     func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
         let statement = try connection.cachedStatement(
             sql: """
