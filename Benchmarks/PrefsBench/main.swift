@@ -2,8 +2,11 @@
 // raw SQLite C calls and Foundation's UserDefaults.
 //
 //   swift build -c release --static-swift-stdlib
-//   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME]
-//   prefs-bench --operations get|set N    (for callgrind: N operations and nothing else)
+//   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
+//   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
+//
+// A full run (not --quick) also counts instructions per operation with callgrind when
+// valgrind is installed; --instructions does only that.
 import Foundation
 import PrefsKit
 
@@ -13,7 +16,9 @@ let asJSON = arguments.contains("--json")
 let scaling = arguments.contains("--scaling")
 let only = arguments.firstIndex(of: "--only").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 
-func wants(_ name: String) -> Bool { only == nil || only == name }
+let instructionsOnly = arguments.contains("--instructions")
+
+func wants(_ name: String) -> Bool { !instructionsOnly && (only == nil || only == name) }
 
 if let index = arguments.firstIndex(of: "--operations"), arguments.count > index + 2,
     let count = Int(arguments[index + 2])
@@ -97,12 +102,29 @@ if wants("memory") {
     notes["memory"] = memory.merging(["operations": [operations]]) { $1 }
 }
 
+var instructionCounts: [InstructionCount]? = nil
+if instructionsOnly || (!quick && only == nil) {
+    progress("instructions per operation (callgrind)")
+    instructionCounts = try InstructionCount.measure(executable: CommandLine.arguments[0])
+    if let instructionCounts {
+        notes["instructionsPerOperation"] = instructionCounts.map {
+            ["workload": $0.workload, "operation": $0.operation, "PrefsKit": $0.prefsKit, "raw C": $0.rawC]
+        }
+    } else {
+        notes["instructionsPerOperation"] = "skipped: valgrind is not installed"
+    }
+}
+
 if asJSON {
     print(try Report.json(results, notes: notes), terminator: "")
 } else {
-    print(Report.table(results), terminator: "")
+    if !results.isEmpty { print(Report.table(results), terminator: "") }
     if let peak = notes["cliPeakRSSKilobytes"] as? Int {
         print("prefs get peak RSS: \(peak / 1024) MB (\(peak) KB); target <= 20 MB")
+    }
+    if let instructionCounts {
+        print()
+        print(InstructionCount.table(instructionCounts), terminator: "")
     }
     if let memory = notes["memory"] as? [String: [Int]] {
         for name in ["getsRSSBytes", "setsRSSBytes"] {

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Instructions per operation, counted by callgrind, for PrefsKit and its raw C twin: each
+/// runs `prefs-bench --operations KIND N` twice (N and 2N operations, only the operations
+/// themselves counted), and the difference divided by N is one operation. Counts do not
+/// depend on what else the machine is doing, unlike times.
+struct InstructionCount {
+    let workload: String
+    let operation: String
+    let prefsKit: Int
+    let rawC: Int
+
+    var ratio: Double { rawC > 0 ? Double(prefsKit) / Double(rawC) : .nan }
+
+    /// The rows of the issue's targets: what one operation is, its PrefsKit and raw C kinds
+    /// in ``OperationCounter``, and N.
+    static let rows: [(workload: String, operation: String, kind: String, count: Int)] = [
+        ("get, uncached", "one get", "uncached-get", 20_000),
+        ("bookmark insert in one transaction", "one bookmark", "bookmark", 1_000),
+        (
+            "list by category", "one list of \(OperationCounter.listRows / 20) of \(OperationCounter.listRows)",
+            "list", 4
+        ),
+    ]
+
+    /// nil when valgrind is not installed.
+    static func measure(executable: String) throws -> [InstructionCount]? {
+        guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }) else { return nil }
+        func perOperation(_ kind: String, _ count: Int) throws -> Int {
+            let one = try collected(valgrind, executable, kind, count)
+            let two = try collected(valgrind, executable, kind, 2 * count)
+            return (two - one) / count
+        }
+        return try rows.map { row in
+            InstructionCount(
+                workload: row.workload, operation: row.operation,
+                prefsKit: try perOperation(row.kind, row.count),
+                rawC: try perOperation("raw-" + row.kind, row.count))
+        }
+    }
+
+    private static func collected(_ valgrind: String, _ executable: String, _ kind: String, _ count: Int)
+        throws -> Int
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: valgrind)
+        process.arguments = [
+            "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
+            "--toggle-collect=*OperationCounter*counted*", executable, "--operations", kind, String(count),
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        // A fixed hash seed, so that both runs do the same set-up work.
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let line = output.split(separator: "\n").first(where: { $0.contains("Collected : ") }),
+            let number = line.split(separator: " ").last.flatMap({ Int($0) })
+        else {
+            throw BenchmarkError(description: "callgrind of \(kind) \(count) failed:\n\(output)")
+        }
+        return number
+    }
+
+    static func table(_ counts: [InstructionCount]) -> String {
+        var lines = [
+            "Instructions per operation (callgrind; PrefsKit and raw C on the same schema and pragmas):",
+            "",
+            "| workload | operation | PrefsKit | raw C | ratio |",
+            "|---|---|---|---|---|",
+        ]
+        for count in counts {
+            lines.append(
+                "| \(count.workload) | \(count.operation) | \(count.prefsKit.formatted()) | "
+                    + "\(count.rawC.formatted()) | \(String(format: "%.2fx", count.ratio)) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
