@@ -8,7 +8,7 @@ import PrefsKit
 /// same schema and pragmas.
 enum OperationCounter {
     static let kinds = [
-        "get", "wide-get", "uncached-get", "set", "bookmark", "list",
+        "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import",
         "raw-uncached-get", "raw-bookmark", "raw-list",
     ]
 
@@ -63,6 +63,21 @@ enum OperationCounter {
             }
             let bookmarks = BookmarkStore(database: database)
             try counted { try bookmarks.add(contentsOf: drafts) }
+        case "import":
+            // A browser's file of `count` links in 20 folders, read before the count starts:
+            // what storing an import costs per link, against raw C's insert.
+            var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"
+            for folder in 0..<20 {
+                text += "<DT><H3>category\(folder)</H3>\n<DL><p>\n"
+                for i in stride(from: folder, to: count, by: 20) {
+                    text += "<DT><A HREF=\"https://example.com/m\(i)\" ADD_DATE=\"1700000000\""
+                        + " TAGS=\"featured,watchlist\">Movie m\(i)</A>\n"
+                }
+                text += "</DL><p>\n"
+            }
+            let document = try NetscapeBookmarkFile.document(reading: Array((text + "</DL><p>\n").utf8))
+            let bookmarks = BookmarkStore(database: database)
+            try counted { sink += try bookmarks.importDocument(document).added }
         case "list":
             try fill(path)
             let bookmarks = BookmarkStore(database: database)

@@ -23,6 +23,7 @@ public final class Statement {
 
     private struct Scratch {
         var boundValues: [SQLiteValue] = []
+        var clears = 0
         /// Bound text lives here until the next reset, so that SQLite can take it as
         /// `SQLITE_STATIC` instead of copying it into an allocation of its own per bind.
         var texts = TextArena()
@@ -111,6 +112,27 @@ public final class Statement {
         if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
+    /// Binds a copy of a string that SQLite keeps until the parameter is bound again or the
+    /// bindings are cleared (see ``bindingClears``): for a value that stays bound across runs
+    /// of a statement that is only ever ``rewind()``-ed.
+    ///
+    /// - Throws: ``SQLiteError`` when the bind fails.
+    public func bindKept(_ text: String, at index: Int) throws {
+        var text = text
+        let code = text.withUTF8 { bytes in
+            sqlite3_bind_text64(
+                handle, Int32(index),
+                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
+                    .assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count), prefs_sqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+    }
+
+    /// How many times the bindings were cleared: a value bound with ``bindKept(_:at:)`` is
+    /// still bound while this has not moved.
+    public var bindingClears: Int { scratch.pointee.clears }
+
     /// Binds a string, or NULL for nil, without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
@@ -168,6 +190,7 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        scratch.pointee.clears &+= 1
         // No binding points into the arena any more.
         scratch.pointee.texts.reuse()
         if !scratch.pointee.boundValues.isEmpty {
@@ -175,14 +198,17 @@ public final class Statement {
         }
     }
 
-    /// Resets the statement for a run that binds every parameter again: cheaper than
-    /// ``reset()``, which also clears the bindings. Until rebound, a parameter keeps its
-    /// value or, for text, may read as other text bound since; its memory stays valid.
+    /// Resets the statement for a run that binds its parameters again: cheaper than
+    /// ``reset()``, which also clears the bindings. The bindings are cleared only when bound
+    /// text outgrew the statement's memory for it (``bindingClears`` moves then); otherwise
+    /// a parameter bound with ``bindKept(_:at:)`` or to a number keeps its value, and text
+    /// bound otherwise may read as other text bound since (its memory stays valid).
     public func rewind() {
         sqlite3_reset(handle)
         if scratch.pointee.texts.reuseWouldMove {
             // The bound text is about to be freed: nothing may point to it.
             sqlite3_clear_bindings(handle)
+            scratch.pointee.clears &+= 1
         }
         scratch.pointee.texts.reuse()
         if !scratch.pointee.boundValues.isEmpty {

@@ -117,6 +117,34 @@ import Testing
         #expect(store[.hasViewedWalkthrough] == true)
     }
 
+    /// Uncached reads of two suites through one connection, interleaved: the suite kept
+    /// bound to the read statement must follow every switch.
+    @Test func uncachedReadsFollowTheSuiteOfEachStore() throws {
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let database = try AppDatabase(path: folder.path("uncached.sqlite"), options: options)
+        let suites = ["standard", "group.widgets", "x", String(repeating: "long-suite-", count: 40)]
+        let stores = suites.map { PreferenceStore(database: database, suite: $0) }
+        for (index, store) in stores.enumerated() { try store.set(index + 1, for: .launchCount) }
+        for round in 0..<200 {
+            let index = (round * 7) % stores.count
+            #expect(stores[index][.launchCount] == index + 1)
+            #expect(stores[index].integer(forKey: "launchCount") == index + 1)
+        }
+    }
+
+    /// Every type name reads back from its bytes; near misses do not.
+    @Test func typeNamesParseFromTheirBytesOnly() {
+        for type in PreferenceType.allCases {
+            var name = type.rawValue
+            #expect(name.withUTF8 { PreferenceType(utf8: $0) } == type)
+        }
+        for wrong in ["", "in", "dat", "datx", "dates", "bool ", "Bool", "strinG", "dictionarx", "jsonb", "urx"] {
+            var name = wrong
+            #expect(name.withUTF8 { PreferenceType(utf8: $0) } == nil, "\(wrong)")
+        }
+    }
+
     @Test func transactionChangesSeveralKeysAtomically() throws {
         try store.transaction { edit in
             try edit.set(true, for: .hasViewedWalkthrough)

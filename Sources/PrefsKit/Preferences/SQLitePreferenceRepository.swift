@@ -11,27 +11,52 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         self.connection = connection
     }
 
-    private var selectValue: Statement?
+    /// The hottest read's statement, and the suite that stays bound to it between reads.
+    /// (Behind a pointer: stored properties of a class cost a dynamic exclusivity check on
+    /// every access.)
+    private struct SelectValue {
+        var statement: Statement?
+        var suite: String?
+        var clears = 0
+    }
+
+    private let select: UnsafeMutablePointer<SelectValue> = {
+        let pointer = UnsafeMutablePointer<SelectValue>.allocate(capacity: 1)
+        pointer.initialize(to: SelectValue())
+        return pointer
+    }()
+
+    deinit {
+        select.deinitialize(count: 1)
+        select.deallocate()
+    }
 
     func value(suite: String, key: String) throws -> PreferenceValue? {
-        // Kept in a property: the hottest read skips even the statement cache's lookup.
+        // Kept here: the hottest read skips even the statement cache's lookup.
         let statement: Statement
-        if let prepared = selectValue {
+        if let prepared = select.pointee.statement {
             statement = prepared
         } else {
             statement = try connection.makeStatement(
                 sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?")
-            selectValue = statement
+            select.pointee.statement = statement
         }
-        try statement.bind(suite, at: 1)
+        // A store reads one suite: it stays bound (as SQLite's own copy) from read to read.
+        if select.pointee.suite != suite || select.pointee.clears != statement.bindingClears {
+            select.pointee.suite = nil
+            try statement.bindKept(suite, at: 1)
+            select.pointee.suite = suite
+            select.pointee.clears = statement.bindingClears
+        }
         try statement.bind(key, at: 2)
-        // Both parameters are bound on every call: no need to clear them.
+        // Every parameter is bound again or kept: rewinding does not clear them.
         defer { statement.rewind() }
         guard try statement.step(),
             let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
         else { return nil }
         return PreferenceValue(type: type, value: statement.value(at: 1))
     }
+
     func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
         let statement = try connection.cachedStatement(
             sql: """

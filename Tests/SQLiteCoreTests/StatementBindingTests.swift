@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import SQLiteCore
+
+/// Text binds live in a per-statement arena (bound as SQLITE_STATIC) until the next reset;
+/// these check that what SQLite reads is always what was bound, whatever the sizes.
+@Suite struct StatementBindingTests {
+    let connection: Connection
+
+    init() throws {
+        connection = try Connection(path: ":memory:")
+        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT)")
+    }
+
+    /// Strings of every size around the arena's block sizes, several per statement, many runs.
+    @Test func manyBindsOfEverySizeReadBackExactly() throws {
+        let insert = try connection.makeStatement(sql: "INSERT INTO t (id, a, b, c) VALUES (?, ?, ?, ?)")
+        var expected: [Int64: [String]] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for id in Int64(0)..<300 {
+            let texts = (0..<3).map { column -> String in
+                let size = [0, 1, 15, 16, 255, 256, 257, 1_000, 5_000][Int.random(in: 0..<9, using: &generator)]
+                return String(repeating: Character(UnicodeScalar(UInt8(97 + (Int(id) + column) % 26))), count: size)
+                    + (id % 7 == 0 ? "é✓" : "")
+            }
+            expected[id] = texts
+            // Alternate the two ways of starting a run.
+            if id % 2 == 0 { insert.reset() } else { insert.rewind() }
+            try insert.bind(id, at: 1)
+            for (offset, text) in texts.enumerated() { try insert.bind(text, at: offset + 2) }
+            try insert.step()
+        }
+        for row in try connection.rows(sql: "SELECT id, a, b, c FROM t") {
+            let id = try #require(row.get(0, as: Int64.self))
+            #expect([row.get(1, as: String.self), row.get(2, as: String.self), row.get(3, as: String.self)]
+                == expected[id]?.map { Optional($0) })
+        }
+        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 300)
+    }
+
+    /// An empty string binds as text, never as NULL.
+    @Test func emptyStringIsTextNotNull() throws {
+        let statement = try connection.makeStatement(sql: "SELECT typeof(?), length(?2), ?3 IS NULL")
+        try statement.bind("", at: 1)
+        try statement.bind("", at: 2)
+        try statement.bind(nil as String?, at: 3)
+        #expect(try statement.step())
+        #expect(statement.text(at: 0) == "text")
+        #expect(statement.int64(at: 1) == 0)
+        #expect(statement.int64(at: 2) == 1)
+    }
+
+    /// reset() clears every binding; rewind() keeps them unless the text memory had to grow.
+    @Test func resetClearsBindingsAndRewindKeepsThem() throws {
+        let statement = try connection.makeStatement(sql: "SELECT ?, ?")
+        // The first text bound has no memory to go to yet: that rewind clears.
+        try statement.bind("warm-up", at: 1)
+        statement.rewind()
+        try statement.bindKept("kept", at: 1)
+        try statement.bind("short", at: 2)
+        let clears = statement.bindingClears
+        #expect(try statement.step())
+        statement.rewind()
+        #expect(statement.bindingClears == clears)
+        try statement.bind(Int64(8), at: 2)
+        #expect(try statement.step())
+        #expect(statement.optionalText(at: 0) == "kept")
+        #expect(statement.int64(at: 1) == 8)
+        statement.reset()
+        #expect(statement.bindingClears == clears + 1)
+        #expect(try statement.step())
+        #expect(statement.optionalText(at: 0) == nil)
+        #expect(statement.isNull(at: 1))
+    }
+
+    /// A kept binding survives rewinds, and bindingClears says when it did not.
+    @Test func keptBindingLastsUntilTheBindingsAreCleared() throws {
+        let statement = try connection.makeStatement(sql: "SELECT ?1, ?2")
+        try statement.bindKept("suite", at: 1)
+        let clears = statement.bindingClears
+        for round in 0..<50 {
+            // Large text overflows the arena now and then, which clears the bindings.
+            try statement.bind(String(repeating: "x", count: round * 97), at: 2)
+            #expect(try statement.step())
+            if statement.bindingClears == clears {
+                #expect(statement.optionalText(at: 0) == "suite")
+            }
+            #expect(statement.text(at: 1).count == round * 97)
+            statement.rewind()
+            if statement.bindingClears != clears { break }
+        }
+        statement.reset()
+        #expect(statement.bindingClears != clears)
+    }
+
+    /// The previous row's string is returned when the bytes match, a new one otherwise.
+    @Test func reusedTextMatchesTheColumn() throws {
+        try connection.execute(sql: "INSERT INTO t (id, a) VALUES (1, 'same'), (2, 'same'), (3, 'other'), (4, NULL)")
+        let statement = try connection.makeStatement(sql: "SELECT a FROM t ORDER BY id")
+        var previous: String? = nil
+        var seen: [String?] = []
+        while try statement.step() {
+            previous = statement.text(at: 0, reusing: previous)
+            seen.append(previous)
+        }
+        #expect(seen == ["same", "same", "other", nil])
+    }
+}
