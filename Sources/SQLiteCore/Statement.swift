@@ -293,22 +293,19 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// A text column (nil when NULL), or `previous` itself when the column holds the same
-    /// bytes: columns that repeat from row to row (a kind, a category) then cost a compare
-    /// and no new string.
-    public func text(at index: Int, reusing previous: String?) -> String? {
+    /// Whether a text column holds exactly the bytes of `text` (both nil: NULL), without
+    /// making a String: columns that repeat from row to row (a kind, a category) are then
+    /// read once.
+    public func text(at index: Int, equals text: String?) -> Bool {
         let column = Int32(index)
-        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let pointer = sqlite3_column_text(handle, column)
+        guard var text else { return pointer == nil }
+        guard let pointer else { return false }
         let count = Int(sqlite3_column_bytes(handle, column))
-        let bytes = UnsafeBufferPointer(start: pointer, count: count)
-        if var previous, previous.utf8.count == count,
-            previous.withUTF8({ stored in
-                count == 0 || stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? false
-            })
-        {
-            return previous
+        guard text.utf8.count == count else { return false }
+        return text.withUTF8 { stored in
+            count == 0 || stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? false
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Calls a closure with a text column's UTF-8 bytes, without making a String.

@@ -94,16 +94,21 @@ import Testing
         #expect(statement.bindingClears != clears)
     }
 
-    /// The previous row's string is returned when the bytes match, a new one otherwise.
-    @Test func reusedTextMatchesTheColumn() throws {
-        try connection.execute(sql: "INSERT INTO t (id, a) VALUES (1, 'same'), (2, 'same'), (3, 'other'), (4, NULL)")
+    /// A column matches a string only when the bytes are the same; NULL matches nil only.
+    @Test func textColumnEqualsOnlyTheSameBytes() throws {
+        try connection.execute(
+            sql: "INSERT INTO t (id, a) VALUES (1, 'same'), (2, ''), (3, 'samé'), (4, NULL), (5, 'sam')")
         let statement = try connection.makeStatement(sql: "SELECT a FROM t ORDER BY id")
-        var previous: String? = nil
-        var seen: [String?] = []
+        var matches: [[Bool]] = []
         while try statement.step() {
-            previous = statement.text(at: 0, reusing: previous)
-            seen.append(previous)
+            matches.append(["same", "", "samé", nil, "sam"].map { statement.text(at: 0, equals: $0) })
         }
-        #expect(seen == ["same", "same", "other", nil])
+        #expect(matches == [
+            [true, false, false, false, false],
+            [false, true, false, false, false],
+            [false, false, true, false, false],
+            [false, false, false, true, false],
+            [false, false, false, false, true],
+        ])
     }
 }

@@ -370,7 +370,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         }
         sql += " LIMIT ? OFFSET ?"
         arguments.values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
-        return try read(try connection.cachedStatement(sql: sql), arguments)
+        return try read(try connection.cachedStatement(sql: sql), arguments, limit: query.limit)
     }
 
     func count(_ query: BookmarkQuery) throws -> Int {
@@ -419,7 +419,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                 SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
                 WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
                 """)
-        return try read(statement, [ftsQuery, limit, offset])
+        return try read(statement, [ftsQuery, limit, offset], limit: limit)
     }
 
     /// The text indexed for tags: distinct tags in byte order, as ``tagsOfBookmark`` builds
@@ -469,64 +469,71 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return differing + orphans
     }
 
-    private func read(_ statement: Statement, _ arguments: StatementArguments) throws -> [Bookmark] {
-        var rows = try readRows(statement, arguments)
+    private func read(_ statement: Statement, _ arguments: StatementArguments, limit: Int? = nil) throws
+        -> [Bookmark]
+    {
+        var (bookmarks, inFolders) = try readRows(statement, arguments, limit: limit)
         // Folder paths come from the (small) folder table, read once for the whole list.
-        if rows.folderIDs.contains(where: { $0 != nil }) {
+        if inFolders {
             let tree = try folderTree()
-            for (index, id) in rows.folderIDs.enumerated() {
-                if let id {
-                    rows.bookmarks[index].folder = tree.path(of: id)
-                    rows.bookmarks[index].folderID = id
-                }
+            for index in bookmarks.indices {
+                if let id = bookmarks[index].folderID { bookmarks[index].folder = tree.path(of: id) }
             }
         }
-        return rows.bookmarks
+        return bookmarks
     }
 
-    private func readRows(_ statement: Statement, _ arguments: StatementArguments) throws
-        -> (bookmarks: [Bookmark], folderIDs: [Int64?])
+    /// The bookmarks of a query's rows, and whether any is in a folder row (its path is then
+    /// still to be filled in).
+    private func readRows(_ statement: Statement, _ arguments: StatementArguments, limit: Int?) throws
+        -> (bookmarks: [Bookmark], inFolders: Bool)
     {
         try statement.bind(arguments)
         defer { statement.reset() }
         var result: [Bookmark] = []
-        var folderIDs: [Int64?] = []
+        result.reserveCapacity(min(limit ?? 64, 1_024))
+        var inFolders = false
         // Kinds, categories and tag sets repeat from row to row: the previous row's strings
-        // and arrays are reused when the bytes are the same.
-        var previous: (kind: String?, category: String?, folder: [String], tagText: String?, tags: [String]) =
-            (nil, nil, [], nil, [])
+        // and arrays are kept when the bytes are the same.
+        var kind = ""
+        var category: String? = nil
+        var folder: [String] = []
+        var tagText: String? = nil
+        var tags: [String] = []
         while try statement.step() {
-            let kind = statement.text(at: 1, reusing: previous.kind) ?? ""
-            let category = statement.text(at: 5, reusing: previous.category)
-            let tagText = statement.text(at: 10, reusing: previous.tagText)
-            let tags: [String]
-            if let tagText, tagText == previous.tagText {
-                tags = previous.tags
-            } else if tagText == nil {
-                tags = []
-            } else {
-                // Split the joined tags on their bytes: no intermediate Substrings.
-                tags = statement.withUTF8Text(at: 10) { bytes in
-                    bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
-                }
+            if !statement.text(at: 1, equals: kind) { kind = statement.text(at: 1) }
+            if !statement.text(at: 5, equals: category) {
+                category = statement.optionalText(at: 5)
+                folder = category.map { [$0] } ?? []
             }
-            let folder = category == previous.category ? previous.folder : category.map { [$0] } ?? []
-            previous = (kind, category, folder, tagText, tags)
-            result.append(
-                Bookmark(
-                    id: statement.int64(at: 0),
-                    kind: kind,
-                    itemID: statement.text(at: 2),
-                    title: statement.text(at: 3),
-                    urlString: statement.optionalText(at: 4),
-                    category: category,
-                    folder: folder, tags: tags,
-                    note: statement.optionalText(at: 6),
-                    position: Int(statement.int64(at: 7)),
-                    createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
-                    updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
-            folderIDs.append(statement.isNull(at: 11) ? nil : statement.int64(at: 11))
+            if !statement.text(at: 10, equals: tagText) {
+                tagText = statement.optionalText(at: 10)
+                // Split the joined tags on their bytes: no intermediate Substrings.
+                tags =
+                    tagText == nil
+                    ? []
+                    : statement.withUTF8Text(at: 10) { bytes in
+                        bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
+                    }
+            }
+            result.append(Bookmark(
+                id: statement.int64(at: 0),
+                kind: kind,
+                itemID: statement.text(at: 2),
+                title: statement.text(at: 3),
+                urlString: statement.optionalText(at: 4),
+                category: category,
+                folder: folder, tags: tags,
+                note: statement.optionalText(at: 6),
+                position: Int(statement.int64(at: 7)),
+                createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
+                updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
+            // (Set in place: a local copy appended would retain every field once more.)
+            if !statement.isNull(at: 11) {
+                result[result.count - 1].folderID = statement.int64(at: 11)
+                inFolders = true
+            }
         }
-        return (result, folderIDs)
+        return (result, inFolders)
     }
 }
