@@ -8,7 +8,7 @@ import PrefsKit
 /// same schema and pragmas.
 enum OperationCounter {
     static let kinds = [
-        "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import",
+        "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list",
     ]
 
@@ -63,7 +63,7 @@ enum OperationCounter {
             }
             let bookmarks = BookmarkStore(database: database)
             try counted { try bookmarks.add(contentsOf: drafts) }
-        case "import":
+        case "import", "read-html":
             // A browser's file of `count` links in 20 folders, read before the count starts:
             // what storing an import costs per link, against raw C's insert.
             var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"
@@ -75,9 +75,14 @@ enum OperationCounter {
                 }
                 text += "</DL><p>\n"
             }
-            let document = try NetscapeBookmarkFile.document(reading: Array((text + "</DL><p>\n").utf8))
-            let bookmarks = BookmarkStore(database: database)
-            try counted { sink += try bookmarks.importDocument(document).added }
+            let bytes = Array((text + "</DL><p>\n").utf8)
+            if kind == "read-html" {
+                try counted { sink += try NetscapeBookmarkFile.document(reading: bytes).links.count }
+            } else {
+                let document = try NetscapeBookmarkFile.document(reading: bytes)
+                let bookmarks = BookmarkStore(database: database)
+                try counted { sink += try bookmarks.importDocument(document).added }
+            }
         case "list":
             try fill(path)
             let bookmarks = BookmarkStore(database: database)

@@ -123,6 +123,12 @@ public struct BookmarkDraft: Sendable, Hashable {
     ///
     /// - Throws: ``BookmarkError/invalid(_:)`` naming the bad field.
     public func validated() throws(BookmarkError) -> BookmarkDraft {
+        try validated(checksFolderNames: true)
+    }
+
+    /// The same, leaving out the check of the folder names when the caller made it once for
+    /// many drafts of the same folder (an import).
+    func validated(checksFolderNames: Bool) throws(BookmarkError) -> BookmarkDraft {
         func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
             // A first byte that is printable ASCII other than a space settles it cheaply.
             let startsVisibly = text.utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false
@@ -170,7 +176,9 @@ public struct BookmarkDraft: Sendable, Hashable {
         if let note, note.isEmpty { cleaned.note = nil }
         if let category, category.isEmpty { cleaned.category = nil }
         if let folder {
-            for name in folder { try check(name, "folder name") }
+            if checksFolderNames {
+                for name in folder { try check(name, "folder name") }
+            }
             cleaned.category = folder.last
         }
         return cleaned

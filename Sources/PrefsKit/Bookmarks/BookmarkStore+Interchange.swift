@@ -280,15 +280,30 @@ extension BookmarkStore {
         result.reserveCapacity(document.links.count)
         var indexByIdentity: [BookmarkIdentity: Int] = [:]
         indexByIdentity.reserveCapacity(document.links.count)
-        var pathCache: [Int: [String]] = [:]
+        // Each folder's path, found and checked once for all its links.
+        var paths = [(path: [String], error: BookmarkError?)?](repeating: nil, count: document.folders.count)
         for var link in document.links {
-            if let folder = link.folder {
-                let path = pathCache[folder] ?? document.path(of: folder)
-                pathCache[folder] = path
-                link.draft.folder = path
-            }
             do {
-                link.draft = try link.draft.validated()
+                if let folder = link.folder, paths.indices.contains(folder) {
+                    if paths[folder] == nil {
+                        let path = document.path(of: folder)
+                        var probe = BookmarkDraft(kind: "folder", itemID: "folder", title: "")
+                        probe.folder = path
+                        do {
+                            _ = try probe.validated()
+                            paths[folder] = (path, nil)
+                        } catch {
+                            paths[folder] = (path, error)
+                        }
+                    }
+                    if let (path, error) = paths[folder] {
+                        if let error { throw error }
+                        link.draft.folder = path
+                    }
+                } else if let folder = link.folder {
+                    link.draft.folder = document.path(of: folder)
+                }
+                link.draft = try link.draft.validated(checksFolderNames: link.folder == nil)
             } catch {
                 summary.skipped.append(.init(place: link.place, message: "\(error)"))
                 continue

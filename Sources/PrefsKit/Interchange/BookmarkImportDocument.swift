@@ -186,16 +186,16 @@ public struct BookmarkImportDocument: Sendable {
     static func cleaned(_ text: String) -> (text: String, hadControlCharacters: Bool) {
         // Most titles need nothing: no control or line-break bytes, no doubled, leading or
         // trailing spaces.
-        var previous: UInt8 = 0x20
-        var needsWork = false
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previous == 0x20) {
-                needsWork = true
-                break
+        let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            var previous: UInt8 = 0x20
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previous == 0x20) { return true }
+                previous = byte
             }
-            previous = byte
+            return previous == 0x20
         }
-        if !needsWork && previous != 0x20 { return (text, false) }
+        var copy = text
+        if !copy.withUTF8(scan) { return (text, false) }
         if text.isEmpty { return ("", false) }
         var output = ""
         var hadControl = false

@@ -161,7 +161,26 @@ public enum NetscapeBookmarkFile {
     private struct Tag {
         var name: String
         var isClosing: Bool
-        var attributes: [String: String]
+        var attributes: Attributes
+    }
+
+    /// A tag's few attributes, by upper-cased name, the first of a name kept: a list
+    /// searched in order costs less than hashing every name.
+    private struct Attributes: ExpressibleByDictionaryLiteral {
+        private var pairs: [(name: String, value: String)] = []
+
+        init(dictionaryLiteral elements: (String, String)...) {
+            pairs = elements.map { (name: $0.0, value: $0.1) }
+        }
+
+        subscript(name: String) -> String? {
+            pairs.first { $0.name == name }?.value
+        }
+
+        /// Adds an attribute unless the tag has one of that name already.
+        mutating func addIfAbsent(_ name: String, _ value: String) {
+            if self[name] == nil { pairs.append((name, value)) }
+        }
     }
 
     /// Tags that end the text of a title or a `<DD>` when its end tag is missing.
@@ -196,12 +215,13 @@ public enum NetscapeBookmarkFile {
                 countedLines = 1
             }
             let end = min(offset, bytes.count)
-            var index = countedUpTo
-            while index < end {
-                if bytes[index] == 0x0A { countedLines += 1 }
-                index += 1
+            let from = countedUpTo
+            countedLines += bytes.withUnsafeBufferPointer { buffer in
+                var lines = 0
+                for index in from..<max(from, end) where buffer[index] == 0x0A { lines += 1 }
+                return lines
             }
-            countedUpTo = end
+            countedUpTo = max(from, end)
             return countedLines
         }
 
@@ -363,7 +383,7 @@ public enum NetscapeBookmarkFile {
                 position = start
                 return nil
             }
-            let name = String(decoding: bytes[nameStart..<position], as: UTF8.self).uppercased()
+            let name = Self.upperCasedASCII(bytes[nameStart..<position])
             var tag = Tag(name: name, isClosing: isClosing, attributes: [:])
             while true {
                 skipWhitespace()
@@ -388,15 +408,14 @@ public enum NetscapeBookmarkFile {
                 while position < bytes.count, !Self.endsAttributeName(bytes[position]) {
                     position += 1
                 }
-                let attribute = String(decoding: bytes[attributeStart..<position], as: UTF8.self)
-                    .uppercased()
+                let attribute = Self.upperCasedASCII(bytes[attributeStart..<position])
                 skipWhitespace()
                 var value = ""
                 if skip(UInt8(ascii: "=")) {
                     skipWhitespace()
                     value = readAttributeValue(in: name, tagStart: start)
                 }
-                if tag.attributes[attribute] == nil { tag.attributes[attribute] = value }
+                tag.attributes.addIfAbsent(attribute, value)
             }
         }
 
@@ -412,13 +431,13 @@ public enum NetscapeBookmarkFile {
                 while end < bytes.count && bytes[end] != quote && bytes[end] != 0x0A { end += 1 }
                 if end < bytes.count && bytes[end] == quote {
                     position = end + 1
-                    return Self.decodeEntities(String(decoding: bytes[start..<end], as: UTF8.self))
+                    return Self.decodedText(bytes[start..<end])
                 }
                 warn("an attribute of <\(tagName)> is missing its closing quote", at: tagStart)
                 end = start
                 while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
                 position = end
-                return Self.decodeEntities(String(decoding: bytes[start..<end], as: UTF8.self))
+                return Self.decodedText(bytes[start..<end])
             }
             let start = position
             while position < bytes.count, !Self.isSpace(bytes[position]),
@@ -426,7 +445,7 @@ public enum NetscapeBookmarkFile {
             {
                 position += 1
             }
-            return Self.decodeEntities(String(decoding: bytes[start..<position], as: UTF8.self))
+            return Self.decodedText(bytes[start..<position])
         }
 
         /// Reads text up to `</name>`, skipping inline tags; a structural tag or the end of
@@ -453,14 +472,32 @@ public enum NetscapeBookmarkFile {
                     position += 1
                     continue
                 }
-                if tag.isClosing && tag.name == name { return Self.decodeEntities(String(decoding: raw, as: UTF8.self)) }
+                if tag.isClosing && tag.name == name { return Self.decodedText(raw[...]) }
                 if NetscapeBookmarkFile.structuralTags.contains(tag.name) {
                     position = tagStart
                     break
                 }
             }
             if warnsWhenUnclosed { warn("<\(name)> is not closed", at: start) }
-            return Self.decodeEntities(String(decoding: raw, as: UTF8.self))
+            return Self.decodedText(raw[...])
+        }
+
+        /// Text with its character references decoded; bytes without '&' (most) become the
+        /// string directly.
+        static func decodedText(_ bytes: ArraySlice<UInt8>) -> String {
+            let text = String(decoding: bytes, as: UTF8.self)
+            return bytes.contains(UInt8(ascii: "&")) ? decodeEntities(text) : text
+        }
+
+        /// A tag or attribute name with ASCII letters upper-cased (HTML names are ASCII;
+        /// other bytes are kept as they are).
+        static func upperCasedASCII(_ bytes: ArraySlice<UInt8>) -> String {
+            if !bytes.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) {
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            return String(
+                decoding: bytes.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 },
+                as: UTF8.self)
         }
 
         static func decodeEntities(_ text: String) -> String {
