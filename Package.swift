@@ -39,6 +39,9 @@ let package = Package(
             path: "Benchmarks/PrefsBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(
+            name: "CCrashVFS", path: "Tests/CrashVFS",
+            linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(
             name: "PrefsFuzzing", dependencies: ["PrefsKit", "PrefsCommandLine"],
             path: "Tests/Fuzz/PrefsFuzzing"),
         .executableTarget(
@@ -47,7 +50,10 @@ let package = Package(
             name: "prefs-stress", dependencies: ["PrefsKit"], path: "Tests/Helpers/PrefsStress"),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["SQLiteCore", "TestSupport", "PrefsFuzzing", "prefs", "prefs-stress"]),
+            dependencies: [
+                "SQLiteCore", "TestSupport", "PrefsFuzzing", "prefs", "prefs-stress", "CCrashVFS",
+                "PrefsCommandLine",
+            ]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(
             name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),

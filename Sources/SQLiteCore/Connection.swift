@@ -33,9 +33,11 @@ public final class Connection {
     ///     URI parameter): no locks, no `-shm` or `-wal` file. Only for reading a file in a
     ///     read-only folder that has no `-wal` file; see <https://www.sqlite.org/uri.html>.
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
+    ///   - vfs: The name of a registered SQLite VFS to open the file through; nil for the
+    ///     default. (Tests open files through a VFS that simulates power loss.)
     public init(
         path: String, mode: OpenMode = .readWriteCreate, followsSymlinks: Bool = false,
-        isImmutable: Bool = false
+        isImmutable: Bool = false, vfs: String? = nil
     ) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
@@ -52,7 +54,7 @@ public final class Connection {
             target = "file:" + Self.percentEncoded(path) + "?immutable=1"
         }
         var pointer: OpaquePointer?
-        let code = sqlite3_open_v2(target, &pointer, flags, nil)
+        let code = sqlite3_open_v2(target, &pointer, flags, vfs)
         guard let pointer else {
             throw SQLiteError(code: Int(code), message: "cannot open '\(path)'")
         }

@@ -135,11 +135,17 @@ public final class AppDatabase: Sendable {
         }
     }
 
+    /// The SQLite VFS that databases opened by this task go through; nil for the default.
+    /// For tests only (power-loss and I/O-error simulation), which set it around the code
+    /// they test, the command line included, without touching other tasks.
+    @TaskLocal static var vfsName: String?
+
     /// Opens the connection. A read-only open of a file in a folder we cannot write (so no
     /// `-shm` can be made) reads it as immutable when it has no `-wal` file, that is no
     /// commits outside the main file.
     private static func connect(path: String, options: Options) throws -> Connection {
-        let connection = try Connection(path: path, mode: options.isReadOnly ? .readOnly : .readWrite)
+        let connection = try Connection(
+            path: path, mode: options.isReadOnly ? .readOnly : .readWrite, vfs: Self.vfsName)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         guard options.isReadOnly, path != ":memory:" else { return connection }
         do {
