@@ -368,8 +368,11 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         case .created: sql += " ORDER BY b.created_at \(direction), b.id \(direction)"
         case .title: sql += " ORDER BY b.title COLLATE NOCASE \(direction), b.id \(direction)"
         }
-        sql += " LIMIT ? OFFSET ?"
-        arguments.values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
+        // (No LIMIT clause when nothing limits the rows: one step less for each of them.)
+        if query.limit != nil || query.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments.values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
+        }
         return try read(try connection.cachedStatement(sql: sql), arguments, limit: query.limit)
     }
 
