@@ -58,6 +58,16 @@ struct TerminalTests {
         #expect(piped.stderr == "Error: \(message)\n")
     }
 
+    @Test func aBinaryExportRefusesATerminal() throws {
+        #expect(try runPrefs(["--db", db, "set", "volume", "0.5"]).status == 0)
+        let result = try onTerminal(["export", "--format", "binary-plist"], noColor: true)
+        #expect(result.status == 64)
+        #expect(
+            result.output
+                == "Error: a binary property list is not for a terminal; redirect the output"
+                + " ('prefs export --format binary-plist > FILE') or name a file\r\n")
+    }
+
     @Test func importDrawsAProgressBarOnATerminalOnly() throws {
         let source = folder.path("source.sqlite")
         let bookmarks = BookmarkStore(database: try AppDatabase(path: source))

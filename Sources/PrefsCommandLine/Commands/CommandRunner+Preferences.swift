@@ -190,7 +190,14 @@ extension CommandRunner {
             try FileAccess.writeAtomically(bytes, to: file)
             inform("Exported suite '\(suite)' to '\(file)'")
         } else {
-            console.print(String(decoding: bytes, as: UTF8.self))
+            // Binary goes out byte for byte, and never to a terminal (where it would be noise).
+            if format == .binaryPlist && console.isOutputTerminal {
+                throw CommandFailure(
+                    "a binary property list is not for a terminal; redirect the output"
+                        + " ('prefs export --format binary-plist > FILE') or name a file",
+                    exitCode: CommandFailure.usage)
+            }
+            console.outputBytes(bytes)
         }
     }
 

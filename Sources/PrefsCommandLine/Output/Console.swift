@@ -9,19 +9,25 @@ final class Console: @unchecked Sendable {
     // Unchecked: a command runs on one thread; `watch` writes from one task at a time.
 
     var output: (String) -> Bool
+    /// Writes bytes to stdout exactly as they are (a binary property list is not text).
+    var outputBytes: ([UInt8]) -> Bool
     var error: (String) -> Void
     var readInput: () -> [UInt8]?
     var readLine: () -> String?
     var isInputTerminal: Bool
+    var isOutputTerminal: Bool
     var isErrorTerminal: Bool
     var environment: [String: String]
 
     init(
-        output: @escaping (String) -> Bool, error: @escaping (String) -> Void,
+        output: @escaping (String) -> Bool, outputBytes: @escaping ([UInt8]) -> Bool,
+        error: @escaping (String) -> Void,
         readInput: @escaping () -> [UInt8]?, readLine: @escaping () -> String?,
-        isInputTerminal: Bool, isErrorTerminal: Bool, environment: [String: String]
+        isInputTerminal: Bool, isOutputTerminal: Bool, isErrorTerminal: Bool, environment: [String: String]
     ) {
         self.output = output
+        self.outputBytes = outputBytes
+        self.isOutputTerminal = isOutputTerminal
         self.error = error
         self.readInput = readInput
         self.readLine = readLine
@@ -34,10 +40,12 @@ final class Console: @unchecked Sendable {
     static func standard(environment: [String: String]) -> Console {
         Console(
             output: { writeAll($0, to: 1) },
+            outputBytes: { bytes in bytes.withUnsafeBufferPointer { writeAll($0, to: 1) } },
             error: { _ = writeAll($0, to: 2) },
             readInput: { readAll(from: 0) },
             readLine: { Swift.readLine() },
             isInputTerminal: isatty(0) == 1,
+            isOutputTerminal: isatty(1) == 1,
             isErrorTerminal: isatty(2) == 1,
             environment: environment)
     }
@@ -61,17 +69,19 @@ final class Console: @unchecked Sendable {
 
     private static func writeAll(_ text: String, to descriptor: Int32) -> Bool {
         var text = text
-        return text.withUTF8 { buffer in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
+        return text.withUTF8 { writeAll($0, to: descriptor) }
+    }
+
+    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, base + offset, buffer.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
         }
+        return true
     }
 
     private static func readAll(from descriptor: Int32) -> [UInt8]? {
