@@ -51,8 +51,20 @@ extension CommandRunner {
                 "'\(ValueText.shown(key))' is declared as \(declared), not \(explicitType)",
                 exitCode: CommandFailure.dataError)
         }
-        let type = explicitType ?? declared ?? ValueText.inferredType(of: text)
-        let value = try ValueText.parse(text, as: type, key: key)
+        // A stored value keeps its type: `set volume 1` on a double stores 1.0.
+        let stored = explicitType == nil && declared == nil ? try store.storedValue(forKey: key)?.type : nil
+        let type = explicitType ?? declared ?? stored ?? ValueText.inferredType(of: text)
+        let value: PreferenceValue
+        switch Result(catching: { () throws(CommandFailure) -> PreferenceValue in
+            try ValueText.parse(text, as: type, key: key)
+        }) {
+        case .success(let parsed): value = parsed
+        case .failure(let failure):
+            guard stored != nil else { throw failure }
+            throw CommandFailure(
+                "\(failure.message); '\(ValueText.shown(key))' holds a \(type); pass --type to store another type",
+                exitCode: CommandFailure.dataError)
+        }
         try store.setValue(value, forKey: key)
         if globals.isJSON {
             printJSON(JSONShapes.preference(suite: suite, key: key, value: value, isDefault: false))

@@ -41,8 +41,10 @@ enum CommandTable {
         CommandSpec(
             name: "set", abstract: "Store the value of a preference.",
             discussion: """
-                Without --type, the declared type of the key is used, else the type is inferred:
-                true/false is a bool, an integer an int, a decimal a double, anything else a string.
+                Without --type, the declared type of the key is used, else the type of the value
+                already stored, else (a new key) the type is inferred: true/false is a bool, an
+                integer an int, a decimal a double, anything else a string; text that would not
+                read back the same (02134, +1, 1e5, 1.50) stays a string.
                 Pass - as the value to read it from standard input.
                 """,
             arguments: [

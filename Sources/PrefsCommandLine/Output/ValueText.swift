@@ -3,13 +3,29 @@ import PrefsKit
 
 /// How values are typed in and printed by the command line.
 enum ValueText {
-    /// The type `set` infers: true/false is a bool, an integer an int, a decimal a double,
-    /// anything else a string.
+    /// The type `set` infers for a new, undeclared key: true/false is a bool, an integer an
+    /// int, a decimal a double, anything else a string. Text that would not come back the same
+    /// through the number (leading zeros as in a ZIP code, a sign `+`, spaces, exponents,
+    /// trailing zeros after the point, integers out of range) stays a string.
     static func inferredType(of text: String) -> PreferenceType {
         if text == "true" || text == "false" { return .bool }
-        if Int(text) != nil { return .int }
-        if isDecimal(text), let value = Double(text), value.isFinite { return .double }
+        if let integer = Int(text), String(integer) == text { return .int }
+        if isPlainDecimal(text), let value = Double(text), value.isFinite { return .double }
         return .string
+    }
+
+    /// `-?(0|[1-9][0-9]*)\.[0-9]*[1-9]`: a decimal written the one way it reads back.
+    private static func isPlainDecimal(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard let point = bytes.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let whole = bytes[..<point]
+        let fraction = bytes[bytes.index(after: point)...]
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        guard !whole.isEmpty, whole.allSatisfy(isDigit), whole.count == 1 || whole.first != UInt8(ascii: "0"),
+            !fraction.isEmpty, fraction.allSatisfy(isDigit), fraction.last != UInt8(ascii: "0")
+        else { return false }
+        return true
     }
 
     private static func isDecimal(_ text: String) -> Bool {
