@@ -26,9 +26,21 @@ struct CommandRunner {
         switch invocation.command {
         case .help(let path):
             guard CommandTable.helpFormatter.command(at: path) != nil else {
-                throw CommandFailure(
-                    "Unknown command '\(path.joined(separator: " "))'; see 'prefs --help'",
-                    exitCode: CommandFailure.usage)
+                var message = "Unknown command '\(path.joined(separator: " "))'"
+                // The deepest known group, and the name nearest to what was typed under it.
+                var known: [String] = []
+                while known.count < path.count, CommandTable.helpFormatter.command(at: known + [path[known.count]]) != nil {
+                    known.append(path[known.count])
+                }
+                if let group = CommandTable.helpFormatter.command(at: known), known.count < path.count,
+                    let nearest = Suggestion.nearest(
+                        to: path[known.count], among: group.subcommands.flatMap { [$0.name] + $0.aliases })
+                {
+                    message += ". Did you mean 'prefs help \((known + [nearest]).joined(separator: " "))'?"
+                } else {
+                    message += "; see 'prefs --help'"
+                }
+                throw CommandFailure(message, exitCode: CommandFailure.usage)
             }
             console.print(CommandTable.helpFormatter.help(for: path))
         case .version:

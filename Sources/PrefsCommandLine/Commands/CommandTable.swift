@@ -74,6 +74,8 @@ enum CommandTable {
             name: "reset", abstract: "Remove every stored preference of the suite.",
             discussion: "Declarations stay. Asks for confirmation on a terminal; needs --force otherwise.",
             options: [OptionSpec(name: "force", short: "f", kind: .flag, help: "Do not ask for confirmation.")],
+            unexpectedArgumentHint: "reset takes no key (it removes every preference of the suite);"
+                + " to remove one key, use 'prefs delete ARGUMENT'",
             build: { parsed in .reset(force: parsed.flag("force")) }),
         CommandSpec(
             name: "watch", abstract: "Print changes of preferences as they happen, from any process.",

@@ -135,7 +135,9 @@ struct ArgumentParser: Sendable {
             parsed.positionals.count > node.arguments.count
         {
             let extra = parsed.positionals[node.arguments.count]
-            throw UsageError("Unexpected argument '\(extra)'", path: parsed.path)
+            var message = "Unexpected argument '\(extra)'"
+            if let hint = node.unexpectedArgumentHint { message += "; " + hint.replacing("ARGUMENT", with: extra) }
+            throw UsageError(message, path: parsed.path)
         }
     }
 

@@ -19,6 +19,9 @@ struct CommandSpec: Sendable {
     var subcommands: [CommandSpec] = []
     /// The subcommand run when none is given.
     var defaultSubcommand: String? = nil
+    /// What to say when the command is given an argument it does not take (a user who
+    /// meant another command), after "Unexpected argument 'X'".
+    var unexpectedArgumentHint: String? = nil
     /// Builds the command value from what was parsed; nil for a group.
     var build: (@Sendable (ParsedArguments) throws -> Command)? = nil
 
