@@ -209,7 +209,7 @@ extension CommandRunner {
                         + " ('prefs export --format binary-plist > FILE') or name a file",
                     exitCode: CommandFailure.usage)
             }
-            console.outputBytes(bytes)
+            _ = console.outputBytes(bytes)
         }
     }
 

@@ -30,7 +30,7 @@ extension CommandRunner {
         let selection = try database.flatMap {
             try SelectionStore(database: $0).selection(named: Walkthrough.selectionName)
         }
-        let hasViewed = try database.map {
+        let hasViewed = database.map {
             PreferenceStore(database: $0, suite: suite)[Walkthrough.hasViewedWalkthroughKey]
         } ?? false
         let count = pageCount ?? selection?.count ?? 3

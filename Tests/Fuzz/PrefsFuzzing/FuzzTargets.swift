@@ -61,7 +61,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     // In-memory stores for import targets; imports run in transactions, so each failed
     // input leaves them as they were.
-    nonisolated(unsafe) static let scratchDatabase = try? AppDatabase.inMemory()
-    nonisolated(unsafe) static let scratchPreferences = scratchDatabase.map { PreferenceStore(database: $0) }
-    nonisolated(unsafe) static let scratchBookmarks = scratchDatabase.map { BookmarkStore(database: $0) }
+    static let scratchDatabase = try? AppDatabase.inMemory()
+    static let scratchPreferences = scratchDatabase.map { PreferenceStore(database: $0) }
+    static let scratchBookmarks = scratchDatabase.map { BookmarkStore(database: $0) }
 }

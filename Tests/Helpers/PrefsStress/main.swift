@@ -25,7 +25,7 @@ func fail(_ message: String, _ code: Int32) -> Never {
 let store: PreferenceStore
 do {
     store = PreferenceStore(database: try AppDatabase(path: path))
-} catch let error as DatabaseError where error == .busy(path: path) {
+} catch where error == .busy(path: path) {
     fail("\(error)", 75)
 } catch {
     fail("\(error)", 70)
