@@ -57,7 +57,7 @@ import Testing
     @Test func unknownOptionSuggestsTheNearest() {
         #expect(usageError(["get", "k", "--jsno"]) == """
             Error: Unknown option '--jsno'. Did you mean '--json'?
-            Usage: prefs get <key>
+            Usage: prefs get <key> [--default <value>]
               See 'prefs get --help' for more information.
 
             """)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func missingAndExtraArguments() {
-        #expect(usageError(["get"])?.hasPrefix("Error: Missing expected argument '<key>'\nUsage: prefs get <key>\n") == true)
+        #expect(usageError(["get"])?.hasPrefix("Error: Missing expected argument '<key>'\nUsage: prefs get <key> [--default <value>]\n") == true)
         #expect(usageError(["get", "a", "b"])?.hasPrefix("Error: Unexpected argument 'b'\n") == true)
         #expect(usageError(["set", "k", "v", "--type"])?.hasPrefix("Error: Missing value for '--type <type>'\n") == true)
         #expect(usageError(["set", "k", "v", "--type", "color"])?.hasPrefix(

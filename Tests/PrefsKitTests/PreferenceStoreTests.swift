@@ -117,6 +117,27 @@ import Testing
         #expect(store[.hasViewedWalkthrough] == true)
     }
 
+    @Test func renameMovesTheValueAtomicallyAndKeepsHistory() throws {
+        try store.setValue(.string("02134"), forKey: "zip")
+        try store.setValue(.int(3), forKey: "taken")
+        #expect(try store.renameKey("zip", to: "postcode") == .string("02134"))
+        #expect(try store.storedValue(forKey: "zip") == nil)
+        #expect(try store.storedValue(forKey: "postcode") == .string("02134"))
+        let history = try store.history(limit: 10)
+        #expect(history.contains { $0.key == "postcode" && $0.value == .string("02134") && $0.oldValue == nil })
+        #expect(history.contains { $0.key == "zip" && $0.value == nil && $0.oldValue == .string("02134") })
+
+        #expect(throws: PreferenceError.wouldOverwrite(key: "taken")) { try store.renameKey("postcode", to: "taken") }
+        #expect(throws: PreferenceError.noValue(key: "missing")) { try store.renameKey("missing", to: "x") }
+        #expect(try store.storedValue(forKey: "postcode") == .string("02134"))
+        #expect(try store.storedValue(forKey: "taken") == .int(3))
+        try store.renameKey("postcode", to: "taken", overwriting: true)
+        #expect(try store.storedValue(forKey: "taken") == .string("02134"))
+        #expect(try store.storedValue(forKey: "postcode") == nil)
+        // Another process sees it (the file, not this store's cache).
+        #expect(try reopened().storedValue(forKey: "taken") == .string("02134"))
+    }
+
     /// Uncached reads of two suites through one connection, interleaved: the suite kept
     /// bound to the read statement must follow every switch.
     @Test func uncachedReadsFollowTheSuiteOfEachStore() throws {

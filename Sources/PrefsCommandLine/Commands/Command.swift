@@ -5,9 +5,11 @@ enum Command: Equatable, Sendable {
     case help(path: [String])
     case version
     // Preferences
-    case get(key: String)
+    case get(key: String, fallback: String? = nil)
     case set(key: String, value: String, type: PreferenceType?)
     case delete(key: String)
+    case rename(old: String, new: String, force: Bool)
+    case find(pattern: String, isRegex: Bool)
     case list(includeDeclared: Bool)
     case reset(force: Bool)
     case watch(keys: [String])

@@ -9,7 +9,7 @@ import PrefsKit
 #endif
 
 extension CommandRunner {
-    func get(_ key: String) throws {
+    func get(_ key: String, fallback: String? = nil) throws {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
         var value = try store?.storedValue(forKey: key)
         var isDefault = false
@@ -18,6 +18,10 @@ extension CommandRunner {
             let defaultValue = declaration.defaultValue
         {
             value = defaultValue
+            isDefault = true
+        }
+        if value == nil, let fallback {
+            value = .string(fallback)
             isDefault = true
         }
         guard let value else {
@@ -98,6 +102,61 @@ extension CommandRunner {
                 "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
         }
         try store.setValue(nil, forKey: key)
+    }
+
+    func rename(_ old: String, to new: String, force: Bool) throws {
+        try validate(key: old)
+        try validate(key: new)
+        guard let database = try openExistingForWriting() else {
+            throw CommandFailure(
+                "No value for '\(ValueText.shown(old))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+        }
+        let store = PreferenceStore(database: database, suite: suite)
+        let value: PreferenceValue
+        do {
+            value = try store.renameKey(old, to: new, overwriting: force)
+        } catch PreferenceError.noValue {
+            throw CommandFailure(
+                "No value for '\(ValueText.shown(old))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+        } catch PreferenceError.wouldOverwrite {
+            throw CommandFailure(
+                "'\(ValueText.shown(new))' already has a value; pass --force to replace it",
+                exitCode: CommandFailure.usage)
+        }
+        if globals.isJSON {
+            printJSON(JSONShapes.preference(suite: suite, key: new, value: value, isDefault: false))
+        } else {
+            inform("Renamed '\(ValueText.shown(old))' to '\(ValueText.shown(new))'")
+        }
+    }
+
+    func find(_ pattern: String, isRegex: Bool) throws {
+        let matches: (String) -> Bool
+        if isRegex {
+            let regex: Regex<AnyRegexOutput>
+            do {
+                regex = try Regex(pattern)
+            } catch {
+                throw CommandFailure(
+                    "'\(ValueText.shown(pattern))' is not a valid regular expression", exitCode: CommandFailure.usage)
+            }
+            matches = { $0.contains(regex) }
+        } else {
+            matches = { fnmatch(pattern, $0, 0) == 0 }
+        }
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let rows = try (store?.storedValues() ?? [:]).filter { matches($0.key) }.sorted { $0.key < $1.key }
+        guard !rows.isEmpty else {
+            throw CommandFailure(
+                "No key of suite '\(suite)' matches '\(ValueText.shown(pattern))'", exitCode: CommandFailure.notFound)
+        }
+        if globals.isJSON {
+            printJSON(.array(rows.map {
+                JSONShapes.preference(suite: suite, key: $0.key, value: $0.value, isDefault: false)
+            }))
+        } else {
+            console.print(rows.map { "\($0.key)=\(ValueText.plain($0.value))\n" }.joined())
+        }
     }
 
     func list(includeDeclared: Bool) throws {

@@ -45,7 +45,9 @@ struct CommandRunner {
             console.print(CommandTable.helpFormatter.help(for: path))
         case .version:
             console.print("prefs \(PrefsCommand.version)\n")
-        case .get(let key): try get(key)
+        case .get(let key, let fallback): try get(key, fallback: fallback)
+        case .rename(let old, let new, let force): try rename(old, to: new, force: force)
+        case .find(let pattern, let isRegex): try find(pattern, isRegex: isRegex)
         case .set(let key, let value, let type): try set(key, text: value, type: type)
         case .delete(let key): try delete(key)
         case .list(let includeDeclared): try list(includeDeclared: includeDeclared)

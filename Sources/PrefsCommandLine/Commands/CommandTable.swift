@@ -35,9 +35,41 @@ enum CommandTable {
     static let preferenceCommands: [CommandSpec] = [
         CommandSpec(
             name: "get", abstract: "Print the value of a preference.",
-            discussion: "Prints the stored value, else the declared default; exits 1 when there is neither.",
+            discussion: """
+                Prints the stored value, else the declared default, else the --default given;
+                exits 1 when there is none of them.
+                """,
             arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
-            build: { parsed in .get(key: parsed.positionals[0]) }),
+            options: [
+                OptionSpec(
+                    name: "default", kind: .value(name: "value"),
+                    help: "What to print when the key has no value and no declared default.")
+            ],
+            build: { parsed in .get(key: parsed.positionals[0], fallback: parsed.value("default")) }),
+        CommandSpec(
+            name: "rename", aliases: ["mv"], abstract: "Move a stored value to another key.",
+            discussion: """
+                In one transaction, recorded in the history as a set of NEW and a removal of OLD.
+                A value already stored under NEW is kept unless --force is given.
+                """,
+            arguments: [
+                ArgumentSpec(name: "old", help: "The key that holds the value."),
+                ArgumentSpec(name: "new", help: "The key to move it to."),
+            ],
+            options: [OptionSpec(name: "force", short: "f", kind: .flag, help: "Replace a value stored under NEW.")],
+            build: { parsed in
+                .rename(old: parsed.positionals[0], new: parsed.positionals[1], force: parsed.flag("force"))
+            }),
+        CommandSpec(
+            name: "find", abstract: "List the stored preferences whose keys match a pattern.",
+            discussion: """
+                The pattern is a shell glob over the whole key (*, ?, [abc]), or with --regex a
+                regular expression that matches anywhere in the key. Prints as list does; exits 1
+                when no key matches.
+                """,
+            arguments: [ArgumentSpec(name: "pattern", help: "A glob, or a regular expression with --regex.")],
+            options: [OptionSpec(name: "regex", short: "E", kind: .flag, help: "Read the pattern as a regular expression.")],
+            build: { parsed in .find(pattern: parsed.positionals[0], isRegex: parsed.flag("regex")) }),
         CommandSpec(
             name: "set", abstract: "Store the value of a preference.",
             discussion: """

@@ -10,6 +10,10 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
     case coding(key: String, reason: String)
     /// An import file is malformed.
     case malformedImport(String)
+    /// The key has no stored value (a rename of a key that is not there).
+    case noValue(key: String)
+    /// A rename would overwrite the value stored under the new name.
+    case wouldOverwrite(key: String)
 
     public var description: String {
         switch self {
@@ -25,6 +29,10 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
             "Cannot encode or decode '\(key)' as JSON: \(reason)"
         case .malformedImport(let reason):
             "Malformed import: \(reason)"
+        case .noValue(let key):
+            "'\(key)' has no stored value"
+        case .wouldOverwrite(let key):
+            "'\(key)' already has a value"
         }
     }
 }

@@ -155,6 +155,36 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
+    /// Moves the stored value of a key to another name, in one transaction: the history
+    /// records it as a set of the new key and a removal of the old one.
+    ///
+    /// - Parameter overwriting: Replace a value already stored under the new name; without
+    ///   it, that is refused.
+    /// - Returns: The value moved.
+    /// - Throws: ``PreferenceError/noValue(key:)`` when the old key has no stored value,
+    ///   ``PreferenceError/wouldOverwrite(key:)``, ``PreferenceError/typeMismatch(key:declared:given:)``
+    ///   when the new key is declared with another type; ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func renameKey(_ old: String, to new: String, overwriting: Bool = false) throws -> PreferenceValue {
+        try Self.validate(key: old)
+        try Self.validate(key: new)
+        return try database.write { state in
+            guard !state.isEmpty, let value = try state.preferences.value(suite: suite, key: old) else {
+                throw PreferenceError.noValue(key: old)
+            }
+            guard old != new else { return value }
+            if !overwriting, try state.preferences.value(suite: suite, key: new) != nil {
+                throw PreferenceError.wouldOverwrite(key: new)
+            }
+            if let declared = try declarations().first(where: { $0.key == new })?.type, declared != value.type {
+                throw PreferenceError.typeMismatch(key: new, declared: declared, given: value.type)
+            }
+            try write(value, forKey: new, state: state)
+            try write(nil, forKey: old, state: state)
+            return value
+        }
+    }
+
     func write(_ value: PreferenceValue?, forKey key: String, state: DatabaseState) throws {
         if let value {
             try value.validateForStorage(key: key)
