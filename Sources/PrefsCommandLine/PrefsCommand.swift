@@ -47,7 +47,12 @@ public enum PrefsCommand {
         do {
             invocation = try CommandTable.parser.parse(arguments)
         } catch {
-            console.error(CommandTable.helpFormatter.errorText(error))
+            // --json asked for, even on a line that does not parse: the error as JSON.
+            if (arguments.firstIndex(of: "--").map { arguments[..<$0] } ?? arguments[...]).contains("--json") {
+                printJSONError(error.message, code: CommandFailure.usage, console: console)
+            } else {
+                console.error(CommandTable.helpFormatter.errorText(error))
+            }
             return CommandFailure.usage
         }
         do {
@@ -55,8 +60,21 @@ public enum PrefsCommand {
             return 0
         } catch {
             let failure = CommandFailure(error)
-            console.printError(failure.message)
+            if invocation.globals.isJSON {
+                printJSONError(failure.message, code: failure.exitCode, console: console)
+            } else {
+                console.printError(failure.message)
+            }
             return failure.exitCode
         }
+    }
+
+    /// `{"error": {"code": 65, "message": "..."}}` on one line of stderr; the exit code is
+    /// the same as without --json.
+    static func printJSONError(_ message: String, code: Int32, console: Console) {
+        let error: JSONValue = .object([
+            ("error", .object([("code", .number(String(code))), ("message", .string(message))]))
+        ])
+        console.error(error.serialized(.compact) + "\n")
     }
 }

@@ -23,3 +23,32 @@ import Testing
         #expect(result.stderr == stderr)
     }
 }
+
+/// With --json, errors are JSON too, on stderr, with the same exit code.
+@Suite struct JSONErrorTests {
+    @Test(arguments: [
+        (["get", "missing", "--json"], Int32(1),
+         #"{"error":{"code":1,"message":"No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"}}"#),
+        (["--json", "get"], 64, #"{"error":{"code":64,"message":"Missing expected argument '<key>'"}}"#),
+        (["set", "--json", "volume", "0.5", "--type", "color"], 64,
+         #"{"error":{"code":64,"message":"Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'"}}"#),
+    ])
+    func errorsAreJSONWhenJSONIsAskedFor(arguments: [String], status: Int32, stderr: String) throws {
+        let folder = try TemporaryFolder()
+        let result = try runPrefs(["--db", folder.path("prefs.sqlite")] + arguments)
+        #expect(result.status == status)
+        #expect(result.stdout == "")
+        #expect(result.stderr == stderr + "\n")
+    }
+
+    @Test func aBadValueIsJSONWithExit65() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        #expect(try runPrefs(["--db", db, "set", "volume", "0.5"]).status == 0)
+        let result = try runPrefs(["--db", db, "--json", "set", "volume", "loud"])
+        #expect(result.status == 65)
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: [String: Any]]
+        #expect(parsed?["error"]?["code"] as? Int == 65)
+        #expect((parsed?["error"]?["message"] as? String)?.hasPrefix("'loud' is not a valid double") == true)
+    }
+}
