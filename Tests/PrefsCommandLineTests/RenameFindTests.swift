@@ -57,3 +57,37 @@ import Testing
         #expect(try prefs(["get", "missing"]).status == 1)
     }
 }
+
+/// `prefs describe`: the declaration, the stored value and the last change, exact output.
+@Suite struct DescribeTests {
+    @Test func describesDeclaredStoredAndUnknownKeys() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        func prefs(_ arguments: [String]) throws -> ProcessOutput { try runPrefs(["--db", db] + arguments) }
+        #expect(try prefs(["declare", "volume", "--type", "double", "--default", "0.5", "--description", "Output level"]).status == 0)
+        #expect(try prefs(["describe", "volume"]).stdout == """
+            key: volume
+            suite: standard
+            declared type: double
+            default: 0.5
+            description: Output level
+            stored: (none)
+
+            """)
+        #expect(try prefs(["set", "volume", "0.8"]).status == 0)
+        let described = try prefs(["describe", "volume"]).stdout
+        #expect(described.contains("stored: 0.8 (double)\nlast change: "))
+        #expect(described.hasSuffix(" (none) -> 0.8\n"))
+        let json = try prefs(["describe", "volume", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["declared"] as? [String: Any])?["description"] as? String == "Output level")
+        #expect((object?["stored"] as? [String: Any])?["value"] as? Double == 0.8)
+        #expect((object?["lastChange"] as? [String: Any])?["value"] as? Double == 0.8)
+
+        #expect(try prefs(["set", "plain", "x"]).status == 0)
+        #expect(try prefs(["describe", "plain"]).stdout.hasPrefix("key: plain\nsuite: standard\ndeclared: no\nstored: x (string)\n"))
+        let unknown = try prefs(["describe", "nope"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "Error: 'nope' is not declared, stored or in the history of suite 'standard'\n")
+    }
+}

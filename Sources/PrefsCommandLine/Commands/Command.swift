@@ -9,6 +9,7 @@ enum Command: Equatable, Sendable {
     case set(key: String, value: String, type: PreferenceType?)
     case delete(key: String)
     case rename(old: String, new: String, force: Bool)
+    case describe(key: String)
     case find(pattern: String, isRegex: Bool)
     case list(includeDeclared: Bool)
     case reset(force: Bool)

@@ -130,6 +130,38 @@ extension CommandRunner {
         }
     }
 
+    func describe(_ key: String) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        let declaration = try store?.declarations().first { $0.key == key }
+        let stored = try store?.storedValue(forKey: key)
+        let lastChange = try store?.history(forKey: key, limit: 1).first
+        guard declaration != nil || stored != nil || lastChange != nil else {
+            throw CommandFailure(
+                "'\(ValueText.shown(key))' is not declared, stored or in the history of suite '\(suite)'",
+                exitCode: CommandFailure.notFound)
+        }
+        if globals.isJSON {
+            printJSON(JSONShapes.description(
+                suite: suite, key: key, declaration: declaration, stored: stored, lastChange: lastChange))
+            return
+        }
+        var lines = ["key: \(ValueText.shown(key))", "suite: \(suite)"]
+        if let declaration {
+            lines.append("declared type: \(declaration.type)")
+            lines.append("default: \(declaration.defaultValue.map(ValueText.plain) ?? "(none)")")
+            lines.append("description: \(declaration.description ?? "(none)")")
+        } else {
+            lines.append("declared: no")
+        }
+        lines.append("stored: \(stored.map { "\(ValueText.plain($0)) (\($0.type))" } ?? "(none)")")
+        if let lastChange {
+            let old = lastChange.oldValue.map(ValueText.plain) ?? "(none)"
+            let new = lastChange.value.map(ValueText.plain) ?? "(removed)"
+            lines.append("last change: \(ISO8601.string(from: lastChange.changedAt)) \(old) -> \(new)")
+        }
+        console.print(lines.map { $0 + "\n" }.joined())
+    }
+
     func find(_ pattern: String, isRegex: Bool) throws {
         let matches: (String) -> Bool
         if isRegex {

@@ -47,6 +47,7 @@ struct CommandRunner {
             console.print("prefs \(PrefsCommand.version)\n")
         case .get(let key, let fallback): try get(key, fallback: fallback)
         case .rename(let old, let new, let force): try rename(old, to: new, force: force)
+        case .describe(let key): try describe(key)
         case .find(let pattern, let isRegex): try find(pattern, isRegex: isRegex)
         case .set(let key, let value, let type): try set(key, text: value, type: type)
         case .delete(let key): try delete(key)

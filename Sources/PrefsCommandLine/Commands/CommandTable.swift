@@ -47,6 +47,15 @@ enum CommandTable {
             ],
             build: { parsed in .get(key: parsed.positionals[0], fallback: parsed.value("default")) }),
         CommandSpec(
+            name: "describe", abstract: "Show what is known of a key: declaration, stored value, last change.",
+            discussion: """
+                The declared type, default and description (prefs declare), the stored value and
+                its type, and the last change in the history. Exits 1 when the key is neither
+                declared, stored nor in the history.
+                """,
+            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            build: { parsed in .describe(key: parsed.positionals[0]) }),
+        CommandSpec(
             name: "rename", aliases: ["mv"], abstract: "Move a stored value to another key.",
             discussion: """
                 In one transaction, recorded in the history as a set of NEW and a removal of OLD.

@@ -13,6 +13,30 @@ enum JSONShapes {
         ])
     }
 
+    static func description(
+        suite: String, key: String, declaration: PreferenceDeclaration?, stored: PreferenceValue?,
+        lastChange: PreferenceChange?
+    ) -> JSONValue {
+        .object([
+            ("suite", .string(suite)), ("key", .string(key)),
+            (
+                "declared",
+                declaration.map { declaration in
+                    .object([
+                        ("type", .string(declaration.type.rawValue)),
+                        ("default", declaration.defaultValue?.jsonValue ?? .null),
+                        ("description", declaration.description.map(JSONValue.string) ?? .null),
+                    ])
+                } ?? .null
+            ),
+            (
+                "stored",
+                stored.map { .object([("type", .string($0.type.rawValue)), ("value", $0.jsonValue)]) } ?? .null
+            ),
+            ("lastChange", lastChange.map(change) ?? .null),
+        ])
+    }
+
     static func change(_ change: PreferenceChange) -> JSONValue {
         let type = (change.value ?? change.oldValue)?.type.rawValue
         return .object([
