@@ -139,7 +139,7 @@ import Testing
         let cases: [(type: String, input: String, json: String)] = [
             ("bool", "true", "true"), ("int", "-42", "-42"), ("double", "2", "2.0"),
             ("string", "héllo \"q\"", "\"héllo \\\"q\\\"\""), ("url", "https://example.com/a?b=1", "\"https://example.com/a?b=1\""),
-            ("date", "2026-01-31T12:00:00.250Z", "\"2026-01-31T12:00:00.250Z\""),
+            ("date", "2026-01-31T12:00:00.250Z", "\"2026-01-31T12:00:00.250000000Z\""),
             ("data", "AAEC/w==", "\"AAEC/w==\""), ("json", "{\"b\":[1,2],\"a\":null}", "{\"b\": [1, 2], \"a\": null}"),
             ("array", "[1,\"x\",2.5]", "[1, \"x\", 2.5]"), ("dictionary", "{\"k\":true}", "{\"k\": true}"),
         ]

@@ -182,7 +182,20 @@ import Testing
             let text = ISO8601.string(from: date)
             #expect(ISO8601.date(from: text) == date, "\(interval) -> \(text)")
         }
-        #expect(ISO8601.string(from: Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01T00:00:00.000Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01T00:00:00.000000000Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSinceReferenceDate: -0.0000000004)) == "2001-01-01T00:00:00.000000000Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSinceReferenceDate: 59.9999999996)) == "2001-01-01T00:01:00.000000000Z")
+        // Nine digits always, and the same Double back, for dates from 1970-07 to 2001-01 and
+        // from 2001-07 on.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let magnitude = Double.random(in: 1.6e7...3e9, using: &generator)
+            let interval = Bool.random(using: &generator) ? magnitude : -min(magnitude, 9.6e8)
+            let date = Date(timeIntervalSinceReferenceDate: interval)
+            let text = ISO8601.string(from: date)
+            #expect(text.count == "2001-01-01T00:00:00.000000000Z".count, "\(text)")
+            #expect(ISO8601.date(from: text) == date, "\(interval) -> \(text)")
+        }
         #expect(ISO8601.date(from: "2001-01-01T02:00:00+02:00") == Date(timeIntervalSinceReferenceDate: 0))
         #expect(ISO8601.date(from: "2001-02-30T00:00:00Z") == nil)
         #expect(ISO8601.date(from: "yesterday") == nil)

@@ -2,20 +2,37 @@ import FoundationEssentials
 
 /// ISO 8601 dates in UTC with fractional seconds, exact in both directions.
 ///
-/// The fraction is written with as many digits as the `Date`'s `Double` needs to read back
-/// bit for bit (at least three), so a date survives an export and import unchanged:
-/// `2026-11-30T02:27:58.123Z`.
+/// The fraction always has nine digits (nanoseconds), in every output: enough for the
+/// `Date`'s `Double` to read back bit for bit for any date from 2001-07 on and before it
+/// back to 1970-07 (nearer 2001-01-01 a `Double` holds finer fractions than that; such a
+/// date reads back to the nanosecond), so a date survives an export and import unchanged:
+/// `2026-11-30T02:27:58.123000000Z`. Any number of digits is read.
 public enum ISO8601 {
     private static let referenceOffset: Int64 = 978_307_200  // 1970 to 2001 in seconds
 
-    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.fffZ`.
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.fffffffffZ`.
     public static func string(from date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 1e15 else { return "invalid-date" }
-        var (whole, fraction) = splitDecimal(interval)
-        if fraction.count < 3 {
-            fraction += String(repeating: "0", count: 3 - fraction.count)
+        var (whole, shortest) = splitDecimal(interval)
+        // Nine digits, rounded half up (with a carry into the seconds).
+        var digits = Array(shortest.utf8.prefix(10))
+        while digits.count < 10 { digits.append(UInt8(ascii: "0")) }
+        let roundsUp = digits.removeLast() >= UInt8(ascii: "5")
+        if roundsUp {
+            var index = digits.count - 1
+            while index >= 0 {
+                if digits[index] == UInt8(ascii: "9") {
+                    digits[index] = UInt8(ascii: "0")
+                    index -= 1
+                } else {
+                    digits[index] += 1
+                    break
+                }
+            }
+            if index < 0 { whole += 1 }
         }
+        let fraction = String(decoding: digits, as: UTF8.self)
         let unix = whole + referenceOffset
         let days = floorDivide(unix, 86_400)
         let secondOfDay = unix - days * 86_400
@@ -89,9 +106,14 @@ public enum ISO8601 {
     private static func splitDecimal(_ value: Double) -> (Int64, String) {
         let text = "\(value)"
         guard !text.contains("e"), !text.contains("E") else {
-            let whole = value.rounded(.down)
-            let micros = Int64(((value - whole) * 1_000_000).rounded())
-            return (Int64(whole), trimZeros(pad(micros, 6)))
+            // Tiny fractions (or huge values): the nearest nanosecond, carried into the seconds.
+            var whole = value.rounded(.down)
+            var nanos = Int64(((value - whole) * 1_000_000_000).rounded())
+            if nanos >= 1_000_000_000 {
+                whole += 1
+                nanos = 0
+            }
+            return (Int64(whole), trimZeros(pad(nanos, 9)))
         }
         let negative = text.hasPrefix("-")
         let unsigned = negative ? text.dropFirst() : Substring(text)
