@@ -91,3 +91,18 @@ import Testing
         #expect(unknown.stderr == "Error: 'nope' is not declared, stored or in the history of suite 'standard'\n")
     }
 }
+
+/// `-z`: entries end with NUL, key and value split by a newline (as `git config -z`).
+@Suite struct NullSeparatedTests {
+    @Test func listFindAndSuitesEndEntriesWithNUL() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        #expect(try runPrefs(["--db", db, "set", "note", "-"], stdin: "two\nlines").status == 0)
+        #expect(try runPrefs(["--db", db, "set", "a", "1"]).status == 0)
+        #expect(try runPrefs(["--db", db, "list", "-z"]).stdout == "a\n1\0note\ntwo\nlines\0")
+        #expect(try runPrefs(["--db", db, "find", "n*", "--null"]).stdout == "note\ntwo\nlines\0")
+        #expect(try runPrefs(["--db", db, "suites", "-z"]).stdout == "standard\0")
+        // Without it, one line each.
+        #expect(try runPrefs(["--db", db, "list"]).stdout == "a=1\nnote=two\nlines\n")
+    }
+}

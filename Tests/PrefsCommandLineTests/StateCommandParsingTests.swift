@@ -112,7 +112,7 @@ import Testing
         #expect(try command(["reset", "-f"]) == .reset(force: true))
         #expect(try command(["watch", "a", "b"]) == .watch(keys: ["a", "b"]))
         #expect(try command(["history", "k", "-n", "5"]) == .history(key: "k", limit: 5))
-        #expect(try command(["suites"]) == .suites)
+        #expect(try command(["suites"]) == .suites())
         #expect(try command(["declare", "k", "--type", "bool", "--default", "false", "--description", "D"])
                 == .declare(key: "k", type: .bool, defaultValue: "false", description: "D"))
         #expect(try command(["export", "--format", "binary-plist", "out.plist"]) == .export(format: .binaryPlist, file: "out.plist"))

@@ -162,7 +162,7 @@ extension CommandRunner {
         console.print(lines.map { $0 + "\n" }.joined())
     }
 
-    func find(_ pattern: String, isRegex: Bool) throws {
+    func find(_ pattern: String, isRegex: Bool, isNullSeparated: Bool = false) throws {
         let matches: (String) -> Bool
         if isRegex {
             let regex: Regex<AnyRegexOutput>
@@ -187,11 +187,17 @@ extension CommandRunner {
                 JSONShapes.preference(suite: suite, key: $0.key, value: $0.value, isDefault: false)
             }))
         } else {
-            console.print(rows.map { "\($0.key)=\(ValueText.plain($0.value))\n" }.joined())
+            console.print(rows.map { entry(key: $0.key, value: $0.value, isNullSeparated: isNullSeparated) }.joined())
         }
     }
 
-    func list(includeDeclared: Bool) throws {
+    /// One line of list output: `key=value\n`, or with -z `key\nvalue\0`.
+    func entry(key: String, value: PreferenceValue, isDefault: Bool = false, isNullSeparated: Bool) -> String {
+        if isNullSeparated { return "\(key)\n\(ValueText.plain(value))\0" }
+        return "\(key)=\(ValueText.plain(value))" + (isDefault ? " (default)\n" : "\n")
+    }
+
+    func list(includeDeclared: Bool, isNullSeparated: Bool = false) throws {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
         let stored = try store?.storedValues() ?? [:]
         var rows: [(key: String, value: PreferenceValue, isDefault: Bool)] = stored.map {
@@ -213,8 +219,7 @@ extension CommandRunner {
         } else {
             var text = ""
             for row in rows {
-                text += "\(row.key)=\(ValueText.plain(row.value))"
-                text += row.isDefault ? " (default)\n" : "\n"
+                text += entry(key: row.key, value: row.value, isDefault: row.isDefault, isNullSeparated: isNullSeparated)
             }
             console.print(text)
         }
@@ -248,13 +253,13 @@ extension CommandRunner {
         console.print(text)
     }
 
-    func suites() throws {
+    func suites(isNullSeparated: Bool = false) throws {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
         let names = try store?.suites() ?? []
         if globals.isJSON {
             printJSON(.array(names.map(JSONValue.string)))
         } else {
-            console.print(names.map { $0 + "\n" }.joined())
+            console.print(names.map { $0 + (isNullSeparated ? "\0" : "\n") }.joined())
         }
     }
 

@@ -24,6 +24,12 @@ enum CommandTable {
             """,
         subcommands: preferenceCommands + [onboarding, selection, bookmark, doctor, version, completion, help])
 
+    /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that
+    /// values with newlines (or any bytes but NUL) read back safely.
+    static func nullOption(entries: String) -> OptionSpec {
+        OptionSpec(name: "null", short: "z", kind: .flag, help: "End \(entries) with NUL instead of a newline.")
+    }
+
     static let version = CommandSpec(
         name: "version", abstract: "Show the version.", build: { _ in .version })
 
@@ -77,8 +83,13 @@ enum CommandTable {
                 when no key matches.
                 """,
             arguments: [ArgumentSpec(name: "pattern", help: "A glob, or a regular expression with --regex.")],
-            options: [OptionSpec(name: "regex", short: "E", kind: .flag, help: "Read the pattern as a regular expression.")],
-            build: { parsed in .find(pattern: parsed.positionals[0], isRegex: parsed.flag("regex")) }),
+            options: [
+                OptionSpec(name: "regex", short: "E", kind: .flag, help: "Read the pattern as a regular expression."),
+                nullOption(entries: "each entry, with a newline between key and value"),
+            ],
+            build: { parsed in
+                .find(pattern: parsed.positionals[0], isRegex: parsed.flag("regex"), isNullSeparated: parsed.flag("null"))
+            }),
         CommandSpec(
             name: "set", abstract: "Store the value of a preference.",
             discussion: """
@@ -109,8 +120,11 @@ enum CommandTable {
             build: { parsed in .delete(key: parsed.positionals[0]) }),
         CommandSpec(
             name: "list", aliases: ["ls"], abstract: "List the stored preferences of the suite.",
-            options: [OptionSpec(name: "all", short: "a", kind: .flag, help: "Include declared keys that have only a default.")],
-            build: { parsed in .list(includeDeclared: parsed.flag("all")) }),
+            options: [
+                OptionSpec(name: "all", short: "a", kind: .flag, help: "Include declared keys that have only a default."),
+                nullOption(entries: "each entry, with a newline between key and value"),
+            ],
+            build: { parsed in .list(includeDeclared: parsed.flag("all"), isNullSeparated: parsed.flag("null")) }),
         CommandSpec(
             name: "reset", abstract: "Remove every stored preference of the suite.",
             discussion: "Declarations stay. Asks for confirmation on a terminal; needs --force otherwise.",
@@ -132,7 +146,8 @@ enum CommandTable {
             }),
         CommandSpec(
             name: "suites", abstract: "List the suites that hold preferences or declarations.",
-            build: { _ in .suites }),
+            options: [nullOption(entries: "each suite name")],
+            build: { parsed in .suites(isNullSeparated: parsed.flag("null")) }),
         CommandSpec(
             name: "declare", abstract: "Declare a key's type, default and description.",
             discussion: "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
