@@ -52,3 +52,18 @@ import Testing
         #expect((parsed?["error"]?["message"] as? String)?.hasPrefix("'loud' is not a valid double") == true)
     }
 }
+
+/// Options that do not apply are usage errors, never silently ignored.
+@Suite struct InapplicableOptionTests {
+    @Test(arguments: [["bookmark", "list"], ["selection", "list"], ["doctor"], ["bookmark", "search", "x"]])
+    func suiteIsRefusedWhereThereAreNoSuites(command: [String]) throws {
+        let folder = try TemporaryFolder()
+        let result = try runPrefs(["--db", folder.path("prefs.sqlite"), "--suite", "other"] + command)
+        #expect(result.status == 64)
+        #expect(result.stderr == "Error: --suite does not apply to 'prefs \(command.prefix(2).joined(separator: " "))':"
+            + " only preferences (and the onboarding flag) are kept per suite\n")
+        // The environment's suite is a default, not an option: no error.
+        let fromEnvironment = try runPrefs(["--db", folder.path("prefs.sqlite")] + command, environment: ["PREFS_SUITE": "other"])
+        #expect(fromEnvironment.status != 64, "\(fromEnvironment.stderr)")
+    }
+}

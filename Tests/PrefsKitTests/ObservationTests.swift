@@ -12,6 +12,8 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
     var all: [Element] { lock.withLock { items } }
 
     /// Waits until the condition holds or the time is up; true when it held.
+    /// (Generous deadlines: on a 2-core machine the task that collects may wait for a
+    /// thread while synchronous suites, such as the power-cut trials, hold the pool.)
     func wait(upTo seconds: Double, until condition: ([Element]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -37,10 +39,10 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
         let seen = Collected<Bool>()
         let task = Task { [store] in for await value in store.values(for: .hasViewedWalkthrough) { seen.append(value) } }
         defer { task.cancel() }
-        #expect(await seen.wait(upTo: 2) { $0 == [false] })
+        #expect(await seen.wait(upTo: 10) { $0 == [false] })
         try store.set(true, for: .hasViewedWalkthrough)
         try store.removeValue(for: .hasViewedWalkthrough)
-        #expect(await seen.wait(upTo: 2) { $0 == [false, true, false] })
+        #expect(await seen.wait(upTo: 10) { $0 == [false, true, false] })
     }
 
     @Test func suiteObserverHearsChangesPrunedBeforeItLooked() async throws {
@@ -59,7 +61,7 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
             try edit.setValue(.int(1), forKey: "kept")  // the same value: no change
             try edit.setValue(nil, forKey: "removed")
         }
-        #expect(await seen.wait(upTo: 2) { $0.count >= 3 })
+        #expect(await seen.wait(upTo: 10) { $0.count >= 3 })
         try await Task.sleep(for: .milliseconds(50))
         #expect(seen.all.map(\.key) == ["a", "b", "removed"])
         #expect(seen.all.map(\.value) == [.int(10), .string("b"), nil])
@@ -67,7 +69,7 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
 
         // Without a gap again, changes arrive one by one as before.
         try writer.setValue(.int(11), forKey: "a")
-        #expect(await seen.wait(upTo: 2) { $0.count == 4 })
+        #expect(await seen.wait(upTo: 10) { $0.count == 4 })
         #expect(seen.all.last?.oldValue == .int(10))
     }
 
@@ -83,7 +85,7 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
             try edit.set(3, for: .launchCount)
             try edit.set("x", for: .nickname)
         }
-        #expect(await seen.wait(upTo: 2) { $0.count == 3 })
+        #expect(await seen.wait(upTo: 10) { $0.count == 3 })
         #expect(seen.all.map(\.key) == ["launchCount", "launchCount", "nickname"])
         #expect(seen.all.map(\.value) == [.int(2), .int(3), .string("x")])
         #expect(seen.all.map(\.oldValue) == [nil, .int(2), nil])
@@ -99,7 +101,7 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
             values.cancel()
             all.cancel()
         }
-        #expect(await seen.wait(upTo: 2) { $0 == [0] })
+        #expect(await seen.wait(upTo: 10) { $0 == [0] })
 
         let result = try runPrefs(["--db", path, "set", "launchCount", "41"])
         #expect(result.status == 0, "\(result.stderr)")

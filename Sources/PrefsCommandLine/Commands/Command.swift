@@ -43,6 +43,31 @@ enum Command: Equatable, Sendable {
     case completion(shell: Shell)
 }
 
+extension Command {
+    /// The command's name when it has nothing to do with suites (`--suite` is refused there).
+    var nameIfSuiteless: String? {
+        switch self {
+        case .selectionList: "selection list"
+        case .selectionGet: "selection get"
+        case .selectionSet: "selection set"
+        case .selectionNext: "selection next"
+        case .selectionPrevious: "selection previous"
+        case .selectionClear: "selection clear"
+        case .bookmarkAdd: "bookmark add"
+        case .bookmarkRemove: "bookmark remove"
+        case .bookmarkToggle: "bookmark toggle"
+        case .bookmarkList: "bookmark list"
+        case .bookmarkSearch: "bookmark search"
+        case .bookmarkMove: "bookmark move"
+        case .bookmarkImport: "bookmark import"
+        case .bookmarkExport: "bookmark export"
+        case .doctor: "doctor"
+        case .completion: "completion"
+        default: nil
+        }
+    }
+}
+
 /// What `prefs onboarding` does.
 enum OnboardingAction: String, CaseIterable, Sendable {
     case status, next, skip, reset

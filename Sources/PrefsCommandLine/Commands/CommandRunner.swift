@@ -23,6 +23,12 @@ struct CommandRunner {
         if let suite = globals.suite, suite.isEmpty || suite.utf8.contains(0) {
             throw CommandFailure("The suite name cannot be empty", exitCode: CommandFailure.usage)
         }
+        if globals.suite != nil, let name = invocation.command.nameIfSuiteless {
+            throw CommandFailure(
+                "--suite does not apply to 'prefs \(name)': only preferences (and the onboarding flag)"
+                    + " are kept per suite",
+                exitCode: CommandFailure.usage)
+        }
         switch invocation.command {
         case .help(let path):
             guard CommandTable.helpFormatter.command(at: path) != nil else {
