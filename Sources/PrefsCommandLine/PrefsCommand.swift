@@ -16,7 +16,7 @@ public enum PrefsCommand {
     ///
     /// - Returns: The process exit code (sysexits).
     public static func run(_ arguments: [String]) -> Int32 {
-        let console = Console.standard(environment: DatabaseLocation.processEnvironment())
+        let console = Console.standard()
         // CommandLine.arguments repairs invalid UTF-8 with U+FFFD, which would quietly
         // turn a key into another; check the raw bytes first.
         for index in 1..<Int(CommandLine.argc) {

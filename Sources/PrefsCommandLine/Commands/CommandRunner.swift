@@ -9,13 +9,13 @@ struct CommandRunner {
 
     /// The database path: `--db`, else `$PREFS_DB`, else the default location.
     var databasePath: String {
-        globals.databasePath ?? DatabaseLocation.defaultPath(environment: console.environment)
+        globals.databasePath ?? DatabaseLocation.defaultPath(variable: console.variable)
     }
 
     /// The suite: `--suite`, else `$PREFS_SUITE`, else `standard`.
     var suite: String {
         if let suite = globals.suite { return suite }
-        if let suite = console.environment["PREFS_SUITE"], !suite.isEmpty { return suite }
+        if let suite = console.variable("PREFS_SUITE"), !suite.isEmpty { return suite }
         return PreferenceStore.standardSuite
     }
 

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -17,13 +19,14 @@ final class Console: @unchecked Sendable {
     var isInputTerminal: Bool
     var isOutputTerminal: Bool
     var isErrorTerminal: Bool
-    var environment: [String: String]
+    /// Reads an environment variable (the process's with `getenv`; a table in tests).
+    var variable: (String) -> String?
 
     init(
         output: @escaping (String) -> Bool, outputBytes: @escaping ([UInt8]) -> Bool,
         error: @escaping (String) -> Void,
         readInput: @escaping () -> [UInt8]?, readLine: @escaping () -> String?,
-        isInputTerminal: Bool, isOutputTerminal: Bool, isErrorTerminal: Bool, environment: [String: String]
+        isInputTerminal: Bool, isOutputTerminal: Bool, isErrorTerminal: Bool, variable: @escaping (String) -> String?
     ) {
         self.output = output
         self.outputBytes = outputBytes
@@ -33,11 +36,11 @@ final class Console: @unchecked Sendable {
         self.readLine = readLine
         self.isInputTerminal = isInputTerminal
         self.isErrorTerminal = isErrorTerminal
-        self.environment = environment
+        self.variable = variable
     }
 
     /// The process's standard input, output and error.
-    static func standard(environment: [String: String]) -> Console {
+    static func standard() -> Console {
         Console(
             output: { writeAll($0, to: 1) },
             outputBytes: { bytes in bytes.withUnsafeBufferPointer { writeAll($0, to: 1) } },
@@ -47,12 +50,12 @@ final class Console: @unchecked Sendable {
             isInputTerminal: isatty(0) == 1,
             isOutputTerminal: isatty(1) == 1,
             isErrorTerminal: isatty(2) == 1,
-            environment: environment)
+            variable: DatabaseLocation.variable)
     }
 
     /// Whether messages on stderr may use color: on a terminal, unless `NO_COLOR` is set to
     /// something (an empty `NO_COLOR` counts as unset, as no-color.org asks).
-    var usesColor: Bool { isErrorTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
+    var usesColor: Bool { isErrorTerminal && (variable("NO_COLOR") ?? "").isEmpty }
 
     /// Writes data to stdout; false when stdout is closed.
     @discardableResult

@@ -9,32 +9,29 @@ public enum DatabaseLocation {
     /// The default path: `$PREFS_DB`, else `$XDG_DATA_HOME/prefs/prefs.sqlite`, else
     /// `~/.local/share/prefs/prefs.sqlite` (`~/Library/Application Support/prefs/` on macOS).
     ///
-    /// - Parameter environment: The environment to read; the process's by default.
-    public static func defaultPath(environment: [String: String] = processEnvironment()) -> String {
-        if let path = environment["PREFS_DB"], !path.isEmpty { return path }
+    /// - Parameter environment: The environment to read.
+    public static func defaultPath(environment: [String: String]) -> String {
+        defaultPath { environment[$0] }
+    }
+
+    /// The same, reading each variable with `variable` (the process's, by `getenv`, unless
+    /// told otherwise: no dictionary of the whole environment is built).
+    public static func defaultPath(variable: (String) -> String? = DatabaseLocation.variable) -> String {
+        if let path = variable("PREFS_DB"), !path.isEmpty { return path }
         #if os(macOS)
-            let home = environment["HOME"] ?? ""
+            let home = variable("HOME") ?? ""
             return home + "/Library/Application Support/prefs/prefs.sqlite"
         #else
-            if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            if let dataHome = variable("XDG_DATA_HOME"), dataHome.hasPrefix("/") {
                 return dataHome + "/prefs/prefs.sqlite"
             }
-            let home = environment["HOME"] ?? ""
+            let home = variable("HOME") ?? ""
             return home + "/.local/share/prefs/prefs.sqlite"
         #endif
     }
 
-    /// The process environment as a dictionary.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
+    /// One variable of the process environment, nil when unset.
+    public static func variable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 }

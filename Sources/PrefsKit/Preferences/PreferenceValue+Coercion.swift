@@ -61,7 +61,7 @@ extension PreferenceValue {
         case .string(let path):
             var expanded = path
             if path == "~" || path.hasPrefix("~/") {
-                let home = DatabaseLocation.processEnvironment()["HOME"] ?? ""
+                let home = DatabaseLocation.variable("HOME") ?? ""
                 expanded = home + path.dropFirst()
             }
             return URL(filePath: expanded)
