@@ -149,6 +149,8 @@ import Testing
             try? FileManager.default.removeItem(atPath: path + "-wal")
             try? FileManager.default.removeItem(atPath: path + "-shm")
         }
-        print("corrupted copies: \(copies), exit codes \(outcomes.sorted { $0.key < $1.key })")
+        Reliability.report(
+            "corrupted copies: \(copies), exit codes "
+                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
     }
 }

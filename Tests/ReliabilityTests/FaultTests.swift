@@ -34,7 +34,7 @@ import Testing
         // A 512 KB tmpfs in a private mount namespace; skipped where namespaces are not allowed.
         let probe = try Reliability.shell("unshare -m --propagation private true")
         guard probe.status == 0 else {
-            print("skipped: unshare -m is not allowed here (\(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            Reliability.report("skipped: unshare -m is not allowed here (\(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
             return
         }
         let mountPoint = folder.path("small")
@@ -79,7 +79,7 @@ import Testing
     @Test(arguments: ["file", "folder", "both"])
     func readOnlyDatabaseAnswersReadsAndRefusesWrites(what: String) throws {
         guard getuid() == 0 else {
-            print("skipped: needs root to drop to nobody")
+            Reliability.report("skipped: needs root to drop to nobody")
             return
         }
         let shared = folder.path("shared")

@@ -216,8 +216,8 @@ import Testing
                 if failed > 5 { break }
             }
         }
-        FileHandle.standardError.write(Data(
-            "power cut, synchronous=FULL: \(Self.fullCuts) cuts, \(confirmed) confirmed writes, \(failed) trials with a write lost or a file damaged\n".utf8))
+        Reliability.report(
+            "power cut, synchronous=FULL: \(Self.fullCuts) cuts, \(confirmed) confirmed writes, \(failed) trials with a write lost or a file damaged")
         #expect(failed == 0)
     }
 
@@ -239,8 +239,8 @@ import Testing
                 if damaged > 5 { break }
             }
         }
-        FileHandle.standardError.write(Data(
-            "power cut, synchronous=NORMAL: \(Self.normalCuts) cuts, \(confirmed) confirmed writes, \(lost) lost, \(damaged) damaged files\n".utf8))
+        Reliability.report(
+            "power cut, synchronous=NORMAL: \(Self.normalCuts) cuts, \(confirmed) confirmed writes, \(lost) lost, \(damaged) damaged files")
         #expect(damaged == 0)
     }
 
@@ -305,8 +305,8 @@ import Testing
             }
         }
         let summary = outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        FileHandle.standardError.write(Data(
-            "power cut during first start: \(Self.firstStartCuts) cuts, \(operations) operations in a start; \(summary)\n".utf8))
+        Reliability.report(
+            "power cut during first start: \(Self.firstStartCuts) cuts, \(operations) operations in a start; \(summary)")
         #expect(failed == 0)
     }
 
@@ -359,8 +359,8 @@ import Testing
             let check = try Self.check(path, against: ledger, allowsLoss: false)
             #expect(check.problems.isEmpty, "seed \(seed): \(check.problems)")
         }
-        FileHandle.standardError.write(Data(
-            "I/O error (\(["write", "fsync", "ftruncate"][Int(kind)]), \(error == EIO ? "EIO" : "ENOSPC")): \(trials) trials, \(injected) errors injected, \(reported) reported\n".utf8))
+        Reliability.report(
+            "I/O error (\(["write", "fsync", "ftruncate"][Int(kind)]), \(error == EIO ? "EIO" : "ENOSPC")): \(trials) trials, \(injected) errors injected, \(reported) reported")
     }
 
     @Test func theCommandLineExits74OnAnIOErrorAndKeepsWhatWasThere() throws {

@@ -7,6 +7,13 @@ import TestSupport
 enum Reliability {
     static var isLong: Bool { ProcessInfo.processInfo.environment["PREFS_RELIABILITY_LONG"] == "1" }
 
+    /// Writes a line of figures to stderr when PREFS_RELIABILITY_REPORT=1 (what
+    /// `Tests/reliability` sets); plain `swift test` prints only the runner's lines.
+    static func report(_ line: String) {
+        guard ProcessInfo.processInfo.environment["PREFS_RELIABILITY_REPORT"] == "1" else { return }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     /// The built `prefs-stress` helper, next to `prefs`.
     static var stressExecutable: URL {
         prefsExecutable().deletingLastPathComponent().appendingPathComponent("prefs-stress")
