@@ -415,5 +415,12 @@ import Testing
         #expect(try complete(["prefs", "selection", "n"]) == "next\n")
         #expect(try complete(["prefs", "set", "k", "v", "--type", "d"]) == "double date data dictionary\n")
         #expect(try complete(["prefs", "--suite", "x", "bookmark", "list", "--so"]) == "--sort\n")
+        // Each command's own values: the formats that command accepts, shells, help topics.
+        #expect(try complete(["prefs", "export", "--format", ""]) == "json plist binary-plist\n")
+        #expect(try complete(["prefs", "bookmark", "export", "--format", ""]) == "json html\n")
+        #expect(try complete(["prefs", "bookmark", "import", "--format", ""]) == "json html chromium firefox safari\n")
+        #expect(try complete(["prefs", "completion", "f"]) == "fish\n")
+        #expect(try complete(["prefs", "help", "ren"]) == "rename\n")
+        #expect(try complete(["prefs", "help", "bookmark", "im"]) == "import\n")
     }
 }

@@ -249,7 +249,7 @@ extension CommandTable {
     static let completion = CommandSpec(
         name: "completion", abstract: "Print a shell completion script.",
         discussion: "bash: prefs completion bash > ~/.local/share/bash-completion/completions/prefs",
-        arguments: [ArgumentSpec(name: "shell", help: "bash, zsh or fish.")],
+        arguments: [ArgumentSpec(name: "shell", help: "bash, zsh or fish.", completions: Shell.allCases.map(\.rawValue))],
         build: { parsed in
             guard let shell = Shell(rawValue: parsed.positionals[0]) else {
                 throw UsageError(

@@ -33,9 +33,17 @@ enum CommandTable {
     static let version = CommandSpec(
         name: "version", abstract: "Show the version.", build: { _ in .version })
 
+    /// The top-level command names, for completing `prefs help`.
+    static let helpTopics =
+        preferenceCommands.map(\.name) + [onboarding, selection, bookmark, doctor, version, completion].map(\.name)
+
     static let help = CommandSpec(
         name: "help", abstract: "Show help for a command.",
-        arguments: [ArgumentSpec(name: "command", help: "The command to explain.", isOptional: true, isRepeating: true)],
+        arguments: [
+            ArgumentSpec(
+                name: "command", help: "The command to explain.", isOptional: true, isRepeating: true,
+                completions: helpTopics)
+        ],
         build: { parsed in .help(path: parsed.positionals) })
 
     static let preferenceCommands: [CommandSpec] = [

@@ -32,7 +32,7 @@ struct CompletionScript {
     }
 
     private func words(for spec: CommandSpec) -> [String] {
-        let names = spec.subcommands.map(\.name)
+        let names = spec.subcommands.map(\.name) + spec.arguments.flatMap(\.completions)
         let options = (spec.options + CommandTable.globalOptions).map { "--" + $0.name }
         return names + options + ["--help"]
     }
@@ -63,14 +63,16 @@ struct CompletionScript {
                     --db) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 
             """
-        var choices: [String: [String]] = [:]
-        for (_, spec) in commands {
+        script += "    esac\n"
+        // An option's values are those of that command's option (export and bookmark export
+        // take different formats).
+        script += "    case \"$path:$prev\" in\n"
+        for (path, spec) in commands {
+            let key = path.isEmpty ? "" : "/" + path.joined(separator: "/")
             for option in spec.options where !option.completions.isEmpty {
-                choices["--" + option.name] = option.completions
+                let values = option.completions.joined(separator: " ")
+                script += "        \"\(key):--\(option.name)\") COMPREPLY=($(compgen -W \"\(values)\" -- \"$cur\")); return ;;\n"
             }
-        }
-        for (name, values) in choices.sorted(by: { $0.key < $1.key }) {
-            script += "        \(name)) COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\")); return ;;\n"
         }
         script += "    esac\n    local words\n    case \"$path\" in\n"
         for (path, spec) in commands {

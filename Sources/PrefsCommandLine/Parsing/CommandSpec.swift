@@ -38,6 +38,8 @@ struct ArgumentSpec: Sendable {
     var isOptional = false
     /// Takes every remaining positional value.
     var isRepeating = false
+    /// Values offered by shell completion.
+    var completions: [String] = []
 
     var usage: String {
         let base = "<\(name)>" + (isRepeating ? " ..." : "")
