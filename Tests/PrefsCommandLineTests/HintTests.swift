@@ -67,3 +67,25 @@ import Testing
         #expect(fromEnvironment.status != 64, "\(fromEnvironment.stderr)")
     }
 }
+
+/// Commands that printed nothing (or only a message) print a JSON document with --json.
+@Suite struct JSONEverywhereTests {
+    @Test func quietCommandsAnswerInJSON() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        func json(_ arguments: [String]) throws -> String {
+            let result = try runPrefs(["--db", db, "--json"] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.filter { !$0.isWhitespace }
+        }
+        #expect(try runPrefs(["--db", db, "set", "a", "1"]).status == 0)
+        #expect(try json(["delete", "a"]) == #"{"suite":"standard","key":"a","removed":true}"#)
+        #expect(try json(["declare", "b", "--type", "int", "--default", "3"])
+            == #"{"suite":"standard","key":"b","type":"int","default":3,"description":null}"#)
+        #expect(try runPrefs(["--db", db, "set", "c", "x"]).status == 0)
+        #expect(try json(["reset", "--force"]) == #"{"suite":"standard","removed":1}"#)
+        #expect(try runPrefs(["--db", db, "bookmark", "add", "trip", "x", "--title", "X"]).status == 0)
+        #expect(try json(["bookmark", "remove", "trip", "x"]) == #"{"kind":"trip","itemID":"x","removed":true}"#)
+        #expect(try json(["version"]) == #"{"version":"0.1.0"}"#)
+    }
+}

@@ -22,6 +22,13 @@ extension CommandRunner {
                 throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
             }
         }
+        if globals.isJSON {
+            switch reference {
+            case .id(let id): printJSON(.object([("id", .number(String(id))), ("removed", .bool(true))]))
+            case .item(let kind, let itemID):
+                printJSON(.object([("kind", .string(kind)), ("itemID", .string(itemID)), ("removed", .bool(true))]))
+            }
+        }
     }
 
     func toggleBookmark(_ draft: BookmarkDraft) throws {

@@ -102,6 +102,9 @@ extension CommandRunner {
                 "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
         }
         try store.setValue(nil, forKey: key)
+        if globals.isJSON {
+            printJSON(.object([("suite", .string(suite)), ("key", .string(key)), ("removed", .bool(true))]))
+        }
     }
 
     func rename(_ old: String, to new: String, force: Bool) throws {
@@ -227,6 +230,7 @@ extension CommandRunner {
 
     func reset(force: Bool) throws {
         guard let database = try openExistingForWriting() else {
+            if globals.isJSON { printJSON(.object([("suite", .string(suite)), ("removed", .number("0"))])) }
             inform("Nothing to reset: no database at '\(databasePath)'")
             return
         }
@@ -234,6 +238,7 @@ extension CommandRunner {
         try confirm(
             "Remove every preference of suite '\(suite)'?", force: force, flagHint: "--force")
         let count = try store.removeAll()
+        if globals.isJSON { printJSON(.object([("suite", .string(suite)), ("removed", .number(String(count)))])) }
         inform("Removed \(count) preference\(count == 1 ? "" : "s") from suite '\(suite)'")
     }
 
@@ -276,6 +281,13 @@ extension CommandRunner {
         }
         try store.declare(
             PreferenceDeclaration(key: key, type: type, defaultValue: defaultValue, description: description))
+        if globals.isJSON {
+            printJSON(.object([
+                ("suite", .string(suite)), ("key", .string(key)), ("type", .string(type.rawValue)),
+                ("default", defaultValue?.jsonValue ?? .null),
+                ("description", description.map(JSONValue.string) ?? .null),
+            ]))
+        }
     }
 
     func export(format: InterchangeFormat, to file: String?) throws {

@@ -50,7 +50,11 @@ struct CommandRunner {
             }
             console.print(CommandTable.helpFormatter.help(for: path))
         case .version:
-            console.print("prefs \(PrefsCommand.version)\n")
+            if globals.isJSON {
+                printJSON(.object([("version", .string(PrefsCommand.version))]))
+            } else {
+                console.print("prefs \(PrefsCommand.version)\n")
+            }
         case .get(let key, let fallback): try get(key, fallback: fallback)
         case .rename(let old, let new, let force): try rename(old, to: new, force: force)
         case .describe(let key): try describe(key)
