@@ -423,4 +423,41 @@ import Testing
         #expect(try complete(["prefs", "help", "ren"]) == "rename\n")
         #expect(try complete(["prefs", "help", "bookmark", "im"]) == "import\n")
     }
+
+    /// The same cases through the real zsh (bashcompinit) and fish, where installed
+    /// (`.ci/run` installs both).
+    @Test(arguments: ["zsh", "fish"])
+    func zshAndFishCompleteTheSameWay(shell: String) throws {
+        let executable = "/usr/bin/\(shell)"
+        guard FileManager.default.isExecutableFile(atPath: executable) else { return }
+        let scriptFile = folder.path("prefs.\(shell)")
+        try prefs("completion", shell).stdout.write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        func complete(_ words: [String]) throws -> [String] {
+            let arguments: [String]
+            if shell == "zsh" {
+                let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+                arguments = [
+                    "-f", "-c",
+                    "source '\(scriptFile)'; setopt ksharrays; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1);"
+                        + " _prefs; print -rl -- \"${COMPREPLY[@]}\"",
+                ]
+            } else {
+                arguments = ["-c", "source '\(scriptFile)'; complete -C'\(words.joined(separator: " "))'"]
+            }
+            let result = try runProcess(URL(fileURLWithPath: executable), arguments)
+            #expect(result.stderr == "", "\(shell): \(result.stderr)")
+            let candidates = result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+            // zsh matches the candidates against the word itself (its compgen offers them all).
+            let typed = words.last ?? ""
+            return candidates.filter { $0.hasPrefix(typed) }.sorted()
+        }
+        #expect(try complete(["prefs", "export", "--format", ""]) == ["binary-plist", "json", "plist"])
+        #expect(try complete(["prefs", "bookmark", "export", "--format", ""]) == ["html", "json"])
+        #expect(try complete(["prefs", "bookmark", "import", "--format", ""]) == ["chromium", "firefox", "html", "json", "safari"])
+        #expect(try complete(["prefs", "completion", "f"]) == ["fish"])
+        #expect(try complete(["prefs", "sel"]) == ["selection"])
+        #expect(try complete(["prefs", "selection", "n"]) == ["next"])
+        #expect(try complete(["prefs", "set", "k", "v", "--type", "d"]) == ["data", "date", "dictionary", "double"])
+        #expect(try complete(["prefs", "--db", "x", "bookmark", "list", "--so"]) == ["--sort"])
+    }
 }
