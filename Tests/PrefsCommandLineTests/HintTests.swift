@@ -9,6 +9,16 @@ import Testing
         (["help", "bookmark", "lsit"], "Error: Unknown command 'bookmark lsit'. Did you mean 'prefs help bookmark list'?\n"),
         (["help", "zzzzzz"], "Error: Unknown command 'zzzzzz'; see 'prefs --help'\n"),
         (
+            ["add", "trip", "x"],
+            "Error: Unknown command 'add'. Did you mean 'prefs bookmark add'?\nUsage: prefs <subcommand>\n"
+                + "  See 'prefs --help' for more information.\n"
+        ),
+        (
+            ["next", "carousel"],
+            "Error: Unknown command 'next'. Did you mean 'prefs onboarding next' or 'prefs selection next'?\n"
+                + "Usage: prefs <subcommand>\n  See 'prefs --help' for more information.\n"
+        ),
+        (
             ["reset", "volume"],
             "Error: Unexpected argument 'volume'; reset takes no key (it removes every preference of the suite);"
                 + " to remove one key, use 'prefs delete volume'\nUsage: prefs reset [--force]\n"

@@ -152,7 +152,12 @@ struct ArgumentParser: Sendable {
     private func unknownCommand(_ name: String, in node: CommandSpec, path: [String]) -> UsageError {
         var message = "Unknown command '\(name)'"
         let names = node.subcommands.flatMap { [$0.name] + $0.aliases }
-        if let suggestion = Suggestion.nearest(to: name, among: names) {
+        // A verb of another group, typed without it (`prefs add` for `prefs bookmark add`).
+        let groups = node.subcommands.filter { group in group.subcommands.contains { $0.name == name } }
+        if !groups.isEmpty {
+            let prefix = (["prefs"] + path).joined(separator: " ")
+            message += ". Did you mean " + groups.map { "'\(prefix) \($0.name) \(name)'" }.joined(separator: " or ") + "?"
+        } else if let suggestion = Suggestion.nearest(to: name, among: names) {
             message += ". Did you mean '\(suggestion)'?"
         }
         return UsageError(message, path: path)
