@@ -65,6 +65,16 @@ import Testing
 
 /// Options that do not apply are usage errors, never silently ignored.
 @Suite struct InapplicableOptionTests {
+    @Test func jsonIsRefusedWhereThereIsNoJSON() throws {
+        let folder = try TemporaryFolder()
+        let completion = try runPrefs(["--db", folder.path("prefs.sqlite"), "completion", "bash", "--json"])
+        #expect(completion.status == 64)
+        #expect(completion.stderr == #"{"error":{"code":64,"message":"--json does not apply to 'prefs completion'"}}"# + "\n")
+        let help = try runPrefs(["--db", folder.path("prefs.sqlite"), "help", "get", "--json"])
+        #expect(help.status == 64)
+        #expect(help.stdout == "")
+    }
+
     @Test(arguments: [["bookmark", "list"], ["selection", "list"], ["doctor"], ["bookmark", "search", "x"]])
     func suiteIsRefusedWhereThereAreNoSuites(command: [String]) throws {
         let folder = try TemporaryFolder()

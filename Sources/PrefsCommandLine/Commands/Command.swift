@@ -44,6 +44,11 @@ enum Command: Equatable, Sendable {
 }
 
 extension Command {
+    var isHelp: Bool {
+        if case .help = self { return true }
+        return false
+    }
+
     /// The command's name when it has nothing to do with suites (`--suite` is refused there).
     var nameIfSuiteless: String? {
         switch self {

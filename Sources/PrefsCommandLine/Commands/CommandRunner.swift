@@ -30,6 +30,17 @@ struct CommandRunner {
                 exitCode: CommandFailure.usage)
         }
         switch invocation.command {
+        case .completion, .help:
+            // Their output is a script or help text; there is no JSON form to give.
+            if globals.isJSON {
+                throw CommandFailure(
+                    "--json does not apply to 'prefs \(invocation.command.isHelp ? "help" : "completion")'",
+                    exitCode: CommandFailure.usage)
+            }
+        default:
+            break
+        }
+        switch invocation.command {
         case .help(let path):
             guard CommandTable.helpFormatter.command(at: path) != nil else {
                 var message = "Unknown command '\(path.joined(separator: " "))'"
