@@ -66,16 +66,7 @@ enum OperationCounter {
         case "import", "read-html":
             // A browser's file of `count` links in 20 folders, read before the count starts:
             // what storing an import costs per link, against raw C's insert.
-            var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"
-            for folder in 0..<20 {
-                text += "<DT><H3>category\(folder)</H3>\n<DL><p>\n"
-                for i in stride(from: folder, to: count, by: 20) {
-                    text += "<DT><A HREF=\"https://example.com/m\(i)\" ADD_DATE=\"1700000000\""
-                        + " TAGS=\"featured,watchlist\">Movie m\(i)</A>\n"
-                }
-                text += "</DL><p>\n"
-            }
-            let bytes = Array((text + "</DL><p>\n").utf8)
+            let bytes = Array(Workloads.bookmarkFile(links: count, prefix: "m").utf8)
             if kind == "read-html" {
                 try counted { sink += try NetscapeBookmarkFile.document(reading: bytes).links.count }
             } else {

@@ -252,16 +252,7 @@ struct Workloads {
         var round = 0
         var files: [String] = []
         for round in 1...(quick ? 3 : 6) {
-            var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n"
-            for folder in 0..<20 {
-                text += "    <DT><H3>category\(folder)</H3>\n    <DL><p>\n"
-                for i in stride(from: folder, to: count, by: 20) {
-                    text += "        <DT><A HREF=\"https://example.com/r\(round)-\(i)\" ADD_DATE=\"1700000000\""
-                        + " TAGS=\"featured,watchlist\">Movie r\(round)-\(i)</A>\n"
-                }
-                text += "    </DL><p>\n"
-            }
-            files.append(text + "</DL><p>\n")
+            files.append(Self.bookmarkFile(links: count, prefix: "r\(round)-"))
         }
         // The same files read beforehand, to time storing alone, in a database of its own.
         let (storeDatabase, _) = try freshDatabase("import-store")
@@ -295,6 +286,21 @@ struct Workloads {
                     }
                 },
             ])
+    }
+
+    /// A browser's bookmark file: `links` links in 20 folders named category0..., two tags
+    /// each, URLs and titles made of `prefix` and the link's number (as the raw C rows).
+    static func bookmarkFile(links: Int, prefix: String) -> String {
+        var text = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n"
+        for folder in 0..<20 {
+            text += "    <DT><H3>category\(folder)</H3>\n    <DL><p>\n"
+            for i in stride(from: folder, to: links, by: 20) {
+                text += "        <DT><A HREF=\"https://example.com/\(prefix)\(i)\" ADD_DATE=\"1700000000\""
+                    + " TAGS=\"featured,watchlist\">Movie \(prefix)\(i)</A>\n"
+            }
+            text += "    </DL><p>\n"
+        }
+        return text + "</DL><p>\n"
     }
 
     /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.

@@ -93,13 +93,11 @@ extension CommandRunner {
 
     func delete(_ key: String) throws {
         guard let database = try openExistingForWriting() else {
-            throw CommandFailure(
-                "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+            throw noValue(key)
         }
         let store = PreferenceStore(database: database, suite: suite)
         guard try store.storedValue(forKey: key) != nil else {
-            throw CommandFailure(
-                "No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+            throw noValue(key)
         }
         try store.setValue(nil, forKey: key)
         if globals.isJSON {
@@ -107,20 +105,23 @@ extension CommandRunner {
         }
     }
 
+    /// Exit 1: the key has no stored value.
+    private func noValue(_ key: String) -> CommandFailure {
+        CommandFailure("No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+    }
+
     func rename(_ old: String, to new: String, force: Bool) throws {
         try validate(key: old)
         try validate(key: new)
         guard let database = try openExistingForWriting() else {
-            throw CommandFailure(
-                "No value for '\(ValueText.shown(old))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+            throw noValue(old)
         }
         let store = PreferenceStore(database: database, suite: suite)
         let value: PreferenceValue
         do {
             value = try store.renameKey(old, to: new, overwriting: force)
         } catch PreferenceError.noValue {
-            throw CommandFailure(
-                "No value for '\(ValueText.shown(old))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+            throw noValue(old)
         } catch PreferenceError.wouldOverwrite {
             throw CommandFailure(
                 "'\(ValueText.shown(new))' already has a value; pass --force to replace it",
