@@ -5,8 +5,8 @@
 /// Bound arguments are left out of `description` because values may be secrets; ask for
 /// ``expandedDescription`` when you need them.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
-    /// The primary result code, such as 19 for `SQLITE_CONSTRAINT`.
-    public let code: Int
+    /// The primary result code, such as ``ResultCode/constraint`` (19).
+    public let code: ResultCode
     /// The extended result code, such as 2067 for `SQLITE_CONSTRAINT_UNIQUE`.
     public let extendedCode: Int
     /// The message SQLite gave.
@@ -18,11 +18,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// Creates an error from its parts.
     public init(
-        code: Int, extendedCode: Int? = nil, message: String, sql: String? = nil,
+        code: ResultCode, extendedCode: Int? = nil, message: String, sql: String? = nil,
         arguments: [SQLiteValue] = []
     ) {
         self.code = code
-        self.extendedCode = extendedCode ?? code
+        self.extendedCode = extendedCode ?? code.rawValue
         self.message = message
         self.sql = sql
         self.arguments = arguments
@@ -30,7 +30,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// One line naming the code, the message and the SQL.
     public var description: String {
-        var text = "SQLite error \(code): \(message)"
+        var text = "SQLite error \(code.rawValue): \(message)"
         if let sql {
             text += " - while executing \(sql.trimmedForMessage)"
         }
@@ -47,19 +47,22 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
 extension SQLiteError {
     /// `SQLITE_BUSY`: another connection held the lock past the busy timeout.
-    public var isBusy: Bool { code == 5 || code == 6 }
+    public var isBusy: Bool { code == .busy }
+    /// `SQLITE_LOCKED`: a conflict inside this connection (a table dropped while a statement
+    /// reads it); not another process's lock.
+    public var isLocked: Bool { code == .locked }
     /// `SQLITE_FULL`: the disk or the page limit is full.
-    public var isDiskFull: Bool { code == 13 }
-    /// `SQLITE_READONLY` or a permission problem writing the file.
-    public var isReadOnly: Bool { code == 8 || code == 23 }
+    public var isDiskFull: Bool { code == .full }
+    /// `SQLITE_READONLY`, or `SQLITE_PERM`: the file or its folder may not be written.
+    public var isReadOnly: Bool { code == .readOnly || code == .permission }
     /// `SQLITE_IOERR`: the operating system reported an I/O error.
-    public var isIOError: Bool { code == 10 }
+    public var isIOError: Bool { code == .ioError }
     /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`: the file is not a sound SQLite database.
-    public var isCorrupt: Bool { code == 26 || code == 11 }
+    public var isCorrupt: Bool { code == .notADatabase || code == .corrupt }
     /// `SQLITE_CANTOPEN`: the file could not be opened.
-    public var isCannotOpen: Bool { code == 14 }
+    public var isCannotOpen: Bool { code == .cannotOpen }
     /// `SQLITE_CONSTRAINT`: a constraint failed.
-    public var isConstraintViolation: Bool { code == 19 }
+    public var isConstraintViolation: Bool { code == .constraint }
 }
 
 extension String {

@@ -69,7 +69,7 @@ public final class Statement {
         reset()
         guard arguments.values.count == parameterCount else {
             throw SQLiteError(
-                code: Int(SQLITE_RANGE),
+                code: .range,
                 message: "expected \(parameterCount) arguments, got \(arguments.values.count)",
                 sql: sql)
         }

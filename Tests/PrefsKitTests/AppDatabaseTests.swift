@@ -20,7 +20,7 @@ import Testing
             .filter { $0.hasSuffix(".sql") }.sorted()
         #expect(!files.isEmpty)
         #expect(AppDatabase.migrationFileNames == files)
-        for (file, migration) in zip(files, AppDatabase.migrations) {
+        for (file, migration) in zip(files, SQLiteEngine.migrations) {
             let text = try String(contentsOf: migrationsFolder.appendingPathComponent(file), encoding: .utf8)
             #expect(migration.sql == text, "\(file) differs from the embedded copy")
         }
@@ -39,14 +39,12 @@ import Testing
         #expect(try connection.scalar(String.self, sql: "PRAGMA journal_mode") == "wal")
         #expect(try connection.scalar(Int32.self, sql: "PRAGMA application_id") == AppDatabase.applicationID)
         #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == AppDatabase.schemaVersion)
-        let pragmas = try database.state.withLock { state in
-            (
-                try state.connection.scalar(Int.self, sql: "PRAGMA synchronous"),
-                try state.connection.scalar(Int.self, sql: "PRAGMA foreign_keys"),
-                try state.connection.scalar(Int.self, sql: "PRAGMA busy_timeout"),
-                try state.connection.scalar(Int.self, sql: "PRAGMA trusted_schema")
-            )
-        }
+        let settings = Dictionary(
+            try database.connectionSettings().map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let pragmas = (
+            settings["synchronous"].flatMap { Int($0) }, settings["foreign_keys"].flatMap { Int($0) },
+            settings["busy_timeout"].flatMap { Int($0) }, settings["trusted_schema"].flatMap { Int($0) }
+        )
         #expect(pragmas.0 == 2)  // FULL
         #expect(pragmas.1 == 1)
         #expect(pragmas.2 == 5000)

@@ -413,7 +413,7 @@ enum RealFixtures {
         do {
             let connection = try Connection(path: path)
             try connection.execute(sql: "PRAGMA journal_mode = WAL")
-            let before = AppDatabase.migrations.filter { $0.version <= 5 }
+            let before = SQLiteEngine.migrations.filter { $0.version <= 5 }
             _ = try Migrator(migrations: before, applicationID: AppDatabase.applicationID).migrate(connection)
             try connection.execute(
                 sql: """

@@ -55,7 +55,7 @@ import Testing
 
     @Test func emptyFileIsReadAsEmptyAndNotInitializedByReads() throws {
         let empty = folder.path("empty.sqlite")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let result = try run(["--db", empty, "get", "a"])
         #expect(result.status == 1)
         #expect(try run(["--db", empty, "list"]).status == 0)

@@ -178,7 +178,7 @@ import Testing
         do {
             var options = AppDatabase.Options()
             options.synchronous = synchronous
-            let database = try AppDatabase.$vfsName.withValue("crashsim") { try AppDatabase(path: path, options: options) }
+            let database = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path, options: options) }
             let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
             for step in 0..<Self.steps where ledger.pending == nil {
                 Self.run(step: step, database: database, checkpointer: checkpointer, ledger: &ledger)
@@ -249,7 +249,7 @@ import Testing
     @Test func powerCutsDuringTheFirstStartLeaveNothingOrAValidFile() throws {
         // Operations of a whole first start (the file made, every migration run).
         func firstStart(_ path: String) throws {
-            _ = try AppDatabase.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
+            _ = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
         }
         let probe = folder.path("probe.sqlite")
         crashvfs_reset(0)
@@ -333,7 +333,7 @@ import Testing
             crashvfs_arm_error(failing, kind, error)
             var ledger = Ledger(selection: templateSelection)
             do {
-                let database = try AppDatabase.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
+                let database = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
                 let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
                 // The loop goes on after a failure: the error must not poison later writes.
                 for step in 0..<Self.steps {
@@ -371,7 +371,7 @@ import Testing
             crashvfs_reset(7)
             crashvfs_arm_error(1, kind, error)
             let status = silenced {
-                AppDatabase.$vfsName.withValue("crashsim") {
+                SQLiteEngine.$vfsName.withValue("crashsim") {
                     PrefsCommand.run(["--db", path, "set", "volume", "2", "--type", "int"])
                 }
             }

@@ -80,7 +80,7 @@ extension CommandRunner {
     }
 
     func searchBookmarks(_ text: String, limit: Int) throws {
-        _ = try BookmarkStore.validateSearch(text)
+        try BookmarkStore.validateSearch(text)
         let store = try openForReading().map(BookmarkStore.init(database:))
         printBookmarks(try store?.search(text, limit: limit) ?? [])
     }

@@ -231,37 +231,21 @@ public final class BookmarkStore: Sendable {
     /// Full-text search over title, category, tags, note and URL, best matches first.
     ///
     /// Words must all match; a word ending in `*` matches as a prefix (`lond*`). Case and
-    /// diacritics are ignored. Other FTS5 syntax is treated as plain text.
+    /// diacritics are ignored. Quotes, operators and other query syntax are plain text.
     /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query, ``DatabaseError``.
     public func search(_ text: String, limit: Int = 50, offset: Int = 0) throws -> [Bookmark] {
-        let query = try Self.ftsQuery(for: text)
+        let search = try BookmarkSearch(parsing: text)
         return try database.read { state in
             state.isEmpty
-                ? [] : try state.bookmarks.search(matching: query, limit: limit, offset: max(0, offset))
+                ? [] : try state.bookmarks.search(search, limit: limit, offset: max(0, offset))
         }
     }
 
     /// Checks that a search text has at least one word.
     ///
     /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query.
-    @discardableResult
-    public static func validateSearch(_ text: String) throws(BookmarkError) -> String {
-        try ftsQuery(for: text)
-    }
-
-    /// Turns user text into an FTS5 query of quoted words, so nothing the user types is
-    /// read as FTS5 syntax except a trailing `*`.
-    static func ftsQuery(for text: String) throws(BookmarkError) -> String {
-        var terms: [String] = []
-        for word in text.split(whereSeparator: \.isWhitespace) {
-            var word = String(word)
-            let isPrefix = word.hasSuffix("*")
-            word = word.filter { $0 != "*" && $0 != "\"" }
-            guard !word.isEmpty else { continue }
-            terms.append("\"\(word)\"" + (isPrefix ? "*" : ""))
-        }
-        guard !terms.isEmpty else { throw .invalid("The search text is empty") }
-        return terms.joined(separator: " ")
+    public static func validateSearch(_ text: String) throws(BookmarkError) {
+        _ = try BookmarkSearch(parsing: text)
     }
 
     /// Rebuilds the full-text index from the tables (for `prefs doctor`).

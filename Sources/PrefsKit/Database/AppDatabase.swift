@@ -1,14 +1,4 @@
-import FoundationEssentials
-internal import SQLiteCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The prefs database file: opened, checked, migrated, and shared by the stores and
-/// repositories that use it.
+/// The prefs database: opened, checked, migrated, and shared by the stores that use it.
 ///
 /// Opening applies the settings of the README's "The database file": WAL, a busy timeout
 /// of 5 s, `synchronous=FULL`, foreign keys, defensive mode. A file that is not ours, or
@@ -48,20 +38,17 @@ public final class AppDatabase: Sendable {
     }
 
     /// The `application_id` that marks a prefs file ("PRFS").
-    public static let applicationID: Int32 = 0x5052_4653
-
-    /// The migrations compiled into this binary, in order.
-    static let migrations: [Migration] = EmbeddedMigrations.all.map {
-        Migration(version: $0.version, name: $0.name, sql: $0.sql)
-    }
+    public static var applicationID: Int32 { SQLiteEngine.applicationID }
 
     /// The newest schema version this binary knows.
-    public static var schemaVersion: Int { migrations.last?.version ?? 0 }
+    public static var schemaVersion: Int { SQLiteEngine.migrations.last?.version ?? 0 }
 
     /// The names of the embedded migration files, `NNNN_description.sql`, in order.
     public static var migrationFileNames: [String] {
-        migrations.map { String(repeating: "0", count: max(0, 4 - String($0.version).count))
-            + String($0.version) + "_" + $0.name + ".sql" }
+        SQLiteEngine.migrations.map {
+            String(repeating: "0", count: max(0, 4 - String($0.version).count))
+                + String($0.version) + "_" + $0.name + ".sql"
+        }
     }
 
     /// The file path, or `:memory:`.
@@ -83,79 +70,12 @@ public final class AppDatabase: Sendable {
         self.path = path
         self.isReadOnly = options.isReadOnly
         self.cachesValues = options.cachesValues
-        let connection: Connection
+        let engine = try SQLiteEngine.open(path: path, options: options)
+        let interval = UInt64(max(0, options.changeCheckIntervalMilliseconds)) * 1_000_000
         do {
-            if path != ":memory:" {
-                try Self.prepareFile(at: path, options: options)
-            }
-            connection = try Self.connect(path: path, options: options)
-        } catch let error as DatabaseError {
-            throw error
-        } catch let error as SQLiteError {
-            throw DatabaseError(error, path: path)
+            state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
         } catch {
-            throw .internalError("\(error)")
-        }
-        do {
-            try connection.execute(sql: "PRAGMA foreign_keys = ON")
-            try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
-            // Savepoints inside a transaction (each store call nested in a larger one) keep
-            // their statement journal in memory instead of a temporary file.
-            try connection.execute(sql: "PRAGMA temp_store = MEMORY")
-            let migrator = Migrator(migrations: Self.migrations, applicationID: Self.applicationID)
-            let version = try migrator.validate(connection)
-            if !options.isReadOnly {
-                let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
-                if mode.lowercased() != "wal" && path != ":memory:" {
-                    try connection.execute(sql: "PRAGMA journal_mode = WAL")
-                }
-                try migrator.migrate(connection)
-            } else if version != 0 && version < migrator.latestVersion {
-                throw DatabaseError.needsUpgrade(
-                    path: path, found: version, supported: migrator.latestVersion)
-            }
-            state = Locked(
-                try DatabaseState(
-                    connection: connection,
-                    checkInterval: UInt64(options.changeCheckIntervalMilliseconds) * 1_000_000,
-                    isEmpty: version == 0 && options.isReadOnly))
-        } catch let error as DatabaseError {
-            throw error
-        } catch let failure as Migrator.Failure {
-            switch failure {
-            case .foreignDatabase: throw .foreignDatabase(path: path)
-            case .newerSchema(let found, let supported):
-                throw .newerVersion(path: path, found: found, supported: supported)
-            case .invalidMigrations(let detail): throw .internalError(detail)
-            }
-        } catch let error as SQLiteError {
-            throw DatabaseError(error, path: path)
-        } catch {
-            throw .internalError("\(error)")
-        }
-    }
-
-    /// The SQLite VFS that databases opened by this task go through; nil for the default.
-    /// For tests only (power-loss and I/O-error simulation), which set it around the code
-    /// they test, the command line included, without touching other tasks.
-    @TaskLocal static var vfsName: String?
-
-    /// Opens the connection. A read-only open of a file in a folder we cannot write (so no
-    /// `-shm` can be made) reads it as immutable when it has no `-wal` file, that is no
-    /// commits outside the main file.
-    private static func connect(path: String, options: Options) throws -> Connection {
-        let connection = try Connection(
-            path: path, mode: options.isReadOnly ? .readOnly : .readWrite, vfs: Self.vfsName)
-        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-        guard options.isReadOnly, path != ":memory:" else { return connection }
-        do {
-            _ = try connection.scalar(Int.self, sql: "PRAGMA user_version")
-            return connection
-        } catch let error as SQLiteError where error.isCannotOpen || error.isReadOnly {
-            guard !fileExists(atPath: path + "-wal") else { throw error }
-            let immutable = try Connection(path: path, mode: .readOnly, isImmutable: true)
-            immutable.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-            return immutable
+            throw SQLiteEngine.databaseError(for: engine.translate(error), path: path)
         }
     }
 
@@ -169,61 +89,14 @@ public final class AppDatabase: Sendable {
     /// Whether a file exists at a path (a read that must not create the database asks this
     /// first).
     public static func fileExists(atPath path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) == 0
-    }
-
-    /// Refuses directories and symlinks, and creates a missing file with mode 0600 in
-    /// folders of mode 0700.
-    private static func prepareFile(at path: String, options: Options) throws(DatabaseError) {
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            switch status.st_mode & S_IFMT {
-            case S_IFDIR: throw .isDirectory(path: path)
-            case S_IFLNK: throw .isSymlink(path: path)
-            default: return
-            }
-        }
-        guard errno == ENOENT else {
-            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
-        }
-        guard options.createIfMissing, !options.isReadOnly else { throw .notFound(path: path) }
-        try createDirectories(for: path)
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if descriptor < 0 {
-            if errno == EEXIST { return }  // another process created it first
-            let reason = String(cString: strerror(errno))
-            if errno == ENOSPC || errno == EROFS || errno == EDQUOT {
-                throw errno == ENOSPC ? .diskFull(path: path) : .readOnly(path: path)
-            }
-            throw .cannotCreate(path: path, reason: reason)
-        }
-        close(descriptor)
-    }
-
-    private static func createDirectories(for path: String) throws(DatabaseError) {
-        var components = path.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast()
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in components where !component.isEmpty {
-            current += "/" + component
-            var status = stat()
-            if stat(current, &status) == 0 {
-                guard status.st_mode & S_IFMT == S_IFDIR else {
-                    throw .cannotCreate(path: path, reason: "'\(current)' is not a directory")
-                }
-                continue
-            }
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
-            }
-        }
+        DatabaseFile.exists(atPath: path)
     }
 
     // MARK: - Access
 
-    /// Runs several changes, of any stores over this database, in one `BEGIN IMMEDIATE`
-    /// transaction: all of them are committed when the closure returns, none when it throws.
+    /// Runs several changes, of any stores over this database, in one write transaction
+    /// (`BEGIN IMMEDIATE`): all of them are committed when the closure returns, none when it
+    /// throws.
     ///
     /// ```swift
     /// try database.transaction {
@@ -240,61 +113,35 @@ public final class AppDatabase: Sendable {
     func read<T>(_ body: (DatabaseState) throws -> T) throws -> T {
         try state.withLock { state in
             do {
-                try state.refreshIfStale()
+                try state.feed.refreshIfStale()
                 return try body(state)
-            } catch let error as SQLiteError {
-                throw classify(error, state: state)
+            } catch {
+                throw state.engine.translate(error)
             }
         }
     }
 
-    /// Maps an SQLite error to a ``DatabaseError``. A plain `SQLITE_ERROR` ("no such column",
-    /// "error in tokenizer constructor") is either our bug or a damaged schema; comparing the
-    /// file's schema with the one the migrations make tells which. Only runs on failure.
-    func classify(_ error: SQLiteError, state: DatabaseState) -> DatabaseError {
-        guard error.code == 1 else { return DatabaseError(error, path: path) }
-        // FTS5 keeps its settings in a table; damage there reads "invalid fts5 file format".
-        if error.message.contains("fts5") {
-            return .notADatabase(path: path, detail: error.message)
-        }
-        let query = """
-            SELECT type, name, tbl_name, sql FROM sqlite_schema
-            WHERE name NOT LIKE 'sqlite_%' ORDER BY name
-            """
-        do {
-            let expected = try Connection(path: ":memory:")
-            try Migrator(migrations: Self.migrations, applicationID: Self.applicationID)
-                .migrate(expected)
-            if try expected.rows(sql: query) != state.connection.rows(sql: query) {
-                return .notADatabase(path: path, detail: "its schema is damaged")
-            }
-        } catch {
-            return .notADatabase(path: path, detail: "its schema is damaged")
-        }
-        return DatabaseError(error, path: path)
-    }
-
-    /// Runs writes in one `BEGIN IMMEDIATE` transaction (or a savepoint when already inside
-    /// one), then brings caches and observers up to date.
+    /// Runs writes in one write transaction (or nested in the open one), then brings caches
+    /// and observers up to date.
     func write<T>(_ body: (DatabaseState) throws -> T) throws -> T {
         if isReadOnly { throw DatabaseError.readOnly(path: path) }
         return try state.withLock { state in
-            do {
-                if state.isWriting {
-                    return try state.connection.savepoint { try body(state) }
+            if state.isWriting {
+                do {
+                    return try state.engine.nestedTransaction { try body(state) }
+                } catch {
+                    throw state.engine.translate(error)
                 }
-                state.isWriting = true
-                defer { state.isWriting = false }
-                let result = try state.connection.transaction(.immediate) { try body(state) }
+            }
+            state.isWriting = true
+            defer { state.isWriting = false }
+            do {
+                let result = try state.engine.writeTransaction { try body(state) }
                 state.isWriting = false
-                state.didCommit()
+                state.feed.didCommit()
                 return result
-            } catch let error as SQLiteError {
-                state.didRollBack()
-                throw classify(error, state: state)
             } catch {
-                if !state.isWriting { state.didRollBack() }
-                throw error
+                throw state.engine.translate(error)
             }
         }
     }

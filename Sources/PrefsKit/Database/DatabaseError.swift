@@ -1,5 +1,3 @@
-internal import SQLiteCore
-
 /// Why the database could not be opened, read or written, in words a user can act on.
 ///
 /// Each case maps to one exit code of the `prefs` command (see ``exitCode``).
@@ -71,24 +69,6 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
         case .busy: 75
         case .internalError: 70
-        }
-    }
-
-    init(_ error: SQLiteError, path: String) {
-        if error.isBusy {
-            self = .busy(path: path)
-        } else if error.isDiskFull {
-            self = .diskFull(path: path)
-        } else if error.isReadOnly {
-            self = .readOnly(path: path)
-        } else if error.isCorrupt {
-            self = .notADatabase(path: path, detail: error.message)
-        } else if error.isIOError {
-            self = .ioError(path: path, detail: error.message)
-        } else if error.isCannotOpen {
-            self = .cannotCreate(path: path, reason: error.message)
-        } else {
-            self = .internalError(error.description)
         }
     }
 }

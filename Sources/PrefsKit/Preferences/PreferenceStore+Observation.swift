@@ -3,8 +3,8 @@ extension PreferenceStore {
     /// change, whether made by this process or another (another app instance, the `prefs`
     /// command).
     ///
-    /// Changes by other processes are noticed by polling `PRAGMA data_version` every 20 ms
-    /// while anyone observes. A removed key yields its default.
+    /// Changes by other processes are noticed by polling the database every 20 ms while
+    /// anyone observes. A removed key yields its default.
     /// ```swift
     /// for await hasViewed in store.values(for: .hasViewedWalkthrough) { ... }
     /// ```
@@ -58,36 +58,5 @@ extension PreferenceStore {
             database.state.withLock { $0.removeObserver(observerID) }
         }
         database.startPollingForChanges()
-    }
-}
-
-extension AppDatabase {
-    /// How often observers look for commits of other processes.
-    static let pollingIntervalMilliseconds = 20
-
-    /// Starts a polling task unless one runs; it ends when the last observer goes.
-    func startPollingForChanges() {
-        let shouldStart = state.withLock { state -> Bool in
-            guard !state.isPolling, state.hasObservers else { return false }
-            state.isPolling = true
-            return true
-        }
-        guard shouldStart else { return }
-        Task.detached { [self] in
-            while pollOnce() {
-                try? await Task.sleep(for: .milliseconds(Self.pollingIntervalMilliseconds))
-            }
-        }
-    }
-
-    private func pollOnce() -> Bool {
-        state.withLock { state in
-            guard state.hasObservers else {
-                state.isPolling = false
-                return false
-            }
-            try? state.refresh()
-            return true
-        }
     }
 }

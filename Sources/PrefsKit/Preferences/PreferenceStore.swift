@@ -1,5 +1,4 @@
 import FoundationEssentials
-internal import SQLiteCore
 
 /// The preferences of one suite of a database: typed, cached, durable and observable.
 ///
@@ -118,7 +117,7 @@ public final class PreferenceStore: @unchecked Sendable {
                 // Inside a transaction, see its uncommitted writes.
                 return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
-            try state.refreshIfStale()
+            try state.feed.refreshIfStale()
             // No local copy of cache.values: it would make the store below copy the table.
             let slot = cache.usableSlot(slot)
             if let slot, slot.generation == cache.values.generation { return slot.value }
@@ -135,12 +134,8 @@ public final class PreferenceStore: @unchecked Sendable {
                 slot.value = value
             }
             return value
-        } catch let error as DatabaseError {
-            throw error
-        } catch let error as SQLiteError {
-            throw database.classify(error, state: state)
         } catch {
-            throw DatabaseError.wrapping(error, path: database.path)
+            throw state.engine.translate(error)
         }
     }
 

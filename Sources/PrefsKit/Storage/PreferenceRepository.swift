@@ -5,7 +5,7 @@ import FoundationEssentials
 /// The store (``PreferenceStore``) adds caching, typed keys and observation on top of a
 /// repository; the repository only reads and writes rows. Calls must be made with the
 /// database's lock held (the store does this), and writes inside a transaction.
-public protocol PreferenceRepository {
+package protocol PreferenceRepository {
     /// The stored value of a key, nil when absent.
     func value(suite: String, key: String) throws -> PreferenceValue?
     /// Stores a value.

@@ -1,6 +1,6 @@
 /// Storage of selections. Calls are made with the database lock held, writes inside a
 /// transaction (``SelectionStore`` does both).
-public protocol SelectionRepository {
+package protocol SelectionRepository {
     /// The selection with a name, nil when there is none.
     func selection(named name: String) throws -> Selection?
     /// Inserts or replaces a selection.

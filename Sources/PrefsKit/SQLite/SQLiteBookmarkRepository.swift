@@ -416,17 +416,24 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return arguments
     }
 
-    func search(matching ftsQuery: String, limit: Int, offset: Int) throws -> [Bookmark] {
+    func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark] {
         let statement = try connection.cachedStatement(
             sql: """
                 SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
                 WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
                 """)
-        return try read(statement, [ftsQuery, limit, offset], limit: limit)
+        return try read(statement, [Self.matchExpression(for: search), limit, offset], limit: limit)
     }
 
     /// The text indexed for tags: distinct tags in byte order, as ``tagsOfBookmark`` builds
     /// it in SQL, so that the index can be checked against the tables.
+    /// The FTS5 `MATCH` expression of a search: each word quoted (so that nothing typed is
+    /// FTS5 syntax), a prefix word followed by `*`, all of them required.
+    static func matchExpression(for search: BookmarkSearch) -> String {
+        search.terms.map { "\"" + $0.word + "\"" + ($0.isPrefix ? "*" : "") }
+            .joined(separator: " ")
+    }
+
     static func searchText(ofTags tags: [String]) -> String {
         let precedes = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
         switch tags.count {

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// Storage of bookmarks, their tags and their search index. Calls are made with the
 /// database lock held, writes inside a transaction (``BookmarkStore`` does both).
-public protocol BookmarkRepository {
+package protocol BookmarkRepository {
     func bookmark(id: Int64) throws -> Bookmark?
     func bookmark(kind: String, itemID: String) throws -> Bookmark?
     /// The id of an item's bookmark, without reading the rest.
@@ -41,8 +41,9 @@ public protocol BookmarkRepository {
     func renumberPositions() throws
     func list(_ query: BookmarkQuery) throws -> [Bookmark]
     func count(_ query: BookmarkQuery) throws -> Int
-    /// Full-text search (an FTS5 query), best matches first.
-    func search(matching ftsQuery: String, limit: Int, offset: Int) throws -> [Bookmark]
+    /// Full-text search over title, category, tags, note and URL, ignoring case and
+    /// diacritics; best matches first, ties by id.
+    func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark]
     /// Rebuilds the search index from the tables.
     func rebuildSearchIndex() throws
     /// How many bookmarks have no search row or one whose text differs from the tables,
@@ -51,13 +52,13 @@ public protocol BookmarkRepository {
 }
 
 /// What an insert chose for a new bookmark.
-public struct BookmarkInsertion: Sendable, Hashable {
-    public var id: Int64
-    public var position: Int
+package struct BookmarkInsertion: Sendable, Hashable {
+    package var id: Int64
+    package var position: Int
     /// The folder row it went into; nil for the top level or its category's folder.
-    public var folderID: Int64?
+    package var folderID: Int64?
 
-    public init(id: Int64, position: Int, folderID: Int64?) {
+    package init(id: Int64, position: Int, folderID: Int64?) {
         self.id = id
         self.position = position
         self.folderID = folderID
@@ -65,7 +66,7 @@ public struct BookmarkInsertion: Sendable, Hashable {
 }
 
 /// Where a written bookmark goes in the folder tree.
-public enum BookmarkPlacement: Sendable, Hashable {
+package enum BookmarkPlacement: Sendable, Hashable {
     /// Where the draft says: its ``BookmarkDraft/folder`` path (folders made when missing),
     /// or without one the top-level folder named after its category; a bookmark already
     /// in a folder of that name stays in it.

@@ -1,0 +1,79 @@
+/// What other connections committed, brought to the caches and observers: the engine's
+/// commit token says whether anything is new (checked at most once per interval on the
+/// read path), and the history rows after the last one seen say what.
+final class ChangeFeed {
+    private let engine: any StorageEngine
+    private let caches: PreferenceCaches
+    private let observers: ObserverRegistry
+    private var lastToken: Int64
+    // Read on every cached get, always under the database lock.
+    @exclusivity(unchecked) private var lastCheck: UInt64
+    private let checkInterval: UInt64
+    private var lastChangeID: Int64
+
+    /// - Parameter checkInterval: Nanoseconds between two looks at the commit token on the
+    ///   read path.
+    init(
+        engine: any StorageEngine, caches: PreferenceCaches, observers: ObserverRegistry,
+        checkInterval: UInt64
+    ) throws {
+        self.engine = engine
+        self.caches = caches
+        self.observers = observers
+        self.checkInterval = checkInterval
+        lastToken = try engine.commitToken()
+        lastCheck = coarseMonotonicNanoseconds()
+        lastChangeID = engine.isEmpty ? 0 : try engine.preferences.latestChangeID()
+    }
+
+    /// Checks, at most once per interval, whether another connection committed; if so,
+    /// applies the new history rows to the caches and tells observers.
+    @inline(__always)
+    func refreshIfStale() throws {
+        let now = coarseMonotonicNanoseconds()
+        guard now &- lastCheck >= checkInterval else { return }
+        lastCheck = now
+        try refresh()
+    }
+
+    /// Checks now whether another connection committed.
+    func refresh() throws {
+        guard !engine.isEmpty, !engine.isInTransaction else { return }
+        let token = try engine.commitToken()
+        guard token != lastToken else { return }
+        lastToken = token
+        try catchUp()
+    }
+
+    /// Called after this connection committed: its changes (and any other connection's since
+    /// the last look) reach the caches and observers.
+    func didCommit() {
+        do {
+            lastToken = try engine.commitToken()
+            try catchUp()
+        } catch {
+            caches.forgetValues()
+        }
+    }
+
+    /// Reads history rows newer than the last seen one; a gap (rows pruned by the history
+    /// limit before we saw them) empties the caches, and the observers resynchronize.
+    private func catchUp() throws {
+        let changes: [PreferenceChange]
+        do {
+            changes = try engine.preferences.changes(after: lastChangeID)
+        } catch {
+            caches.forgetValues()
+            throw error
+        }
+        guard let first = changes.first, let last = changes.last else { return }
+        let hasGap = first.id != lastChangeID + 1
+        lastChangeID = last.id
+        if hasGap {
+            caches.forgetValues()
+        } else {
+            caches.apply(changes)
+        }
+        observers.deliver(changes, afterGap: hasGap, preferences: engine.preferences)
+    }
+}

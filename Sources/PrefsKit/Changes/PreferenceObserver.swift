@@ -1,0 +1,10 @@
+/// Someone waiting for changes of a suite, or of one key of it.
+struct PreferenceObserver {
+    let suite: String
+    let key: String?
+    let deliver: @Sendable (PreferenceChange) -> Void
+
+    func matches(_ change: PreferenceChange) -> Bool {
+        change.suite == suite && (key == nil || change.key == key)
+    }
+}

@@ -1,0 +1,24 @@
+/// The preference caches of a database, one per suite.
+final class PreferenceCaches {
+    private var suites: [String: SuiteCache] = [:]
+
+    /// The cache of one suite, created on first use.
+    func cache(for suite: String) -> SuiteCache {
+        if let cache = suites[suite] { return cache }
+        let cache = SuiteCache()
+        suites[suite] = cache
+        return cache
+    }
+
+    /// Records committed changes in the caches of their suites.
+    func apply(_ changes: [PreferenceChange]) {
+        for change in changes {
+            suites[change.suite]?.values.store(change.value, for: PreferenceCacheKey(change.key))
+        }
+    }
+
+    /// Forgets every cached value (registered defaults stay): the next reads go to storage.
+    func forgetValues() {
+        for cache in suites.values { cache.values.removeAll() }
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The cached values and registered defaults of one suite.
+final class SuiteCache {
+    private static let identifiers = Atomic<Int>(0)
+    /// Unique in the process (never reused, unlike an object's address): what a
+    /// ``PreferenceCacheSlot`` records as its owner.
+    let identifier = SuiteCache.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
+
+    // Only ever touched under the database lock, so the runtime's exclusivity checks on
+    // every cached read would guard nothing.
+    /// Values read or written; `.some(nil)` records that the key is absent.
+    @exclusivity(unchecked) var values = PreferenceValueCache()
+    /// The volatile registration domain (`register(defaults:)`).
+    @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
+    /// The key slots this cache claimed, given back when it goes away. An app that makes a
+    /// key object per read must not pile up slots here, so the slots of keys that are gone
+    /// (held by this list alone) are dropped whenever the list doubles. (Not weak references:
+    /// they would move every retain of a slot, on every cached read, to the runtime's slow
+    /// side-table path.)
+    private var claimedSlots: [PreferenceCacheSlot] = []
+    /// When `claimedSlots` reaches this size, the slots of keys gone since are dropped.
+    private var compactionThreshold = 64
+
+    /// How many claimed slots are remembered (live or not yet compacted away).
+    var claimedSlotCount: Int { claimedSlots.count }
+
+    /// The key's slot when this cache owns it or could claim it now, else nil.
+    func usableSlot(_ slot: PreferenceCacheSlot?) -> PreferenceCacheSlot? {
+        guard let slot else { return nil }
+        switch slot.claim(for: identifier) {
+        case .alreadyOwned: return slot
+        case .newlyClaimed:
+            if claimedSlots.count >= compactionThreshold { dropSlotsOfKeysGone() }
+            claimedSlots.append(slot)
+            return slot
+        case .ownedByAnother: return nil
+        }
+    }
+
+    private func dropSlotsOfKeysGone() {
+        var kept: [PreferenceCacheSlot] = []
+        kept.reserveCapacity(claimedSlots.count)
+        for index in claimedSlots.indices where !isKnownUniquelyReferenced(&claimedSlots[index]) {
+            kept.append(claimedSlots[index])
+        }
+        claimedSlots = kept
+        compactionThreshold = max(64, kept.count * 2)
+    }
+
+    deinit {
+        for slot in claimedSlots { slot.release(from: identifier) }
+    }
+}

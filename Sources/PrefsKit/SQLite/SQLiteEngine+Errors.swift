@@ -1,0 +1,72 @@
+internal import SQLiteCore
+
+extension SQLiteEngine {
+    func translate(_ error: any Error) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        return classify(error)
+    }
+
+    /// An error of opening, in the terms of ``DatabaseError``.
+    static func databaseError(for error: any Error, path: String) -> DatabaseError {
+        switch error {
+        case let error as DatabaseError: return error
+        case let error as SQLiteError: return DatabaseError(error, path: path)
+        case let failure as Migrator.Failure:
+            switch failure {
+            case .foreignDatabase: return .foreignDatabase(path: path)
+            case .newerSchema(let found, let supported):
+                return .newerVersion(path: path, found: found, supported: supported)
+            case .invalidMigrations(let detail):
+                // Checked when the binary is built; reaching this is a bug of the build.
+                preconditionFailure("The migrations embedded in this binary are invalid: \(detail)")
+            }
+        default: return .internalError("\(error)")
+        }
+    }
+
+    /// Maps an SQLite error to a ``DatabaseError``. A plain `SQLITE_ERROR` ("no such column",
+    /// "error in tokenizer constructor") is either our bug or a damaged schema; comparing the
+    /// file's schema with the one the migrations make tells which. Only runs on failure.
+    private func classify(_ error: SQLiteError) -> DatabaseError {
+        guard error.code == .error else { return DatabaseError(error, path: path) }
+        // FTS5 keeps its settings in a table; damage there reads "invalid fts5 file format".
+        if error.message.contains("fts5") {
+            return .notADatabase(path: path, detail: error.message)
+        }
+        let query = """
+            SELECT type, name, tbl_name, sql FROM sqlite_schema
+            WHERE name NOT LIKE 'sqlite_%' ORDER BY name
+            """
+        do {
+            let expected = try Connection(path: ":memory:")
+            try Self.migrator.migrate(expected)
+            if try expected.rows(sql: query) != connection.rows(sql: query) {
+                return .notADatabase(path: path, detail: "its schema is damaged")
+            }
+        } catch {
+            return .notADatabase(path: path, detail: "its schema is damaged")
+        }
+        return DatabaseError(error, path: path)
+    }
+}
+
+extension DatabaseError {
+    /// The ``DatabaseError`` an SQLite result code stands for.
+    init(_ error: SQLiteError, path: String) {
+        if error.isBusy {
+            self = .busy(path: path)
+        } else if error.isDiskFull {
+            self = .diskFull(path: path)
+        } else if error.isReadOnly {
+            self = .readOnly(path: path)
+        } else if error.isCorrupt {
+            self = .notADatabase(path: path, detail: error.message)
+        } else if error.isIOError {
+            self = .ioError(path: path, detail: error.message)
+        } else if error.isCannotOpen {
+            self = .cannotCreate(path: path, reason: error.message)
+        } else {
+            self = .internalError(error.description)
+        }
+    }
+}

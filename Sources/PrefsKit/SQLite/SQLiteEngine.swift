@@ -1,0 +1,54 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// The SQLite engine: one connection to a prefs file, its repositories, and what only SQLite
+/// knows (`PRAGMA data_version` as the commit token, `BEGIN IMMEDIATE`, savepoints, its
+/// result codes).
+///
+/// Made by ``open(path:options:)``, which applies the settings of the README's "The
+/// database file" and migrates the schema.
+final class SQLiteEngine: StorageEngine {
+    let connection: Connection
+    let path: String
+    let isEmpty: Bool
+    let preferenceRepository: SQLitePreferenceRepository
+    let selectionRepository: SQLiteSelectionRepository
+    let bookmarkRepository: SQLiteBookmarkRepository
+
+    init(connection: Connection, path: String, isEmpty: Bool) {
+        self.connection = connection
+        self.path = path
+        self.isEmpty = isEmpty
+        preferenceRepository = SQLitePreferenceRepository(connection: connection)
+        selectionRepository = SQLiteSelectionRepository(connection: connection)
+        bookmarkRepository = SQLiteBookmarkRepository(connection: connection)
+    }
+
+    var preferences: any PreferenceRepository { preferenceRepository }
+    var selections: any SelectionRepository { selectionRepository }
+    var bookmarks: any BookmarkRepository { bookmarkRepository }
+
+    var isInTransaction: Bool { connection.isInTransaction }
+
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction(.immediate, body)
+    }
+
+    func nestedTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.savepoint(body)
+    }
+
+    func commitToken() throws -> Int64 {
+        try connection.dataVersion()
+    }
+
+    /// The files SQLite keeps for the database: the main file, its write-ahead log and its
+    /// shared-memory index.
+    var files: [String] {
+        path == ":memory:" ? [] : [path, path + "-wal", path + "-shm"]
+    }
+
+    func restrictFileModes() throws -> [(path: String, oldMode: Int)] {
+        try DatabaseFile.restrictModes(of: files)
+    }
+}

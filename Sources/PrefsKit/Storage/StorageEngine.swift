@@ -1,0 +1,50 @@
+/// One open database of some storage engine: what the stores stand on.
+///
+/// The stores (``PreferenceStore``, ``SelectionStore``, ``BookmarkStore``, ``Walkthrough``)
+/// reach the data only through this protocol and the three repositories it hands out; what
+/// is particular to an engine (SQL dialect, change detection, search syntax, error codes)
+/// stays behind it. ``AppDatabase`` calls every member with its lock held, so an engine
+/// needs no locking of its own.
+package protocol StorageEngine: AnyObject {
+    /// Preferences, their declarations and their history.
+    var preferences: any PreferenceRepository { get }
+    /// Selected indices.
+    var selections: any SelectionRepository { get }
+    /// Bookmarks, their folders, tags and search index.
+    var bookmarks: any BookmarkRepository { get }
+
+    /// True for a read-only database that has no schema yet: every read finds nothing, and
+    /// the stores do not ask.
+    var isEmpty: Bool { get }
+
+    /// Whether a transaction is open on this engine's connection.
+    var isInTransaction: Bool { get }
+
+    /// Runs the closure in one write transaction that takes the write lock first (so that a
+    /// write never fails half-way for want of it): committed when the closure returns,
+    /// rolled back when it throws.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// Runs the closure inside the open transaction, undoing only its own writes when it
+    /// throws.
+    func nestedTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// A number that changes whenever any connection commits to the database; comparing two
+    /// readings tells whether the change feed has anything new. Cheap: it is read on the
+    /// hot path, at most once per change-check interval.
+    func commitToken() throws -> Int64
+
+    /// An error raised by this engine (or by the closure of a transaction) in the terms of
+    /// ``DatabaseError``; errors of PrefsKit's own kinds pass through unchanged.
+    func translate(_ error: any Error) -> any Error
+
+    /// The health report of `prefs doctor`.
+    func diagnostics() throws -> DatabaseDiagnostics
+
+    /// The engine's connection settings that change how it does its work, read back from the
+    /// connection (the benchmark compares them with its baseline's).
+    func connectionSettings() throws -> [(name: String, value: String)]
+
+    /// Takes away group and other permissions of the files the database keeps.
+    func restrictFileModes() throws -> [(path: String, oldMode: Int)]
+}
