@@ -204,10 +204,24 @@ import Testing
     }
 
     @Test func invalidKeysAndValuesAreRejectedAndNothingIsWritten() throws {
-        #expect(throws: PreferenceError.invalidKey("")) { try store.setValue(.int(1), forKey: "") }
-        #expect(throws: PreferenceError.invalidKey("a\0b")) {
+        #expect(throws: PreferenceError.invalidKey("", reason: "The key cannot be empty")) {
+            try store.setValue(.int(1), forKey: "")
+        }
+        #expect(
+            throws: PreferenceError.invalidKey(
+                "a\0b", reason: "The key 'a\\0b' contains a NUL or newline character")
+        ) {
             try store.setValue(.int(1), forKey: "a\0b")
         }
+        let long = String(repeating: "k", count: 1025)
+        #expect(throws: PreferenceError.invalidKey(long, reason: "The key is 1025 bytes long; keys are at most 1024 bytes")) {
+            try store.setValue(.int(1), forKey: long)
+        }
+        let badSuite = PreferenceStore(database: store.database, suite: "")
+        #expect(throws: PreferenceError.invalidSuite("", reason: "The suite name cannot be empty")) {
+            try badSuite.setValue(.int(1), forKey: "a")
+        }
+        #expect(try badSuite.value(forKey: "a") == nil)
         #expect(throws: PreferenceError.invalidValue(key: "volume", reason: "NaN cannot be stored")) {
             try store.set(Double.nan, for: .volume)
         }

@@ -27,10 +27,9 @@ struct CommandFailure: Error, Equatable {
         case let error as DatabaseError:
             self.init(error.description, exitCode: error.exitCode)
         case let error as PreferenceError:
-            if case .invalidKey = error {
-                self.init(error.description, exitCode: Self.usage)
-            } else {
-                self.init(error.description, exitCode: Self.dataError)
+            switch error {
+            case .invalidKey, .invalidSuite: self.init(error.description, exitCode: Self.usage)
+            default: self.init(error.description, exitCode: Self.dataError)
             }
         case let error as SelectionError:
             if case .notFound = error {

@@ -13,10 +13,9 @@ extension CommandRunner {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
         var value = try store?.storedValue(forKey: key)
         var isDefault = false
-        if value == nil,
-            let declaration = try store?.declarations().first(where: { $0.key == key }),
-            let defaultValue = declaration.defaultValue
-        {
+        // The library's order of defaults; a command has no registration domain, so this is
+        // the declared default.
+        if value == nil, let defaultValue = try store?.value(forKey: key) {
             value = defaultValue
             isDefault = true
         }
@@ -37,7 +36,7 @@ extension CommandRunner {
     }
 
     func set(_ key: String, text: String, type explicitType: PreferenceType?) throws {
-        try validate(key: key)
+        try PreferenceStore.validate(key: key)
         var text = text
         if text == "-" {
             let bytes = try FileAccess.read("-", console: console)
@@ -49,12 +48,8 @@ extension CommandRunner {
         }
         let database = try openForWriting()
         let store = PreferenceStore(database: database, suite: suite)
+        // The declared type chooses how the text is read; the store refuses another type.
         let declared = try store.declarations().first { $0.key == key }?.type
-        if let declared, let explicitType, declared != explicitType {
-            throw CommandFailure(
-                "'\(ValueText.shown(key))' is declared as \(declared), not \(explicitType)",
-                exitCode: CommandFailure.dataError)
-        }
         // A stored value keeps its type: `set volume 1` on a double stores 1.0.
         let stored = explicitType == nil && declared == nil ? try store.storedValue(forKey: key)?.type : nil
         let type = explicitType ?? declared ?? stored ?? ValueText.inferredType(of: text)
@@ -72,22 +67,6 @@ extension CommandRunner {
         try store.setValue(value, forKey: key)
         if globals.isJSON {
             printJSON(JSONShapes.preference(suite: suite, key: key, value: value, isDefault: false))
-        }
-    }
-
-    func validate(key: String) throws {
-        if key.isEmpty {
-            throw CommandFailure("The key cannot be empty", exitCode: CommandFailure.usage)
-        }
-        if key.utf8.count > 1024 {
-            throw CommandFailure(
-                "The key is \(key.utf8.count) bytes long; keys are at most 1024 bytes",
-                exitCode: CommandFailure.usage)
-        }
-        if key.utf8.contains(0) || key.contains("\n") {
-            throw CommandFailure(
-                "The key '\(ValueText.shown(key))' contains a NUL or newline character",
-                exitCode: CommandFailure.usage)
         }
     }
 
@@ -111,8 +90,8 @@ extension CommandRunner {
     }
 
     func rename(_ old: String, to new: String, force: Bool) throws {
-        try validate(key: old)
-        try validate(key: new)
+        try PreferenceStore.validate(key: old)
+        try PreferenceStore.validate(key: new)
         guard let database = try openExistingForWriting() else {
             throw noValue(old)
         }
@@ -270,7 +249,7 @@ extension CommandRunner {
     }
 
     func declare(_ key: String, type: PreferenceType, defaultText: String?, description: String?) throws {
-        try validate(key: key)
+        try PreferenceStore.validate(key: key)
         let defaultValue = try defaultText.map { text throws(CommandFailure) in
             try ValueText.parse(text, as: type, key: key)
         }

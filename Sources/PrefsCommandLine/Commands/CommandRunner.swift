@@ -20,8 +20,8 @@ struct CommandRunner {
     }
 
     func run() throws {
-        if let suite = globals.suite, suite.isEmpty || suite.utf8.contains(0) {
-            throw CommandFailure("The suite name cannot be empty", exitCode: CommandFailure.usage)
+        if globals.suite != nil || invocation.command.nameIfSuiteless == nil {
+            try PreferenceStore.validate(suite: suite)
         }
         if globals.suite != nil, let name = invocation.command.nameIfSuiteless {
             throw CommandFailure(

@@ -42,12 +42,14 @@ final class ChangeFeed {
         let token = try engine.commitToken()
         guard token != lastToken else { return }
         lastToken = token
+        caches.forgetDeclaredDefaults()
         try catchUp()
     }
 
     /// Called after this connection committed: its changes (and any other connection's since
     /// the last look) reach the caches and observers.
     func didCommit() {
+        caches.forgetDeclaredDefaults()
         do {
             lastToken = try engine.commitToken()
             try catchUp()

@@ -17,6 +17,11 @@ final class PreferenceCaches {
         }
     }
 
+    /// Forgets the declared defaults, to be read again when next needed.
+    func forgetDeclaredDefaults() {
+        for cache in suites.values { cache.declaredDefaults = nil }
+    }
+
     /// Forgets every cached value (registered defaults stay): the next reads go to storage.
     func forgetValues() {
         for cache in suites.values { cache.values.removeAll() }

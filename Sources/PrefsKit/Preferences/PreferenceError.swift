@@ -2,8 +2,10 @@
 public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The value cannot be stored (for example NaN, or text that is not JSON).
     case invalidValue(key: String, reason: String)
-    /// The key is empty or holds a NUL character.
-    case invalidKey(String)
+    /// The key breaks a rule of ``PreferenceStore/validate(key:)``; the reason says which.
+    case invalidKey(String, reason: String)
+    /// The suite name breaks a rule of ``PreferenceStore/validate(suite:)``.
+    case invalidSuite(String, reason: String)
     /// The value's type differs from the key's declared type.
     case typeMismatch(key: String, declared: PreferenceType, given: PreferenceType)
     /// A `Codable` value could not be encoded or decoded as JSON.
@@ -19,10 +21,8 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .invalidValue(let key, let reason):
             "Invalid value for '\(key)': \(reason)"
-        case .invalidKey(let key):
-            key.isEmpty
-                ? "A preference key cannot be empty"
-                : "Invalid key '\(key.debugDescription.dropFirst().dropLast())': keys cannot contain NUL"
+        case .invalidKey(_, let reason), .invalidSuite(_, let reason):
+            reason
         case .typeMismatch(let key, let declared, let given):
             "'\(key)' is declared as \(declared), not \(given)"
         case .coding(let key, let reason):

@@ -89,6 +89,7 @@ extension PreferenceStore {
         _ values: [(key: String, value: PreferenceValue)], replacing: Bool,
         progress: ImportProgress?
     ) throws -> Int {
+        if let suiteProblem { throw suiteProblem }
         let declared = Dictionary(
             (try declarations()).map { ($0.key, $0.type) }, uniquingKeysWith: { $1 })
         for (key, value) in values {

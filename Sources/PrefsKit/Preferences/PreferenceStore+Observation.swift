@@ -42,8 +42,9 @@ extension PreferenceStore {
         -> Value
     {
         if let stored, let value = key.decode(stored) { return value }
-        if stored == nil, let registered = registeredDefaults[key.name],
-            let value = key.decode(registered)
+        if stored == nil,
+            let fallback = database.state.withLock({ try? self.fallback(forKey: key.name, state: $0) }),
+            let value = key.decode(fallback)
         {
             return value
         }

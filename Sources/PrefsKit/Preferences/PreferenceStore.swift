@@ -26,6 +26,8 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The identity a key's ``PreferenceCacheSlot`` records for this suite's cache.
     var suiteCacheIdentifier: Int { cache.identifier }
     private let errorHandlerBox: Locked<ErrorHandlerBox>
+    /// Why the suite name is refused, checked once: writes throw it, reads find nothing.
+    let suiteProblem: PreferenceError?
 
     /// The name of the default suite.
     public static let standardSuite = "standard"
@@ -40,6 +42,12 @@ public final class PreferenceStore: @unchecked Sendable {
         self.suite = suite
         self.cache = database.state.withLock { $0.cache(for: suite) }
         self.errorHandlerBox = Locked(ErrorHandlerBox())
+        do {
+            try Self.validate(suite: suite)
+            suiteProblem = nil
+        } catch {
+            suiteProblem = error
+        }
     }
 
     /// Receives errors of writes that cannot throw (the `@Preference` setter and the
@@ -55,8 +63,9 @@ public final class PreferenceStore: @unchecked Sendable {
 
     // MARK: - Typed keys
 
-    /// The value of a typed key: the stored value, else a registered default, else the
-    /// key's default. A stored value of another type reads as the default.
+    /// The value of a typed key: the stored value, else a registered default, else a
+    /// declared default, else the key's default. A stored value of another type reads as
+    /// the key's default.
     @inlinable
     public subscript<Value>(key: PreferenceKey<Value>) -> Value {
         // Inlinable so that the caller's specialization decodes without generic metadata
@@ -87,7 +96,11 @@ public final class PreferenceStore: @unchecked Sendable {
 
     // MARK: - Untyped values
 
-    /// The stored value of a key, else its registered default; nil when neither exists.
+    /// The stored value of a key, else its default; nil when there is neither.
+    ///
+    /// Defaults are looked for in this order: the registration domain
+    /// (``register(defaults:)``), then the key's declaration (stored by `declare`). A typed
+    /// key's own default comes last, when even these give nothing.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func value(forKey key: String) throws -> PreferenceValue? {
@@ -98,7 +111,25 @@ public final class PreferenceStore: @unchecked Sendable {
     func value(for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil) throws -> PreferenceValue? {
         try database.state.withLock { state in
             if let stored = try storedValue(for: key, slot: slot, state: state) { return stored }
-            return cache.registered[key.name]
+            return try fallback(forKey: key.name, state: state)
+        }
+    }
+
+    /// The default of a key without a stored value: registered, else declared.
+    func fallback(forKey key: String, state: DatabaseState) throws -> PreferenceValue? {
+        if let registered = cache.registered[key] { return registered }
+        if state.isEmpty { return nil }
+        if let declared = cache.declaredDefaults { return declared[key] }
+        do {
+            var defaults: [String: PreferenceValue] = [:]
+            for declaration in try state.preferences.declarations(suite: suite) {
+                defaults[declaration.key] = declaration.defaultValue
+            }
+            // Inside a transaction the declarations may not be committed: not kept then.
+            if !state.isWriting && database.cachesValues { cache.declaredDefaults = defaults }
+            return defaults[key]
+        } catch {
+            throw state.engine.translate(error)
         }
     }
 
@@ -171,26 +202,27 @@ public final class PreferenceStore: @unchecked Sendable {
             if !overwriting, try state.preferences.value(suite: suite, key: new) != nil {
                 throw PreferenceError.wouldOverwrite(key: new)
             }
-            if let declared = try declarations().first(where: { $0.key == new })?.type, declared != value.type {
-                throw PreferenceError.typeMismatch(key: new, declared: declared, given: value.type)
-            }
             try write(value, forKey: new, state: state)
             try write(nil, forKey: old, state: state)
             return value
         }
     }
 
+    /// Stores or removes a value inside the open write transaction, after checking the suite,
+    /// the value and the key's declared type.
     func write(_ value: PreferenceValue?, forKey key: String, state: DatabaseState) throws {
+        if let suiteProblem { throw suiteProblem }
         if let value {
             try value.validateForStorage(key: key)
+            if let declared = try state.preferences.declaredType(suite: suite, key: key),
+                declared != value.type
+            {
+                throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
+            }
             try state.preferences.setValue(value, suite: suite, key: key, at: Date())
         } else {
             try state.preferences.removeValue(suite: suite, key: key)
         }
-    }
-
-    static func validate(key: String) throws(PreferenceError) {
-        if key.isEmpty || key.utf8.contains(0) { throw .invalidKey(key) }
     }
 
     /// Every stored value of the suite.
@@ -208,7 +240,8 @@ public final class PreferenceStore: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     @discardableResult
     public func removeAll() throws -> Int {
-        try database.write { try $0.preferences.removeAll(suite: suite) }
+        if let suiteProblem { throw suiteProblem }
+        return try database.write { try $0.preferences.removeAll(suite: suite) }
     }
 
     /// Changes several keys in one atomic transaction: all of them are stored, or, when the
@@ -264,6 +297,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// - Throws: ``PreferenceError/typeMismatch(key:declared:given:)`` when the default has
     ///   another type; ``DatabaseError`` when the write fails.
     public func declare(_ declaration: PreferenceDeclaration) throws {
+        if let suiteProblem { throw suiteProblem }
         try Self.validate(key: declaration.key)
         if let defaultValue = declaration.defaultValue, defaultValue.type != declaration.type {
             throw PreferenceError.typeMismatch(

@@ -13,6 +13,9 @@ final class SuiteCache {
     @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
+    /// The defaults of the suite's declarations, read on first need; nil until then, and
+    /// again after any commit (a declaration may have changed).
+    @exclusivity(unchecked) var declaredDefaults: [String: PreferenceValue]?
     /// The key slots this cache claimed, given back when it goes away. An app that makes a
     /// key object per read must not pile up slots here, so the slots of keys that are gone
     /// (held by this list alone) are dropped whenever the list doubles. (Not weak references:

@@ -126,6 +126,16 @@ final class SQLitePreferenceRepository: PreferenceRepository {
             ])
     }
 
+    func declaredType(suite: String, key: String) throws -> PreferenceType? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT type FROM preference_declaration WHERE suite = ? AND key = ?")
+        try statement.bind(suite, at: 1)
+        try statement.bind(key, at: 2)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return PreferenceType(rawValue: statement.text(at: 0))
+    }
+
     func declarations(suite: String) throws -> [PreferenceDeclaration] {
         try connection.rows(
             sql: """

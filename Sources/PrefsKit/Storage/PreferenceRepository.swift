@@ -22,6 +22,8 @@ package protocol PreferenceRepository {
     func suites() throws -> [String]
     /// Stores a declaration, replacing an earlier one of the same key.
     func declare(_ declaration: PreferenceDeclaration, suite: String) throws
+    /// The declared type of a key, nil when it is not declared.
+    func declaredType(suite: String, key: String) throws -> PreferenceType?
     /// The declarations of a suite.
     func declarations(suite: String) throws -> [PreferenceDeclaration]
     /// The newest changes first, of one key or of the whole suite.

@@ -1,0 +1,32 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// A storage engine the contract suite runs against: it opens a fresh, empty database and,
+/// on demand, a second connection to the same one (as another process would have).
+struct ContractEngine: Sendable, CustomTestStringConvertible {
+    let name: String
+    /// Opens a new database in the folder; the second call with the same folder opens the
+    /// same database again.
+    let open: @Sendable (TemporaryFolder, AppDatabase.Options) throws -> AppDatabase
+
+    var testDescription: String { name }
+
+    /// Every engine built into PrefsKit.
+    static let all: [ContractEngine] = [.sqlite]
+
+    static let sqlite = ContractEngine(name: "SQLite") { folder, options in
+        try AppDatabase(path: folder.path("contract.sqlite"), options: options)
+    }
+
+    /// A fresh database and a second, independent connection to it.
+    func openPair(
+        in folder: TemporaryFolder, changeCheckIntervalMilliseconds: Int = 10
+    ) throws -> (AppDatabase, AppDatabase) {
+        var options = AppDatabase.Options()
+        options.changeCheckIntervalMilliseconds = changeCheckIntervalMilliseconds
+        return (try open(folder, options), try open(folder, options))
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// What every storage engine must do, written once against the public stores and run for
+/// each engine in ``ContractEngine/all``.
+@Suite struct EngineContractTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    private static let everyType: [String: PreferenceValue] = [
+        "bool": .bool(true), "int": .int(-42), "double": .double(0.1),
+        "string": .string("Zoë 🏔"), "url": .url(URL(string: "https://example.com/a?b=1")!),
+        "date": .date(Date(timeIntervalSinceReferenceDate: 123_456.789_012_345)),
+        "data": .data(Data([0, 255, 7])),
+        "array": .array([.int(1), .string("two"), .bool(false)]),
+        "dictionary": .dictionary(["volume": .double(0.5), "muted": .bool(false)]),
+        "json": .json(#"{"theme":"dark"}"#),
+    ]
+
+    @Test(arguments: ContractEngine.all)
+    func everyTypeRoundTripsThroughAnotherConnection(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let writer = PreferenceStore(database: first)
+        for (key, value) in Self.everyType { try writer.setValue(value, forKey: key) }
+        let reader = PreferenceStore(database: second, suite: PreferenceStore.standardSuite)
+        #expect(try reader.storedValues() == Self.everyType)
+        for (key, value) in Self.everyType { #expect(try reader.value(forKey: key) == value) }
+        #expect(try reader.suites() == ["standard"])
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func suitesAreSeparateAndRemovalsAreCounted(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let standard = PreferenceStore(database: database)
+        let widget = PreferenceStore(database: database, suite: "widget")
+        try standard.setValue(.int(1), forKey: "a")
+        try widget.setValue(.int(2), forKey: "a")
+        try widget.setValue(.int(3), forKey: "b")
+        #expect(try standard.value(forKey: "a") == .int(1))
+        #expect(try widget.value(forKey: "a") == .int(2))
+        #expect(try standard.suites() == ["standard", "widget"])
+        #expect(try widget.removeAll() == 2)
+        #expect(try widget.storedValues().isEmpty)
+        #expect(try standard.storedValues() == ["a": .int(1)])
+        try standard.setValue(nil, forKey: "a")
+        #expect(try standard.value(forKey: "a") == nil)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func typedKeysReadTheirDefaultsUntilSetAndAgainAfterRemoval(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: database)
+        #expect(store[.hasViewedWalkthrough] == false)
+        try store.set(true, for: .hasViewedWalkthrough)
+        #expect(store[.hasViewedWalkthrough] == true)
+        try store.removeValue(for: .hasViewedWalkthrough)
+        #expect(store[.hasViewedWalkthrough] == false)
+        store.register(defaults: ["hasViewedWalkthrough": true])
+        #expect(store[.hasViewedWalkthrough] == true)
+        #expect(!store.hasStoredValue(forKey: "hasViewedWalkthrough"))
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func declarationsAreStoredAndEnforced(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        try store.declare(
+            PreferenceDeclaration(
+                key: "volume", type: .double, defaultValue: .double(0.5), description: "Sound"))
+        let declared = try PreferenceStore(database: second).declarations()
+        #expect(declared.map(\.key) == ["volume"])
+        #expect(declared.first?.defaultValue == .double(0.5))
+        #expect(declared.first?.description == "Sound")
+        #expect(throws: PreferenceError.typeMismatch(key: "volume", declared: .double, given: .string)) {
+            try store.setValue(.string("loud"), forKey: "volume")
+        }
+        #expect(try store.storedValue(forKey: "volume") == nil)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func defaultsComeRegisteredThenDeclaredThenFromTheKey(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
+        let store = PreferenceStore(database: first)
+        #expect(store[.volume] == 0.5)
+        #expect(try store.value(forKey: "volume") == nil)
+        try PreferenceStore(database: second).declare(
+            PreferenceDeclaration(key: "volume", type: .double, defaultValue: .double(0.8)))
+        #expect(store[.volume] == 0.8)
+        #expect(try store.value(forKey: "volume") == .double(0.8))
+        store.register(defaults: ["volume": 0.3])
+        #expect(store[.volume] == 0.3)
+        try store.set(1.0, for: .volume)
+        #expect(store[.volume] == 1.0)
+        try store.removeValue(for: .volume)
+        #expect(store[.volume] == 0.3)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func aTransactionCommitsAllOrNothing(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        struct Abandoned: Error {}
+        #expect(throws: Abandoned.self) {
+            try store.transaction { edit in
+                try edit.setValue(.int(1), forKey: "a")
+                #expect(try edit.value(forKey: "a") == .int(1))
+                throw Abandoned()
+            }
+        }
+        #expect(try store.value(forKey: "a") == nil)
+        try store.transaction { edit in
+            try edit.setValue(.int(1), forKey: "a")
+            try edit.setValue(.int(2), forKey: "b")
+        }
+        #expect(try PreferenceStore(database: second).storedValues() == ["a": .int(1), "b": .int(2)])
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func historyIsNewestFirstAndKeptWithinItsLimit(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: database)
+        #expect(try store.historyLimit() == 10_000)
+        try store.setHistoryLimit(3)
+        for value in 1...10 { try store.setValue(.int(value), forKey: "count") }
+        try store.setValue(nil, forKey: "count")
+        let history = try store.history()
+        #expect(history.map(\.value) == [nil, .int(10), .int(9)])
+        #expect(history.map(\.oldValue) == [.int(10), .int(9), .int(8)])
+        #expect(history.map(\.id) == history.map(\.id).sorted(by: >))
+        #expect(throws: PreferenceError.self) { try store.setHistoryLimit(0) }
+        #expect(try store.historyLimit() == 3)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func selectionsFollowTheirPolicies(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let selections = SelectionStore(database: first)
+        try selections.define("carousel", count: 13, policy: .clamp, initialIndex: 2)
+        for _ in 0..<20 { _ = try selections.next("carousel") }
+        #expect(try selections.selection(named: "carousel")?.index == 12)
+        try selections.define("pager", count: 4, policy: .wrap)
+        #expect(try selections.previous("pager").index == 3)
+        try selections.define("list", count: 5, policy: .optional)
+        #expect(try selections.select(4, itemID: "a5", in: "list").itemID == "a5")
+        #expect(try selections.clear("list").index == nil)
+        #expect(throws: SelectionError.indexOutOfRange(name: "carousel", index: 13, count: 13)) {
+            try selections.select(13, in: "carousel")
+        }
+        let seen = SelectionStore(database: second)
+        #expect(try seen.all().map(\.name) == ["carousel", "list", "pager"])
+        #expect(try seen.selection(named: "carousel")?.index == 12)
+        #expect(try seen.remove("pager"))
+        #expect(try selections.selection(named: "pager") == nil)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func bookmarksKeepDensePositionsTagsAndFolders(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: first)
+        let trip = try bookmarks.add(
+            BookmarkDraft(kind: "trip", itemID: "london", title: "London", tags: ["uk", "city"]))
+        try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "paris", title: "Paris"))
+        try bookmarks.add(
+            BookmarkDraft(kind: "trip", itemID: "rome", title: "Rome", folder: ["Europe", "South"]))
+        #expect(trip.tags == ["city", "uk"])
+        #expect(try bookmarks.list().map(\.itemID) == ["london", "paris", "rome"])
+        _ = try bookmarks.move(id: trip.id, to: 2)
+        #expect(try bookmarks.list().map(\.itemID) == ["paris", "rome", "london"])
+        #expect(try bookmarks.remove(kind: "trip", itemID: "paris"))
+        let other = BookmarkStore(database: second)
+        #expect(try other.list().map(\.position) == [0, 1])
+        #expect(try other.list(BookmarkQuery(tag: "uk")).map(\.itemID) == ["london"])
+        #expect(try other.bookmark(kind: "trip", itemID: "rome")?.folder == ["Europe", "South"])
+        #expect(try other.folders().map(\.name).contains("South"))
+        #expect(try other.isBookmarked(kind: "trip", itemID: "london"))
+        #expect(try !other.toggle(BookmarkDraft(kind: "trip", itemID: "london", title: "London")))
+        #expect(try bookmarks.count() == 1)
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func searchMatchesWordsAndPrefixesAndTreatsSyntaxAsText(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        try bookmarks.add(
+            BookmarkDraft(kind: "trip", itemID: "london", title: "London Eye", tags: ["uk"]))
+        try bookmarks.add(BookmarkDraft(kind: "movie", itemID: "endgame", title: "Avengers: Endgame"))
+        try bookmarks.add(
+            BookmarkDraft(kind: "note", itemID: "q", title: "Quotes", note: #"say "OR" NEAR here"#))
+        #expect(try bookmarks.search("lond*").map(\.itemID) == ["london"])
+        #expect(try bookmarks.search("lond").isEmpty)
+        #expect(try bookmarks.search("ÉNDGAME").map(\.itemID) == ["endgame"])
+        #expect(try bookmarks.search("london uk").map(\.itemID) == ["london"])
+        #expect(try bookmarks.search("london endgame").isEmpty)
+        #expect(try bookmarks.search(#""OR" NEAR("#).map(\.itemID) == ["q"])
+        #expect(throws: BookmarkError.invalid("The search text is empty")) {
+            try bookmarks.search(" * \" ")
+        }
+    }
+
+    @Test(arguments: ContractEngine.all)
+    func anotherConnectionsCommitReachesCachedReadsAndObservers(engine: ContractEngine) async throws {
+        let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
+        let observed = PreferenceStore(database: first)
+        #expect(observed[.launchCount] == 0)  // cached from now on
+        let seen = Collected<Int>()
+        let task = Task { for await value in observed.values(for: .launchCount) { seen.append(value) } }
+        defer { task.cancel() }
+        #expect(await seen.wait(upTo: 10) { $0 == [0] })
+        try PreferenceStore(database: second).set(41, for: .launchCount)
+        #expect(observed[.launchCount] == 41)
+        #expect(await seen.wait(upTo: 10) { $0 == [0, 41] })
+    }
+}
