@@ -19,7 +19,7 @@ public enum PrefsCommand {
         let console = Console.standard()
         // CommandLine.arguments repairs invalid UTF-8 with U+FFFD, which would quietly
         // turn a key into another; check the raw bytes first.
-        for index in 1..<Int(CommandLine.argc) {
+        for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw))
             if String(validating: bytes.lazy.map { UInt8(bitPattern: $0) }, as: UTF8.self) == nil {

@@ -107,7 +107,8 @@ public final class Connection {
 
     /// Prepares a statement that the caller owns.
     ///
-    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile, or holds more than one
+    ///   statement (code ``ResultCode/misuse``).
     public func makeStatement(sql: String) throws -> Statement {
         try Statement(connection: self, sql: sql)
     }
@@ -128,9 +129,11 @@ public final class Connection {
 
     /// Runs SQL that returns no rows.
     ///
-    /// With arguments the SQL must be one statement; without, it may hold several separated
-    /// by semicolons (as a migration file does).
-    /// - Throws: ``SQLiteError`` from the first statement that fails.
+    /// Without arguments the SQL may hold several statements separated by semicolons (as a
+    /// migration file does), and every one runs. With arguments it must be one statement:
+    /// SQL with more after its first statement is refused before anything runs.
+    /// - Throws: ``SQLiteError`` from the first statement that fails, or with code
+    ///   ``ResultCode/misuse`` for several statements with arguments.
     public func execute(sql: String, arguments: StatementArguments = []) throws {
         if arguments.values.isEmpty {
             try executeScript(sql)

@@ -29,11 +29,29 @@ public final class Statement {
         var texts = TextArena()
     }
 
+    /// Prepares one statement. SQL that holds more than white space and comments after its
+    /// first statement is refused: the rest would never run.
     init(connection: Connection, sql: String) throws {
         var pointer: OpaquePointer?
-        let code = sqlite3_prepare_v3(
-            connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        var hasMore = false
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(
+                connection.handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
+            if code == SQLITE_OK, let tail {
+                hasMore = Self.holdsAnotherStatement(tail)
+            }
+            return code
+        }
+        if hasMore {
+            sqlite3_finalize(pointer)
+            throw SQLiteError(
+                code: .misuse,
+                message: "the SQL holds more than one statement; run a script without arguments",
+                sql: sql)
+        }
         guard code == SQLITE_OK, let pointer else {
+            // An empty statement (only white space or comments) prepares to nothing.
             throw connection.makeError(code == SQLITE_OK ? SQLITE_MISUSE : code, sql: sql)
         }
         self.handle = pointer
@@ -41,6 +59,33 @@ public final class Statement {
         self.sql = sql
         scratch = .allocate(capacity: 1)
         scratch.initialize(to: Scratch())
+    }
+
+    /// Whether SQL text left after a statement holds anything but white space, semicolons
+    /// and comments.
+    private static func holdsAnotherStatement(_ tail: UnsafePointer<CChar>) -> Bool {
+        var rest = tail
+        while rest.pointee != 0 {
+            let byte = UInt8(bitPattern: rest.pointee)
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+                UInt8(ascii: ";"):
+                rest += 1
+            case UInt8(ascii: "-") where rest[1] == CChar(UInt8(ascii: "-")):
+                while rest.pointee != 0 && rest.pointee != CChar(UInt8(ascii: "\n")) { rest += 1 }
+            case UInt8(ascii: "/") where rest[1] == CChar(UInt8(ascii: "*")):
+                rest += 2
+                while rest.pointee != 0
+                    && !(rest.pointee == CChar(UInt8(ascii: "*")) && rest[1] == CChar(UInt8(ascii: "/")))
+                {
+                    rest += 1
+                }
+                if rest.pointee != 0 { rest += 2 }
+            default:
+                return true
+            }
+        }
+        return false
     }
 
     deinit {
@@ -308,8 +353,9 @@ public final class Statement {
         }
     }
 
-    /// Calls a closure with a text column's UTF-8 bytes, without making a String.
-    public func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    /// Calls a closure with a text column's UTF-8 bytes, without making a String. The bytes
+    /// are valid only inside the closure. (Package-wide, not public: it hands out a pointer.)
+    package func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let column = Int32(index)
         let pointer = sqlite3_column_text(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))

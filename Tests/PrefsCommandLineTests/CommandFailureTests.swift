@@ -22,6 +22,8 @@ import Testing
         #expect(CommandFailure(DatabaseError.cannotCreate(path: "p", reason: "r")).exitCode == 73)
         #expect(CommandFailure(DatabaseError.notFound(path: "p")).exitCode == 66)
         #expect(CommandFailure(DatabaseError.newerVersion(path: "p", found: 9, supported: 4)).exitCode == 65)
+        #expect(CommandFailure(DatabaseError.foreignDatabase(path: "p")).exitCode == 65)
+        #expect(CommandFailure(DatabaseError.readOnly(path: "p")).exitCode == 74)
         #expect(CommandFailure(BookmarkError.notFound(id: 3)).exitCode == 1)
     }
 }

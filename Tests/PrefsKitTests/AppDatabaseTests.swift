@@ -112,14 +112,4 @@ import Testing
         #expect(throws: DatabaseError.notFound(path: path)) { try AppDatabase(path: path, options: options) }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
-
-    @Test func errorsMapToTheDocumentedExitCodes() {
-        #expect(DatabaseError.notFound(path: "p").exitCode == 66)
-        #expect(DatabaseError.foreignDatabase(path: "p").exitCode == 65)
-        #expect(DatabaseError.newerVersion(path: "p", found: 2, supported: 1).exitCode == 65)
-        #expect(DatabaseError.cannotCreate(path: "p", reason: "r").exitCode == 73)
-        #expect(DatabaseError.diskFull(path: "p").exitCode == 74)
-        #expect(DatabaseError.readOnly(path: "p").exitCode == 74)
-        #expect(DatabaseError.busy(path: "p").exitCode == 75)
-    }
 }

@@ -112,9 +112,47 @@ import Testing
     }
 
     @Test func extensionLoadingIsOff() throws {
-        #expect(throws: SQLiteError.self) {
-            try connection.execute(sql: "SELECT load_extension('libm.so')")
+        // With loading on, SQLite would try the file and fail differently (no such file, or
+        // no entry point); only a disabled loader answers "not authorized".
+        let error = #expect(throws: SQLiteError.self) {
+            try connection.execute(sql: "SELECT load_extension('libm.so.6')")
         }
+        #expect(error?.message == "not authorized")
+        #expect(error?.code == .error)
+    }
+
+    @Test func aScriptRunsEveryStatement() throws {
+        try connection.execute(
+            sql: """
+                INSERT INTO t (name, v) VALUES ('a', 1);
+                -- a comment between statements
+                INSERT INTO t (name, v) VALUES ('b', 2); /* and after */
+                """)
+        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 2)
+    }
+
+    @Test func severalStatementsWithArgumentsAreRefusedBeforeAnyRuns() throws {
+        let error = #expect(throws: SQLiteError.self) {
+            try connection.execute(
+                sql: "INSERT INTO t (name, v) VALUES (?, 1); DELETE FROM t", arguments: ["a"])
+        }
+        #expect(error?.code == .misuse)
+        #expect(error?.message == "the SQL holds more than one statement; run a script without arguments")
+        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 0)
+        // Trailing white space, semicolons and comments are not a second statement.
+        try connection.execute(sql: "INSERT INTO t (name, v) VALUES (?, 1); -- done\n ;", arguments: ["a"])
+        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
+        #expect(throws: SQLiteError.self) { try connection.rows(sql: "SELECT 1; SELECT 2") }
+    }
+
+    @Test func resultCodesAreClassifiedByName() {
+        #expect(SQLiteError(code: .busy, message: "").isBusy)
+        #expect(!SQLiteError(code: .locked, message: "").isBusy)
+        #expect(SQLiteError(code: .locked, message: "").isLocked)
+        #expect(!SQLiteError(code: .authorization, message: "").isReadOnly)
+        #expect(SQLiteError(code: .readOnly, message: "").isReadOnly)
+        #expect(SQLiteError(code: 26, message: "").isCorrupt)
+        #expect(SQLiteError(code: .constraint, message: "x").description == "SQLite error 19: x")
     }
 
     @Test func refusesSymlinks() throws {

@@ -25,7 +25,7 @@ struct CommandFailure: Error, Equatable {
         case let failure as CommandFailure:
             self = failure
         case let error as DatabaseError:
-            self.init(error.description, exitCode: error.exitCode)
+            self.init(error.commandMessage, exitCode: error.exitCode)
         case let error as PreferenceError:
             switch error {
             case .invalidKey, .invalidSuite: self.init(error.description, exitCode: Self.usage)

@@ -1,6 +1,5 @@
 /// Why the database could not be opened, read or written, in words a user can act on.
 ///
-/// Each case maps to one exit code of the `prefs` command (see ``exitCode``).
 public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file does not exist (and was not to be created).
     case notFound(path: String)
@@ -34,7 +33,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound(let path):
             "No database at '\(path)'"
         case .isDirectory(let path):
-            "'\(path)' is a directory, not a prefs database; pass a file path with --db"
+            "'\(path)' is a directory, not a prefs database"
         case .isSymlink(let path):
             "'\(path)' is a symbolic link; pass the real path of the database"
         case .notADatabase(let path, let detail):
@@ -57,18 +56,6 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(path)' is locked by another process; retry in a moment"
         case .internalError(let detail):
             "Internal error: \(detail)"
-        }
-    }
-
-    /// The sysexits code the `prefs` command exits with for this error.
-    public var exitCode: Int32 {
-        switch self {
-        case .notFound: 66
-        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
-        case .cannotCreate: 73
-        case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
-        case .busy: 75
-        case .internalError: 70
         }
     }
 }

@@ -1,0 +1,24 @@
+import PrefsKit
+
+extension DatabaseError {
+    /// The sysexits code the `prefs` command exits with for this error.
+    var exitCode: Int32 {
+        switch self {
+        case .notFound: 66
+        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
+        case .cannotCreate: 73
+        case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
+        case .busy: 75
+        case .internalError: 70
+        }
+    }
+
+    /// The message the command prints: the library's description, with a hint where an
+    /// option of the command is the remedy.
+    var commandMessage: String {
+        switch self {
+        case .isDirectory: description + "; pass a file path with --db"
+        default: description
+        }
+    }
+}
