@@ -39,7 +39,7 @@ enum OperationCounter {
             return
         }
         let store = PreferenceStore(database: database)
-        let key = PreferenceKey("launchCount", default: 0)
+        let key = Prefs.Key("launchCount", default: 0)
         try store.set(1, for: key)
         var sink = 0
         switch kind {
@@ -47,7 +47,7 @@ enum OperationCounter {
             counted { for _ in 0..<count { sink &+= store[key] } }
         case "wide-get":
             // Cached gets cycling through 100,000 keys: more than the CPU caches hold.
-            let keys = (0..<100_000).map { PreferenceKey("key\($0)", default: 0) }
+            let keys = (0..<100_000).map { Prefs.Key("key\($0)", default: 0) }
             try store.transaction { edit in for (i, key) in keys.enumerated() { try edit.set(i, for: key) } }
             for key in keys { sink &+= store[key] }
             counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }

@@ -65,7 +65,7 @@ struct Workloads {
         let (database, _) = try freshDatabase("cached")
         let store = PreferenceStore(database: database)
         let names = (0..<keys).map { "key\($0)" }
-        let typed = names.map { PreferenceKey($0, default: 0) }
+        let typed = names.map { Prefs.Key($0, default: 0) }
         try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
         var sink = 0
         for key in typed { sink &+= store[key] }
@@ -95,7 +95,7 @@ struct Workloads {
         let store = PreferenceStore(database: database)
         let (_, rawPath) = try freshDatabase("uncached-raw")
         let names = (0..<keys).map { "key\($0)" }
-        let typed = names.map { PreferenceKey($0, default: 0) }
+        let typed = names.map { Prefs.Key($0, default: 0) }
         try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
         let raw = try raw(rawPath)
         defer { raw_close(raw) }
@@ -129,7 +129,7 @@ struct Workloads {
         let raw = try raw(rawPath)
         defer { raw_close(raw) }
         let names = (0..<keys).map { "key\($0)" }
-        let typed = names.map { PreferenceKey($0, default: 0) }
+        let typed = names.map { Prefs.Key($0, default: 0) }
         try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
         _ = raw_set_batch(raw, "standard", Int32(keys), 0, Date().timeIntervalSinceReferenceDate)
         let cNames = names.map { strdup($0) }
@@ -366,7 +366,7 @@ struct Workloads {
     /// `prefs get KEY` against the C program, spawned alike; also the CLI's peak RSS.
     func commandLine(prefs: String, cget: String) throws -> (WorkloadResult, peakKilobytes: Int) {
         let (database, path) = try freshDatabase("cli")
-        try PreferenceStore(database: database).set(true, for: PreferenceKey("hasViewedWalkthrough", default: false))
+        try PreferenceStore(database: database).set(true, for: Prefs.Key("hasViewedWalkthrough", default: false))
         func spawn(_ arguments: [String]) throws {
             var pid: pid_t = 0
             var actions = posix_spawn_file_actions_t()
@@ -416,7 +416,7 @@ struct Workloads {
     func memory(operations: Int) throws -> [String: [Int]] {
         let (database, _) = try freshDatabase("memory")
         let store = PreferenceStore(database: database)
-        let keys = (0..<1_000).map { PreferenceKey("key\($0)", default: 0) }
+        let keys = (0..<1_000).map { Prefs.Key("key\($0)", default: 0) }
         var sink = 0
         var gets: [Int] = []
         var sets: [Int] = []

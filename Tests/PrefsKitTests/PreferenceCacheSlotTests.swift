@@ -18,7 +18,7 @@ import Testing
     @Test func everyWriteReachesTheKeysOwnCopy() async throws {
         let path = folder.path("prefs.sqlite")
         let store = PreferenceStore(database: try AppDatabase(path: path))
-        let counter = PreferenceKey("counter", default: 0)
+        let counter = Prefs.Key("counter", default: 0)
         #expect(store[counter] == 0)  // claims the slot, with the key absent
         #expect(counter.cacheSlot.ownerIdentifier == store.suiteCacheIdentifier)
         try store.set(1, for: counter)
@@ -50,7 +50,7 @@ import Testing
         let store = PreferenceStore(database: try AppDatabase(path: path))
         #expect(throws: PreferenceError.self) { try store.setHistoryLimit(0) }
         try store.setHistoryLimit(1)
-        let counter = PreferenceKey("counter", default: 0)
+        let counter = Prefs.Key("counter", default: 0)
         #expect(store[counter] == 0)
         #expect(try store.value(forKey: "other") == nil)
         for value in 1...3 {
@@ -81,7 +81,7 @@ import Testing
         let first = PreferenceStore(database: database)
         let widgets = PreferenceStore(database: database, suite: "widgets")
         let elsewhere = PreferenceStore(database: try AppDatabase(path: folder.path("b.sqlite")))
-        let counter = PreferenceKey("counter", default: 0)
+        let counter = Prefs.Key("counter", default: 0)
         try first.set(1, for: counter)
         #expect(first[counter] == 1)
         try widgets.set(2, for: counter)
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func aClosedDatabaseGivesItsKeySlotsBack() throws {
-        let counter = PreferenceKey("counter", default: 0)
+        let counter = Prefs.Key("counter", default: 0)
         var previousOwner = 0
         do {
             let first = PreferenceStore(database: try AppDatabase(path: folder.path("first.sqlite")))
@@ -120,8 +120,8 @@ import Testing
         let store = PreferenceStore(database: try AppDatabase(path: folder.path("prefs.sqlite")))
         try store.setValue(.int(7), forKey: "launchCount")
         for _ in 0..<10_000 {
-            // A key object made at the call site, as `store[PreferenceKey(...)]` in a loop does.
-            #expect(store[PreferenceKey("launchCount", default: 0)] == 7)
+            // A key object made at the call site, as `store[Prefs.Key(...)]` in a loop does.
+            #expect(store[Prefs.Key("launchCount", default: 0)] == 7)
         }
         let remembered = store.database.state.withLock { $0.cache(for: "standard").claimedSlotCount }
         #expect(remembered <= 128, "\(remembered) slots remembered for 10,000 short-lived keys")
@@ -129,7 +129,7 @@ import Testing
 
     @Test func concurrentStoresNeverSeeEachOthersValues() async throws {
         let stores = try (0..<2).map { PreferenceStore(database: try AppDatabase(path: folder.path("\($0).sqlite"))) }
-        let keys = (0..<8).map { PreferenceKey("key\($0)", default: -1) }
+        let keys = (0..<8).map { Prefs.Key("key\($0)", default: -1) }
         let ranges = [0..<1_000, 1_000..<2_000]
         let strays = try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, store) in stores.enumerated() {

@@ -240,7 +240,7 @@ import Testing
     }
 
     @Test func declarationsAreStored() throws {
-        try store.declare(PreferenceKeys.hasViewedWalkthrough)
+        try store.declare(Prefs.Keys.hasViewedWalkthrough)
         try store.declare(
             PreferenceDeclaration(key: "volume", type: .double, defaultValue: .double(0.5),
                                   description: "Playback volume"))

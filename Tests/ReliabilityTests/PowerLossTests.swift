@@ -292,8 +292,8 @@ import Testing
             // The next start finishes the job.
             do {
                 let store = PreferenceStore(database: try AppDatabase(path: path))
-                try store.set(true, for: PreferenceKey("hasViewedWalkthrough", default: false))
-                #expect(store[PreferenceKey("hasViewedWalkthrough", default: false)] == true)
+                try store.set(true, for: Prefs.Key("hasViewedWalkthrough", default: false))
+                #expect(store[Prefs.Key("hasViewedWalkthrough", default: false)] == true)
                 #expect(try store.database.diagnostics().schemaVersion == AppDatabase.schemaVersion)
             } catch {
                 outcome = "damaged: next start failed: \(error)"

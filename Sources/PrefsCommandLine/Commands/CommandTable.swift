@@ -204,6 +204,6 @@ enum CommandTable {
         OptionSpec(name: "format", kind: .value(name: "format"), help: help, completions: formatNames)
     }
 
-    static let parser = ArgumentParser(root: root, globalOptions: globalOptions)
+    static let parser = CommandLineParser(root: root, globalOptions: globalOptions)
     static let helpFormatter = HelpFormatter(root: root, globalOptions: globalOptions)
 }

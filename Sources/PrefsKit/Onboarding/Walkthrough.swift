@@ -12,7 +12,7 @@
 /// ```
 public final class Walkthrough: Sendable {
     /// The preference that records completion.
-    public static let hasViewedWalkthroughKey = PreferenceKey(
+    public static let hasViewedWalkthroughKey = Prefs.Key(
         "hasViewedWalkthrough", default: false,
         summary: "Whether the onboarding walkthrough was completed or skipped.")
     /// The name of the selection that holds the current page.

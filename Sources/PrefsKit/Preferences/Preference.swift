@@ -12,12 +12,12 @@
 @propertyWrapper
 public struct Preference<Value: Sendable>: Sendable {
     /// The typed key.
-    public let key: PreferenceKey<Value>
+    public let key: Prefs.Key<Value>
     /// The store the value lives in.
     public let store: PreferenceStore
 
     /// Creates a property for a typed key.
-    public init(_ key: PreferenceKey<Value>, store: PreferenceStore) {
+    public init(_ key: Prefs.Key<Value>, store: PreferenceStore) {
         self.key = key
         self.store = store
     }
@@ -25,37 +25,37 @@ public struct Preference<Value: Sendable>: Sendable {
     /// Creates a property from a name and a default, as `@AppStorage("name") var x = default`.
     public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
     where Value: PreferenceStorable {
-        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+        self.init(Prefs.Key(name, default: wrappedValue), store: store)
     }
 
     /// Creates a property of a String-backed enum.
     public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
     where Value: RawRepresentable, Value.RawValue == String {
-        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+        self.init(Prefs.Key(name, default: wrappedValue), store: store)
     }
 
     /// Creates a property of an Int-backed enum.
     public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
     where Value: RawRepresentable, Value.RawValue == Int {
-        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+        self.init(Prefs.Key(name, default: wrappedValue), store: store)
     }
 
     /// Creates a property of a String enum that also declares `PreferenceStorable`.
     public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
     where Value: PreferenceStorable & RawRepresentable, Value.RawValue == String {
-        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+        self.init(Prefs.Key(name, default: wrappedValue), store: store)
     }
 
     /// Creates a property of an Int enum that also declares `PreferenceStorable`.
     public init(wrappedValue: Value, _ name: String, store: PreferenceStore)
     where Value: PreferenceStorable & RawRepresentable, Value.RawValue == Int {
-        self.init(PreferenceKey(name, default: wrappedValue), store: store)
+        self.init(Prefs.Key(name, default: wrappedValue), store: store)
     }
 
     /// Creates an optional property that is nil when nothing is stored.
     public init<Wrapped: PreferenceStorable>(_ name: String, store: PreferenceStore)
     where Value == Wrapped? {
-        self.init(PreferenceKey(name, default: nil), store: store)
+        self.init(Prefs.Key(name, default: nil), store: store)
     }
 
     /// The stored value, or the default.

@@ -8,7 +8,7 @@ extension PreferenceStore {
     /// ```swift
     /// for await hasViewed in store.values(for: .hasViewedWalkthrough) { ... }
     /// ```
-    public func values<Value>(for key: PreferenceKey<Value>) -> AsyncStream<Value> {
+    public func values<Value>(for key: Prefs.Key<Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream(
             bufferingPolicy: .bufferingNewest(256))
         let observerID = database.state.withLock { state in
@@ -38,7 +38,7 @@ extension PreferenceStore {
 
     /// The value a typed key reads given a stored value (nil = absent). Called under the
     /// database lock.
-    private func resolve<Value>(_ stored: PreferenceValue?, for key: PreferenceKey<Value>)
+    private func resolve<Value>(_ stored: PreferenceValue?, for key: Prefs.Key<Value>)
         -> Value
     {
         if let stored, let value = key.decode(stored) { return value }

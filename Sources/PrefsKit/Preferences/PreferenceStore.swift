@@ -8,8 +8,8 @@ import FoundationEssentials
 /// database's change-check interval (10 ms by default).
 ///
 /// ```swift
-/// extension PreferenceKeys {
-///     static let hasViewedWalkthrough = PreferenceKey("hasViewedWalkthrough", default: false)
+/// extension Prefs.Keys {
+///     static let hasViewedWalkthrough = Prefs.Key("hasViewedWalkthrough", default: false)
 /// }
 /// let store = PreferenceStore(database: database)
 /// if !store[.hasViewedWalkthrough] { showWalkthrough() }
@@ -67,7 +67,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// declared default, else the key's default. A stored value of another type reads as
     /// the key's default.
     @inlinable
-    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+    public subscript<Value>(key: Prefs.Key<Value>) -> Value {
         // Inlinable so that the caller's specialization decodes without generic metadata
         // lookups; the cache lookup itself stays in the module.
         guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else { return key.defaultValue }
@@ -78,14 +78,14 @@ public final class PreferenceStore: @unchecked Sendable {
     ///
     /// - Throws: ``PreferenceError`` for a value that cannot be stored, ``DatabaseError``
     ///   when the write fails (nothing is changed then).
-    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+    public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
         try setValue(key.encode(value), forKey: key.name)
     }
 
     /// Removes the stored value of a typed key, so that it reads as its default again.
     ///
     /// - Throws: ``DatabaseError`` when the write fails.
-    public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
+    public func removeValue<Value>(for key: Prefs.Key<Value>) throws {
         try setValue(nil, forKey: key.name)
     }
 
@@ -309,7 +309,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// Declares typed keys, with their defaults and summaries.
     ///
     /// - Throws: ``DatabaseError`` when the write fails.
-    public func declare<Value>(_ key: PreferenceKey<Value>) throws {
+    public func declare<Value>(_ key: Prefs.Key<Value>) throws {
         try declare(key.declaration)
     }
 
@@ -366,7 +366,7 @@ public struct PreferenceTransaction {
     /// Stores a value of a typed key.
     ///
     /// - Throws: ``PreferenceError`` for a value that cannot be stored.
-    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+    public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
         try setValue(key.encode(value), forKey: key.name)
     }
 
@@ -386,7 +386,7 @@ public struct PreferenceTransaction {
     }
 
     /// The value of a typed key as this transaction sees it.
-    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+    public subscript<Value>(key: Prefs.Key<Value>) -> Value {
         store[key]
     }
 }

@@ -4,7 +4,7 @@
 /// `--name=value`, `--` ends options, repeated options, `-h`/`--help` and `--version`
 /// anywhere, global options before or after the subcommand, and "Did you mean ...?" for
 /// misspellings.
-struct ArgumentParser: Sendable {
+struct CommandLineParser: Sendable {
     let root: CommandSpec
     let globalOptions: [OptionSpec]
 

@@ -1,0 +1,86 @@
+extension Prefs {
+    /// A typed preference: a name, a value type and the default read when nothing is stored.
+    ///
+    /// The default is never written. A stored value of another type reads as the default.
+    public final class Key<Value: Sendable>: Keys, @unchecked Sendable {
+        /// The key's name in the store.
+        public let name: String
+        /// The value read when the key is absent (and no default is registered).
+        public let defaultValue: Value
+        /// The type values are stored with.
+        public let type: PreferenceType
+        /// What the key is for, stored when the key is declared.
+        public let summary: String?
+        @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
+        @usableFromInline let cacheKey: PreferenceCacheKey
+        @usableFromInline let cacheSlot = PreferenceCacheSlot()
+        let encode: @Sendable (Value) -> PreferenceValue?
+
+        init(
+            name: String, defaultValue: Value, type: PreferenceType, summary: String?,
+            decode: @escaping @Sendable (PreferenceValue) -> Value?,
+            encode: @escaping @Sendable (Value) -> PreferenceValue?
+        ) {
+            self.name = name
+            self.cacheKey = PreferenceCacheKey(name)
+            self.defaultValue = defaultValue
+            self.type = type
+            self.summary = summary
+            self.decode = decode
+            self.encode = encode
+        }
+
+        /// Creates a key of a storable type.
+        ///
+        /// - Parameters:
+        ///   - name: The key's name in the store.
+        ///   - defaultValue: The value read when nothing is stored.
+        ///   - summary: What the key is for.
+        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        where Value: PreferenceStorable {
+            self.init(
+                name: name, defaultValue: defaultValue, type: Value.preferenceType, summary: summary,
+                decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
+        }
+
+        /// Creates a key of an enum whose raw value is a String, as `@AppStorage` allows.
+        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        where Value: RawRepresentable, Value.RawValue == String {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                decode: { String(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
+                encode: { .string($0.rawValue) })
+        }
+
+        /// Creates a key of an enum whose raw value is an Int, as `@AppStorage` allows.
+        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        where Value: RawRepresentable, Value.RawValue == Int {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                decode: { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
+                encode: { .int($0.rawValue) })
+        }
+
+        /// Creates a key of a String enum that also declares `PreferenceStorable`.
+        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        where Value: PreferenceStorable & RawRepresentable, Value.RawValue == String {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
+        }
+
+        /// Creates a key of an Int enum that also declares `PreferenceStorable`.
+        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        where Value: PreferenceStorable & RawRepresentable, Value.RawValue == Int {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
+        }
+
+        /// The declaration of this key, for ``PreferenceStore/declare(_:)``.
+        public var declaration: PreferenceDeclaration {
+            PreferenceDeclaration(
+                key: name, type: type, defaultValue: encode(defaultValue), description: summary)
+        }
+    }
+}
