@@ -2,7 +2,7 @@ import Testing
 
 @testable import PrefsCommandLine
 
-@Suite struct ArgumentParserTests {
+@Suite struct CommandLineParserTests {
     func parse(_ arguments: [String]) throws -> Invocation {
         try CommandTable.parser.parse(arguments)
     }
