@@ -5,6 +5,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `script` is installed and the system hands out pseudo-terminals.

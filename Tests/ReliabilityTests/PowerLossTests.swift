@@ -9,6 +9,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Power cuts and I/O errors, simulated by the `crashsim` VFS (`Tests/CrashVFS`): writes

@@ -71,31 +71,14 @@ final class Console: @unchecked Sendable {
     }
 
     private static func writeAll(_ text: String, to descriptor: Int32) -> Bool {
-        var text = text
-        return text.withUTF8 { writeAll($0, to: descriptor) }
+        FileDescriptor.writeAll(text, to: descriptor) == 0
     }
 
     private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Bool {
-        guard let base = buffer.baseAddress else { return true }
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(descriptor, base + offset, buffer.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return true
+        FileDescriptor.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor) == 0
     }
 
     private static func readAll(from descriptor: Int32) -> [UInt8]? {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-        }
+        try? FileDescriptor.readAll(from: descriptor).get()
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PrefsKit
 
 #if canImport(Glibc)
     import Glibc
@@ -29,18 +30,10 @@ enum FileAccess {
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw CommandFailure("Cannot read '\(path)': it is a directory", exitCode: CommandFailure.noInput)
         }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else {
-                throw CommandFailure(
-                    "Cannot read '\(path)': \(String(cString: strerror(errno)))",
-                    exitCode: CommandFailure.noInput)
-            }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
+        switch FileDescriptor.readAll(from: descriptor) {
+        case .success(let bytes): return bytes
+        case .failure(let error):
+            throw CommandFailure("Cannot read '\(path)': \(error.reason)", exitCode: CommandFailure.noInput)
         }
     }
 
@@ -55,20 +48,13 @@ enum FileAccess {
                 "Cannot create '\(path)': \(String(cString: strerror(errno)))",
                 exitCode: CommandFailure.cannotCreate)
         }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(descriptor, base + offset, buffer.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 {
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                unlink(temporary)
-                throw CommandFailure("Cannot write '\(path)': \(reason)", exitCode: CommandFailure.ioError)
-            }
-            offset += written
+        let failure = bytes.withUnsafeBytes { FileDescriptor.writeAll($0, to: descriptor) }
+        if failure != 0 {
+            close(descriptor)
+            unlink(temporary)
+            throw CommandFailure(
+                "Cannot write '\(path)': \(String(cString: strerror(failure)))",
+                exitCode: CommandFailure.ioError)
         }
         if fsync(descriptor) != 0 || close(descriptor) != 0 {
             let reason = String(cString: strerror(errno))
