@@ -69,7 +69,9 @@ func measure(
 
 /// Resident set size of this process in bytes.
 func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+        return 0
+    }
     let fields = text.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))

@@ -14,22 +14,29 @@ struct InstructionCount {
 
     /// The rows of the targets: what one operation is, its PrefsKit and raw C kinds
     /// in ``OperationCounter``, and N.
-    static let rows: [(workload: String, operation: String, kind: String, rawKind: String, count: Int)] = [
-        ("get, uncached", "one get", "uncached-get", "raw-uncached-get", 20_000),
-        ("bookmark insert in one transaction", "one bookmark", "bookmark", "raw-bookmark", 1_000),
-        (
-            "list by category", "one list of \(OperationCounter.listRows / 20) of \(OperationCounter.listRows)",
-            "list", "raw-list", 4
-        ),
-        // The import's storing (the file read beforehand) against raw C inserting the rows.
-        ("bookmark import from HTML, storing", "one link", "import", "raw-bookmark", 1_000),
-    ]
+    static let rows:
+        [(workload: String, operation: String, kind: String, rawKind: String, count: Int)] = [
+            ("get, uncached", "one get", "uncached-get", "raw-uncached-get", 20_000),
+            (
+                "bookmark insert in one transaction", "one bookmark", "bookmark", "raw-bookmark",
+                1_000
+            ),
+            (
+                "list by category",
+                "one list of \(OperationCounter.listRows / 20) of \(OperationCounter.listRows)",
+                "list", "raw-list", 4
+            ),
+            // The import's storing (the file read beforehand) against raw C inserting the rows.
+            ("bookmark import from HTML, storing", "one link", "import", "raw-bookmark", 1_000),
+        ]
 
     /// nil when valgrind is not installed.
     static func measure(executable: String) throws -> [InstructionCount]? {
-        guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else { return nil }
+        guard
+            let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return nil }
         func perOperation(_ kind: String, _ count: Int) throws -> Int {
             let one = try collected(valgrind, executable, kind, count)
             let two = try collected(valgrind, executable, kind, 2 * count)
@@ -43,14 +50,17 @@ struct InstructionCount {
         }
     }
 
-    private static func collected(_ valgrind: String, _ executable: String, _ kind: String, _ count: Int)
+    private static func collected(
+        _ valgrind: String, _ executable: String, _ kind: String, _ count: Int
+    )
         throws -> Int
     {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind)
         process.arguments = [
             "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
-            "--toggle-collect=*OperationCounter*counted*", executable, "--operations", kind, String(count),
+            "--toggle-collect=*OperationCounter*counted*", executable, "--operations", kind,
+            String(count),
         ]
         var environment = ProcessInfo.processInfo.environment
         // A fixed hash seed, so that both runs do the same set-up work.
@@ -60,7 +70,8 @@ struct InstructionCount {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(
+            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0,
             let line = output.split(separator: "\n").first(where: { $0.contains("Collected : ") }),

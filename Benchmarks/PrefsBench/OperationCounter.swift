@@ -24,9 +24,11 @@ enum OperationCounter {
 
     static func run(_ kind: String, count: Int) throws {
         guard kinds.contains(kind) else {
-            throw BenchmarkError(description: "unknown operation '\(kind)' (\(kinds.joined(separator: ", ")))")
+            throw BenchmarkError(
+                description: "unknown operation '\(kind)' (\(kinds.joined(separator: ", ")))")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-count-\(getpid())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "prefs-count-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = AppDatabase.Options()
@@ -48,7 +50,9 @@ enum OperationCounter {
         case "wide-get":
             // Cached gets cycling through 100,000 keys: more than the CPU caches hold.
             let keys = (0..<100_000).map { Prefs.Key("key\($0)", default: 0) }
-            try store.transaction { edit in for (i, key) in keys.enumerated() { try edit.set(i, for: key) } }
+            try store.transaction { edit in
+                for (i, key) in keys.enumerated() { try edit.set(i, for: key) }
+            }
             for key in keys { sink &+= store[key] }
             counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
         case "set":
@@ -68,7 +72,9 @@ enum OperationCounter {
             // what storing an import costs per link, against raw C's insert.
             let bytes = Array(Workloads.bookmarkFile(links: count, prefix: "m").utf8)
             if kind == "read-html" {
-                try counted { sink += try NetscapeBookmarkFile.document(reading: bytes).links.count }
+                try counted {
+                    sink += try NetscapeBookmarkFile.document(reading: bytes).links.count
+                }
             } else {
                 let document = try NetscapeBookmarkFile.document(reading: bytes)
                 let bookmarks = BookmarkStore(database: database)
@@ -78,7 +84,9 @@ enum OperationCounter {
             try fill(path)
             let bookmarks = BookmarkStore(database: database)
             try counted {
-                for _ in 0..<count { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
+                for _ in 0..<count {
+                    sink += try bookmarks.list(BookmarkQuery(category: "category3")).count
+                }
             }
         default:
             break
@@ -87,7 +95,9 @@ enum OperationCounter {
     }
 
     private static func fill(_ path: String) throws {
-        guard let filler = raw_open(path, 0) else { throw BenchmarkError(description: "raw_open failed") }
+        guard let filler = raw_open(path, 0) else {
+            throw BenchmarkError(description: "raw_open failed")
+        }
         defer { raw_close(filler) }
         let code = raw_insert_bookmarks(filler, "m", Int32(listRows), 20, 0)
         guard code == 0 else { throw BenchmarkError(description: "filling: \(code)") }
@@ -95,7 +105,9 @@ enum OperationCounter {
 
     private static func runRaw(_ kind: String, count: Int, path: String) throws {
         if kind == "raw-list" { try fill(path) }
-        guard let raw = raw_open(path, 0) else { throw BenchmarkError(description: "raw_open failed") }
+        guard let raw = raw_open(path, 0) else {
+            throw BenchmarkError(description: "raw_open failed")
+        }
         defer { raw_close(raw) }
         var sink = 0
         switch kind {
@@ -114,7 +126,9 @@ enum OperationCounter {
             let rows = BookmarkRows(prefix: "m", count: count)
             var code: Int32 = 0
             counted { code = rows.insert(into: raw, count: count) }
-            guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+            guard code == 0 else {
+                throw BenchmarkError(description: "raw_insert_bookmarks: \(code)")
+            }
         case "raw-list":
             counted { for _ in 0..<count { sink += Int(raw_list_category(raw, "category3")) } }
         default:

@@ -21,7 +21,10 @@ enum Report {
 
     static func table(_ results: [WorkloadResult]) -> String {
         var lines: [String] = []
-        let header = ["workload", "implementation", "median", "min", "max", "vs raw C", "vs UserDefaults", "target"]
+        let header = [
+            "workload", "implementation", "median", "min", "max", "vs raw C", "vs UserDefaults",
+            "target",
+        ]
         var rows: [[String]] = [header]
         for result in results {
             let raw = result.sample("raw C")?.median
@@ -29,7 +32,8 @@ enum Report {
             for (index, sample) in result.samples.enumerated() {
                 rows.append([
                     index == 0 ? result.name : "", sample.contender,
-                    format(sample.median, unit: result.unit), format(sample.minimum, unit: result.unit),
+                    format(sample.median, unit: result.unit),
+                    format(sample.minimum, unit: result.unit),
                     format(sample.maximum, unit: result.unit),
                     sample.contender == "raw C" ? "" : ratio(sample.median, to: raw),
                     sample.contender == "UserDefaults" ? "" : ratio(sample.median, to: defaults),
@@ -40,10 +44,16 @@ enum Report {
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for (index, row) in rows.enumerated() {
             lines.append(
-                "| " + row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                "| "
+                    + row.enumerated().map {
+                        $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0)
+                    }
                     .joined(separator: " | ") + " |")
             if index == 0 {
-                lines.append("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+                lines.append(
+                    "|"
+                        + widths.map { String(repeating: "-", count: $0 + 2) }.joined(
+                            separator: "|") + "|")
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -60,7 +70,9 @@ enum Report {
                         "name": sample.contender, "median": sample.median, "min": sample.minimum,
                         "max": sample.maximum,
                     ]
-                    if let raw, raw > 0, sample.contender != "raw C" { entry["ratioToRawC"] = sample.median / raw }
+                    if let raw, raw > 0, sample.contender != "raw C" {
+                        entry["ratioToRawC"] = sample.median / raw
+                    }
                     if let defaults, defaults > 0, sample.contender != "UserDefaults" {
                         entry["ratioToUserDefaults"] = sample.median / defaults
                     }
@@ -69,7 +81,8 @@ enum Report {
             ]
         }
         let data = try JSONSerialization.data(
-            withJSONObject: ["workloads": workloads, "notes": notes], options: [.prettyPrinted, .sortedKeys])
+            withJSONObject: ["workloads": workloads, "notes": notes],
+            options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

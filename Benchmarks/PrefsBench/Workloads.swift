@@ -12,7 +12,8 @@ struct Workloads {
 
     init(quick: Bool) throws {
         self.quick = quick
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-bench-\(getpid())")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "prefs-bench-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -23,14 +24,18 @@ struct Workloads {
     private var counter = Counter()
 
     /// A fresh database file with the schema, opened by PrefsKit.
-    func freshDatabase(_ name: String, options: AppDatabase.Options = .init()) throws -> (AppDatabase, String) {
+    func freshDatabase(_ name: String, options: AppDatabase.Options = .init()) throws -> (
+        AppDatabase, String
+    ) {
         let path = folder.appendingPathComponent("\(name)-\(counter.next()).sqlite").path
         return (try AppDatabase(path: path, options: options), path)
     }
 
     /// The raw C connection to a file PrefsKit created.
     func raw(_ path: String, synchronous: Int32 = 2) throws -> OpaquePointer {
-        guard let db = raw_open(path, synchronous) else { throw BenchmarkError(description: "raw_open failed for \(path)") }
+        guard let db = raw_open(path, synchronous) else {
+            throw BenchmarkError(description: "raw_open failed for \(path)")
+        }
         return db
     }
 
@@ -53,8 +58,11 @@ struct Workloads {
         return try database.connectionSettings().map { setting in
             var buffer = [CChar](repeating: 0, count: 256)
             let code = raw_pragma(raw, setting.name, &buffer, Int32(buffer.count))
-            guard code == 0 else { throw BenchmarkError(description: "raw_pragma \(setting.name) failed") }
-            let rawValue = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard code == 0 else {
+                throw BenchmarkError(description: "raw_pragma \(setting.name) failed")
+            }
+            let rawValue = String(
+                decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return (setting.name, setting.value, rawValue)
         }
     }
@@ -66,7 +74,9 @@ struct Workloads {
         let store = PreferenceStore(database: database)
         let names = (0..<keys).map { "key\($0)" }
         let typed = names.map { Prefs.Key($0, default: 0) }
-        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        try store.transaction { edit in
+            for (i, key) in typed.enumerated() { try edit.set(i, for: key) }
+        }
         var sink = 0
         for key in typed { sink &+= store[key] }
         let iterations = quick ? 200_000 : 1_000_000
@@ -76,10 +86,12 @@ struct Workloads {
             }
         ]
         if keys <= Self.userDefaultsKeyLimit {
-            let defaults = userDefaults(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }))
-            contenders.append(Contender(name: "UserDefaults") { n in
-                for i in 0..<n { sink &+= defaults.integer(forKey: names[i % keys]) }
-            })
+            let defaults = userDefaults(
+                Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }))
+            contenders.append(
+                Contender(name: "UserDefaults") { n in
+                    for i in 0..<n { sink &+= defaults.integer(forKey: names[i % keys]) }
+                })
         }
         let result = try measure(
             "get, cached (\(keys) keys)", target: "<= 100 ns; >= 15x faster than UserDefaults",
@@ -96,16 +108,19 @@ struct Workloads {
         let (_, rawPath) = try freshDatabase("uncached-raw")
         let names = (0..<keys).map { "key\($0)" }
         let typed = names.map { Prefs.Key($0, default: 0) }
-        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        try store.transaction { edit in
+            for (i, key) in typed.enumerated() { try edit.set(i, for: key) }
+        }
         let raw = try raw(rawPath)
         defer { raw_close(raw) }
         _ = raw_set_batch(raw, "standard", Int32(keys), 0, Date().timeIntervalSinceReferenceDate)
         let cNames = names.map { strdup($0) }
-        defer { cNames.forEach { free($0) } }
+        defer { for name in cNames { free(name) } }
         var sink = 0
         let iterations = quick ? 20_000 : 200_000
         let result = try measure(
-            "get, uncached (\(keys) keys)", target: "<= 1.1x raw C (SPEC: <= 1.4x)", rounds: rounds, iterations: iterations,
+            "get, uncached (\(keys) keys)", target: "<= 1.1x raw C (SPEC: <= 1.4x)", rounds: rounds,
+            iterations: iterations,
             [
                 Contender(name: "PrefsKit") { n in
                     for i in 0..<n { sink &+= store[typed[i % keys]] }
@@ -130,36 +145,44 @@ struct Workloads {
         defer { raw_close(raw) }
         let names = (0..<keys).map { "key\($0)" }
         let typed = names.map { Prefs.Key($0, default: 0) }
-        try store.transaction { edit in for (i, key) in typed.enumerated() { try edit.set(i, for: key) } }
+        try store.transaction { edit in
+            for (i, key) in typed.enumerated() { try edit.set(i, for: key) }
+        }
         _ = raw_set_batch(raw, "standard", Int32(keys), 0, Date().timeIntervalSinceReferenceDate)
         let cNames = names.map { strdup($0) }
-        defer { cNames.forEach { free($0) } }
+        defer { for name in cNames { free(name) } }
         var value = 0
         let iterations = quick ? 30 : 150
         var contenders = [
-                Contender(name: "PrefsKit") { n in
-                    for i in 0..<n {
-                        value += 1
-                        try store.set(value, for: typed[i % keys])
-                    }
-                },
-                Contender(name: "raw C") { n in
-                    for i in 0..<n {
-                        value += 1
-                        let code = raw_set_int(raw, "standard", cNames[i % keys], Int64(value), Date().timeIntervalSinceReferenceDate)
-                        guard code == 0 else { throw BenchmarkError(description: "raw_set_int: \(code)") }
-                    }
-                },
-            ]
-        if keys <= Self.userDefaultsKeyLimit {
-            let defaults = userDefaults(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }))
-            contenders.append(Contender(name: "UserDefaults") { n in
+            Contender(name: "PrefsKit") { n in
                 for i in 0..<n {
                     value += 1
-                    defaults.set(value, forKey: names[i % keys])
-                    defaults.synchronize()
+                    try store.set(value, for: typed[i % keys])
                 }
-            })
+            },
+            Contender(name: "raw C") { n in
+                for i in 0..<n {
+                    value += 1
+                    let code = raw_set_int(
+                        raw, "standard", cNames[i % keys], Int64(value),
+                        Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else {
+                        throw BenchmarkError(description: "raw_set_int: \(code)")
+                    }
+                }
+            },
+        ]
+        if keys <= Self.userDefaultsKeyLimit {
+            let defaults = userDefaults(
+                Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }))
+            contenders.append(
+                Contender(name: "UserDefaults") { n in
+                    for i in 0..<n {
+                        value += 1
+                        defaults.set(value, forKey: names[i % keys])
+                        defaults.synchronize()
+                    }
+                })
         }
         return try measure(
             "set, own commit, synchronous=FULL (\(keys) keys)", target: "<= 1.3x raw C",
@@ -180,7 +203,8 @@ struct Workloads {
         let defaults = userDefaults()
         var base = 0
         return try measure(
-            "\(count) sets in one transaction", target: "<= 1.5x raw C", rounds: rounds, iterations: count,
+            "\(count) sets in one transaction", target: "<= 1.5x raw C", rounds: rounds,
+            iterations: count,
             [
                 Contender(name: "PrefsKit") { n in
                     base += n
@@ -190,8 +214,12 @@ struct Workloads {
                 },
                 Contender(name: "raw C") { n in
                     base += n
-                    let code = raw_set_batch(raw, "standard", Int32(n), Int64(base), Date().timeIntervalSinceReferenceDate)
-                    guard code == 0 else { throw BenchmarkError(description: "raw_set_batch: \(code)") }
+                    let code = raw_set_batch(
+                        raw, "standard", Int32(n), Int64(base),
+                        Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else {
+                        throw BenchmarkError(description: "raw_set_batch: \(code)")
+                    }
                 },
                 // Each UserDefaults set copies its whole domain, so a batch costs time
                 // quadratic in its size; it runs 10,000 of the sets per round at most.
@@ -217,17 +245,20 @@ struct Workloads {
         var drafts: [[BookmarkDraft]] = []
         var rows: [BookmarkRows] = []
         for round in 1...(quick ? 3 : 6) {
-            drafts.append((0..<count).map { i in
-                BookmarkDraft(
-                    kind: "movie", itemID: "r\(round)-\(i)", title: "Movie r\(round)-\(i)",
-                    url: URL(string: "https://example.com/r\(round)-\(i)"), category: "category\(i % 20)",
-                    tags: ["featured", "watchlist"])
-            })
+            drafts.append(
+                (0..<count).map { i in
+                    BookmarkDraft(
+                        kind: "movie", itemID: "r\(round)-\(i)", title: "Movie r\(round)-\(i)",
+                        url: URL(string: "https://example.com/r\(round)-\(i)"),
+                        category: "category\(i % 20)",
+                        tags: ["featured", "watchlist"])
+                })
             rows.append(BookmarkRows(prefix: "r\(round)-", count: count))
         }
         return try measure(
             "bookmark insert, \(count) in one transaction", unit: "ns/op",
-            target: "<= 1.15x raw C (SPEC: >= 0.7x its rows/s)", rounds: quick ? 2 : 5, iterations: count,
+            target: "<= 1.15x raw C (SPEC: >= 0.7x its rows/s)", rounds: quick ? 2 : 5,
+            iterations: count,
             [
                 Contender(name: "PrefsKit") { n in
                     round += 1
@@ -235,7 +266,9 @@ struct Workloads {
                 },
                 Contender(name: "raw C") { n in
                     let code = rows[round - 1].insert(into: raw, count: n)
-                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmark_rows: \(code)") }
+                    guard code == 0 else {
+                        throw BenchmarkError(description: "raw_insert_bookmark_rows: \(code)")
+                    }
                 },
             ])
     }
@@ -267,12 +300,16 @@ struct Workloads {
                     round += 1
                     let summary = try bookmarks.importHTML(files[round - 1])
                     guard summary.added == count else {
-                        throw BenchmarkError(description: "import added \(summary.added) of \(count)")
+                        throw BenchmarkError(
+                            description: "import added \(summary.added) of \(count)")
                     }
                 },
                 Contender(name: "raw C") { n in
-                    let code = raw_insert_bookmarks(raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
-                    guard code == 0 else { throw BenchmarkError(description: "raw_insert_bookmarks: \(code)") }
+                    let code = raw_insert_bookmarks(
+                        raw, "r\(round)-", Int32(n), 20, Date().timeIntervalSinceReferenceDate)
+                    guard code == 0 else {
+                        throw BenchmarkError(description: "raw_insert_bookmarks: \(code)")
+                    }
                 },
                 Contender(name: "storing only") { _ in
                     storeRound += 1
@@ -280,9 +317,11 @@ struct Workloads {
                 },
                 // How much of the import is reading the file (no database at all).
                 Contender(name: "reading only") { _ in
-                    let document = try NetscapeBookmarkFile.document(reading: Array(files[max(0, round - 1)].utf8))
+                    let document = try NetscapeBookmarkFile.document(
+                        reading: Array(files[max(0, round - 1)].utf8))
                     guard document.links.count == count else {
-                        throw BenchmarkError(description: "read \(document.links.count) of \(count)")
+                        throw BenchmarkError(
+                            description: "read \(document.links.count) of \(count)")
                     }
                 },
             ])
@@ -295,7 +334,8 @@ struct Workloads {
         for folder in 0..<20 {
             text += "    <DT><H3>category\(folder)</H3>\n    <DL><p>\n"
             for i in stride(from: folder, to: links, by: 20) {
-                text += "        <DT><A HREF=\"https://example.com/\(prefix)\(i)\" ADD_DATE=\"1700000000\""
+                text +=
+                    "        <DT><A HREF=\"https://example.com/\(prefix)\(i)\" ADD_DATE=\"1700000000\""
                     + " TAGS=\"featured,watchlist\">Movie \(prefix)\(i)</A>\n"
             }
             text += "    </DL><p>\n"
@@ -310,7 +350,8 @@ struct Workloads {
         let raw = try raw(rawPath)
         for filled in [path, rawPath] {
             let filler = try self.raw(filled, synchronous: 0)
-            let code = raw_insert_bookmarks(filler, "m", Int32(rows), 20, Date().timeIntervalSinceReferenceDate)
+            let code = raw_insert_bookmarks(
+                filler, "m", Int32(rows), 20, Date().timeIntervalSinceReferenceDate)
             raw_close(filler)
             guard code == 0 else { throw BenchmarkError(description: "filling: \(code)") }
         }
@@ -322,11 +363,14 @@ struct Workloads {
         defer { raw_close(raw) }
         var sink = 0
         let list = try measure(
-            "list \(rows / 20) of \(rows) bookmarks by category", target: "<= 1.2x raw C (SPEC: <= 1.6x)",
+            "list \(rows / 20) of \(rows) bookmarks by category",
+            target: "<= 1.2x raw C (SPEC: <= 1.6x)",
             rounds: rounds, iterations: rows >= 1_000_000 ? 1 : (quick ? 3 : 10),
             [
                 Contender(name: "PrefsKit") { n in
-                    for _ in 0..<n { sink += try bookmarks.list(BookmarkQuery(category: "category3")).count }
+                    for _ in 0..<n {
+                        sink += try bookmarks.list(BookmarkQuery(category: "category3")).count
+                    }
                 },
                 Contender(name: "raw C") { n in
                     for _ in 0..<n { sink += Int(raw_list_category(raw, "category3")) }
@@ -339,7 +383,9 @@ struct Workloads {
             rounds: rounds, iterations: quick ? 10 : 50,
             [
                 Contender(name: "PrefsKit") { n in
-                    for i in 0..<n { sink += try bookmarks.search("m\(10 + i % 9)*", limit: 20).count }
+                    for i in 0..<n {
+                        sink += try bookmarks.search("m\(10 + i % 9)*", limit: 20).count
+                    }
                 },
                 Contender(name: "raw C") { n in
                     for i in 0..<n { sink += Int(raw_search(raw, "\"m\(10 + i % 9)\"*", 20)) }
@@ -366,7 +412,8 @@ struct Workloads {
     /// `prefs get KEY` against the C program, spawned alike; also the CLI's peak RSS.
     func commandLine(prefs: String, cget: String) throws -> (WorkloadResult, peakKilobytes: Int) {
         let (database, path) = try freshDatabase("cli")
-        try PreferenceStore(database: database).set(true, for: Prefs.Key("hasViewedWalkthrough", default: false))
+        try PreferenceStore(database: database).set(
+            true, for: Prefs.Key("hasViewedWalkthrough", default: false))
         func spawn(_ arguments: [String]) throws {
             var pid: pid_t = 0
             var actions = posix_spawn_file_actions_t()
@@ -374,26 +421,32 @@ struct Workloads {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             defer { posix_spawn_file_actions_destroy(&actions) }
             let argv = arguments.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
+            defer { for argument in argv { free(argument) } }
             guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else {
                 throw BenchmarkError(description: "cannot run \(arguments[0])")
             }
             var status: Int32 = 0
             waitpid(pid, &status, 0)
-            guard status == 0 else { throw BenchmarkError(description: "\(arguments) exited with \(status)") }
+            guard status == 0 else {
+                throw BenchmarkError(description: "\(arguments) exited with \(status)")
+            }
         }
         let result = try measure(
             "`prefs get KEY`, whole process", target: "<= 2x the C program", rounds: rounds,
             iterations: quick ? 10 : 40,
             [
                 Contender(name: "PrefsKit") { n in
-                    for _ in 0..<n { try spawn([prefs, "--db", path, "get", "hasViewedWalkthrough"]) }
+                    for _ in 0..<n {
+                        try spawn([prefs, "--db", path, "get", "hasViewedWalkthrough"])
+                    }
                 },
                 Contender(name: "raw C") { n in
                     for _ in 0..<n { try spawn([cget, path, "hasViewedWalkthrough"]) }
                 },
             ])
-        return (result, try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"]))
+        return (
+            result, try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"])
+        )
     }
 
     /// Peak RSS of a command, measured by /usr/bin/time. (A child spawned from this process
@@ -408,7 +461,8 @@ struct Workloads {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { return -1 }
         try time.run()
         time.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(
+            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return Int(text.split(separator: "\n").last ?? "") ?? -1
     }
 

@@ -14,7 +14,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let asJSON = arguments.contains("--json")
 let scaling = arguments.contains("--scaling")
-let only = arguments.firstIndex(of: "--only").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+let only = arguments.firstIndex(of: "--only").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
 
 let instructionsOnly = arguments.contains("--instructions")
 
@@ -47,12 +49,18 @@ notes["connectionSettings"] = Dictionary(
     uniqueKeysWithValues: settings.map { ($0.name, ["PrefsKit": $0.prefsKit, "raw C": $0.rawC]) })
 if !asJSON {
     print("Connection settings, read back with PRAGMA (PrefsKit / raw C):")
-    print(settings.map { "\($0.name)=\($0.prefsKit)" + ($0.prefsKit == $0.rawC ? "" : " / \($0.rawC) MISMATCH") }
+    print(
+        settings.map {
+            "\($0.name)=\($0.prefsKit)" + ($0.prefsKit == $0.rawC ? "" : " / \($0.rawC) MISMATCH")
+        }
         .joined(separator: ", "))
     print()
 }
 guard mismatched.isEmpty else {
-    FileHandle.standardError.write(Data("prefs-bench: the raw C connection's pragmas differ from PrefsKit's: \(mismatched.map(\.name).joined(separator: ", "))\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "prefs-bench: the raw C connection's pragmas differ from PrefsKit's: \(mismatched.map(\.name).joined(separator: ", "))\n"
+                .utf8))
     exit(1)
 }
 
@@ -86,7 +94,9 @@ if wants("bookmarks") {
 if wants("cli") {
     let prefs = executables.appendingPathComponent("prefs").path
     let cget = executables.appendingPathComponent("prefs-cget").path
-    if FileManager.default.isExecutableFile(atPath: prefs), FileManager.default.isExecutableFile(atPath: cget) {
+    if FileManager.default.isExecutableFile(atPath: prefs),
+        FileManager.default.isExecutableFile(atPath: cget)
+    {
         progress("whole-process get")
         let (result, peak) = try workloads.commandLine(prefs: prefs, cget: cget)
         results.append(result)
@@ -108,7 +118,10 @@ if instructionsOnly || (!quick && only == nil) {
     instructionCounts = try InstructionCount.measure(executable: CommandLine.arguments[0])
     if let instructionCounts {
         notes["instructionsPerOperation"] = instructionCounts.map {
-            ["workload": $0.workload, "operation": $0.operation, "PrefsKit": $0.prefsKit, "raw C": $0.rawC]
+            [
+                "workload": $0.workload, "operation": $0.operation, "PrefsKit": $0.prefsKit,
+                "raw C": $0.rawC,
+            ]
         }
     } else {
         notes["instructionsPerOperation"] = "skipped: valgrind is not installed"
@@ -129,8 +142,11 @@ if asJSON {
     if let memory = notes["memory"] as? [String: [Int]] {
         for name in ["getsRSSBytes", "setsRSSBytes"] {
             let samples = memory[name] ?? []
-            let mb = samples.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
-            print("RSS (MB) after each tenth of \(memory["operations"]?.first ?? 0) \(name.hasPrefix("gets") ? "gets" : "sets"): \(mb)")
+            let mb = samples.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(
+                separator: " ")
+            print(
+                "RSS (MB) after each tenth of \(memory["operations"]?.first ?? 0) \(name.hasPrefix("gets") ? "gets" : "sets"): \(mb)"
+            )
         }
     }
 }

@@ -48,7 +48,9 @@ public enum PrefsCommand {
             invocation = try CommandTable.parser.parse(arguments)
         } catch {
             // --json asked for, even on a line that does not parse: the error as JSON.
-            if (arguments.firstIndex(of: "--").map { arguments[..<$0] } ?? arguments[...]).contains("--json") {
+            if (arguments.firstIndex(of: "--").map { arguments[..<$0] } ?? arguments[...]).contains(
+                "--json")
+            {
                 printJSONError(error.message, code: CommandFailure.usage, console: console)
             } else {
                 console.error(CommandTable.helpFormatter.errorText(error))

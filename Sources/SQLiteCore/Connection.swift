@@ -56,13 +56,15 @@ public final class Connection {
         var pointer: OpaquePointer?
         let code = sqlite3_open_v2(target, &pointer, flags, vfs)
         guard let pointer else {
-            throw SQLiteError(code: ResultCode(rawValue: Int(code)), message: "cannot open '\(path)'")
+            throw SQLiteError(
+                code: ResultCode(rawValue: Int(code)), message: "cannot open '\(path)'")
         }
         guard code == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(pointer))
             sqlite3_close_v2(pointer)
             throw SQLiteError(
-                code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(code), message: message)
+                code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(code),
+                message: message)
         }
         handle = pointer
         self.path = path
@@ -150,7 +152,8 @@ public final class Connection {
             let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(errorMessage)
             throw SQLiteError(
-                code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(code), message: message, sql: sql)
+                code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(code),
+                message: message, sql: sql)
         }
     }
 
@@ -218,7 +221,8 @@ public final class Connection {
     func makeError(_ code: Int32, sql: String?, arguments: [SQLiteValue] = []) -> SQLiteError {
         let extended = sqlite3_extended_errcode(handle)
         return SQLiteError(
-            code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(extended), message: lastErrorMessage,
+            code: ResultCode(rawValue: Int(code & 0xff)), extendedCode: Int(extended),
+            message: lastErrorMessage,
             sql: sql, arguments: arguments)
     }
 }

@@ -85,7 +85,8 @@ public struct Migrator: Sendable {
                 }
                 try connection.execute(sql: migration.sql)
                 try connection.execute(
-                    sql: "INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)",
+                    sql:
+                        "INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)",
                     arguments: [migration.version, migration.name, Date()])
                 try connection.execute(sql: "PRAGMA user_version = \(migration.version)")
                 return true

@@ -76,7 +76,8 @@ public final class Statement {
             case UInt8(ascii: "/") where rest[1] == CChar(UInt8(ascii: "*")):
                 rest += 2
                 while rest.pointee != 0
-                    && !(rest.pointee == CChar(UInt8(ascii: "*")) && rest[1] == CChar(UInt8(ascii: "/")))
+                    && !(rest.pointee == CChar(UInt8(ascii: "*"))
+                        && rest[1] == CChar(UInt8(ascii: "/")))
                 {
                     rest += 1
                 }
@@ -182,7 +183,8 @@ public final class Statement {
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ text: String?, at index: Int) throws {
-        let code = text.map { bindText($0, at: Int32(index)) } ?? sqlite3_bind_null(handle, Int32(index))
+        let code =
+            text.map { bindText($0, at: Int32(index)) } ?? sqlite3_bind_null(handle, Int32(index))
         if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 

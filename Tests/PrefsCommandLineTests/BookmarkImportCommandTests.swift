@@ -49,12 +49,12 @@ import Testing
     @Test func skippedLinksAndWarningsAreListedWithTheirLines() throws {
         let path = folder.path("odd.html")
         try """
-            <!DOCTYPE NETSCAPE-Bookmark-file-1>
-            <DL><p>
-            <DT><A HREF="javascript:alert(1)">Bookmarklet</A>
-            <DT><A HREF="https://a.example" ADD_DATE="tomorrow">A</A>
-            </DL><p>
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        <!DOCTYPE NETSCAPE-Bookmark-file-1>
+        <DL><p>
+        <DT><A HREF="javascript:alert(1)">Bookmarklet</A>
+        <DT><A HREF="https://a.example" ADD_DATE="tomorrow">A</A>
+        </DL><p>
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let plain = try run("bookmark", "import", path)
         #expect(plain.status == 0)
         #expect(
@@ -65,10 +65,13 @@ import Testing
 
                 """)
         let json = try run("bookmark", "import", path, "--json")
-        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let skipped = object?["skipped"] as? [[String: Any]]
         #expect(skipped?.first?["line"] as? Int == 3)
-        #expect(skipped?.first?["reason"] as? String == "a javascript: bookmarklet is not a link ('Bookmarklet')")
+        #expect(
+            skipped?.first?["reason"] as? String
+                == "a javascript: bookmarklet is not a link ('Bookmarklet')")
         let warnings = object?["warnings"] as? [[String: Any]]
         #expect(warnings?.first?["line"] as? Int == 4)
         #expect(object?["unchanged"] as? Int == 1)
@@ -76,20 +79,27 @@ import Testing
 
     @Test func listByFolderAndGroupByFolder() throws {
         _ = try run("bookmark", "import", fixture("ddg_bookmarks_firefox.html"))
-        let listed = try run("bookmark", "list", "--folder", "FolderB-Level1/FolderB-Level2", "--sort", "title")
+        let listed = try run(
+            "bookmark", "list", "--folder", "FolderB-Level1/FolderB-Level2", "--sort", "title")
         #expect(listed.status == 0)
-        #expect(listed.stdout.split(separator: "\n").map { $0.split(separator: "\t")[3] } == [
-            "Bloomberg.com", "TechCrunch – Startup and Technology News", "The Verge",
-        ])
+        #expect(
+            listed.stdout.split(separator: "\n").map { $0.split(separator: "\t")[3] } == [
+                "Bloomberg.com", "TechCrunch – Startup and Technology News", "The Verge",
+            ])
         let grouped = try run("bookmark", "list", "--group-by", "folder", "--json")
-        let groups = try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8)) as? [String: [[String: Any]]]
+        let groups =
+            try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8))
+            as? [String: [[String: Any]]]
         #expect(groups?["Bookmarks Toolbar"]?.first?["title"] as? String == "Getting Started")
-        #expect(groups?["FolderA-Level1/FolderA-Level2/FolderA-Level3"]?.first?["folder"] as? [String]
-            == ["FolderA-Level1", "FolderA-Level2", "FolderA-Level3"])
-        let added = try run("bookmark", "add", "trip", "rome", "--title", "Rome", "--folder", "Trips/AC\\/DC tour")
+        #expect(
+            groups?["FolderA-Level1/FolderA-Level2/FolderA-Level3"]?.first?["folder"] as? [String]
+                == ["FolderA-Level1", "FolderA-Level2", "FolderA-Level3"])
+        let added = try run(
+            "bookmark", "add", "trip", "rome", "--title", "Rome", "--folder", "Trips/AC\\/DC tour")
         #expect(added.status == 0)
         let trip = try run("bookmark", "list", "--folder", "Trips", "--json")
-        let trips = try JSONSerialization.jsonObject(with: Data(trip.stdout.utf8)) as? [[String: Any]]
+        let trips =
+            try JSONSerialization.jsonObject(with: Data(trip.stdout.utf8)) as? [[String: Any]]
         #expect(trips?.first?["folder"] as? [String] == ["Trips", "AC/DC tour"])
         #expect(trips?.first?["category"] as? String == "AC/DC tour")
     }
@@ -100,30 +110,38 @@ import Testing
         #expect(asPreferences.status == 65)
         #expect(
             asPreferences.stderr
-                == "Error: '\(html)' is a bookmark file (Netscape bookmark HTML), not preferences; import it with 'prefs bookmark import \(html)'\n")
+                == "Error: '\(html)' is a bookmark file (Netscape bookmark HTML), not preferences; import it with 'prefs bookmark import \(html)'\n"
+        )
         let plist = fixture("bm_com.apple.dock.plist")
         let asBookmarks = try run("bookmark", "import", plist)
         #expect(asBookmarks.status == 65)
         #expect(
             asBookmarks.stderr
-                == "Error: Malformed import: a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at its root) in '\(plist)'; nothing was imported (preferences in a property list are imported with 'prefs import')\n")
+                == "Error: Malformed import: a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at its root) in '\(plist)'; nothing was imported (preferences in a property list are imported with 'prefs import')\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: db), "a refused file creates no database")
     }
 
     @Test func badFolderOptionsAreUsageErrorsAndCreateNothing() throws {
         let cases: [([String], String)] = [
-            (["bookmark", "add", "a", "b", "--title", "T", "--folder", ""],
-             "Error: Invalid value '' for '--folder': expected a folder path such as 'Work/Projects'\n"
-                + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
-                + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
-                + "  See 'prefs bookmark add --help' for more information.\n"),
-            (["bookmark", "add", "a", "b", "--title", "T", "--folder", "X", "--category", "Y"],
-             "Error: Pass either --category or --folder, not both (a category is a top-level folder)\n"
-                + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
-                + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
-                + "  See 'prefs bookmark add --help' for more information.\n"),
-            (["bookmark", "toggle", "a", "b", "--title", "T", "--folder", "A/B\u{1}C"],
-             "Error: The folder name of a bookmark cannot contain control characters\n"),
+            (
+                ["bookmark", "add", "a", "b", "--title", "T", "--folder", ""],
+                "Error: Invalid value '' for '--folder': expected a folder path such as 'Work/Projects'\n"
+                    + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
+                    + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
+                    + "  See 'prefs bookmark add --help' for more information.\n"
+            ),
+            (
+                ["bookmark", "add", "a", "b", "--title", "T", "--folder", "X", "--category", "Y"],
+                "Error: Pass either --category or --folder, not both (a category is a top-level folder)\n"
+                    + "Usage: prefs bookmark add <kind> <item-id> --title <title> [--url <url>] [--category <category>]"
+                    + " [--folder <path>] [--tag <tag> ...] [--note <text>]\n"
+                    + "  See 'prefs bookmark add --help' for more information.\n"
+            ),
+            (
+                ["bookmark", "toggle", "a", "b", "--title", "T", "--folder", "A/B\u{1}C"],
+                "Error: The folder name of a bookmark cannot contain control characters\n"
+            ),
         ]
         for (arguments, stderr) in cases {
             let result = try runPrefs(["--db", db] + arguments)
@@ -134,17 +152,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: db))
         let list = try run("bookmark", "list", "--folder", "//")
         #expect(list.status == 64)
-        #expect(list.stderr.hasPrefix("Error: Invalid value '//' for '--folder': expected a folder path such as 'Work/Projects'\n"))
+        #expect(
+            list.stderr.hasPrefix(
+                "Error: Invalid value '//' for '--folder': expected a folder path such as 'Work/Projects'\n"
+            ))
     }
 
     @Test func safariPropertyListFromStandardInput() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture("safari_Bookmarks.plist")))
         let result = try runProcess(
             URL(fileURLWithPath: "/bin/sh"),
-            ["-c", "\"$0\" --db \"$1\" bookmark import - < \"$2\"", prefsExecutable().path, db,
-             fixture("safari_Bookmarks.plist")])
+            [
+                "-c", "\"$0\" --db \"$1\" bookmark import - < \"$2\"", prefsExecutable().path, db,
+                fixture("safari_Bookmarks.plist"),
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr == "Added 1, updated 0, unchanged 0, merged 2 duplicates, skipped 0\n")
+        #expect(
+            result.stderr == "Added 1, updated 0, unchanged 0, merged 2 duplicates, skipped 0\n")
         #expect(bytes.count > 0)
     }
 }

@@ -11,9 +11,15 @@ import Testing
     }
 
     @Test func unknownErrorsAreInternalErrors() {
-        #expect(CommandFailure(Unexpected()) == CommandFailure("Internal error: something unforeseen", exitCode: 70))
-        let sqlite = CommandFailure(DatabaseError.internalError("SQLite error 1: no such column: x"))
-        #expect(sqlite == CommandFailure("Internal error: SQLite error 1: no such column: x", exitCode: 70))
+        #expect(
+            CommandFailure(Unexpected())
+                == CommandFailure("Internal error: something unforeseen", exitCode: 70))
+        let sqlite = CommandFailure(
+            DatabaseError.internalError("SQLite error 1: no such column: x"))
+        #expect(
+            sqlite
+                == CommandFailure("Internal error: SQLite error 1: no such column: x", exitCode: 70)
+        )
     }
 
     @Test func libraryErrorsKeepTheirDocumentedCodes() {
@@ -21,7 +27,9 @@ import Testing
         #expect(CommandFailure(DatabaseError.diskFull(path: "p")).exitCode == 74)
         #expect(CommandFailure(DatabaseError.cannotCreate(path: "p", reason: "r")).exitCode == 73)
         #expect(CommandFailure(DatabaseError.notFound(path: "p")).exitCode == 66)
-        #expect(CommandFailure(DatabaseError.newerVersion(path: "p", found: 9, supported: 4)).exitCode == 65)
+        #expect(
+            CommandFailure(DatabaseError.newerVersion(path: "p", found: 9, supported: 4)).exitCode
+                == 65)
         #expect(CommandFailure(DatabaseError.foreignDatabase(path: "p")).exitCode == 65)
         #expect(CommandFailure(DatabaseError.readOnly(path: "p")).exitCode == 74)
         #expect(CommandFailure(BookmarkError.notFound(id: 3)).exitCode == 1)

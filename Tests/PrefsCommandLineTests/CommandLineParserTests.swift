@@ -26,8 +26,12 @@ import Testing
 
     @Test func setWithTypeAndNegativeNumberAndDoubleDash() throws {
         #expect(try parse(["set", "n", "-5"]).command == .set(key: "n", value: "-5", type: nil))
-        #expect(try parse(["set", "-t", "int", "n", "7"]).command == .set(key: "n", value: "7", type: .int))
-        #expect(try parse(["set", "--", "--odd", "--value"]).command == .set(key: "--odd", value: "--value", type: nil))
+        #expect(
+            try parse(["set", "-t", "int", "n", "7"]).command
+                == .set(key: "n", value: "7", type: .int))
+        #expect(
+            try parse(["set", "--", "--odd", "--value"]).command
+                == .set(key: "--odd", value: "--value", type: nil))
         #expect(try parse(["set", "k", "-"]).command == .set(key: "k", value: "-", type: nil))
     }
 
@@ -45,49 +49,73 @@ import Testing
     }
 
     @Test func unknownCommandSuggestsTheNearest() {
-        #expect(usageError(["gte", "x"]) == """
-            Error: Unknown command 'gte'. Did you mean 'get'?
-            Usage: prefs <subcommand>
-              See 'prefs --help' for more information.
+        #expect(
+            usageError(["gte", "x"]) == """
+                Error: Unknown command 'gte'. Did you mean 'get'?
+                Usage: prefs <subcommand>
+                  See 'prefs --help' for more information.
 
-            """)
-        #expect(usageError(["delte", "x"])?.hasPrefix("Error: Unknown command 'delte'. Did you mean 'delete'?") == true)
+                """)
+        #expect(
+            usageError(["delte", "x"])?.hasPrefix(
+                "Error: Unknown command 'delte'. Did you mean 'delete'?") == true)
     }
 
     @Test func unknownOptionSuggestsTheNearest() {
-        #expect(usageError(["get", "k", "--jsno"]) == """
-            Error: Unknown option '--jsno'. Did you mean '--json'?
-            Usage: prefs get <key> [--default <value>]
-              See 'prefs get --help' for more information.
+        #expect(
+            usageError(["get", "k", "--jsno"]) == """
+                Error: Unknown option '--jsno'. Did you mean '--json'?
+                Usage: prefs get <key> [--default <value>]
+                  See 'prefs get --help' for more information.
 
-            """)
-        #expect(usageError(["get", "k", "--zzzzzz"])?.hasPrefix("Error: Unknown option '--zzzzzz'\n") == true)
+                """)
+        #expect(
+            usageError(["get", "k", "--zzzzzz"])?.hasPrefix("Error: Unknown option '--zzzzzz'\n")
+                == true)
     }
 
     @Test func missingAndExtraArguments() {
-        #expect(usageError(["get"])?.hasPrefix("Error: Missing expected argument '<key>'\nUsage: prefs get <key> [--default <value>]\n") == true)
-        #expect(usageError(["get", "a", "b"])?.hasPrefix("Error: Unexpected argument 'b'\n") == true)
-        #expect(usageError(["set", "k", "v", "--type"])?.hasPrefix("Error: Missing value for '--type <type>'\n") == true)
-        #expect(usageError(["set", "k", "v", "--type", "color"])?.hasPrefix(
-            "Error: Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'\n") == true)
-        #expect(usageError(["history", "--limit", "0"])?.hasPrefix(
-            "Error: Invalid value '0' for '--limit': expected a positive integer\n") == true)
-        #expect(usageError(["list", "--all=yes"])?.hasPrefix("Error: '--all' does not take a value\n") == true)
-        #expect(usageError(["declare", "k"]) == """
-            Error: Missing expected option '--type <type>'
-            Usage: prefs declare <key> --type <type> [--default <value>] [--description <text>]
-              See 'prefs declare --help' for more information.
+        #expect(
+            usageError(["get"])?.hasPrefix(
+                "Error: Missing expected argument '<key>'\nUsage: prefs get <key> [--default <value>]\n"
+            ) == true)
+        #expect(
+            usageError(["get", "a", "b"])?.hasPrefix("Error: Unexpected argument 'b'\n") == true)
+        #expect(
+            usageError(["set", "k", "v", "--type"])?.hasPrefix(
+                "Error: Missing value for '--type <type>'\n") == true)
+        #expect(
+            usageError(["set", "k", "v", "--type", "color"])?.hasPrefix(
+                "Error: Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'\n"
+            ) == true)
+        #expect(
+            usageError(["history", "--limit", "0"])?.hasPrefix(
+                "Error: Invalid value '0' for '--limit': expected a positive integer\n") == true)
+        #expect(
+            usageError(["list", "--all=yes"])?.hasPrefix("Error: '--all' does not take a value\n")
+                == true)
+        #expect(
+            usageError(["declare", "k"]) == """
+                Error: Missing expected option '--type <type>'
+                Usage: prefs declare <key> --type <type> [--default <value>] [--description <text>]
+                  See 'prefs declare --help' for more information.
 
-            """)
+                """)
     }
 
     @Test func requiredOptionsShowWithoutBrackets() {
         let formatter = CommandTable.helpFormatter
-        #expect(formatter.usageLine(for: ["bookmark", "add"]) == "prefs bookmark add <kind> <item-id> --title <title> "
-            + "[--url <url>] [--category <category>] [--folder <path>] [--tag <tag> ...] [--note <text>]")
-        #expect(formatter.usageLine(for: ["bookmark", "move"]) == "prefs bookmark move <id> --to <position>")
-        #expect(usageError(["bookmark", "move", "3", "--to=-1"])?.hasPrefix(
-            "Error: Invalid value '-1' for '--to': expected a non-negative integer\n") == true)
+        #expect(
+            formatter.usageLine(for: ["bookmark", "add"])
+                == "prefs bookmark add <kind> <item-id> --title <title> "
+                + "[--url <url>] [--category <category>] [--folder <path>] [--tag <tag> ...] [--note <text>]"
+        )
+        #expect(
+            formatter.usageLine(for: ["bookmark", "move"])
+                == "prefs bookmark move <id> --to <position>")
+        #expect(
+            usageError(["bookmark", "move", "3", "--to=-1"])?.hasPrefix(
+                "Error: Invalid value '-1' for '--to': expected a non-negative integer\n") == true)
     }
 
     @Test func helpTextHasTheStandardSections() {

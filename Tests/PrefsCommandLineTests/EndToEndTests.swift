@@ -73,56 +73,83 @@ import Testing
 
                 """)
         try expect(
-            ["selection", "set", "carousel", "13"], stderr: "Error: Index 13 is out of range for 'carousel' (valid: 0...12)\n",
+            ["selection", "set", "carousel", "13"],
+            stderr: "Error: Index 13 is out of range for 'carousel' (valid: 0...12)\n",
             status: 65)
     }
 
     @Test func featuredPagerWraps() throws {
-        try expect(["selection", "set", "featured", "0", "--count", "4", "--policy", "wrap"], stdout: "0\n")
+        try expect(
+            ["selection", "set", "featured", "0", "--count", "4", "--policy", "wrap"], stdout: "0\n"
+        )
         try expect(["selection", "previous", "featured"], stdout: "3\n")
         try expect(["selection", "next", "featured"], stdout: "0\n")
-        try expect(["selection", "set", "articles", "1", "--count", "5", "--policy", "optional"], stdout: "1\n")
+        try expect(
+            ["selection", "set", "articles", "1", "--count", "5", "--policy", "optional"],
+            stdout: "1\n")
         try expect(["selection", "clear", "articles"], stdout: "none\n")
-        try expect(["selection", "list"], stdout: "articles\tnone\t5\toptional\nfeatured\t0\t4\twrap\n")
+        try expect(
+            ["selection", "list"], stdout: "articles\tnone\t5\toptional\nfeatured\t0\t4\twrap\n")
     }
 
     @Test func movieBookmarksRoundTripThroughExportAndImport() throws {
-        let movies = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fixtures/movies.json"))) as? [[String: Any]] ?? []
+        let movies =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                        .deletingLastPathComponent().appendingPathComponent("Fixtures/movies.json"))
+            ) as? [[String: Any]] ?? []
         #expect(movies.count == 12)
         for movie in movies {
             let id = "\(movie["id"] ?? "")"
-            var arguments = ["bookmark", "add", "movie", id, "--title", "\(movie["title"] ?? "")",
-                             "--category", "\(movie["catagory"] ?? "")", "--url", "\(movie["trailerLink"] ?? "")",
-                             "--note", "\(movie["description"] ?? "")"]
+            var arguments = [
+                "bookmark", "add", "movie", id, "--title", "\(movie["title"] ?? "")",
+                "--category", "\(movie["catagory"] ?? "")", "--url",
+                "\(movie["trailerLink"] ?? "")",
+                "--note", "\(movie["description"] ?? "")",
+            ]
             if movie["isFeaturedMovie"] as? Bool == true { arguments += ["--tag", "featured"] }
             try expect(arguments, stdout: "\(id)\n")
         }
         let grouped = try prefs("bookmark", "list", "--group-by", "category", "--json")
         #expect(grouped.status == 0)
-        let groups = try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8)) as? [String: [[String: Any]]] ?? [:]
+        let groups =
+            try JSONSerialization.jsonObject(with: Data(grouped.stdout.utf8))
+            as? [String: [[String: Any]]] ?? [:]
         #expect(groups.mapValues(\.count) == ["DC": 4, "Marvel": 4, "Action and adventure": 4])
         #expect(groups["DC"]?.first?["title"] as? String == "Aquaman")
 
-        try expect(["bookmark", "search", "thanos"], stdout: "5\tmovie\t5\tAvengers: Infinity War\tMarvel\n")
-        try expect(["bookmark", "search", "aveng*", "--limit", "1"], stdout: "2\tmovie\t2\tThe Avengers\tMarvel\n")
-        try expect(["bookmark", "toggle", "movie", "5", "--title", "Avengers: Infinity War"], stdout: "removed\n")
-        try expect(["bookmark", "toggle", "trip", "london", "--title", "London"], stdout: "bookmarked\n")
+        try expect(
+            ["bookmark", "search", "thanos"],
+            stdout: "5\tmovie\t5\tAvengers: Infinity War\tMarvel\n")
+        try expect(
+            ["bookmark", "search", "aveng*", "--limit", "1"],
+            stdout: "2\tmovie\t2\tThe Avengers\tMarvel\n")
+        try expect(
+            ["bookmark", "toggle", "movie", "5", "--title", "Avengers: Infinity War"],
+            stdout: "removed\n")
+        try expect(
+            ["bookmark", "toggle", "trip", "london", "--title", "London"], stdout: "bookmarked\n")
 
         let export = folder.path("bookmarks.json")
-        try expect(["bookmark", "export", export], stderr: "Exported 12 bookmarks to '\(export)'\n")
+        try expect(
+            ["bookmark", "export", export], stderr: "Exported 12 bookmarks to '\(export)'\n")
         let other = folder.path("other.sqlite")
         let imported = try runPrefs(["--db", other, "bookmark", "import", export])
         #expect(imported.status == 0)
-        #expect(imported.stderr == "Added 12, updated 0, unchanged 0, merged 0 duplicates, skipped 0\n")
+        #expect(
+            imported.stderr == "Added 12, updated 0, unchanged 0, merged 0 duplicates, skipped 0\n")
         let original = try prefs("bookmark", "list", "--json")
         let copy = try runPrefs(["--db", other, "bookmark", "list", "--json"])
         #expect(copy.stdout == original.stdout)
 
         let html = folder.path("bookmarks.html")
-        try expect(["bookmark", "export", "--format", "html", html], stderr: "Exported 12 bookmarks to '\(html)'\n")
-        let fromHTML = try runPrefs(["--db", folder.path("third.sqlite"), "bookmark", "import", html])
+        try expect(
+            ["bookmark", "export", "--format", "html", html],
+            stderr: "Exported 12 bookmarks to '\(html)'\n")
+        let fromHTML = try runPrefs([
+            "--db", folder.path("third.sqlite"), "bookmark", "import", html,
+        ])
         #expect(fromHTML.status == 0)
         let htmlList = try runPrefs(["--db", folder.path("third.sqlite"), "bookmark", "list"])
         let originalList = try prefs("bookmark", "list")
@@ -138,20 +165,28 @@ import Testing
     @Test func preferencesOfEveryTypeWithJSON() throws {
         let cases: [(type: String, input: String, json: String)] = [
             ("bool", "true", "true"), ("int", "-42", "-42"), ("double", "2", "2.0"),
-            ("string", "héllo \"q\"", "\"héllo \\\"q\\\"\""), ("url", "https://example.com/a?b=1", "\"https://example.com/a?b=1\""),
+            ("string", "héllo \"q\"", "\"héllo \\\"q\\\"\""),
+            ("url", "https://example.com/a?b=1", "\"https://example.com/a?b=1\""),
             ("date", "2026-01-31T12:00:00.250Z", "\"2026-01-31T12:00:00.250000000Z\""),
-            ("data", "AAEC/w==", "\"AAEC/w==\""), ("json", "{\"b\":[1,2],\"a\":null}", "{\"b\": [1, 2], \"a\": null}"),
-            ("array", "[1,\"x\",2.5]", "[1, \"x\", 2.5]"), ("dictionary", "{\"k\":true}", "{\"k\": true}"),
+            ("data", "AAEC/w==", "\"AAEC/w==\""),
+            ("json", "{\"b\":[1,2],\"a\":null}", "{\"b\": [1, 2], \"a\": null}"),
+            ("array", "[1,\"x\",2.5]", "[1, \"x\", 2.5]"),
+            ("dictionary", "{\"k\":true}", "{\"k\": true}"),
         ]
         for item in cases {
             try expect(["set", "k-\(item.type)", item.input, "--type", item.type])
             try expect(
                 ["get", "k-\(item.type)", "--json"],
-                stdout: "{\n  \"suite\": \"standard\",\n  \"key\": \"k-\(item.type)\",\n  \"type\": \"\(item.type)\",\n"
+                stdout:
+                    "{\n  \"suite\": \"standard\",\n  \"key\": \"k-\(item.type)\",\n  \"type\": \"\(item.type)\",\n"
                     + "  \"value\": \(prettyValue(item.json)),\n  \"isDefault\": false\n}\n")
         }
         try expect(["set", "inferred", "0.5"])
-        try expect(["get", "inferred", "--json"], stdout: "{\n  \"suite\": \"standard\",\n  \"key\": \"inferred\",\n  \"type\": \"double\",\n  \"value\": 0.5,\n  \"isDefault\": false\n}\n")
+        try expect(
+            ["get", "inferred", "--json"],
+            stdout:
+                "{\n  \"suite\": \"standard\",\n  \"key\": \"inferred\",\n  \"type\": \"double\",\n  \"value\": 0.5,\n  \"isDefault\": false\n}\n"
+        )
         try expect(["set", "big", "-"], stdin: String(repeating: "x", count: 1_000_000) + "\n")
         #expect(try prefs("get", "big").stdout.count == 1_000_001)
     }
@@ -159,7 +194,8 @@ import Testing
     /// The pretty layout of a compact JSON value nested one level deep in an object.
     func prettyValue(_ json: String) -> String {
         switch json {
-        case "{\"b\": [1, 2], \"a\": null}": "{\n    \"b\": [\n      1,\n      2\n    ],\n    \"a\": null\n  }"
+        case "{\"b\": [1, 2], \"a\": null}":
+            "{\n    \"b\": [\n      1,\n      2\n    ],\n    \"a\": null\n  }"
         case "[1, \"x\", 2.5]": "[\n    1,\n    \"x\",\n    2.5\n  ]"
         case "{\"k\": true}": "{\n    \"k\": true\n  }"
         default: json
@@ -181,15 +217,22 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         watcher.terminate()
         let deadline = Date().addingTimeInterval(5)
-        while watcher.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while watcher.isRunning && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
         watcher.waitUntilExit()
         #expect(watcher.terminationReason == .exit)
         #expect(watcher.terminationStatus == 0)
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n")
+        let lines = String(
+            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self
+        )
+        .split(separator: "\n")
         #expect(lines.count == 1)
-        #expect(lines.first?.hasPrefix(#"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": 0.8, "changedAt": ""#) == true)
+        #expect(
+            lines.first?.hasPrefix(
+                #"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": 0.8, "changedAt": ""#
+            ) == true)
     }
 
     /// Starts `prefs watch` with its stdout on a pipe, and gives it time to open the file.
@@ -260,35 +303,69 @@ import Testing
     // MARK: - Exit codes from real bad input
 
     @Test func exitCode1ForMissingThings() throws {
-        try expect(["get", "nothing"], stderr: "Error: No value for 'nothing' in suite 'standard'; set one with 'prefs set nothing VALUE'\n", status: 1)
-        try expect(["selection", "next", "nope"], stderr: "Error: No selection named 'nope'\n", status: 1)
-        try expect(["bookmark", "remove", "--id", "7"], stderr: "Error: No bookmark with id 7\n", status: 1)
+        try expect(
+            ["get", "nothing"],
+            stderr:
+                "Error: No value for 'nothing' in suite 'standard'; set one with 'prefs set nothing VALUE'\n",
+            status: 1)
+        try expect(
+            ["selection", "next", "nope"], stderr: "Error: No selection named 'nope'\n", status: 1)
+        try expect(
+            ["bookmark", "remove", "--id", "7"], stderr: "Error: No bookmark with id 7\n", status: 1
+        )
     }
 
     @Test func exitCode64ForUsageErrors() throws {
-        try expect(["frobnicate"], stderr: "Error: Unknown command 'frobnicate'\nUsage: prefs <subcommand>\n  See 'prefs --help' for more information.\n", status: 64)
+        try expect(
+            ["frobnicate"],
+            stderr:
+                "Error: Unknown command 'frobnicate'\nUsage: prefs <subcommand>\n  See 'prefs --help' for more information.\n",
+            status: 64)
         try expect(["set", "", "x"], stderr: "Error: The key cannot be empty\n", status: 64)
         try expect(["reset"], stderr: "Nothing to reset: no database at '\(db)'\n")
         #expect(!FileManager.default.fileExists(atPath: db))
         try prefs("set", "a", "1")
-        try expect(["reset"], stderr: "Error: Remove every preference of suite 'standard' needs --force when standard input is not a terminal\n", status: 64)
+        try expect(
+            ["reset"],
+            stderr:
+                "Error: Remove every preference of suite 'standard' needs --force when standard input is not a terminal\n",
+            status: 64)
         try expect(["get", "a"], stdout: "1\n")
     }
 
     @Test func exitCode65ForBadData() throws {
-        try expect(["set", "flag", "maybe", "--type", "bool"], stderr: "Error: 'maybe' is not a valid bool for 'flag' (expected true or false)\n", status: 65)
-        try expect(["set", "n", "99999999999999999999", "--type", "int"], stderr: "Error: '99999999999999999999' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)\n", status: 65)
-        try expect(["set", "x", "nan", "--type", "double"], stderr: "Error: 'nan' is not a valid double for 'x' (expected a finite number such as 0.5)\n", status: 65)
+        try expect(
+            ["set", "flag", "maybe", "--type", "bool"],
+            stderr: "Error: 'maybe' is not a valid bool for 'flag' (expected true or false)\n",
+            status: 65)
+        try expect(
+            ["set", "n", "99999999999999999999", "--type", "int"],
+            stderr:
+                "Error: '99999999999999999999' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)\n",
+            status: 65)
+        try expect(
+            ["set", "x", "nan", "--type", "double"],
+            stderr:
+                "Error: 'nan' is not a valid double for 'x' (expected a finite number such as 0.5)\n",
+            status: 65)
         let notADatabase = folder.path("notes.txt")
-        try String(repeating: "just text\n", count: 100).write(toFile: notADatabase, atomically: true, encoding: .utf8)
+        try String(repeating: "just text\n", count: 100).write(
+            toFile: notADatabase, atomically: true, encoding: .utf8)
         let before = try Data(contentsOf: URL(fileURLWithPath: notADatabase))
         let result = try runPrefs(["--db", notADatabase, "set", "a", "1"])
         #expect(result.status == 65)
-        #expect(result.stderr == "Error: '\(notADatabase)' is not a prefs database or is corrupt (file is not a database); it was left unchanged\n")
+        #expect(
+            result.stderr
+                == "Error: '\(notADatabase)' is not a prefs database or is corrupt (file is not a database); it was left unchanged\n"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: notADatabase)) == before)
         let badImport = folder.path("bad.json")
         try "{\"preferences\": [".write(toFile: badImport, atomically: true, encoding: .utf8)
-        try expect(["import", badImport], stderr: "Error: Malformed import: invalid JSON: unexpected end of input at line 1, column 18 in '\(badImport)'; nothing was imported\n", status: 65)
+        try expect(
+            ["import", badImport],
+            stderr:
+                "Error: Malformed import: invalid JSON: unexpected end of input at line 1, column 18 in '\(badImport)'; nothing was imported\n",
+            status: 65)
     }
 
     @Test func doctorFindsAndRepairsAStaleSearchIndexAndOpenPermissions() throws {
@@ -303,35 +380,54 @@ import Testing
 
         let checked = try runPrefs(["--db", db, "doctor"])
         #expect(checked.status == 65)
-        #expect(checked.stderr == "Error: The bookmark search index of '\(db)' is out of step; run 'prefs doctor --repair'\n")
-        #expect(checked.stdout.contains("Search index: 2 rows, 1 out of step with the bookmarks (run 'prefs doctor --repair')\n"))
-        #expect(checked.stdout.contains("Permissions:  file 0644, folder 0755 (others can open the file; run 'prefs doctor --repair')\n"))
-        try expect(["bookmark", "search", "londinium"])  // the stale index does not know the new title
+        #expect(
+            checked.stderr
+                == "Error: The bookmark search index of '\(db)' is out of step; run 'prefs doctor --repair'\n"
+        )
+        #expect(
+            checked.stdout.contains(
+                "Search index: 2 rows, 1 out of step with the bookmarks (run 'prefs doctor --repair')\n"
+            ))
+        #expect(
+            checked.stdout.contains(
+                "Permissions:  file 0644, folder 0755 (others can open the file; run 'prefs doctor --repair')\n"
+            ))
+        // The stale index does not know the new title.
+        try expect(["bookmark", "search", "londinium"])
 
         let repaired = try runPrefs(["--db", db, "doctor", "--repair"])
         #expect(repaired.status == 0, "\(repaired.stderr)")
-        #expect(repaired.stderr.hasPrefix("""
-            Repaired: rebuilt the search index (1 row was out of step)
-            Repaired: made '\(db)' private (mode 0644 -> 0600)
+        #expect(
+            repaired.stderr.hasPrefix(
+                """
+                Repaired: rebuilt the search index (1 row was out of step)
+                Repaired: made '\(db)' private (mode 0644 -> 0600)
 
-            """))
+                """))
         #expect(repaired.stdout.contains("Status:       healthy\n"))
         var status = stat()
         #expect(stat(db, &status) == 0 && status.st_mode & 0o777 == 0o600)
-        #expect(try runPrefs(["--db", db, "bookmark", "search", "londinium"]).stdout.hasPrefix("1\ttrip\tlondon\tLondinium"))
+        #expect(
+            try runPrefs(["--db", db, "bookmark", "search", "londinium"]).stdout.hasPrefix(
+                "1\ttrip\tlondon\tLondinium"))
         let again = try runPrefs(["--db", db, "--json", "doctor", "--repair"])
         #expect(again.status == 0)
         #expect(again.stderr == "")
         #expect(again.stdout.contains("\"searchIndexMismatches\": 0,\n  \"repaired\": []\n}"))
     }
 
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func doctorRepairLeavesAnotherUsersFileModeAlone() throws {
         try expect(["bookmark", "add", "trip", "london", "--title", "London"], stdout: "1\n")
         #expect(chmod(db, 0o666) == 0 && chmod(folder.url.path, 0o777) == 0)
         let result = try runProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", prefsExecutable().path, "--db", db, "doctor", "--repair"],
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", prefsExecutable().path,
+                "--db", db, "doctor", "--repair",
+            ],
             environment: ["NO_COLOR": "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
@@ -342,7 +438,9 @@ import Testing
 
     @Test func exitCode66ForMissingInput() throws {
         let missing = folder.path("missing.json")
-        try expect(["import", missing], stderr: "Error: Cannot read '\(missing)': No such file or directory\n", status: 66)
+        try expect(
+            ["import", missing],
+            stderr: "Error: Cannot read '\(missing)': No such file or directory\n", status: 66)
         try expect(["doctor"], stderr: "Error: No database at '\(db)'\n", status: 66)
     }
 
@@ -352,14 +450,20 @@ import Testing
         let result = try runPrefs(["--db", file + "/prefs.sqlite", "set", "a", "1"])
         #expect(result.status == 73)
         #expect(result.stderr == "Error: Cannot create '\(file)/prefs.sqlite': Not a directory\n")
-        try expect(["export", folder.path("no/such/dir/out.json")], stderr: "Error: Cannot create '\(folder.path("no/such/dir/out.json"))': No such file or directory\n", status: 73)
+        try expect(
+            ["export", folder.path("no/such/dir/out.json")],
+            stderr:
+                "Error: Cannot create '\(folder.path("no/such/dir/out.json"))': No such file or directory\n",
+            status: 73)
     }
 
     @Test func exitCode74WhenTheFileCannotGrow() throws {
         try prefs("set", "a", "1")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -f 0; exec \"$0\" --db \"$1\" set big -", prefsExecutable().path, db]
+        process.arguments = [
+            "-c", "ulimit -f 0; exec \"$0\" --db \"$1\" set big -", prefsExecutable().path, db,
+        ]
         let input = Pipe()
         let errors = Pipe()
         process.standardInput = input
@@ -368,11 +472,16 @@ import Testing
         input.fileHandleForWriting.write(Data(repeating: 0x61, count: 200_000))
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(
+            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 74, "\(stderr)")
         #expect(stderr.hasPrefix("Error: "))
         try expect(["get", "a"], stdout: "1\n")
-        try expect(["get", "big"], stderr: "Error: No value for 'big' in suite 'standard'; set one with 'prefs set big VALUE'\n", status: 1)
+        try expect(
+            ["get", "big"],
+            stderr:
+                "Error: No value for 'big' in suite 'standard'; set one with 'prefs set big VALUE'\n",
+            status: 1)
     }
 
     @Test func exitCode75WhenAnotherProcessHoldsTheLock() throws {
@@ -390,10 +499,13 @@ import Testing
     @Test func helpAndVersion() throws {
         let help = try prefs("--help")
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("OVERVIEW: Read and write an app's preferences, selections and bookmarks.\n"))
+        #expect(
+            help.stdout.hasPrefix(
+                "OVERVIEW: Read and write an app's preferences, selections and bookmarks.\n"))
         #expect(help.stdout.contains("\nSUBCOMMANDS:\n"))
         try expect(["--version"], stdout: "prefs 0.1.0\n")
-        try expect(["bookmark", "add", "--help"], stdout: try prefs("help", "bookmark", "add").stdout)
+        try expect(
+            ["bookmark", "add", "--help"], stdout: try prefs("help", "bookmark", "add").stdout)
     }
 
     @Test func bashCompletionCompletesCommandsAndChoices() throws {
@@ -404,21 +516,29 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            process.arguments = ["-c", "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; echo \"${COMPREPLY[*]}\""]
+            process.arguments = [
+                "-c",
+                "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; echo \"${COMPREPLY[*]}\"",
+            ]
             let output = Pipe()
             process.standardOutput = output
             try process.run()
             process.waitUntilExit()
-            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return String(
+                decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
         #expect(try complete(["prefs", "sel"]) == "selection\n")
         #expect(try complete(["prefs", "selection", "n"]) == "next\n")
-        #expect(try complete(["prefs", "set", "k", "v", "--type", "d"]) == "double date data dictionary\n")
+        #expect(
+            try complete(["prefs", "set", "k", "v", "--type", "d"])
+                == "double date data dictionary\n")
         #expect(try complete(["prefs", "--suite", "x", "bookmark", "list", "--so"]) == "--sort\n")
         // Each command's own values: the formats that command accepts, shells, help topics.
         #expect(try complete(["prefs", "export", "--format", ""]) == "json plist binary-plist\n")
         #expect(try complete(["prefs", "bookmark", "export", "--format", ""]) == "json html\n")
-        #expect(try complete(["prefs", "bookmark", "import", "--format", ""]) == "json html chromium firefox safari\n")
+        #expect(
+            try complete(["prefs", "bookmark", "import", "--format", ""])
+                == "json html chromium firefox safari\n")
         #expect(try complete(["prefs", "completion", "f"]) == "fish\n")
         #expect(try complete(["prefs", "help", "ren"]) == "rename\n")
         #expect(try complete(["prefs", "help", "bookmark", "im"]) == "import\n")
@@ -431,7 +551,8 @@ import Testing
         let executable = "/usr/bin/\(shell)"
         guard FileManager.default.isExecutableFile(atPath: executable) else { return }
         let scriptFile = folder.path("prefs.\(shell)")
-        try prefs("completion", shell).stdout.write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        try prefs("completion", shell).stdout.write(
+            toFile: scriptFile, atomically: true, encoding: .utf8)
         func complete(_ words: [String]) throws -> [String] {
             let arguments: [String]
             if shell == "zsh" {
@@ -442,22 +563,33 @@ import Testing
                         + " _prefs; print -rl -- \"${COMPREPLY[@]}\"",
                 ]
             } else {
-                arguments = ["-c", "source '\(scriptFile)'; complete -C'\(words.joined(separator: " "))'"]
+                arguments = [
+                    "-c", "source '\(scriptFile)'; complete -C'\(words.joined(separator: " "))'",
+                ]
             }
             let result = try runProcess(URL(fileURLWithPath: executable), arguments)
             #expect(result.stderr == "", "\(shell): \(result.stderr)")
-            let candidates = result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+            let candidates = result.stdout.split(separator: "\n").map {
+                String($0.split(separator: "\t").first ?? "")
+            }
             // zsh matches the candidates against the word itself (its compgen offers them all).
             let typed = words.last ?? ""
             return candidates.filter { $0.hasPrefix(typed) }.sorted()
         }
-        #expect(try complete(["prefs", "export", "--format", ""]) == ["binary-plist", "json", "plist"])
+        #expect(
+            try complete(["prefs", "export", "--format", ""]) == ["binary-plist", "json", "plist"])
         #expect(try complete(["prefs", "bookmark", "export", "--format", ""]) == ["html", "json"])
-        #expect(try complete(["prefs", "bookmark", "import", "--format", ""]) == ["chromium", "firefox", "html", "json", "safari"])
+        #expect(
+            try complete(["prefs", "bookmark", "import", "--format", ""]) == [
+                "chromium", "firefox", "html", "json", "safari",
+            ])
         #expect(try complete(["prefs", "completion", "f"]) == ["fish"])
         #expect(try complete(["prefs", "sel"]) == ["selection"])
         #expect(try complete(["prefs", "selection", "n"]) == ["next"])
-        #expect(try complete(["prefs", "set", "k", "v", "--type", "d"]) == ["data", "date", "dictionary", "double"])
+        #expect(
+            try complete(["prefs", "set", "k", "v", "--type", "d"]) == [
+                "data", "date", "dictionary", "double",
+            ])
         #expect(try complete(["prefs", "--db", "x", "bookmark", "list", "--so"]) == ["--sort"])
     }
 }

@@ -17,7 +17,8 @@ import Testing
         try store.setValue(.data(Data([0x00, 0x80, 0xFF, 0xFE])), forKey: "blob")
         try store.setValue(.double(-1234.5678), forKey: "volume")
         try store.setValue(.int(-300), forKey: "count")
-        try store.setValue(.date(Date(timeIntervalSinceReferenceDate: 1_000_000.25)), forKey: "when")
+        try store.setValue(
+            .date(Date(timeIntervalSinceReferenceDate: 1_000_000.25)), forKey: "when")
     }
 
     @Test(arguments: ["binary-plist", "plist", "json"])
@@ -36,7 +37,9 @@ import Testing
             """
         let result = try runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-c", script],
-            environment: ["PREFS": prefs, "DB": db, "FILE": file, "PIPED": piped, "REDIRECTED": redirected])
+            environment: [
+                "PREFS": prefs, "DB": db, "FILE": file, "PIPED": piped, "REDIRECTED": redirected,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: piped))
         if format == "binary-plist" {
@@ -45,7 +48,11 @@ import Testing
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") {
                 let check = try runProcess(
                     URL(fileURLWithPath: "/usr/bin/python3"),
-                    ["-c", "import plistlib,sys; print(plistlib.load(open(sys.argv[1],'rb'))['greeting'])", piped])
+                    [
+                        "-c",
+                        "import plistlib,sys; print(plistlib.load(open(sys.argv[1],'rb'))['greeting'])",
+                        piped,
+                    ])
                 #expect(check.status == 0, "\(check.stderr)")
                 #expect(check.stdout == "héllo ✓ 日本\n")
             }

@@ -6,7 +6,10 @@ import Testing
 @Suite struct HintTests {
     @Test(arguments: [
         (["help", "lsit"], "Error: Unknown command 'lsit'. Did you mean 'prefs help list'?\n"),
-        (["help", "bookmark", "lsit"], "Error: Unknown command 'bookmark lsit'. Did you mean 'prefs help bookmark list'?\n"),
+        (
+            ["help", "bookmark", "lsit"],
+            "Error: Unknown command 'bookmark lsit'. Did you mean 'prefs help bookmark list'?\n"
+        ),
         (["help", "zzzzzz"], "Error: Unknown command 'zzzzzz'; see 'prefs --help'\n"),
         (
             ["add", "trip", "x"],
@@ -37,13 +40,21 @@ import Testing
 /// With --json, errors are JSON too, on stderr, with the same exit code.
 @Suite struct JSONErrorTests {
     @Test(arguments: [
-        (["get", "missing", "--json"], Int32(1),
-         #"{"error":{"code":1,"message":"No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"}}"#),
-        (["--json", "get"], 64, #"{"error":{"code":64,"message":"Missing expected argument '<key>'"}}"#),
-        (["set", "--json", "volume", "0.5", "--type", "color"], 64,
-         #"{"error":{"code":64,"message":"Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'"}}"#),
+        (
+            ["get", "missing", "--json"], Int32(1),
+            #"{"error":{"code":1,"message":"No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"}}"#
+        ),
+        (
+            ["--json", "get"], 64,
+            #"{"error":{"code":64,"message":"Missing expected argument '<key>'"}}"#
+        ),
+        (
+            ["set", "--json", "volume", "0.5", "--type", "color"], 64,
+            #"{"error":{"code":64,"message":"Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'"}}"#
+        ),
     ])
-    func errorsAreJSONWhenJSONIsAskedFor(arguments: [String], status: Int32, stderr: String) throws {
+    func errorsAreJSONWhenJSONIsAskedFor(arguments: [String], status: Int32, stderr: String) throws
+    {
         let folder = try TemporaryFolder()
         let result = try runPrefs(["--db", folder.path("prefs.sqlite")] + arguments)
         #expect(result.status == status)
@@ -57,9 +68,13 @@ import Testing
         #expect(try runPrefs(["--db", db, "set", "volume", "0.5"]).status == 0)
         let result = try runPrefs(["--db", db, "--json", "set", "volume", "loud"])
         #expect(result.status == 65)
-        let parsed = try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: [String: Any]]
+        let parsed =
+            try JSONSerialization.jsonObject(with: Data(result.stderr.utf8))
+            as? [String: [String: Any]]
         #expect(parsed?["error"]?["code"] as? Int == 65)
-        #expect((parsed?["error"]?["message"] as? String)?.hasPrefix("'loud' is not a valid double") == true)
+        #expect(
+            (parsed?["error"]?["message"] as? String)?.hasPrefix("'loud' is not a valid double")
+                == true)
     }
 }
 
@@ -67,23 +82,34 @@ import Testing
 @Suite struct InapplicableOptionTests {
     @Test func jsonIsRefusedWhereThereIsNoJSON() throws {
         let folder = try TemporaryFolder()
-        let completion = try runPrefs(["--db", folder.path("prefs.sqlite"), "completion", "bash", "--json"])
+        let completion = try runPrefs([
+            "--db", folder.path("prefs.sqlite"), "completion", "bash", "--json",
+        ])
         #expect(completion.status == 64)
-        #expect(completion.stderr == #"{"error":{"code":64,"message":"--json does not apply to 'prefs completion'"}}"# + "\n")
+        #expect(
+            completion.stderr
+                == #"{"error":{"code":64,"message":"--json does not apply to 'prefs completion'"}}"#
+                + "\n")
         let help = try runPrefs(["--db", folder.path("prefs.sqlite"), "help", "get", "--json"])
         #expect(help.status == 64)
         #expect(help.stdout == "")
     }
 
-    @Test(arguments: [["bookmark", "list"], ["selection", "list"], ["doctor"], ["bookmark", "search", "x"]])
+    @Test(arguments: [
+        ["bookmark", "list"], ["selection", "list"], ["doctor"], ["bookmark", "search", "x"],
+    ])
     func suiteIsRefusedWhereThereAreNoSuites(command: [String]) throws {
         let folder = try TemporaryFolder()
-        let result = try runPrefs(["--db", folder.path("prefs.sqlite"), "--suite", "other"] + command)
+        let result = try runPrefs(
+            ["--db", folder.path("prefs.sqlite"), "--suite", "other"] + command)
         #expect(result.status == 64)
-        #expect(result.stderr == "Error: --suite does not apply to 'prefs \(command.prefix(2).joined(separator: " "))':"
-            + " only preferences (and the onboarding flag) are kept per suite\n")
+        #expect(
+            result.stderr
+                == "Error: --suite does not apply to 'prefs \(command.prefix(2).joined(separator: " "))':"
+                + " only preferences (and the onboarding flag) are kept per suite\n")
         // The environment's suite is a default, not an option: no error.
-        let fromEnvironment = try runPrefs(["--db", folder.path("prefs.sqlite")] + command, environment: ["PREFS_SUITE": "other"])
+        let fromEnvironment = try runPrefs(
+            ["--db", folder.path("prefs.sqlite")] + command, environment: ["PREFS_SUITE": "other"])
         #expect(fromEnvironment.status != 64, "\(fromEnvironment.stderr)")
     }
 }
@@ -100,12 +126,16 @@ import Testing
         }
         #expect(try runPrefs(["--db", db, "set", "a", "1"]).status == 0)
         #expect(try json(["delete", "a"]) == #"{"suite":"standard","key":"a","removed":true}"#)
-        #expect(try json(["declare", "b", "--type", "int", "--default", "3"])
-            == #"{"suite":"standard","key":"b","type":"int","default":3,"description":null}"#)
+        #expect(
+            try json(["declare", "b", "--type", "int", "--default", "3"])
+                == #"{"suite":"standard","key":"b","type":"int","default":3,"description":null}"#)
         #expect(try runPrefs(["--db", db, "set", "c", "x"]).status == 0)
         #expect(try json(["reset", "--force"]) == #"{"suite":"standard","removed":1}"#)
-        #expect(try runPrefs(["--db", db, "bookmark", "add", "trip", "x", "--title", "X"]).status == 0)
-        #expect(try json(["bookmark", "remove", "trip", "x"]) == #"{"kind":"trip","itemID":"x","removed":true}"#)
+        #expect(
+            try runPrefs(["--db", db, "bookmark", "add", "trip", "x", "--title", "X"]).status == 0)
+        #expect(
+            try json(["bookmark", "remove", "trip", "x"])
+                == #"{"kind":"trip","itemID":"x","removed":true}"#)
         #expect(try json(["version"]) == #"{"version":"0.1.0"}"#)
     }
 }

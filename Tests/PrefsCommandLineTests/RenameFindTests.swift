@@ -11,12 +11,16 @@ import Testing
     init() throws {
         folder = try TemporaryFolder()
         db = folder.path("prefs.sqlite")
-        for (key, value) in [("zip", "02134"), ("volume", "0.5"), ("app.theme", "dark"), ("app.font", "serif")] {
+        for (key, value) in [
+            ("zip", "02134"), ("volume", "0.5"), ("app.theme", "dark"), ("app.font", "serif"),
+        ] {
             #expect(try runPrefs(["--db", db, "set", key, value]).status == 0)
         }
     }
 
-    func prefs(_ arguments: [String]) throws -> ProcessOutput { try runPrefs(["--db", db] + arguments) }
+    func prefs(_ arguments: [String]) throws -> ProcessOutput {
+        try runPrefs(["--db", db] + arguments)
+    }
 
     @Test func renameMovesAndRefusesToOverwrite() throws {
         let renamed = try prefs(["rename", "zip", "postcode"])
@@ -27,7 +31,8 @@ import Testing
 
         let refused = try prefs(["rename", "volume", "postcode"])
         #expect(refused.status == 64)
-        #expect(refused.stderr == "Error: 'postcode' already has a value; pass --force to replace it\n")
+        #expect(
+            refused.stderr == "Error: 'postcode' already has a value; pass --force to replace it\n")
         #expect(try prefs(["get", "postcode"]).stdout == "02134\n")
         #expect(try prefs(["rename", "volume", "postcode", "--force"]).status == 0)
         #expect(try prefs(["get", "postcode"]).stdout == "0.5\n")
@@ -63,32 +68,45 @@ import Testing
     @Test func describesDeclaredStoredAndUnknownKeys() throws {
         let folder = try TemporaryFolder()
         let db = folder.path("prefs.sqlite")
-        func prefs(_ arguments: [String]) throws -> ProcessOutput { try runPrefs(["--db", db] + arguments) }
-        #expect(try prefs(["declare", "volume", "--type", "double", "--default", "0.5", "--description", "Output level"]).status == 0)
-        #expect(try prefs(["describe", "volume"]).stdout == """
-            key: volume
-            suite: standard
-            declared type: double
-            default: 0.5
-            description: Output level
-            stored: (none)
+        func prefs(_ arguments: [String]) throws -> ProcessOutput {
+            try runPrefs(["--db", db] + arguments)
+        }
+        #expect(
+            try prefs([
+                "declare", "volume", "--type", "double", "--default", "0.5", "--description",
+                "Output level",
+            ]).status == 0)
+        #expect(
+            try prefs(["describe", "volume"]).stdout == """
+                key: volume
+                suite: standard
+                declared type: double
+                default: 0.5
+                description: Output level
+                stored: (none)
 
-            """)
+                """)
         #expect(try prefs(["set", "volume", "0.8"]).status == 0)
         let described = try prefs(["describe", "volume"]).stdout
         #expect(described.contains("stored: 0.8 (double)\nlast change: "))
         #expect(described.hasSuffix(" (none) -> 0.8\n"))
         let json = try prefs(["describe", "volume", "--json"])
-        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect((object?["declared"] as? [String: Any])?["description"] as? String == "Output level")
+        let object =
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(
+            (object?["declared"] as? [String: Any])?["description"] as? String == "Output level")
         #expect((object?["stored"] as? [String: Any])?["value"] as? Double == 0.8)
         #expect((object?["lastChange"] as? [String: Any])?["value"] as? Double == 0.8)
 
         #expect(try prefs(["set", "plain", "x"]).status == 0)
-        #expect(try prefs(["describe", "plain"]).stdout.hasPrefix("key: plain\nsuite: standard\ndeclared: no\nstored: x (string)\n"))
+        #expect(
+            try prefs(["describe", "plain"]).stdout.hasPrefix(
+                "key: plain\nsuite: standard\ndeclared: no\nstored: x (string)\n"))
         let unknown = try prefs(["describe", "nope"])
         #expect(unknown.status == 1)
-        #expect(unknown.stderr == "Error: 'nope' is not declared, stored or in the history of suite 'standard'\n")
+        #expect(
+            unknown.stderr
+                == "Error: 'nope' is not declared, stored or in the history of suite 'standard'\n")
     }
 }
 

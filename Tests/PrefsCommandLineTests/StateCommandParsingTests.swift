@@ -20,89 +20,144 @@ import Testing
 
     @Test func onboardingDefaultsToStatus() throws {
         #expect(try command(["onboarding"]) == .onboarding(.status, pageCount: nil))
-        #expect(try command(["onboarding", "next", "--pages", "5"]) == .onboarding(.next, pageCount: 5))
+        #expect(
+            try command(["onboarding", "next", "--pages", "5"]) == .onboarding(.next, pageCount: 5))
         #expect(error(["onboarding", "nxet"]) == "Unknown command 'nxet'. Did you mean 'next'?")
-        #expect(error(["onboarding", "skip", "--pages", "0"]) == "Invalid value '0' for '--pages': expected a positive integer")
+        #expect(
+            error(["onboarding", "skip", "--pages", "0"])
+                == "Invalid value '0' for '--pages': expected a positive integer")
     }
 
     @Test func selectionCommands() throws {
         #expect(try command(["selection", "list"]) == .selectionList)
         #expect(try command(["selections", "ls"]) == .selectionList)
         #expect(try command(["selection", "get", "carousel"]) == .selectionGet(name: "carousel"))
-        #expect(try command(["selection", "set", "carousel", "2", "--count", "13"])
+        #expect(
+            try command(["selection", "set", "carousel", "2", "--count", "13"])
                 == .selectionSet(name: "carousel", index: 2, count: 13, policy: nil, itemID: nil))
-        #expect(try command(["selection", "set", "featured", "0", "--policy=wrap", "--item", "m2"])
-                == .selectionSet(name: "featured", index: 0, count: nil, policy: .wrap, itemID: "m2"))
-        #expect(try command(["selection", "prev", "featured"]) == .selectionPrevious(name: "featured"))
+        #expect(
+            try command(["selection", "set", "featured", "0", "--policy=wrap", "--item", "m2"])
+                == .selectionSet(
+                    name: "featured", index: 0, count: nil, policy: .wrap, itemID: "m2"))
+        #expect(
+            try command(["selection", "prev", "featured"]) == .selectionPrevious(name: "featured"))
         #expect(try command(["selection", "next", "featured"]) == .selectionNext(name: "featured"))
-        #expect(try command(["selection", "clear", "articles"]) == .selectionClear(name: "articles"))
-        #expect(error(["selection", "set", "carousel", "two"]) == "Invalid value 'two' for '<index>': expected an integer")
-        #expect(error(["selection", "set", "carousel", "1", "--policy", "loop"])
-                == "Invalid value 'loop' for '--policy': expected one of 'clamp', 'wrap', 'optional'")
-        #expect(error(["selection", "set", "carousel", "1", "--count", "-2"])
+        #expect(
+            try command(["selection", "clear", "articles"]) == .selectionClear(name: "articles"))
+        #expect(
+            error(["selection", "set", "carousel", "two"])
+                == "Invalid value 'two' for '<index>': expected an integer")
+        #expect(
+            error(["selection", "set", "carousel", "1", "--policy", "loop"])
+                == "Invalid value 'loop' for '--policy': expected one of 'clamp', 'wrap', 'optional'"
+        )
+        #expect(
+            error(["selection", "set", "carousel", "1", "--count", "-2"])
                 == "Invalid value '-2' for '--count': expected a non-negative integer")
         #expect(error(["selection"]) == "Missing subcommand")
     }
 
     @Test func bookmarkAddAndToggleTakeRepeatedTags() throws {
         let expected = BookmarkDraft(
-            kind: "trip", itemID: "london", title: "London", url: URL(string: "https://london.example"),
+            kind: "trip", itemID: "london", title: "London",
+            url: URL(string: "https://london.example"),
             category: "Europe", tags: ["uk", "city"], note: "Rainy")
-        #expect(try command([
-            "bookmark", "add", "trip", "london", "--title", "London", "--url", "https://london.example",
-            "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
-        ]) == .bookmarkAdd(expected))
-        #expect(try command(["bookmark", "toggle", "trip", "paris", "--title", "Paris"])
+        #expect(
+            try command([
+                "bookmark", "add", "trip", "london", "--title", "London", "--url",
+                "https://london.example",
+                "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
+            ]) == .bookmarkAdd(expected))
+        #expect(
+            try command(["bookmark", "toggle", "trip", "paris", "--title", "Paris"])
                 == .bookmarkToggle(BookmarkDraft(kind: "trip", itemID: "paris", title: "Paris")))
-        #expect(error(["bookmark", "add", "trip", "london"]) == "Missing expected option '--title <title>'")
-        #expect(error(["bookmark", "add", "trip", "london", "--title", "L", "--url", "not a url"])
+        #expect(
+            error(["bookmark", "add", "trip", "london"])
+                == "Missing expected option '--title <title>'")
+        #expect(
+            error(["bookmark", "add", "trip", "london", "--title", "L", "--url", "not a url"])
                 == "Invalid value 'not a url' for '--url': expected an absolute URL")
-        #expect(error(["bookmark", "add", "trip", "--title", "L"]) == "Missing expected argument '<item-id>'")
-        #expect(error(["bookmark", "add", "trip", "x", "--title", "A", "--title", "B"]) == "'--title' was given more than once")
+        #expect(
+            error(["bookmark", "add", "trip", "--title", "L"])
+                == "Missing expected argument '<item-id>'")
+        #expect(
+            error(["bookmark", "add", "trip", "x", "--title", "A", "--title", "B"])
+                == "'--title' was given more than once")
     }
 
     @Test func bookmarkRemoveByItemOrID() throws {
-        #expect(try command(["bookmark", "remove", "trip", "london"]) == .bookmarkRemove(.item(kind: "trip", itemID: "london")))
+        #expect(
+            try command(["bookmark", "remove", "trip", "london"])
+                == .bookmarkRemove(.item(kind: "trip", itemID: "london")))
         #expect(try command(["bookmark", "rm", "--id", "7"]) == .bookmarkRemove(.id(7)))
-        #expect(error(["bookmark", "remove", "trip", "london", "--id", "7"]) == "Pass either KIND ITEM-ID or --id, not both")
+        #expect(
+            error(["bookmark", "remove", "trip", "london", "--id", "7"])
+                == "Pass either KIND ITEM-ID or --id, not both")
         #expect(error(["bookmark", "remove"]) == "Missing expected argument '<kind>' (or --id)")
-        #expect(error(["bookmark", "remove", "--id", "0"])
+        #expect(
+            error(["bookmark", "remove", "--id", "0"])
                 == "Invalid value '0' for '--id': expected a bookmark id (a positive integer)")
     }
 
     @Test func bookmarkListFiltersSortAndPaging() throws {
         #expect(try command(["bookmark", "list"]) == .bookmarkList(BookmarkQuery(), grouping: nil))
-        #expect(try command([
-            "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured", "--sort", "title",
-            "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
-        ]) == .bookmarkList(
-            BookmarkQuery(kind: "movie", category: "DC", tag: "featured", sort: .title, isDescending: true, limit: 5, offset: 10),
-            grouping: .category))
-        #expect(try command(["bookmark", "list", "--folder", "Bar/AC\\/DC", "--group-by", "folder"]) == .bookmarkList(
-            BookmarkQuery(folder: ["Bar", "AC/DC"]), grouping: .folder))
-        #expect(error(["bookmark", "list", "--sort", "size"])
-                == "Invalid value 'size' for '--sort': expected one of 'position', 'created', 'title'")
-        #expect(error(["bookmark", "list", "--group-by", "kind"])
+        #expect(
+            try command([
+                "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured",
+                "--sort", "title",
+                "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
+            ])
+                == .bookmarkList(
+                    BookmarkQuery(
+                        kind: "movie", category: "DC", tag: "featured", sort: .title,
+                        isDescending: true, limit: 5, offset: 10),
+                    grouping: .category))
+        #expect(
+            try command(["bookmark", "list", "--folder", "Bar/AC\\/DC", "--group-by", "folder"])
+                == .bookmarkList(
+                    BookmarkQuery(folder: ["Bar", "AC/DC"]), grouping: .folder))
+        #expect(
+            error(["bookmark", "list", "--sort", "size"])
+                == "Invalid value 'size' for '--sort': expected one of 'position', 'created', 'title'"
+        )
+        #expect(
+            error(["bookmark", "list", "--group-by", "kind"])
                 == "Invalid value 'kind' for '--group-by': expected one of 'category', 'folder'")
     }
 
     @Test func bookmarkSearchMoveImportExport() throws {
-        #expect(try command(["bookmark", "search", "aveng*", "war"]) == .bookmarkSearch(text: "aveng* war", limit: 50))
-        #expect(try command(["bookmark", "move", "3", "--to", "0"]) == .bookmarkMove(id: 3, position: 0))
+        #expect(
+            try command(["bookmark", "search", "aveng*", "war"])
+                == .bookmarkSearch(text: "aveng* war", limit: 50))
+        #expect(
+            try command(["bookmark", "move", "3", "--to", "0"]) == .bookmarkMove(id: 3, position: 0)
+        )
         #expect(error(["bookmark", "move", "3"]) == "Missing expected option '--to <position>'")
         #expect(error(["bookmark", "search"]) == "Missing expected argument '<query>'")
-        #expect(try command(["bookmark", "import", "-"]) == .bookmarkImport(format: nil, file: "-"))
-        #expect(try command(["bookmark", "import", "--format", "firefox", "places.sqlite"]) == .bookmarkImport(format: .firefox, file: "places.sqlite"))
-        #expect(error(["bookmark", "import", "--format", "opera", "x"]) == "Invalid value 'opera' for '--format': expected one of 'json', 'html', 'chromium', 'firefox', 'safari'")
-        #expect(try command(["bookmark", "export", "--format", "html", "out.html"]) == .bookmarkExport(format: .html, file: "out.html"))
-        #expect(error(["bookmark", "export", "--format", "csv"]) == "Invalid value 'csv' for '--format': expected one of 'json', 'html'")
+        #expect(
+            try command(["bookmark", "import", "-"]) == .bookmarkImport(format: nil, file: "-"))
+        #expect(
+            try command(["bookmark", "import", "--format", "firefox", "places.sqlite"])
+                == .bookmarkImport(format: .firefox, file: "places.sqlite"))
+        #expect(
+            error(["bookmark", "import", "--format", "opera", "x"])
+                == "Invalid value 'opera' for '--format': expected one of 'json', 'html', 'chromium', 'firefox', 'safari'"
+        )
+        #expect(
+            try command(["bookmark", "export", "--format", "html", "out.html"])
+                == .bookmarkExport(format: .html, file: "out.html"))
+        #expect(
+            error(["bookmark", "export", "--format", "csv"])
+                == "Invalid value 'csv' for '--format': expected one of 'json', 'html'")
     }
 
     @Test func maintenanceCommands() throws {
         #expect(try command(["doctor"]) == .doctor(repair: false))
         #expect(try command(["doctor", "--repair"]) == .doctor(repair: true))
         #expect(try command(["completion", "fish"]) == .completion(shell: .fish))
-        #expect(error(["completion", "tcsh"]) == "Invalid value 'tcsh' for '<shell>': expected one of 'bash', 'zsh', 'fish'")
+        #expect(
+            error(["completion", "tcsh"])
+                == "Invalid value 'tcsh' for '<shell>': expected one of 'bash', 'zsh', 'fish'")
         #expect(try command(["version"]) == .version)
         #expect(try command(["help", "bookmark", "add"]) == .help(path: ["bookmark", "add"]))
     }
@@ -113,10 +168,16 @@ import Testing
         #expect(try command(["watch", "a", "b"]) == .watch(keys: ["a", "b"]))
         #expect(try command(["history", "k", "-n", "5"]) == .history(key: "k", limit: 5))
         #expect(try command(["suites"]) == .suites())
-        #expect(try command(["declare", "k", "--type", "bool", "--default", "false", "--description", "D"])
+        #expect(
+            try command([
+                "declare", "k", "--type", "bool", "--default", "false", "--description", "D",
+            ])
                 == .declare(key: "k", type: .bool, defaultValue: "false", description: "D"))
-        #expect(try command(["export", "--format", "binary-plist", "out.plist"]) == .export(format: .binaryPlist, file: "out.plist"))
-        #expect(try command(["import", "in.json", "--replace", "--force"])
+        #expect(
+            try command(["export", "--format", "binary-plist", "out.plist"])
+                == .export(format: .binaryPlist, file: "out.plist"))
+        #expect(
+            try command(["import", "in.json", "--replace", "--force"])
                 == .importPreferences(format: nil, file: "in.json", replace: true, force: true))
     }
 

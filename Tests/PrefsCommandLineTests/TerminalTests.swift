@@ -36,19 +36,23 @@ struct TerminalTests {
     }
 
     /// Runs prefs on a pseudo-terminal, typing `input`.
-    func onTerminal(_ arguments: [String], input: String = "", noColor: Bool = false) throws -> (status: Int32, output: String) {
+    func onTerminal(_ arguments: [String], input: String = "", noColor: Bool = false) throws -> (
+        status: Int32, output: String
+    ) {
         let quoted = ([prefsExecutable().path, "--db", db] + arguments)
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
             .joined(separator: " ")
         // An empty NO_COLOR counts as unset.
         let environment = ["TERM": "xterm", "NO_COLOR": noColor ? "1" : ""]
         let result = try runProcess(
-            URL(fileURLWithPath: "/usr/bin/script"), ["-qec", quoted, "/dev/null"], environment: environment, stdin: input)
+            URL(fileURLWithPath: "/usr/bin/script"), ["-qec", quoted, "/dev/null"],
+            environment: environment, stdin: input)
         return (result.status, result.stdout)
     }
 
     @Test func errorsAreRedOnATerminalUnlessNoColorIsSet() throws {
-        let message = "No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"
+        let message =
+            "No value for 'missing' in suite 'standard'; set one with 'prefs set missing VALUE'"
         let colored = try onTerminal(["get", "missing"])
         #expect(colored.status == 1)
         #expect(colored.output == "\u{1B}[1;31mError:\u{1B}[0m \(message)\r\n")
@@ -73,15 +77,20 @@ struct TerminalTests {
     @Test func importDrawsAProgressBarOnATerminalOnly() throws {
         let source = folder.path("source.sqlite")
         let bookmarks = BookmarkStore(database: try AppDatabase(path: source))
-        try bookmarks.add(contentsOf: (0..<500).map { BookmarkDraft(kind: "trip", itemID: "t\($0)", title: "Trip \($0)") })
+        try bookmarks.add(
+            contentsOf: (0..<500).map {
+                BookmarkDraft(kind: "trip", itemID: "t\($0)", title: "Trip \($0)")
+            })
         let file = folder.path("bookmarks.json")
         #expect(try runPrefs(["--db", source, "bookmark", "export", file]).status == 0)
 
         let drawn = try onTerminal(["bookmark", "import", file])
         #expect(drawn.status == 0, "\(drawn.output)")
-        #expect(drawn.output.contains("\rImporting [...............................] 0% (0/500)")
-            || drawn.output.contains("\rImporting [#"))
-        #expect(drawn.output.contains("\rImporting [##############################] 100% (500/500)"))
+        #expect(
+            drawn.output.contains("\rImporting [...............................] 0% (0/500)")
+                || drawn.output.contains("\rImporting [#"))
+        #expect(
+            drawn.output.contains("\rImporting [##############################] 100% (500/500)"))
         #expect(drawn.output.contains("\r\u{1B}[2K"), "the bar's line is cleared at the end")
 
         let piped = try runPrefs(["--db", folder.path("piped.sqlite"), "bookmark", "import", file])

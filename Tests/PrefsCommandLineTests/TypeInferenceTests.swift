@@ -24,11 +24,15 @@ import Testing
 
     @Test func newKeysInferOnlyWhatReadsBackTheSame() throws {
         let cases: [(String, PreferenceValue)] = [
-            ("true", .bool(true)), ("42", .int(42)), ("-7", .int(-7)), ("0", .int(0)), ("0.5", .double(0.5)),
+            ("true", .bool(true)), ("42", .int(42)), ("-7", .int(-7)), ("0", .int(0)),
+            ("0.5", .double(0.5)),
             ("-12.25", .double(-12.25)),
-            ("02134", .string("02134")), ("+1", .string("+1")), (" 1", .string(" 1")), ("1 ", .string("1 ")),
-            ("1e5", .string("1e5")), ("1.50", .string("1.50")), (".5", .string(".5")), ("5.", .string("5.")),
-            ("00.5", .string("00.5")), ("-0", .string("-0")), ("99999999999999999999", .string("99999999999999999999")),
+            ("02134", .string("02134")), ("+1", .string("+1")), (" 1", .string(" 1")),
+            ("1 ", .string("1 ")),
+            ("1e5", .string("1e5")), ("1.50", .string("1.50")), (".5", .string(".5")),
+            ("5.", .string("5.")),
+            ("00.5", .string("00.5")), ("-0", .string("-0")),
+            ("99999999999999999999", .string("99999999999999999999")),
             ("True", .string("True")), ("nan", .string("nan")),
         ]
         for (index, (text, expected)) in cases.enumerated() {

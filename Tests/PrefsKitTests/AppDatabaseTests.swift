@@ -21,7 +21,8 @@ import Testing
         #expect(!files.isEmpty)
         #expect(AppDatabase.migrationFileNames == files)
         for (file, migration) in zip(files, SQLiteEngine.migrations) {
-            let text = try String(contentsOf: migrationsFolder.appendingPathComponent(file), encoding: .utf8)
+            let text = try String(
+                contentsOf: migrationsFolder.appendingPathComponent(file), encoding: .utf8)
             #expect(migration.sql == text, "\(file) differs from the embedded copy")
         }
         #expect(AppDatabase.schemaVersion == files.count)
@@ -37,13 +38,19 @@ import Testing
         #expect((parent[.posixPermissions] as? Int) == 0o700)
         let connection = try Connection(path: path, mode: .readOnly)
         #expect(try connection.scalar(String.self, sql: "PRAGMA journal_mode") == "wal")
-        #expect(try connection.scalar(Int32.self, sql: "PRAGMA application_id") == AppDatabase.applicationID)
-        #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == AppDatabase.schemaVersion)
+        #expect(
+            try connection.scalar(Int32.self, sql: "PRAGMA application_id")
+                == AppDatabase.applicationID)
+        #expect(
+            try connection.scalar(Int.self, sql: "PRAGMA user_version") == AppDatabase.schemaVersion
+        )
         let settings = Dictionary(
             try database.connectionSettings().map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let pragmas = (
-            settings["synchronous"].flatMap { Int($0) }, settings["foreign_keys"].flatMap { Int($0) },
-            settings["busy_timeout"].flatMap { Int($0) }, settings["trusted_schema"].flatMap { Int($0) }
+            settings["synchronous"].flatMap { Int($0) },
+            settings["foreign_keys"].flatMap { Int($0) },
+            settings["busy_timeout"].flatMap { Int($0) },
+            settings["trusted_schema"].flatMap { Int($0) }
         )
         #expect(pragmas.0 == 2)  // FULL
         #expect(pragmas.1 == 1)
@@ -56,16 +63,21 @@ import Testing
         _ = try AppDatabase(path: path)
         _ = try AppDatabase(path: path)
         let connection = try Connection(path: path, mode: .readOnly)
-        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM schema_migration") == AppDatabase.schemaVersion)
+        #expect(
+            try connection.scalar(Int.self, sql: "SELECT count(*) FROM schema_migration")
+                == AppDatabase.schemaVersion)
     }
 
     func expectRefusal(
-        of path: String, _ expected: DatabaseError, sourceLocation: SourceLocation = #_sourceLocation
+        of path: String, _ expected: DatabaseError,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let before = FileManager.default.contents(atPath: path)
         #expect(throws: expected, sourceLocation: sourceLocation) { try AppDatabase(path: path) }
-        #expect(FileManager.default.contents(atPath: path) == before, sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), sourceLocation: sourceLocation)
+        #expect(
+            FileManager.default.contents(atPath: path) == before, sourceLocation: sourceLocation)
+        #expect(
+            !FileManager.default.fileExists(atPath: path + "-wal"), sourceLocation: sourceLocation)
     }
 
     @Test func newerSchemaIsRefusedUntouched() throws {
@@ -90,7 +102,8 @@ import Testing
 
     @Test func textFileIsRefusedUntouched() throws {
         let path = folder.path("notes.txt")
-        try String(repeating: "not a database\n", count: 20).write(toFile: path, atomically: true, encoding: .utf8)
+        try String(repeating: "not a database\n", count: 20).write(
+            toFile: path, atomically: true, encoding: .utf8)
         try expectRefusal(of: path, .notADatabase(path: path, detail: "file is not a database"))
     }
 
@@ -109,7 +122,9 @@ import Testing
         let path = folder.path("absent.sqlite")
         var options = AppDatabase.Options()
         options.createIfMissing = false
-        #expect(throws: DatabaseError.notFound(path: path)) { try AppDatabase(path: path, options: options) }
+        #expect(throws: DatabaseError.notFound(path: path)) {
+            try AppDatabase(path: path, options: options)
+        }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

@@ -82,13 +82,19 @@ import Testing
         let trips = try Fixtures.trips
         var ids: [Int64] = []
         for trip in trips {
-            ids.append(try bookmarks.add(BookmarkDraft(kind: "trip", itemID: trip.image, title: trip.destination)).id)
+            ids.append(
+                try bookmarks.add(
+                    BookmarkDraft(kind: "trip", itemID: trip.image, title: trip.destination)
+                ).id)
         }
         try bookmarks.add(BookmarkDraft(kind: "article", itemID: "a1", title: "Article"))
         #expect(try positions("trip") == Array(0..<13))
         try bookmarks.move(id: ids[10], to: 1)
         #expect(try positions("trip") == Array(0..<13))
-        #expect(try bookmarks.list(BookmarkQuery(kind: "trip")).prefix(3).map(\.title) == ["Paris", "Vancouver", "Florence"])
+        #expect(
+            try bookmarks.list(BookmarkQuery(kind: "trip")).prefix(3).map(\.title) == [
+                "Paris", "Vancouver", "Florence",
+            ])
         try bookmarks.move(id: ids[0], to: 12)
         #expect(try positions("trip") == Array(0..<13))
         #expect(try bookmarks.list(BookmarkQuery(kind: "trip")).last?.title == "Paris")
@@ -106,19 +112,26 @@ import Testing
         let groups = try bookmarks.groupedByCategory(BookmarkQuery(kind: "movie"))
         #expect(groups.map(\.category) == ["Action and adventure", "DC", "Marvel"])
         #expect(groups.map(\.bookmarks.count) == [4, 4, 4])
-        #expect(groups[1].bookmarks.map(\.title) == ["Aquaman", "Batman v Superman: Dawn of Justice", "Justice League", "Wonder Women"])
+        #expect(
+            groups[1].bookmarks.map(\.title) == [
+                "Aquaman", "Batman v Superman: Dawn of Justice", "Justice League", "Wonder Women",
+            ])
     }
 
     @Test func filtersSortingAndPaging() throws {
         let movies = try addMovies()
         #expect(try bookmarks.count(BookmarkQuery(category: "Marvel")) == 4)
-        #expect(try bookmarks.list(BookmarkQuery(tag: "featured")).count == movies.filter(\.isFeaturedMovie).count)
+        #expect(
+            try bookmarks.list(BookmarkQuery(tag: "featured")).count
+                == movies.filter(\.isFeaturedMovie).count)
         #expect(try bookmarks.list(BookmarkQuery(kind: "trip")).isEmpty)
         let byTitle = try bookmarks.list(BookmarkQuery(sort: .title)).map(\.title)
         #expect(byTitle == movies.map(\.title).sorted { $0.lowercased() < $1.lowercased() })
-        let descending = try bookmarks.list(BookmarkQuery(sort: .title, isDescending: true)).map(\.title)
+        let descending = try bookmarks.list(BookmarkQuery(sort: .title, isDescending: true)).map(
+            \.title)
         #expect(descending == byTitle.reversed())
-        let page = try bookmarks.list(BookmarkQuery(sort: .position, limit: 5, offset: 5)).map(\.position)
+        let page = try bookmarks.list(BookmarkQuery(sort: .position, limit: 5, offset: 5)).map(
+            \.position)
         #expect(page == [5, 6, 7, 8, 9])
         let created = try bookmarks.list(BookmarkQuery(sort: .created)).map(\.itemID)
         #expect(created == movies.map { String($0.id) })
@@ -135,12 +148,17 @@ import Testing
         #expect(try bookmarks.search("youtube").count == 12)
         #expect(try bookmarks.search("ÉNDGAME").map(\.title) == ["Avengers: Endgame"])
         #expect(try bookmarks.search("\"unbalanced OR NEAR( title:x").isEmpty)
-        #expect(throws: BookmarkError.invalid("The search text is empty")) { try bookmarks.search("  * ") }
+        #expect(throws: BookmarkError.invalid("The search text is empty")) {
+            try bookmarks.search("  * ")
+        }
     }
 
     @Test func searchIndexStaysInStepAndIsRebuiltAfterOutsideWrites() throws {
         _ = try addMovies()
-        try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "london", title: "London", tags: ["uk", "city", "uk", "Ünïcode", "a b"]))
+        try bookmarks.add(
+            BookmarkDraft(
+                kind: "trip", itemID: "london", title: "London",
+                tags: ["uk", "city", "uk", "Ünïcode", "a b"]))
         var changed = london(title: "London, UK")
         changed.tags = ["zeta", "alpha"]
         try bookmarks.add(changed)
@@ -150,8 +168,12 @@ import Testing
 
         // Another tool edits the tables without the index: a title, a tag, a new row, a deleted row.
         let outside = try Connection(path: path, mode: .readWrite)
-        try outside.execute(sql: "UPDATE bookmark SET title = 'Renamed Avengers' WHERE item_id = '2'")
-        try outside.execute(sql: "INSERT INTO bookmark_tag (bookmark_id, tag) SELECT id, 'extra' FROM bookmark WHERE item_id = '3'")
+        try outside.execute(
+            sql: "UPDATE bookmark SET title = 'Renamed Avengers' WHERE item_id = '2'")
+        try outside.execute(
+            sql:
+                "INSERT INTO bookmark_tag (bookmark_id, tag) SELECT id, 'extra' FROM bookmark WHERE item_id = '3'"
+        )
         try outside.execute(sql: "DELETE FROM bookmark WHERE item_id = '4'")
         let report = try database.diagnostics()
         #expect(report.searchIndexMismatchCount == 3)
@@ -241,27 +263,44 @@ import Testing
         }
         #expect(
             error?.description
-                == "Malformed import: line 1: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <DT><A> links)")
+                == "Malformed import: line 1: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <DT><A> links)"
+        )
         #expect(try bookmarks.exportJSON() == before)
     }
 
     /// Damaged files import what they hold and say, line by line, what was odd.
-    static let damagedHTML: [(html: String, titles: [String], skipped: [String], warnings: [String])] = [
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"https://a.b\">Open\n</DL>",
-         ["Open"], [], ["line 3: <A> is not closed"]),
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n</DL>\n</DL>\n<DT><A HREF=\"https://a.b\">A</A>",
-         ["A"], [], ["line 4: </DL> without an open <DL> is ignored"]),
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"https://a.b\" TAGS=\"x>Bad</A>\n<DT><A HREF=\"https://c.d\">C</A>",
-         ["Bad", "C"], [], ["line 3: an attribute of <A> is missing its closing quote"]),
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A ADD_DATE=\"1\">No link</A>",
-         [], ["line 3: a link without a URL ('No link')"], []),
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n\n<DT><A HREF=\"https://a.b\" POSITION=\"-1\">A</A>",
-         ["A"], [], ["line 4: POSITION '-1' is not a non-negative integer; ignored"]),
-        ("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"javascript:alert(1)\">JS</A>\n<DT><A HREF=\"place:sort=8\">Recent</A>\n<DT><A HREF=\"https://a.b\" ADD_DATE=\"soon\">A</A>",
-         ["A"],
-         ["line 3: a javascript: bookmarklet is not a link ('JS')", "line 4: a Firefox query (place:) is not a link ('Recent')"],
-         ["line 5: ADD_DATE 'soon' is not a Unix time; the import time is used"]),
-    ]
+    static let damagedHTML:
+        [(html: String, titles: [String], skipped: [String], warnings: [String])] = [
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"https://a.b\">Open\n</DL>",
+                ["Open"], [], ["line 3: <A> is not closed"]
+            ),
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n</DL>\n</DL>\n<DT><A HREF=\"https://a.b\">A</A>",
+                ["A"], [], ["line 4: </DL> without an open <DL> is ignored"]
+            ),
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"https://a.b\" TAGS=\"x>Bad</A>\n<DT><A HREF=\"https://c.d\">C</A>",
+                ["Bad", "C"], [], ["line 3: an attribute of <A> is missing its closing quote"]
+            ),
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A ADD_DATE=\"1\">No link</A>",
+                [], ["line 3: a link without a URL ('No link')"], []
+            ),
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n\n<DT><A HREF=\"https://a.b\" POSITION=\"-1\">A</A>",
+                ["A"], [], ["line 4: POSITION '-1' is not a non-negative integer; ignored"]
+            ),
+            (
+                "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF=\"javascript:alert(1)\">JS</A>\n<DT><A HREF=\"place:sort=8\">Recent</A>\n<DT><A HREF=\"https://a.b\" ADD_DATE=\"soon\">A</A>",
+                ["A"],
+                [
+                    "line 3: a javascript: bookmarklet is not a link ('JS')",
+                    "line 4: a Firefox query (place:) is not a link ('Recent')",
+                ],
+                ["line 5: ADD_DATE 'soon' is not a Unix time; the import time is used"]
+            ),
+        ]
 
     @Test(arguments: damagedHTML)
     func damagedHTMLImportsWhatItHoldsAndSaysWhere(
@@ -276,13 +315,22 @@ import Testing
 
     static let malformedJSON: [(String, String)] = [
         ("[", "Malformed import: invalid JSON: unexpected end of input at line 1, column 2"),
-        (#"{"bookmarks": 3}"#, #"Malformed import: expected an array of bookmarks or {"bookmarks": [...]}"#),
-        (#"[{"kind": "trip", "itemID": "a", "title": "A"}, {"kind": "trip", "title": "B"}]"#,
-         "Malformed import: bookmarks[1] has no string 'itemID'"),
-        (#"[{"kind": "trip", "itemID": "a", "title": "A", "createdAt": "yesterday"}]"#,
-         "Malformed import: bookmarks[0].createdAt 'yesterday' is not an ISO 8601 date"),
-        (#"[{"kind": "", "itemID": "a", "title": "A"}]"#,
-         "Malformed import: bookmarks[0]: The kind of a bookmark cannot be empty"),
+        (
+            #"{"bookmarks": 3}"#,
+            #"Malformed import: expected an array of bookmarks or {"bookmarks": [...]}"#
+        ),
+        (
+            #"[{"kind": "trip", "itemID": "a", "title": "A"}, {"kind": "trip", "title": "B"}]"#,
+            "Malformed import: bookmarks[1] has no string 'itemID'"
+        ),
+        (
+            #"[{"kind": "trip", "itemID": "a", "title": "A", "createdAt": "yesterday"}]"#,
+            "Malformed import: bookmarks[0].createdAt 'yesterday' is not an ISO 8601 date"
+        ),
+        (
+            #"[{"kind": "", "itemID": "a", "title": "A"}]"#,
+            "Malformed import: bookmarks[0]: The kind of a bookmark cannot be empty"
+        ),
     ]
 
     @Test(arguments: malformedJSON)
@@ -308,7 +356,9 @@ import Testing
         try bookmarks.add(BookmarkDraft(kind: "x", itemID: "x", title: "Kept"))
         let connection = try Connection(path: path)
         try connection.execute(
-            sql: "CREATE TRIGGER refuse BEFORE UPDATE ON bookmark BEGIN SELECT raise(ABORT, 'refused'); END")
+            sql:
+                "CREATE TRIGGER refuse BEFORE UPDATE ON bookmark BEGIN SELECT raise(ABORT, 'refused'); END"
+        )
         #expect(throws: (any Error).self) { try bookmarks.importHTML(html) }
         #expect(try bookmarks.list().map(\.title) == ["Kept"])
     }
@@ -317,8 +367,11 @@ import Testing
         #expect(throws: BookmarkError.invalid("The item ID of a bookmark cannot be empty")) {
             try bookmarks.add(BookmarkDraft(kind: "trip", itemID: " ", title: "x"))
         }
-        #expect(throws: BookmarkError.invalid("The tag of a bookmark cannot contain control characters")) {
-            try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "x", title: "x", tags: ["a\u{1F}b"]))
+        #expect(
+            throws: BookmarkError.invalid("The tag of a bookmark cannot contain control characters")
+        ) {
+            try bookmarks.add(
+                BookmarkDraft(kind: "trip", itemID: "x", title: "x", tags: ["a\u{1F}b"]))
         }
         #expect(try bookmarks.count() == 0)
     }
@@ -334,8 +387,12 @@ import Testing
                 group.addTask {
                     let store = BookmarkStore(database: try AppDatabase(path: path))
                     for item in 0..<50 {
-                        try store.add(BookmarkDraft(kind: "trip", itemID: "\(writer)-\(item)", title: "T\(item)"))
-                        if item % 10 == 0 { try store.remove(kind: "trip", itemID: "\(writer)-\(item)") }
+                        try store.add(
+                            BookmarkDraft(
+                                kind: "trip", itemID: "\(writer)-\(item)", title: "T\(item)"))
+                        if item % 10 == 0 {
+                            try store.remove(kind: "trip", itemID: "\(writer)-\(item)")
+                        }
                     }
                 }
             }
@@ -347,6 +404,7 @@ import Testing
         #expect(all.map(\.position) == Array(0..<(4 * 45)))
         let connection = try Connection(path: path, mode: .readOnly)
         #expect(try connection.scalar(String.self, sql: "PRAGMA integrity_check") == "ok")
-        #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM bookmark_search") == 4 * 45)
+        #expect(
+            try connection.scalar(Int.self, sql: "SELECT count(*) FROM bookmark_search") == 4 * 45)
     }
 }

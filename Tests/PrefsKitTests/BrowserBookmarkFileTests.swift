@@ -23,7 +23,8 @@ struct ReferenceBookmarkFile {
     init(_ text: String) throws {
         let pattern = try NSRegularExpression(
             pattern: #"<(/?)(DL|H3|A|DD)\b([^>]*)>([^<]*)"#, options: [.caseInsensitive])
-        let attribute = try NSRegularExpression(pattern: #"([A-Z_]+)="([^"]*)""#, options: [.caseInsensitive])
+        let attribute = try NSRegularExpression(
+            pattern: #"([A-Z_]+)="([^"]*)""#, options: [.caseInsensitive])
         let source = text as NSString
         var stack: [String?] = []
         var pending: String?
@@ -35,7 +36,9 @@ struct ReferenceBookmarkFile {
             let body = source.substring(with: match.range(at: 4))
             var values: [String: String] = [:]
             let attributeText = attributes as NSString
-            for pair in attribute.matches(in: attributes, range: NSRange(location: 0, length: attributeText.length)) {
+            for pair in attribute.matches(
+                in: attributes, range: NSRange(location: 0, length: attributeText.length))
+            {
                 values[attributeText.substring(with: pair.range(at: 1)).uppercased()] =
                     Self.decoded(attributeText.substring(with: pair.range(at: 2)))
             }
@@ -53,7 +56,8 @@ struct ReferenceBookmarkFile {
             case ("A", false):
                 links.append(
                     Link(
-                        url: values["HREF"] ?? "", title: Self.decoded(body).trimmingCharacters(in: .whitespacesAndNewlines),
+                        url: values["HREF"] ?? "",
+                        title: Self.decoded(body).trimmingCharacters(in: .whitespacesAndNewlines),
                         folder: stack.compactMap { $0 } + (pending.map { _ in [] } ?? []),
                         addDate: values["ADD_DATE"].flatMap { Int($0) },
                         tags: (values["TAGS"] ?? "").split(separator: ",").map(String.init),
@@ -61,7 +65,8 @@ struct ReferenceBookmarkFile {
                 lastWasLink = true
             case ("DD", false):
                 if lastWasLink {
-                    links[links.count - 1].note = body.trimmingCharacters(in: .whitespacesAndNewlines)
+                    links[links.count - 1].note = body.trimmingCharacters(
+                        in: .whitespacesAndNewlines)
                 }
                 lastWasLink = false
             default:
@@ -71,9 +76,11 @@ struct ReferenceBookmarkFile {
     }
 
     static func decoded(_ text: String) -> String {
-        text.replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&quot;", with: "\"")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        text.replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(
+            of: "&quot;", with: "\""
+        )
+        .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+        .replacingOccurrences(of: "&amp;", with: "&")
     }
 }
 
@@ -129,11 +136,17 @@ enum RealFixtures {
             #expect(bookmark.title == copies[0].title)
             #expect(bookmark.folder == copies[0].folder)
             // The other copies' folders are kept as tags.
-            let otherFolders = Set(copies.dropFirst().map(\.folder).filter { $0 != copies[0].folder && !$0.isEmpty })
-            #expect(Set(bookmark.tags) == Set(copies.flatMap(\.tags)).union(otherFolders.map(BookmarkFolderPath.text)))
+            let otherFolders = Set(
+                copies.dropFirst().map(\.folder).filter { $0 != copies[0].folder && !$0.isEmpty })
+            #expect(
+                Set(bookmark.tags)
+                    == Set(copies.flatMap(\.tags)).union(otherFolders.map(BookmarkFolderPath.text)))
             #expect(bookmark.note == copies.compactMap(\.note).first)
             if let seconds = copies.compactMap(\.addDate).min() {
-                let expected = Double(seconds) / (seconds > 100_000_000_000_000 ? 1_000_000 : seconds > 100_000_000_000 ? 1000 : 1)
+                let expected =
+                    Double(seconds)
+                    / (seconds > 100_000_000_000_000
+                        ? 1_000_000 : seconds > 100_000_000_000 ? 1000 : 1)
                 #expect(bookmark.createdAt.timeIntervalSince1970 == expected)
             }
         }
@@ -145,7 +158,8 @@ enum RealFixtures {
     func realBrowserExportsRoundTripUnchanged(name: String) throws {
         try bookmarks.importFile(atPath: name, bytes: try RealFixtures.bytes(name))
         let exported = try bookmarks.exportHTML()
-        let original = try ReferenceBookmarkFile(String(decoding: try RealFixtures.bytes(name), as: UTF8.self))
+        let original = try ReferenceBookmarkFile(
+            String(decoding: try RealFixtures.bytes(name), as: UTF8.self))
         let written = try ReferenceBookmarkFile(exported)
         #expect(written.folderCount == original.folderCount)
 
@@ -159,33 +173,47 @@ enum RealFixtures {
         #expect(Self.comparable(try copy.list()) == Self.comparable(try bookmarks.list()))
         #expect(try copy.exportHTML() == exported)
         // And a second import of the browser's own file changes nothing either.
-        let browserAgain = try bookmarks.importFile(atPath: name, bytes: try RealFixtures.bytes(name))
+        let browserAgain = try bookmarks.importFile(
+            atPath: name, bytes: try RealFixtures.bytes(name))
         #expect(browserAgain.added == 0 && browserAgain.updated == 0)
     }
 
     @Test func chromeExportKeepsFoldersDuplicatesAndCountsTruthfully() throws {
-        let summary = try bookmarks.importFile(atPath: "c.html", bytes: try RealFixtures.bytes("ddg_bookmarks_chrome.html"))
-        #expect(summary.description == "Added 11, updated 0, unchanged 0, merged 1 duplicate, skipped 0")
+        let summary = try bookmarks.importFile(
+            atPath: "c.html", bytes: try RealFixtures.bytes("ddg_bookmarks_chrome.html"))
+        #expect(
+            summary.description == "Added 11, updated 0, unchanged 0, merged 1 duplicate, skipped 0"
+        )
         #expect(try bookmarks.folders().count == 13)
-        let guardian = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://www.theguardian.com/international"))
+        let guardian = try #require(
+            try bookmarks.bookmark(
+                kind: "link", itemID: "https://www.theguardian.com/international"))
         #expect(guardian.folder == ["FolderA-Level1", "FolderA-Level2", "FolderA-Level3"])
         #expect(guardian.category == "FolderA-Level3")
-        #expect(guardian.title == "News, sport and opinion from the Guardian's global edition | The Guardian")
+        #expect(
+            guardian.title
+                == "News, sport and opinion from the Guardian's global edition | The Guardian")
         let underA = try bookmarks.list(BookmarkQuery(folder: ["FolderA-Level1"], sort: .title))
-        #expect(underA.map(\.title) == [
-            "Digg - What the Internet is talking about right now",
-            "News, sport and opinion from the Guardian's global edition | The Guardian", "Wikipedia",
-        ])
-        #expect(try bookmarks.count(BookmarkQuery(folder: ["FolderA-Level1", "FolderA-Level2"])) == 2)
+        #expect(
+            underA.map(\.title) == [
+                "Digg - What the Internet is talking about right now",
+                "News, sport and opinion from the Guardian's global edition | The Guardian",
+                "Wikipedia",
+            ])
+        #expect(
+            try bookmarks.count(BookmarkQuery(folder: ["FolderA-Level1", "FolderA-Level2"])) == 2)
         #expect(try bookmarks.count(BookmarkQuery(folder: ["DuplicateFolderName"])) == 2)
         let groups = try bookmarks.groupedByFolder()
         #expect(groups.first?.folder == [])
-        #expect(groups.map(\.folder).contains(["FolderB-Level1", "FolderB-Level2", "FolderB-Level3-b"]))
+        #expect(
+            groups.map(\.folder).contains(["FolderB-Level1", "FolderB-Level2", "FolderB-Level3-b"]))
     }
 
     @Test func safariLayoutKeepsTheFirstFolder() throws {
-        try bookmarks.importFile(atPath: "s.html", bytes: try RealFixtures.bytes("ddg_bookmarks_safari.html"))
-        let apple = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://www.apple.com/uk"))
+        try bookmarks.importFile(
+            atPath: "s.html", bytes: try RealFixtures.bytes("ddg_bookmarks_safari.html"))
+        let apple = try #require(
+            try bookmarks.bookmark(kind: "link", itemID: "https://www.apple.com/uk"))
         #expect(apple.folder == ["Favourites"])
         let names = try bookmarks.folders().filter { $0.parentID == nil }.map(\.name)
         #expect(names.prefix(3) == ["Favourites", "Bookmarks Menu", "Reading List"])
@@ -203,7 +231,11 @@ enum RealFixtures {
                 case .string(let url)? = item["URLString"]
             {
                 var title = ""
-                if case .dictionary(let uri)? = item["URIDictionary"], case .string(let text)? = uri["title"] { title = text }
+                if case .dictionary(let uri)? = item["URIDictionary"],
+                    case .string(let text)? = uri["title"]
+                {
+                    title = text
+                }
                 leaves.append((url, title))
             }
             if item["WebBookmarkType"] == .string("WebBookmarkTypeList") { lists += 1 }
@@ -214,7 +246,8 @@ enum RealFixtures {
         #expect(summary.added == Set(leaves.map(\.url)).count)
         #expect(summary.merged == leaves.count - Set(leaves.map(\.url)).count)
         #expect(try bookmarks.folders().count == lists - 1)  // the root is the top level
-        let duck = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://duckduckgo.com/"))
+        let duck = try #require(
+            try bookmarks.bookmark(kind: "link", itemID: "https://duckduckgo.com/"))
         #expect(duck.title == "DuckDuckGo")
         #expect(duck.folder == ["Favorites", "Folder"])
         #expect(duck.tags == ["Another Folder/Subfolder", "Favorites"])
@@ -223,13 +256,17 @@ enum RealFixtures {
     }
 
     @Test func preferencePropertyListsAreNotBookmarkFiles() throws {
-        for name in ["bm_com.apple.dock.plist", "bm_com.apple.finder.plist", "Alitejawi_com.googlecode.iterm2.plist"] {
+        for name in [
+            "bm_com.apple.dock.plist", "bm_com.apple.finder.plist",
+            "Alitejawi_com.googlecode.iterm2.plist",
+        ] {
             let error = #expect(throws: BookmarkError.self) {
                 try bookmarks.importFile(atPath: name, bytes: try RealFixtures.bytes(name))
             }
             #expect(
                 error?.description
-                    == "Malformed import: a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at its root)")
+                    == "Malformed import: a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at its root)"
+            )
         }
         #expect(try bookmarks.count() == 0)
     }
@@ -237,7 +274,8 @@ enum RealFixtures {
     @Test func tolerantReaderTakesWhatOtherToolsWrite() throws {
         // DuckDuckGo's namespace attribute, a byte-order mark, CRLF, comments, unknown tags,
         // Vivaldi's DESCRIPTION, a folder's <DD>, a missing </H3>, a title over two lines.
-        let html = "\u{FEFF}<!DOCTYPE NETSCAPE-Bookmark-file-1>\r\n"
+        let html =
+            "\u{FEFF}<!DOCTYPE NETSCAPE-Bookmark-file-1>\r\n"
             + "<HTML xmlns:duckduckgo=\"https://duckduckgo.com/bookmarks\">\r\n"
             + "<!-- comment <A HREF=\"https://ignored.example\">x</A> -->\r\n"
             + "<Title>Bookmarks</Title><H1>Bookmarks</H1>\r\n<DL><p>\r\n"
@@ -284,9 +322,12 @@ enum RealFixtures {
             </DL><p>
             """
         let summary = try bookmarks.importHTML(html)
-        #expect(summary.description == "Added 2, updated 0, unchanged 0, merged 3 duplicates, skipped 0")
+        #expect(
+            summary.description == "Added 2, updated 0, unchanged 0, merged 3 duplicates, skipped 0"
+        )
         #expect(try bookmarks.bookmark(kind: "link", itemID: "https://x.example")?.title == "New")
-        #expect(try bookmarks.bookmark(kind: "link", itemID: "https://x.example")?.tags == ["a", "b"])
+        #expect(
+            try bookmarks.bookmark(kind: "link", itemID: "https://x.example")?.tags == ["a", "b"])
         #expect(try bookmarks.bookmark(kind: "link", itemID: "https://y.example")?.title == "First")
     }
 
@@ -311,22 +352,28 @@ enum RealFixtures {
         let summary = try bookmarks.importFile(Array(json.utf8))
         #expect(summary.format == .chromium)
         #expect(summary.added == 2)
-        #expect(summary.skipped.map(\.description) == ["roots.bookmark_bar.children[1]: a javascript: bookmarklet is not a link"])
-        #expect(summary.warnings.map(\.description) == [
-            "roots.other.children[0]: date_added 'bad' is not a Chromium time; the import time is used"
-        ])
+        #expect(
+            summary.skipped.map(\.description) == [
+                "roots.bookmark_bar.children[1]: a javascript: bookmarklet is not a link"
+            ])
+        #expect(
+            summary.warnings.map(\.description) == [
+                "roots.other.children[0]: date_added 'bad' is not a Chromium time; the import time is used"
+            ])
         let swift = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://swift.org/"))
         #expect(swift.folder == ["Bookmarks bar", "Work"])
         #expect(swift.note == "The language")
         #expect(swift.createdAt == Date(timeIntervalSince1970: 1_650_000_000))
         #expect(try bookmarks.bookmark(kind: "link", itemID: "https://sqlite.org/")?.folder == [])
-        #expect(try bookmarks.folders().map(\.name) == ["Bookmarks bar", "Work", "Mobile bookmarks"])
+        #expect(
+            try bookmarks.folders().map(\.name) == ["Bookmarks bar", "Work", "Mobile bookmarks"])
     }
 
     /// A places.sqlite made from Firefox's documented schema (the tables import reads).
     func makePlaces(at path: String, keepOpen: Bool = false) throws -> Connection {
         let connection = try Connection(path: path)
-        try connection.execute(sql: keepOpen ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE")
+        try connection.execute(
+            sql: keepOpen ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE")
         for statement in [
             "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url LONGVARCHAR, title LONGVARCHAR, rev_host LONGVARCHAR, visit_count INTEGER DEFAULT 0, guid TEXT)",
             "CREATE TABLE moz_bookmarks (id INTEGER PRIMARY KEY, type INTEGER, fk INTEGER DEFAULT NULL, parent INTEGER, position INTEGER, title LONGVARCHAR, keyword_id INTEGER, folder_type TEXT, dateAdded INTEGER, lastModified INTEGER, guid TEXT, syncStatus INTEGER NOT NULL DEFAULT 0, syncChangeCounter INTEGER NOT NULL DEFAULT 1)",
@@ -360,14 +407,18 @@ enum RealFixtures {
     func expectPlacesImported(_ summary: BookmarkImportSummary) throws {
         #expect(summary.format == .firefox)
         #expect(summary.added == 2)
-        #expect(summary.skipped.map(\.description) == ["moz_bookmarks id 14: a Firefox query (place:) is not a link"])
+        #expect(
+            summary.skipped.map(\.description) == [
+                "moz_bookmarks id 14: a Firefox query (place:) is not a link"
+            ])
         let swift = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://swift.org/"))
         #expect(swift.title == "Swift language")
         #expect(swift.folder == ["Bookmarks Toolbar", "Dev"])
         #expect(swift.tags == ["lang"])
         #expect(swift.note == "A note")
         #expect(swift.createdAt == Date(timeIntervalSince1970: 1_650_000_000))
-        let mozilla = try #require(try bookmarks.bookmark(kind: "link", itemID: "https://www.mozilla.org/"))
+        let mozilla = try #require(
+            try bookmarks.bookmark(kind: "link", itemID: "https://www.mozilla.org/"))
         #expect(mozilla.folder == [])
         #expect(mozilla.updatedAt == Date(timeIntervalSince1970: 1_600_000_100))
     }
@@ -391,7 +442,8 @@ enum RealFixtures {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         try expectPlacesImported(try bookmarks.importFile(atPath: path, bytes: bytes))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == wal)
-        try firefox.execute(sql: "INSERT INTO moz_places (id, url) VALUES (9, 'https://still.writable/')")
+        try firefox.execute(
+            sql: "INSERT INTO moz_places (id, url) VALUES (9, 'https://still.writable/')")
     }
 
     @Test func anSQLiteFileThatIsNotPlacesIsRefused() throws {
@@ -399,9 +451,13 @@ enum RealFixtures {
         let other = try Connection(path: path)
         try other.execute(sql: "CREATE TABLE t (x)")
         let error = #expect(throws: BookmarkError.self) {
-            try bookmarks.importFile(atPath: path, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            try bookmarks.importFile(
+                atPath: path, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
-        #expect(error?.description == "Malformed import: an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
+        #expect(
+            error?.description
+                == "Malformed import: an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)"
+        )
     }
 }
 
@@ -414,7 +470,8 @@ enum RealFixtures {
             let connection = try Connection(path: path)
             try connection.execute(sql: "PRAGMA journal_mode = WAL")
             let before = SQLiteEngine.migrations.filter { $0.version <= 5 }
-            _ = try Migrator(migrations: before, applicationID: AppDatabase.applicationID).migrate(connection)
+            _ = try Migrator(migrations: before, applicationID: AppDatabase.applicationID).migrate(
+                connection)
             try connection.execute(
                 sql: """
                     INSERT INTO bookmark (kind, item_id, title, category, position, created_at, updated_at)
@@ -427,7 +484,9 @@ enum RealFixtures {
         #expect(listed.map(\.category) == ["DC", nil, "AC/DC"])
         #expect(listed.map(\.folder) == [["DC"], [], ["AC/DC"]])
         #expect(try bookmarks.list(BookmarkQuery(folder: ["DC"])).map(\.title) == ["Aquaman"])
-        #expect(try bookmarks.list(BookmarkQuery(folder: BookmarkFolderPath.components("AC\\/DC"))).map(\.title) == ["Black/White"])
+        #expect(
+            try bookmarks.list(BookmarkQuery(folder: BookmarkFolderPath.components("AC\\/DC"))).map(
+                \.title) == ["Black/White"])
         #expect(try bookmarks.folders().isEmpty)
         // The app keeps writing categories; imports of the export keep them where they were.
         try bookmarks.add(BookmarkDraft(kind: "movie", itemID: "4", title: "Joker", category: "DC"))
@@ -435,12 +494,14 @@ enum RealFixtures {
         let summary = try bookmarks.importHTML(html)
         #expect(summary.unchanged == 4)
         #expect(try bookmarks.exportHTML() == html)
-        #expect(try bookmarks.list(BookmarkQuery(folder: ["DC"])).map(\.title) == ["Aquaman", "Joker"])
+        #expect(
+            try bookmarks.list(BookmarkQuery(folder: ["DC"])).map(\.title) == ["Aquaman", "Joker"])
     }
 
     @Test func addingWithoutAFolderKeepsAnImportedBookmarkInItsFolder() throws {
         let bookmarks = BookmarkStore(database: try AppDatabase.inMemory())
-        try bookmarks.add(BookmarkDraft(kind: "link", itemID: "x", title: "X", folder: ["Bar", "Work"]))
+        try bookmarks.add(
+            BookmarkDraft(kind: "link", itemID: "x", title: "X", folder: ["Bar", "Work"]))
         #expect(try bookmarks.bookmark(kind: "link", itemID: "x")?.folder == ["Bar", "Work"])
         // The app updates the title and names the same category: the folder stays.
         try bookmarks.add(BookmarkDraft(kind: "link", itemID: "x", title: "X2", category: "Work"))

@@ -22,9 +22,10 @@ import Testing
         html += String(repeating: "</DL><p>\n", count: 10_001)
         let summary = try bookmarks.importHTML(html)
         #expect(summary.added == 1)
-        #expect(summary.warnings.map(\.description) == [
-            "line 515: folders nested deeper than 256 levels are merged into their ancestor at that depth"
-        ])
+        #expect(
+            summary.warnings.map(\.description) == [
+                "line 515: folders nested deeper than 256 levels are merged into their ancestor at that depth"
+            ])
         let deep = try #require(try bookmarks.list().first)
         #expect(deep.folder.count == BookmarkImportDocument.maximumFolderDepth)
         #expect(deep.folder.last == "L255")
@@ -35,7 +36,8 @@ import Testing
     }
 
     @Test func deeplyNestedListsWithoutFoldersAreRead() throws {
-        let html = Self.header + String(repeating: "<DL><p>", count: 10_000)
+        let html =
+            Self.header + String(repeating: "<DL><p>", count: 10_000)
             + "<DT><A HREF=\"https://x.example\">X</A>" + String(repeating: "</DL>", count: 20_000)
         let summary = try bookmarks.importHTML(html)
         #expect(summary.added == 1)
@@ -53,13 +55,25 @@ import Testing
 
     @Test func unterminatedTagsEndTheFileWithWarnings() throws {
         let cases: [(String, Int, [String])] = [
-            (Self.header + "<DT><A HREF=\"https://a.example\">A</A>\n<DT><A HREF=\"https://b.example\"", 2,
-             ["line 4: the tag <A> is not closed with '>'", "line 4: <A> is not closed"]),
+            (
+                Self.header
+                    + "<DT><A HREF=\"https://a.example\">A</A>\n<DT><A HREF=\"https://b.example\"",
+                2,
+                ["line 4: the tag <A> is not closed with '>'", "line 4: <A> is not closed"]
+            ),
             (Self.header + "<DT><H3>Folder", 0, ["line 3: <H3> is not closed"]),
-            (Self.header + "<DT><A HREF=\"https://a.example\">A</A>\n<!-- never closed <DT><A HREF=\"https://b.example\">B</A>", 1,
-             ["line 4: a comment is not closed; the rest of the file is ignored"]),
-            (Self.header + "<DT><A HREF=\"https://a.example\">A</A>\n<DT><A HREF=\"https://b.example\"\n   <DT><A HREF=\"https://c.example\">C</A>", 3,
-             ["line 4: the tag <A> is not closed with '>'", "line 4: <A> is not closed"]),
+            (
+                Self.header
+                    + "<DT><A HREF=\"https://a.example\">A</A>\n<!-- never closed <DT><A HREF=\"https://b.example\">B</A>",
+                1,
+                ["line 4: a comment is not closed; the rest of the file is ignored"]
+            ),
+            (
+                Self.header
+                    + "<DT><A HREF=\"https://a.example\">A</A>\n<DT><A HREF=\"https://b.example\"\n   <DT><A HREF=\"https://c.example\">C</A>",
+                3,
+                ["line 4: the tag <A> is not closed with '>'", "line 4: <A> is not closed"]
+            ),
         ]
         for (html, count, warnings) in cases {
             let store = BookmarkStore(database: try AppDatabase.inMemory())
@@ -70,10 +84,15 @@ import Testing
     }
 
     @Test func nulAndControlBytesAreRemovedFromTitlesWithAWarning() throws {
-        let html = Self.header + "<DT><A HREF=\"https://a.example\" TAGS=\"x\u{0}y\">A\u{0}B&#1;C</A>\n<DD>note\u{0}here\n</DL>"
+        let html =
+            Self.header
+            + "<DT><A HREF=\"https://a.example\" TAGS=\"x\u{0}y\">A\u{0}B&#1;C</A>\n<DD>note\u{0}here\n</DL>"
         let summary = try bookmarks.importHTML(html)
         #expect(summary.added == 1)
-        #expect(summary.warnings.map(\.description) == ["line 3: control characters in a title were removed"])
+        #expect(
+            summary.warnings.map(\.description) == [
+                "line 3: control characters in a title were removed"
+            ])
         let link = try #require(try bookmarks.list().first)
         #expect(link.title == "ABC")
         #expect(link.tags == ["xy"])
@@ -82,13 +101,19 @@ import Testing
 
     @Test func randomBytesNeverCrash() throws {
         var generator = SeededGenerator(seed: 42)
-        let pieces = ["<DT>", "<DL><p>", "</DL>", "<H3>", "</H3>", "<A HREF=\"https://x.example/", "\">", "</A>",
-                      "<DD>", "&amp;", "&#0;", "\u{0}", "\"", "'", "<", ">", "<!--", "-->", "\r\n", "ADD_DATE=\"x\""]
+        let pieces = [
+            "<DT>", "<DL><p>", "</DL>", "<H3>", "</H3>", "<A HREF=\"https://x.example/", "\">",
+            "</A>",
+            "<DD>", "&amp;", "&#0;", "\u{0}", "\"", "'", "<", ">", "<!--", "-->", "\r\n",
+            "ADD_DATE=\"x\"",
+        ]
         for _ in 0..<300 {
             var html = Self.header
             for _ in 0..<Int.random(in: 1...60, using: &generator) {
                 html += pieces[Int.random(in: 0..<pieces.count, using: &generator)]
-                if Bool.random(using: &generator) { html += String(Int.random(in: 0...99, using: &generator)) }
+                if Bool.random(using: &generator) {
+                    html += String(Int.random(in: 0...99, using: &generator))
+                }
             }
             let store = BookmarkStore(database: try AppDatabase.inMemory())
             let summary = try store.importHTML(html)

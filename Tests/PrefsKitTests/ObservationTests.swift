@@ -37,7 +37,9 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
 
     @Test func keyObservationStartsWithTheCurrentValueAndSeesLocalWrites() async throws {
         let seen = Collected<Bool>()
-        let task = Task { [store] in for await value in store.values(for: .hasViewedWalkthrough) { seen.append(value) } }
+        let task = Task { [store] in
+            for await value in store.values(for: .hasViewedWalkthrough) { seen.append(value) }
+        }
         defer { task.cancel() }
         #expect(await seen.wait(upTo: 10) { $0 == [false] })
         try store.set(true, for: .hasViewedWalkthrough)
@@ -95,7 +97,9 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
         #expect(store[.launchCount] == 0)  // cached from now on
         let seen = Collected<Int>()
         let changes = Collected<PreferenceChange>()
-        let values = Task { [store] in for await value in store.values(for: .launchCount) { seen.append(value) } }
+        let values = Task { [store] in
+            for await value in store.values(for: .launchCount) { seen.append(value) }
+        }
         let all = Task { [store] in for await change in store.changes() { changes.append(change) } }
         defer {
             values.cancel()
@@ -106,7 +110,9 @@ final class Collected<Element: Sendable>: @unchecked Sendable {
         let result = try runPrefs(["--db", path, "set", "launchCount", "41"])
         #expect(result.status == 0, "\(result.stderr)")
         let written = Date()
-        #expect(await seen.wait(upTo: 0.1) { $0 == [0, 41] }, "observation after \(Date().timeIntervalSince(written))s")
+        #expect(
+            await seen.wait(upTo: 0.1) { $0 == [0, 41] },
+            "observation after \(Date().timeIntervalSince(written))s")
         #expect(store[.launchCount] == 41)
         #expect(await changes.wait(upTo: 0.1) { $0.map(\.value) == [.int(41)] })
     }

@@ -31,10 +31,11 @@ import Testing
         #expect(store[counter] == 0)
         try store.transaction { edit in try edit.set(4, for: counter) }
         #expect(store[counter] == 4)
-        #expect((try? store.transaction { edit in
-            try edit.set(99, for: counter)
-            throw CancellationError()
-        }) == nil)
+        #expect(
+            (try? store.transaction { edit in
+                try edit.set(99, for: counter)
+                throw CancellationError()
+            }) == nil)
         #expect(store[counter] == 4)
 
         // Another connection to the same file: seen within the change-check interval.
@@ -102,7 +103,8 @@ import Testing
         let counter = Prefs.Key("counter", default: 0)
         var previousOwner = 0
         do {
-            let first = PreferenceStore(database: try AppDatabase(path: folder.path("first.sqlite")))
+            let first = PreferenceStore(
+                database: try AppDatabase(path: folder.path("first.sqlite")))
             try first.set(1, for: counter)
             #expect(first[counter] == 1)
             previousOwner = first.suiteCacheIdentifier
@@ -123,18 +125,24 @@ import Testing
             // A key object made at the call site, as `store[Prefs.Key(...)]` in a loop does.
             #expect(store[Prefs.Key("launchCount", default: 0)] == 7)
         }
-        let remembered = store.database.state.withLock { $0.cache(for: "standard").claimedSlotCount }
+        let remembered = store.database.state.withLock {
+            $0.cache(for: "standard").claimedSlotCount
+        }
         #expect(remembered <= 128, "\(remembered) slots remembered for 10,000 short-lived keys")
     }
 
     @Test func concurrentStoresNeverSeeEachOthersValues() async throws {
-        let stores = try (0..<2).map { PreferenceStore(database: try AppDatabase(path: folder.path("\($0).sqlite"))) }
+        let stores = try (0..<2).map {
+            PreferenceStore(database: try AppDatabase(path: folder.path("\($0).sqlite")))
+        }
         let keys = (0..<8).map { Prefs.Key("key\($0)", default: -1) }
         let ranges = [0..<1_000, 1_000..<2_000]
         let strays = try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, store) in stores.enumerated() {
                 group.addTask {
-                    for value in ranges[index] { try store.set(value, for: keys[value % keys.count]) }
+                    for value in ranges[index] {
+                        try store.set(value, for: keys[value % keys.count])
+                    }
                     return 0
                 }
                 group.addTask {

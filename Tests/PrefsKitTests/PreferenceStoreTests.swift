@@ -124,11 +124,21 @@ import Testing
         #expect(try store.storedValue(forKey: "zip") == nil)
         #expect(try store.storedValue(forKey: "postcode") == .string("02134"))
         let history = try store.history(limit: 10)
-        #expect(history.contains { $0.key == "postcode" && $0.value == .string("02134") && $0.oldValue == nil })
-        #expect(history.contains { $0.key == "zip" && $0.value == nil && $0.oldValue == .string("02134") })
+        #expect(
+            history.contains {
+                $0.key == "postcode" && $0.value == .string("02134") && $0.oldValue == nil
+            })
+        #expect(
+            history.contains {
+                $0.key == "zip" && $0.value == nil && $0.oldValue == .string("02134")
+            })
 
-        #expect(throws: PreferenceError.wouldOverwrite(key: "taken")) { try store.renameKey("postcode", to: "taken") }
-        #expect(throws: PreferenceError.noValue(key: "missing")) { try store.renameKey("missing", to: "x") }
+        #expect(throws: PreferenceError.wouldOverwrite(key: "taken")) {
+            try store.renameKey("postcode", to: "taken")
+        }
+        #expect(throws: PreferenceError.noValue(key: "missing")) {
+            try store.renameKey("missing", to: "x")
+        }
         #expect(try store.storedValue(forKey: "postcode") == .string("02134"))
         #expect(try store.storedValue(forKey: "taken") == .int(3))
         try store.renameKey("postcode", to: "taken", overwriting: true)
@@ -144,7 +154,9 @@ import Testing
         var options = AppDatabase.Options()
         options.cachesValues = false
         let database = try AppDatabase(path: folder.path("uncached.sqlite"), options: options)
-        let suites = ["standard", "group.widgets", "x", String(repeating: "long-suite-", count: 40)]
+        let suites = [
+            "standard", "group.widgets", "x", String(repeating: "long-suite-", count: 40),
+        ]
         let stores = suites.map { PreferenceStore(database: database, suite: $0) }
         for (index, store) in stores.enumerated() { try store.set(index + 1, for: .launchCount) }
         for round in 0..<200 {
@@ -160,7 +172,10 @@ import Testing
             var name = type.rawValue
             #expect(name.withUTF8 { PreferenceType(utf8: $0) } == type)
         }
-        for wrong in ["", "in", "dat", "datx", "dates", "bool ", "Bool", "strinG", "dictionarx", "jsonb", "urx"] {
+        for wrong in [
+            "", "in", "dat", "datx", "dates", "bool ", "Bool", "strinG", "dictionarx", "jsonb",
+            "urx",
+        ] {
             var name = wrong
             #expect(name.withUTF8 { PreferenceType(utf8: $0) } == nil, "\(wrong)")
         }
@@ -214,15 +229,20 @@ import Testing
             try store.setValue(.int(1), forKey: "a\0b")
         }
         let long = String(repeating: "k", count: 1025)
-        #expect(throws: PreferenceError.invalidKey(long, reason: "The key is 1025 bytes long; keys are at most 1024 bytes")) {
+        #expect(
+            throws: PreferenceError.invalidKey(
+                long, reason: "The key is 1025 bytes long; keys are at most 1024 bytes")
+        ) {
             try store.setValue(.int(1), forKey: long)
         }
         let badSuite = PreferenceStore(database: store.database, suite: "")
-        #expect(throws: PreferenceError.invalidSuite("", reason: "The suite name cannot be empty")) {
+        #expect(throws: PreferenceError.invalidSuite("", reason: "The suite name cannot be empty"))
+        {
             try badSuite.setValue(.int(1), forKey: "a")
         }
         #expect(try badSuite.value(forKey: "a") == nil)
-        #expect(throws: PreferenceError.invalidValue(key: "volume", reason: "NaN cannot be stored")) {
+        #expect(throws: PreferenceError.invalidValue(key: "volume", reason: "NaN cannot be stored"))
+        {
             try store.set(Double.nan, for: .volume)
         }
         #expect(throws: PreferenceError.self) {
@@ -235,22 +255,25 @@ import Testing
     @Test func sqlLookingKeysAreJustKeys() throws {
         let key = "x'); DROP TABLE preference;--"
         try store.setValue(.string("1'; DELETE FROM preference; --"), forKey: key)
-        #expect(try reopened().storedValue(forKey: key) == .string("1'; DELETE FROM preference; --"))
+        #expect(
+            try reopened().storedValue(forKey: key) == .string("1'; DELETE FROM preference; --"))
         #expect(try rawRowCount() == 1)
     }
 
     @Test func declarationsAreStored() throws {
         try store.declare(Prefs.Keys.hasViewedWalkthrough)
         try store.declare(
-            PreferenceDeclaration(key: "volume", type: .double, defaultValue: .double(0.5),
-                                  description: "Playback volume"))
+            PreferenceDeclaration(
+                key: "volume", type: .double, defaultValue: .double(0.5),
+                description: "Playback volume"))
         let declarations = try reopened().declarations()
         #expect(declarations.map(\.key) == ["hasViewedWalkthrough", "volume"])
         #expect(declarations[0].type == .bool)
         #expect(declarations[0].defaultValue == .bool(false))
         #expect(declarations[1].description == "Playback volume")
         #expect(throws: PreferenceError.typeMismatch(key: "x", declared: .int, given: .string)) {
-            try store.declare(PreferenceDeclaration(key: "x", type: .int, defaultValue: .string("1")))
+            try store.declare(
+                PreferenceDeclaration(key: "x", type: .int, defaultValue: .string("1")))
         }
         #expect(try rawRowCount() == 0)
     }
@@ -276,7 +299,8 @@ import Testing
             @Preference var hasViewedWalkthrough: Bool
             @Preference var selectedArticle: Int?
             init(store: PreferenceStore) {
-                _hasViewedWalkthrough = Preference(wrappedValue: false, "hasViewedWalkthrough", store: store)
+                _hasViewedWalkthrough = Preference(
+                    wrappedValue: false, "hasViewedWalkthrough", store: store)
                 _selectedArticle = Preference("selectedArticleIndex", store: store)
             }
         }

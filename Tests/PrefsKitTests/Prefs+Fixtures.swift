@@ -6,7 +6,9 @@ enum Theme: String, PreferenceStorable, CaseIterable {
 }
 
 enum Density: Int {
-    case compact = 0, regular = 1, spacious = 2
+    case compact = 0
+    case regular = 1
+    case spacious = 2
 }
 
 struct WindowLayout: Codable, Equatable, JSONPreference {
@@ -21,7 +23,8 @@ extension Prefs.Keys {
     static let volume = Prefs.Key("volume", default: 0.5)
     static let nickname = Prefs.Key("nickname", default: "")
     static let homepage = Prefs.Key("homepage", default: URL(string: "https://example.com")!)
-    static let lastOpened = Prefs.Key("lastOpened", default: Date(timeIntervalSinceReferenceDate: 0))
+    static let lastOpened = Prefs.Key(
+        "lastOpened", default: Date(timeIntervalSinceReferenceDate: 0))
     static let avatar = Prefs.Key("avatar", default: Data())
     static let theme = Prefs.Key("theme", default: Theme.system)
     static let density = Prefs.Key("density", default: Density.regular)

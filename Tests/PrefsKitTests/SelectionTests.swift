@@ -14,7 +14,8 @@ import Testing
     @Test func carouselOfThirteenTripsStartsAtTwoAndClampsAtBothEnds() throws {
         let trips = try Fixtures.trips
         #expect(trips.count == 13)
-        var carousel = try selections.define("carousel", count: trips.count, policy: .clamp, initialIndex: 2)
+        var carousel = try selections.define(
+            "carousel", count: trips.count, policy: .clamp, initialIndex: 2)
         #expect(carousel.index == 2)
         for _ in 0..<20 { carousel = try selections.next("carousel") }
         #expect(carousel.index == 12)
@@ -45,8 +46,12 @@ import Testing
     @Test func outOfRangeSelectIsRejectedNamingTheRange() throws {
         try selections.define("carousel", count: 13, policy: .clamp, initialIndex: 2)
         for index in [13, -1, 100] {
-            let error = #expect(throws: SelectionError.self) { try selections.select(index, in: "carousel") }
-            #expect(error?.description == "Index \(index) is out of range for 'carousel' (valid: 0...12)")
+            let error = #expect(throws: SelectionError.self) {
+                try selections.select(index, in: "carousel")
+            }
+            #expect(
+                error?.description
+                    == "Index \(index) is out of range for 'carousel' (valid: 0...12)")
         }
         #expect(try selections.selection(named: "carousel")?.index == 2)
         #expect(throws: SelectionError.notFound(name: "nope")) { try selections.next("nope") }
@@ -74,7 +79,8 @@ import Testing
         let ids = ["paris", "florence", "amsterdam", "ghana"]
         try selections.define("carousel", count: ids.count, policy: .clamp)
         try selections.select(2, itemID: "amsterdam", in: "carousel")
-        let moved = try selections.reconcile("carousel", itemIDs: ["amsterdam", "paris", "florence"])
+        let moved = try selections.reconcile(
+            "carousel", itemIDs: ["amsterdam", "paris", "florence"])
         #expect(moved.index == 0)
         #expect(moved.itemID == "amsterdam")
         #expect(moved.count == 3)
@@ -94,9 +100,11 @@ import Testing
     @Test func selectionsSurviveReopening() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("prefs.sqlite")
-        try SelectionStore(database: try AppDatabase(path: path)).define("carousel", count: 13, policy: .clamp, initialIndex: 2)
+        try SelectionStore(database: try AppDatabase(path: path)).define(
+            "carousel", count: 13, policy: .clamp, initialIndex: 2)
         try SelectionStore(database: try AppDatabase(path: path)).next("carousel")
-        let reopened = try SelectionStore(database: try AppDatabase(path: path)).selection(named: "carousel")
+        let reopened = try SelectionStore(database: try AppDatabase(path: path)).selection(
+            named: "carousel")
         #expect(reopened?.index == 3)
         #expect(reopened?.policy == .clamp)
     }
@@ -110,12 +118,21 @@ import Testing
 
     @Test(arguments: dragCases)
     func dragMovesByWholePagesPastTheThreshold(current: Int, translation: Double, expected: Int) {
-        #expect(CarouselPaging.targetPage(currentPage: current, translation: translation, pageWidth: 300, count: 13) == expected)
+        #expect(
+            CarouselPaging.targetPage(
+                currentPage: current, translation: translation, pageWidth: 300, count: 13)
+                == expected)
     }
 
     @Test func dragWithDegenerateInputStaysPut() {
-        #expect(CarouselPaging.targetPage(currentPage: 2, translation: -500, pageWidth: 0, count: 13) == 2)
-        #expect(CarouselPaging.targetPage(currentPage: 2, translation: -500, pageWidth: 300, count: 0) == 0)
-        #expect(CarouselPaging.targetPage(currentPage: 40, translation: 0, pageWidth: 300, count: 13) == 12)
+        #expect(
+            CarouselPaging.targetPage(currentPage: 2, translation: -500, pageWidth: 0, count: 13)
+                == 2)
+        #expect(
+            CarouselPaging.targetPage(currentPage: 2, translation: -500, pageWidth: 300, count: 0)
+                == 0)
+        #expect(
+            CarouselPaging.targetPage(currentPage: 40, translation: 0, pageWidth: 300, count: 13)
+                == 12)
     }
 }

@@ -123,8 +123,9 @@ import Testing
         store.errorHandler = { reported.add("\($0)") }
         store.set(NotAPropertyList(), forKey: "odd")
         #expect(store.object(forKey: "odd") == nil)
-        #expect(reported.messages == [
-            "Invalid value for 'odd': NotAPropertyList is not a property-list type"
-        ])
+        #expect(
+            reported.messages == [
+                "Invalid value for 'odd': NotAPropertyList is not a property-list type"
+            ])
     }
 }

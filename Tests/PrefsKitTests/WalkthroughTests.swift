@@ -16,7 +16,8 @@ import Testing
     func open() throws -> Walkthrough {
         let database = try AppDatabase(path: path)
         return try Walkthrough(
-            preferences: PreferenceStore(database: database), selections: SelectionStore(database: database),
+            preferences: PreferenceStore(database: database),
+            selections: SelectionStore(database: database),
             pageCount: try Fixtures.walkthrough.count)
     }
 

@@ -16,9 +16,14 @@ import Testing
     func sampleDatabase() throws -> String {
         let path = folder.path("sample-\(UUID().uuidString).sqlite")
         for i in 0..<60 {
-            #expect(try runPrefs(["--db", path, "set", "key\(i)", String(repeating: "v\(i)", count: 30)]).status == 0)
+            #expect(
+                try runPrefs([
+                    "--db", path, "set", "key\(i)", String(repeating: "v\(i)", count: 30),
+                ]).status == 0)
         }
-        #expect(try runPrefs(["--db", path, "bookmark", "add", "trip", "london", "--title", "London"]).status == 0)
+        #expect(
+            try runPrefs(["--db", path, "bookmark", "add", "trip", "london", "--title", "London"])
+                .status == 0)
         let connection = try Connection(path: path)
         try connection.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         return path
@@ -32,24 +37,41 @@ import Testing
         return result
     }
 
-    func expectRefused(_ path: String, code: Int32, message: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRefused(
+        _ path: String, code: Int32, message: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let before = FileManager.default.contents(atPath: path)
-        for arguments in [["get", "key1"], ["list"], ["set", "a", "1"], ["doctor"], ["bookmark", "list"]] {
+        for arguments in [
+            ["get", "key1"], ["list"], ["set", "a", "1"], ["doctor"], ["bookmark", "list"],
+        ] {
             let result = try run(["--db", path] + arguments)
-            #expect(result.status == code, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                result.status == code, "\(arguments): \(result.stderr)",
+                sourceLocation: sourceLocation)
             #expect(result.stderr.hasPrefix("Error: "), sourceLocation: sourceLocation)
             #expect(result.stderr.split(separator: "\n").count == 1, sourceLocation: sourceLocation)
-            if let message { #expect(result.stderr == "Error: \(message)\n", sourceLocation: sourceLocation) }
+            if let message {
+                #expect(result.stderr == "Error: \(message)\n", sourceLocation: sourceLocation)
+            }
         }
-        #expect(FileManager.default.contents(atPath: path) == before, "\(path) changed", sourceLocation: sourceLocation)
+        #expect(
+            FileManager.default.contents(atPath: path) == before, "\(path) changed",
+            sourceLocation: sourceLocation)
     }
 
     @Test func textFileAndRandomBytesAreRefused() throws {
         let text = folder.path("notes.txt")
-        try String(repeating: "dear diary\n", count: 100).write(toFile: text, atomically: true, encoding: .utf8)
-        try expectRefused(text, code: 65, message: "'\(text)' is not a prefs database or is corrupt (file is not a database); it was left unchanged")
+        try String(repeating: "dear diary\n", count: 100).write(
+            toFile: text, atomically: true, encoding: .utf8)
+        try expectRefused(
+            text, code: 65,
+            message:
+                "'\(text)' is not a prefs database or is corrupt (file is not a database); it was left unchanged"
+        )
         let random = folder.path("random.bin")
-        try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: random))
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(
+            to: URL(fileURLWithPath: random))
         try expectRefused(random, code: 65)
     }
 
@@ -76,9 +98,12 @@ import Testing
         let foreign = folder.path("places.sqlite")
         do {
             let connection = try Connection(path: foreign)
-            try connection.execute(sql: "CREATE TABLE moz_places (url TEXT); INSERT INTO moz_places VALUES ('x')")
+            try connection.execute(
+                sql: "CREATE TABLE moz_places (url TEXT); INSERT INTO moz_places VALUES ('x')")
         }
-        try expectRefused(foreign, code: 65, message: "'\(foreign)' is another application's SQLite database; it was left unchanged")
+        try expectRefused(
+            foreign, code: 65,
+            message: "'\(foreign)' is another application's SQLite database; it was left unchanged")
         let newer = try sampleDatabase()
         do {
             let connection = try Connection(path: newer)
@@ -89,11 +114,17 @@ import Testing
     }
 
     @Test func directoryAndSymlinkAreRefused() throws {
-        try expectRefused(folder.url.path, code: 65, message: "'\(folder.url.path)' is a directory, not a prefs database; pass a file path with --db")
+        try expectRefused(
+            folder.url.path, code: 65,
+            message:
+                "'\(folder.url.path)' is a directory, not a prefs database; pass a file path with --db"
+        )
         let target = try sampleDatabase()
         let link = folder.path("link.sqlite")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        try expectRefused(link, code: 65, message: "'\(link)' is a symbolic link; pass the real path of the database")
+        try expectRefused(
+            link, code: 65,
+            message: "'\(link)' is a symbolic link; pass the real path of the database")
     }
 
     @Test func truncatedAndPageDamagedFilesFailTheirChecks() throws {
@@ -103,7 +134,8 @@ import Testing
         let damaged = try sampleDatabase()
         var damagedBytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
         let pageSize = 4096
-        damagedBytes.replaceSubrange(pageSize * 3..<pageSize * 4, with: Data(repeating: 0xA5, count: pageSize))
+        damagedBytes.replaceSubrange(
+            pageSize * 3..<pageSize * 4, with: Data(repeating: 0xA5, count: pageSize))
         try damagedBytes.write(to: URL(fileURLWithPath: damaged))
         for path in [truncated, damaged] {
             let before = FileManager.default.contents(atPath: path)
@@ -111,7 +143,9 @@ import Testing
             #expect(doctor.status == 65, "\(doctor.stdout) \(doctor.stderr)")
             for arguments in [["get", "key1"], ["list"], ["bookmark", "list"]] {
                 let result = try run(["--db", path] + arguments)
-                #expect([0, 1, 65].contains(result.status), "\(arguments): \(result.status) \(result.stderr)")
+                #expect(
+                    [0, 1, 65].contains(result.status),
+                    "\(arguments): \(result.status) \(result.stderr)")
             }
             #expect(FileManager.default.contents(atPath: path) == before)
         }
@@ -119,7 +153,8 @@ import Testing
 
     @Test func junkWriteAheadLogIsHarmless() throws {
         let path = try sampleDatabase()
-        try Data((0..<4096).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: path + "-wal"))
+        try Data((0..<4096).map { _ in UInt8.random(in: 0...255) }).write(
+            to: URL(fileURLWithPath: path + "-wal"))
         let before = FileManager.default.contents(atPath: path)
         let result = try run(["--db", path, "get", "key1"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -139,10 +174,14 @@ import Testing
             }
             let path = folder.path("corrupt-\(copy).sqlite")
             try bytes.write(to: URL(fileURLWithPath: path))
-            let arguments = [["get", "key\(copy % 60)"], ["list"], ["doctor"], ["bookmark", "search", "london"]][copy % 4]
+            let arguments = [
+                ["get", "key\(copy % 60)"], ["list"], ["doctor"], ["bookmark", "search", "london"],
+            ][copy % 4]
             let result = try run(["--db", path] + arguments)
             outcomes[result.status, default: 0] += 1
-            #expect([0, 1, 65].contains(result.status), "copy \(copy) \(arguments): \(result.status) \(result.stderr)")
+            #expect(
+                [0, 1, 65].contains(result.status),
+                "copy \(copy) \(arguments): \(result.status) \(result.stderr)")
             if result.status != 0 { #expect(result.stderr.hasPrefix("Error: ")) }
             #expect(FileManager.default.contents(atPath: path) == bytes, "copy \(copy) changed")
             try? FileManager.default.removeItem(atPath: path)
@@ -151,6 +190,7 @@ import Testing
         }
         Reliability.report(
             "corrupted copies: \(copies), exit codes "
-                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
+                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(
+                    separator: ", "))
     }
 }

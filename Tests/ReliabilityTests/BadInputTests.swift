@@ -20,7 +20,10 @@ import Testing
     func dump() throws -> String {
         let connection = try Connection(path: db, mode: .readOnly)
         var text = ""
-        for table in ["preference", "preference_declaration", "preference_history", "selection", "bookmark", "bookmark_tag"] {
+        for table in [
+            "preference", "preference_declaration", "preference_history", "selection", "bookmark",
+            "bookmark_tag",
+        ] {
             for row in try connection.rows(sql: "SELECT * FROM \(table) ORDER BY 1, 2") {
                 text += "\(table): \(row.values)\n"
             }
@@ -29,25 +32,53 @@ import Testing
     }
 
     static let cases: [(arguments: [String], status: Int32, message: String)] = [
-        (["set", "flag", "1.5"], 65, "'1.5' is not a valid bool for 'flag' (expected true or false)"),
+        (
+            ["set", "flag", "1.5"], 65,
+            "'1.5' is not a valid bool for 'flag' (expected true or false)"
+        ),
         (["set", "flag", "1", "--type", "int"], 65, "'flag' is declared as bool, not int"),
-        (["set", "n", "9223372036854775808", "--type", "int"], 65,
-         "'9223372036854775808' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)"),
-        (["set", "d", "inf", "--type", "double"], 65, "'inf' is not a valid double for 'd' (expected a finite number such as 0.5)"),
-        (["set", "d", "NaN", "--type", "double"], 65, "'NaN' is not a valid double for 'd' (expected a finite number such as 0.5)"),
-        (["set", "u", "not a url", "--type", "url"], 65, "'not a url' is not a valid url for 'u' (expected an absolute URL such as https://example.com)"),
-        (["set", "j", "{oops", "--type", "json"], 65, "'{oops' is not a valid json for 'j' (expected JSON)"),
+        (
+            ["set", "n", "9223372036854775808", "--type", "int"], 65,
+            "'9223372036854775808' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)"
+        ),
+        (
+            ["set", "d", "inf", "--type", "double"], 65,
+            "'inf' is not a valid double for 'd' (expected a finite number such as 0.5)"
+        ),
+        (
+            ["set", "d", "NaN", "--type", "double"], 65,
+            "'NaN' is not a valid double for 'd' (expected a finite number such as 0.5)"
+        ),
+        (
+            ["set", "u", "not a url", "--type", "url"], 65,
+            "'not a url' is not a valid url for 'u' (expected an absolute URL such as https://example.com)"
+        ),
+        (
+            ["set", "j", "{oops", "--type", "json"], 65,
+            "'{oops' is not a valid json for 'j' (expected JSON)"
+        ),
         (["set", "", "x"], 64, "The key cannot be empty"),
         (["set", "a\nb", "x"], 64, "The key 'a\\nb' contains a NUL or newline character"),
-        (["set", String(repeating: "k", count: 2_000), "x"], 64, "The key is 2000 bytes long; keys are at most 1024 bytes"),
+        (
+            ["set", String(repeating: "k", count: 2_000), "x"], 64,
+            "The key is 2000 bytes long; keys are at most 1024 bytes"
+        ),
         (["--suite", "", "set", "a", "1"], 64, "The suite name cannot be empty"),
-        (["selection", "set", "s", "5", "--count", "3"], 65, "Index 5 is out of range for 's' (valid: 0...2)"),
-        (["bookmark", "add", "", "x", "--title", "T"], 64, "The kind of a bookmark cannot be empty"),
+        (
+            ["selection", "set", "s", "5", "--count", "3"], 65,
+            "Index 5 is out of range for 's' (valid: 0...2)"
+        ),
+        (
+            ["bookmark", "add", "", "x", "--title", "T"], 64,
+            "The kind of a bookmark cannot be empty"
+        ),
         (["bookmark", "search", "*"], 64, "The search text is empty"),
     ]
 
     @Test(arguments: cases)
-    func badInputIsRefusedAndChangesNothing(arguments: [String], status: Int32, message: String) throws {
+    func badInputIsRefusedAndChangesNothing(arguments: [String], status: Int32, message: String)
+        throws
+    {
         let before = try dump()
         let result = try runPrefs(["--db", db] + arguments)
         #expect(result.status == status)
@@ -66,7 +97,8 @@ import Testing
     @Test func invalidUTF8InArgumentsIsRefused() throws {
         let before = try dump()
         // printf produces the raw byte 0xFF, which is not UTF-8.
-        let result = try Reliability.shell("\"$PREFS\" --db \"$DB\" set \"$(printf 'k\\377')\" v", environment: ["DB": db])
+        let result = try Reliability.shell(
+            "\"$PREFS\" --db \"$DB\" set \"$(printf 'k\\377')\" v", environment: ["DB": db])
         #expect(result.status == 64)
         #expect(result.stderr == "Error: Argument 4 is not valid UTF-8\n")
         #expect(try dump() == before)
@@ -86,7 +118,11 @@ import Testing
             ("bad.plist", "<?xml version=\"1.0\"?><plist><dict><key>a</key></plist>", ["import"]),
             // A damaged bookmark file imports what it holds; one that is none is refused.
             ("bad.html", "<html><body><p>Not bookmarks</p></body></html>", ["bookmark", "import"]),
-            ("bad-bookmarks.plist", "<?xml version=\"1.0\"?><plist><dict><key>a</key><true/></dict></plist>", ["bookmark", "import"]),
+            (
+                "bad-bookmarks.plist",
+                "<?xml version=\"1.0\"?><plist><dict><key>a</key><true/></dict></plist>",
+                ["bookmark", "import"]
+            ),
             ("bad-bookmarks.json", "[{\"kind\": \"trip\"}]", ["bookmark", "import"]),
         ]
         for file in files {
@@ -94,7 +130,8 @@ import Testing
             try file.content.write(toFile: path, atomically: true, encoding: .utf8)
             let result = try runPrefs(["--db", db] + file.command + [path])
             #expect(result.status == 65, "\(file.name): \(result.stderr)")
-            #expect(result.stderr.contains("in '\(path)'; nothing was imported"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("in '\(path)'; nothing was imported"), "\(result.stderr)")
         }
         #expect(try dump() == before)
     }

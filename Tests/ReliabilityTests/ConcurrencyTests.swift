@@ -29,30 +29,42 @@ import Testing
                 process.arguments = ["-c", script]
                 process.environment = ProcessInfo.processInfo.environment.merging([
                     "PREFS": prefsExecutable().path, "DB": db,
-                    "CONFIRM": folder.path("cli\(writer).confirm"), "ERRORS": folder.path("cli\(writer).errors"),
+                    "CONFIRM": folder.path("cli\(writer).confirm"),
+                    "ERRORS": folder.path("cli\(writer).errors"),
                 ]) { $1 }
                 try process.run()
                 processes.append(process)
             }
             for writer in 0..<4 {
-                _ = FileManager.default.createFile(atPath: folder.path("lib\(writer).confirm"), contents: nil)
-                processes.append(try Reliability.start(
-                    Reliability.stressExecutable,
-                    ["write", db, "lib\(writer)-", "\(writes)", folder.path("lib\(writer).confirm")]))
+                _ = FileManager.default.createFile(
+                    atPath: folder.path("lib\(writer).confirm"), contents: nil)
+                processes.append(
+                    try Reliability.start(
+                        Reliability.stressExecutable,
+                        [
+                            "write", db, "lib\(writer)-", "\(writes)",
+                            folder.path("lib\(writer).confirm"),
+                        ]))
             }
             // Readers alongside: library reads checking values, and `prefs list`.
             let readers = [
-                try Reliability.start(Reliability.stressExecutable, ["read", db, "lib0-", "\(writes)"]),
-                try Reliability.start(URL(fileURLWithPath: "/bin/bash"), [
-                    "-c", "for i in $(seq 1 40); do \"\(prefsExecutable().path)\" --db \"\(db)\" list >/dev/null || exit 1; done",
-                ]),
+                try Reliability.start(
+                    Reliability.stressExecutable, ["read", db, "lib0-", "\(writes)"]),
+                try Reliability.start(
+                    URL(fileURLWithPath: "/bin/bash"),
+                    [
+                        "-c",
+                        "for i in $(seq 1 40); do \"\(prefsExecutable().path)\" --db \"\(db)\" list >/dev/null || exit 1; done",
+                    ]),
             ]
             for process in processes + readers { process.waitUntilExit() }
             for process in processes + readers {
                 #expect(process.terminationStatus == 0, "\(process.arguments ?? [])")
             }
             for writer in 0..<4 {
-                let errors = (try? String(contentsOfFile: folder.path("cli\(writer).errors"), encoding: .utf8)) ?? ""
+                let errors =
+                    (try? String(
+                        contentsOfFile: folder.path("cli\(writer).errors"), encoding: .utf8)) ?? ""
                 #expect(!errors.contains("exit "), "cli writer \(writer): \(errors)")
                 for kind in ["cli", "lib"] {
                     let prefix = "\(kind)\(writer)-"

@@ -20,7 +20,8 @@ import Testing
         let bigFile = folder.path("big.txt")
         try big.write(toFile: bigFile, atomically: true, encoding: .utf8)
         let limited = try Reliability.shell(
-            "ulimit -f 64; \"$PREFS\" --db \"$DB\" set big - < \"$BIG\"", environment: ["DB": db, "BIG": bigFile])
+            "ulimit -f 64; \"$PREFS\" --db \"$DB\" set big - < \"$BIG\"",
+            environment: ["DB": db, "BIG": bigFile])
         #expect(limited.status == 74, "\(limited.stderr)")
         #expect(limited.stderr.hasPrefix("Error: "))
         #expect(try runPrefs(["--db", db, "get", "kept"]).stdout == "1\n")
@@ -34,11 +35,14 @@ import Testing
         // A 512 KB tmpfs in a private mount namespace; skipped where namespaces are not allowed.
         let probe = try Reliability.shell("unshare -m --propagation private true")
         guard probe.status == 0 else {
-            Reliability.report("skipped: unshare -m is not allowed here (\(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            Reliability.report(
+                "skipped: unshare -m is not allowed here (\(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            )
             return
         }
         let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: mountPoint, withIntermediateDirectories: true)
         let script = """
             set -u
             mount -t tmpfs -o size=512k tmpfs "$MNT" || exit 99
@@ -65,7 +69,9 @@ import Testing
             environment: ["MNT": mountPoint])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("rc=74"), "\(result.stdout)")
-        #expect(result.stdout.contains("disk is full") || result.stdout.contains("Error: "), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("disk is full") || result.stdout.contains("Error: "),
+            "\(result.stdout)")
         #expect(result.stdout.hasSuffix("1\n"), "\(result.stdout)")
     }
 
@@ -98,7 +104,10 @@ import Testing
         #expect(read.stdout == "true\n")
         let write = try asNobody(["--db", path, "set", "hasViewedWalkthrough", "false"])
         #expect(write.status == 74, "\(what): \(write.status) \(write.stderr)")
-        #expect(write.stderr == "Error: '\(path)' is read-only; check the permissions of the file and its folder\n")
+        #expect(
+            write.stderr
+                == "Error: '\(path)' is read-only; check the permissions of the file and its folder\n"
+        )
         #expect(FileManager.default.contents(atPath: path) == before)
         #expect(try runPrefs(["--db", path, "get", "hasViewedWalkthrough"]).stdout == "true\n")
     }

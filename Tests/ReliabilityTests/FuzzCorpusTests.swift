@@ -6,12 +6,15 @@ import Testing
 /// that every input that once found a bug keeps being checked.
 @Suite struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Fuzz/Corpus")
 
     @Test(arguments: FuzzTarget.allCases)
     func corpusReplaysWithoutCrashing(target: FuzzTarget) throws {
         let folder = Self.corpus.appendingPathComponent(target.rawValue)
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            !$0.hasPrefix(".")
+        }
         #expect(!files.isEmpty, "no corpus for \(target)")
         for file in files {
             let data = try Data(contentsOf: folder.appendingPathComponent(file))

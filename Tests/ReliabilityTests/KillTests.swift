@@ -35,7 +35,9 @@ import Testing
             let stored = try Reliability.storedIntegers(db, prefix: "t\(trial)-")
             let lost = confirmed.filter { stored["t\(trial)-\($0)"] != $0 }
             totalLost += lost.count
-            #expect(lost.isEmpty, "trial \(trial): \(lost.count) of \(confirmed.count) confirmed writes lost")
+            #expect(
+                lost.isEmpty,
+                "trial \(trial): \(lost.count) of \(confirmed.count) confirmed writes lost")
             if trial % 25 == 24 || trial == kills - 1 {
                 #expect(try Reliability.integrity(db) == "ok", "after trial \(trial)")
             }
@@ -72,7 +74,8 @@ import Testing
             try loop.run()
             try await Task.sleep(for: .milliseconds(Int.random(in: 30...150, using: &generator)))
             // Kill the loop and whatever prefs process it is running, mid-write or not.
-            _ = try Reliability.shell("pkill -KILL -P \(loop.processIdentifier); kill -KILL \(loop.processIdentifier)")
+            _ = try Reliability.shell(
+                "pkill -KILL -P \(loop.processIdentifier); kill -KILL \(loop.processIdentifier)")
             loop.waitUntilExit()
             let confirmed = Reliability.confirmed(confirm)
             confirmedCount += confirmed.count
@@ -82,13 +85,17 @@ import Testing
             let stored = try Reliability.storedIntegers(db, prefix: "c\(trial)-")
             let lost = confirmed.filter { stored["c\(trial)-\($0)"] != $0 }
             lostCount += lost.count
-            #expect(lost.isEmpty, "trial \(trial): \(lost.count) of \(confirmed.count) confirmed writes lost")
+            #expect(
+                lost.isEmpty,
+                "trial \(trial): \(lost.count) of \(confirmed.count) confirmed writes lost")
         }
         // Whatever moment the last kill hit, the next writer finishes the job and the file is sound.
         let after = try runPrefs(["--db", db, "set", "after-kills", "1", "--type", "int"])
         #expect(after.status == 0, "\(after.stderr)")
         #expect(try Reliability.integrity(db) == "ok")
-        Reliability.report("kill -9 of prefs: \(kills) kills, \(confirmedCount) confirmed writes, \(lostCount) lost")
+        Reliability.report(
+            "kill -9 of prefs: \(kills) kills, \(confirmedCount) confirmed writes, \(lostCount) lost"
+        )
     }
 
     @Test func killNineDuringMigrationNeverLeavesAHalfMigratedFile() async throws {
@@ -107,24 +114,38 @@ import Testing
             let connection = try Connection(path: db, mode: .readWrite)
             let version = try connection.scalar(Int.self, sql: "PRAGMA user_version") ?? -1
             versions[version, default: 0] += 1
-            let tables = Set(try connection.rows(sql: "SELECT name FROM sqlite_schema WHERE type = 'table'")
-                .compactMap { $0.get(0, as: String.self) })
+            let tables = Set(
+                try connection.rows(sql: "SELECT name FROM sqlite_schema WHERE type = 'table'")
+                    .compactMap { $0.get(0, as: String.self) })
             let expected: [Int: Set<String>] = [
                 0: [],
-                1: ["setting", "preference", "preference_declaration", "preference_history", "sqlite_sequence", "schema_migration"],
+                1: [
+                    "setting", "preference", "preference_declaration", "preference_history",
+                    "sqlite_sequence", "schema_migration",
+                ],
             ]
             if version == 0 { #expect(tables.isEmpty, "version 0 with tables \(tables)") }
             if version >= 1 { #expect(expected[1]!.isSubset(of: tables)) }
-            #expect(tables.contains("selection") == (version >= 2), "version \(version): \(tables.sorted())")
-            #expect(tables.contains("bookmark") == (version >= 3), "version \(version): \(tables.sorted())")
-            let applied = try connection.scalar(Int.self, sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'schema_migration'") == 1
-                ? try connection.scalar(Int.self, sql: "SELECT count(*) FROM schema_migration") ?? -1 : 0
+            #expect(
+                tables.contains("selection") == (version >= 2),
+                "version \(version): \(tables.sorted())")
+            #expect(
+                tables.contains("bookmark") == (version >= 3),
+                "version \(version): \(tables.sorted())")
+            let applied =
+                try connection.scalar(
+                    Int.self,
+                    sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'schema_migration'") == 1
+                ? try connection.scalar(Int.self, sql: "SELECT count(*) FROM schema_migration")
+                    ?? -1 : 0
             #expect(applied == version)
             #expect(try connection.scalar(String.self, sql: "PRAGMA integrity_check") == "ok")
             // And the next writer finishes the job.
             #expect(try runPrefs(["--db", db, "set", "b", "2"]).status == 0)
         }
-        let found = versions.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
-        Reliability.report("kill -9 during migration: \(trials) trials, files found at schema \(found)")
+        let found = versions.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(
+            separator: ", ")
+        Reliability.report(
+            "kill -9 during migration: \(trials) trials, files found at schema \(found)")
     }
 }

@@ -26,11 +26,13 @@ import Testing
     let templateSelection: Int?
 
     init() throws {
-        #expect(crashvfs_register() == SQLITE_OK_CODE)
+        #expect(crashvfs_register() == sqliteOK)
         folder = try TemporaryFolder()
         template = folder.path("template.sqlite")
         let database = try AppDatabase(path: template)
-        templateSelection = try SelectionStore(database: database).define("carousel", count: 10, policy: .clamp).index
+        templateSelection = try SelectionStore(database: database).define(
+            "carousel", count: 10, policy: .clamp
+        ).index
     }
 
     static let fullCuts = Reliability.isLong ? 10_000 : 400
@@ -49,11 +51,15 @@ import Testing
                 let connection = try Connection(path: path, mode: .readWrite, vfs: "crashsim")
                 try connection.execute(sql: "PRAGMA synchronous = \(synchronous)")
                 try connection.execute(
-                    sql: "INSERT INTO preference (suite, key, type, value, updated_at) VALUES ('s', 'k', 'int', 1, 0)")
+                    sql:
+                        "INSERT INTO preference (suite, key, type, value, updated_at) VALUES ('s', 'k', 'int', 1, 0)"
+                )
                 crashvfs_power_cut(0)
             }
             let connection = try Connection(path: path, mode: .readOnly)
-            let rows = try connection.scalar(Int.self, sql: "SELECT count(*) FROM preference WHERE suite = 's'") ?? -1
+            let rows =
+                try connection.scalar(
+                    Int.self, sql: "SELECT count(*) FROM preference WHERE suite = 's'") ?? -1
             #expect(rows == (survives ? 1 : 0), "synchronous=\(synchronous)")
         }
         let created = folder.path("self-new.sqlite")
@@ -82,7 +88,9 @@ import Testing
     /// Step i of the loop: a set, a five-key transaction, a bookmark with tags, a selection;
     /// every eighth step another connection checkpoints the WAL and truncates it, as another
     /// process may.
-    static func run(step i: Int, database: AppDatabase, checkpointer: Connection?, ledger: inout Ledger) {
+    static func run(
+        step i: Int, database: AppDatabase, checkpointer: Connection?, ledger: inout Ledger
+    ) {
         if i % 8 == 7, let checkpointer {
             do {
                 _ = try checkpointer.rows(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -104,7 +112,8 @@ import Testing
             case 2:
                 try BookmarkStore(database: database).add(
                     BookmarkDraft(
-                        kind: "trip", itemID: "b\(i)", title: "Trip \(i)", url: URL(string: "https://example.com/\(i)"),
+                        kind: "trip", itemID: "b\(i)", title: "Trip \(i)",
+                        url: URL(string: "https://example.com/\(i)"),
                         category: "c\(i % 3)", tags: ["t\(i % 4)", "all"], note: "note \(i)"))
                 ledger.bookmarks.insert("b\(i)")
             default:
@@ -129,7 +138,9 @@ import Testing
         var result = Check()
         let database = try AppDatabase(path: path)
         let diagnostics = try database.diagnostics()
-        if diagnostics.integrityProblems != ["ok"] { result.problems.append("integrity: \(diagnostics.integrityProblems)") }
+        if diagnostics.integrityProblems != ["ok"] {
+            result.problems.append("integrity: \(diagnostics.integrityProblems)")
+        }
         if diagnostics.searchIndexMismatchCount != 0 {
             result.problems.append("search index off by \(diagnostics.searchIndexMismatchCount)")
         }
@@ -144,25 +155,57 @@ import Testing
             let expected = ledger.values["k\(key)"]
             let mayBePending = pending.map { $0 % 4 == 0 && $0 % 5 == key } ?? false
             if value != expected && !(mayBePending && value == pending) {
-                if allowsLoss { result.lost += 1 } else { result.problems.append("k\(key) = \(value.map(String.init) ?? "nil"), confirmed \(expected.map(String.init) ?? "nil")") }
+                if allowsLoss {
+                    result.lost += 1
+                } else {
+                    result.problems.append(
+                        "k\(key) = \(value.map(String.init) ?? "nil"), confirmed \(expected.map(String.init) ?? "nil")"
+                    )
+                }
             }
         }
         let transaction = try (0..<5).map { try stored("t\($0)") }
-        if Set(transaction).count != 1 { result.problems.append("half a transaction: \(transaction)") }
-        if transaction[0] != ledger.transaction && !(pending.map { $0 % 4 == 1 } == true && transaction[0] == pending) {
-            if allowsLoss { result.lost += 1 } else { result.problems.append("transaction \(transaction[0].map(String.init) ?? "nil"), confirmed \(ledger.transaction.map(String.init) ?? "nil")") }
+        if Set(transaction).count != 1 {
+            result.problems.append("half a transaction: \(transaction)")
         }
-        let present = Set(try BookmarkStore(database: database).list(BookmarkQuery(kind: "trip")).map(\.itemID))
+        if transaction[0] != ledger.transaction
+            && !(pending.map { $0 % 4 == 1 } == true && transaction[0] == pending)
+        {
+            if allowsLoss {
+                result.lost += 1
+            } else {
+                result.problems.append(
+                    "transaction \(transaction[0].map(String.init) ?? "nil"), confirmed \(ledger.transaction.map(String.init) ?? "nil")"
+                )
+            }
+        }
+        let present = Set(
+            try BookmarkStore(database: database).list(BookmarkQuery(kind: "trip")).map(\.itemID))
         let missing = ledger.bookmarks.subtracting(present)
         if !missing.isEmpty {
-            if allowsLoss { result.lost += missing.count } else { result.problems.append("bookmarks lost: \(missing.sorted())") }
+            if allowsLoss {
+                result.lost += missing.count
+            } else {
+                result.problems.append("bookmarks lost: \(missing.sorted())")
+            }
         }
-        let extra = present.subtracting(ledger.bookmarks).subtracting(pending.map { ["b\($0)"] } ?? [])
-        if !extra.isEmpty && !allowsLoss { result.problems.append("bookmarks never written: \(extra.sorted())") }
+        let extra = present.subtracting(ledger.bookmarks).subtracting(
+            pending.map { ["b\($0)"] } ?? [])
+        if !extra.isEmpty && !allowsLoss {
+            result.problems.append("bookmarks never written: \(extra.sorted())")
+        }
         let selection = try SelectionStore(database: database).selection(named: "carousel")?.index
         let pendingSelection = pending.flatMap { $0 % 4 == 3 ? $0 % 10 : nil }
-        if selection != ledger.selection && !(pendingSelection != nil && selection == pendingSelection) {
-            if allowsLoss { result.lost += 1 } else { result.problems.append("selection \(selection.map(String.init) ?? "nil"), confirmed \(ledger.selection.map(String.init) ?? "nil")") }
+        if selection != ledger.selection
+            && !(pendingSelection != nil && selection == pendingSelection)
+        {
+            if allowsLoss {
+                result.lost += 1
+            } else {
+                result.problems.append(
+                    "selection \(selection.map(String.init) ?? "nil"), confirmed \(ledger.selection.map(String.init) ?? "nil")"
+                )
+            }
         }
         return result
     }
@@ -180,10 +223,13 @@ import Testing
         do {
             var options = AppDatabase.Options()
             options.synchronous = synchronous
-            let database = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path, options: options) }
+            let database = try SQLiteEngine.$vfsName.withValue("crashsim") {
+                try AppDatabase(path: path, options: options)
+            }
             let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
             for step in 0..<Self.steps where ledger.pending == nil {
-                Self.run(step: step, database: database, checkpointer: checkpointer, ledger: &ledger)
+                Self.run(
+                    step: step, database: database, checkpointer: checkpointer, ledger: &ledger)
             }
             // The power goes now if it has not yet: before the database closes (and checkpoints).
             crashvfs_power_cut(torn ? 1 : 0)
@@ -208,18 +254,23 @@ import Testing
         for trialNumber in 1...Self.fullCuts {
             let seed = UInt64(trialNumber)
             // The first operations each get a cut of their own; then cuts fall at random.
-            let cut = trialNumber <= 20 ? Int64(trialNumber) : Int64.random(in: 1...operations, using: &generator)
+            let cut =
+                trialNumber <= 20
+                ? Int64(trialNumber) : Int64.random(in: 1...operations, using: &generator)
             let torn = trialNumber % 2 == 0
             let (check, ledger) = try trial(seed: seed, cutAt: cut, torn: torn, synchronous: .full)
             confirmed += ledger.confirmedCalls
             if !check.problems.isEmpty {
                 failed += 1
-                Issue.record("seed \(seed), cut at operation \(cut) of \(operations), \(torn ? "torn" : "dropped"): \(check.problems)")
+                Issue.record(
+                    "seed \(seed), cut at operation \(cut) of \(operations), \(torn ? "torn" : "dropped"): \(check.problems)"
+                )
                 if failed > 5 { break }
             }
         }
         Reliability.report(
-            "power cut, synchronous=FULL: \(Self.fullCuts) cuts, \(confirmed) confirmed writes, \(failed) trials with a write lost or a file damaged")
+            "power cut, synchronous=FULL: \(Self.fullCuts) cuts, \(confirmed) confirmed writes, \(failed) trials with a write lost or a file damaged"
+        )
         #expect(failed == 0)
     }
 
@@ -232,7 +283,8 @@ import Testing
         for trialNumber in 1...Self.normalCuts {
             let seed = UInt64(100_000 + trialNumber)
             let cut = Int64.random(in: 1...max(1, operations), using: &generator)
-            let (check, ledger) = try trial(seed: seed, cutAt: cut, torn: trialNumber % 2 == 0, synchronous: .normal)
+            let (check, ledger) = try trial(
+                seed: seed, cutAt: cut, torn: trialNumber % 2 == 0, synchronous: .normal)
             confirmed += ledger.confirmedCalls
             lost += check.lost
             if !check.problems.isEmpty {
@@ -242,7 +294,8 @@ import Testing
             }
         }
         Reliability.report(
-            "power cut, synchronous=NORMAL: \(Self.normalCuts) cuts, \(confirmed) confirmed writes, \(lost) lost, \(damaged) damaged files")
+            "power cut, synchronous=NORMAL: \(Self.normalCuts) cuts, \(confirmed) confirmed writes, \(lost) lost, \(damaged) damaged files"
+        )
         #expect(damaged == 0)
     }
 
@@ -269,7 +322,9 @@ import Testing
             // As AppDatabase does: an empty file made with open(2), not yet in a synced folder.
             close(open(path, O_CREAT | O_EXCL | O_WRONLY, 0o600))
             crashvfs_mark_new(path)
-            let cut = trialNumber <= 10 ? Int64(trialNumber) : Int64.random(in: 1...operations, using: &generator)
+            let cut =
+                trialNumber <= 10
+                ? Int64(trialNumber) : Int64.random(in: 1...operations, using: &generator)
             crashvfs_arm_power_cut(cut, trialNumber % 2 == 0 ? 1 : 0)
             try? firstStart(path)
             crashvfs_power_cut(trialNumber % 2 == 0 ? 1 : 0)
@@ -283,7 +338,9 @@ import Testing
             } else {
                 do {
                     let connection = try Connection(path: path, mode: .readWrite)
-                    let integrity = try connection.rows(sql: "PRAGMA integrity_check").compactMap { $0.get(0, as: String.self) }
+                    let integrity = try connection.rows(sql: "PRAGMA integrity_check").compactMap {
+                        $0.get(0, as: String.self)
+                    }
                     let version = try connection.scalar(Int.self, sql: "PRAGMA user_version") ?? -1
                     outcome = integrity == ["ok"] ? "version \(version)" : "damaged: \(integrity)"
                 } catch {
@@ -306,15 +363,19 @@ import Testing
                 if failed > 5 { break }
             }
         }
-        let summary = outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let summary = outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(
+            separator: ", ")
         Reliability.report(
-            "power cut during first start: \(Self.firstStartCuts) cuts, \(operations) operations in a start; \(summary)")
+            "power cut during first start: \(Self.firstStartCuts) cuts, \(operations) operations in a start; \(summary)"
+        )
         #expect(failed == 0)
     }
 
     // MARK: - I/O errors
 
-    @Test(arguments: [(Int32(0), EIO), (0, ENOSPC), (1, EIO), (1, ENOSPC), (2, EIO)] as [(Int32, Int32)])
+    @Test(
+        arguments: [(Int32(0), EIO), (0, ENOSPC), (1, EIO), (1, ENOSPC), (2, EIO)]
+            as [(Int32, Int32)])
     func anIOErrorIsReportedAndLosesNoConfirmedWrite(kind: Int32, error: Int32) throws {
         // Operations of this kind in a loop, to pick which one fails.
         _ = try trial(seed: 0, cutAt: 0, torn: false, synchronous: .full)
@@ -331,16 +392,21 @@ import Testing
             defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) } }
             crashvfs_reset(seed)
             // The first trials fail the first operations of the kind, the rest one at random.
-            let failing = trialNumber <= 3 ? Int64(trialNumber) : Int64.random(in: 1...max(1, ofKind), using: &generator)
+            let failing =
+                trialNumber <= 3
+                ? Int64(trialNumber) : Int64.random(in: 1...max(1, ofKind), using: &generator)
             crashvfs_arm_error(failing, kind, error)
             var ledger = Ledger(selection: templateSelection)
             do {
-                let database = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
+                let database = try SQLiteEngine.$vfsName.withValue("crashsim") {
+                    try AppDatabase(path: path)
+                }
                 let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
                 // The loop goes on after a failure: the error must not poison later writes.
                 for step in 0..<Self.steps {
                     let before = ledger.failures.count
-                    Self.run(step: step, database: database, checkpointer: checkpointer, ledger: &ledger)
+                    Self.run(
+                        step: step, database: database, checkpointer: checkpointer, ledger: &ledger)
                     if ledger.failures.count > before, let failure = ledger.failures.last {
                         #expect(failure is DatabaseError, "seed \(seed): \(failure)")
                     }
@@ -362,13 +428,15 @@ import Testing
             #expect(check.problems.isEmpty, "seed \(seed): \(check.problems)")
         }
         Reliability.report(
-            "I/O error (\(["write", "fsync", "ftruncate"][Int(kind)]), \(error == EIO ? "EIO" : "ENOSPC")): \(trials) trials, \(injected) errors injected, \(reported) reported")
+            "I/O error (\(["write", "fsync", "ftruncate"][Int(kind)]), \(error == EIO ? "EIO" : "ENOSPC")): \(trials) trials, \(injected) errors injected, \(reported) reported"
+        )
     }
 
     @Test func theCommandLineExits74OnAnIOErrorAndKeepsWhatWasThere() throws {
         let path = folder.path("cli.sqlite")
         try FileManager.default.copyItem(atPath: template, toPath: path)
-        try PreferenceStore(database: try AppDatabase(path: path)).setValue(.int(1), forKey: "volume")
+        try PreferenceStore(database: try AppDatabase(path: path)).setValue(
+            .int(1), forKey: "volume")
         for (kind, error) in [(Int32(0), EIO), (0, ENOSPC), (1, EIO)] {
             crashvfs_reset(7)
             crashvfs_arm_error(1, kind, error)
@@ -380,7 +448,8 @@ import Testing
             #expect(status == 74, "kind \(kind), error \(error)")
             #expect(crashvfs_errors() == 1)
             crashvfs_power_cut(0)
-            let value = try PreferenceStore(database: try AppDatabase(path: path)).storedValue(forKey: "volume")
+            let value = try PreferenceStore(database: try AppDatabase(path: path)).storedValue(
+                forKey: "volume")
             #expect(value == .int(1), "kind \(kind), error \(error): \(String(describing: value))")
         }
     }
@@ -405,7 +474,7 @@ import Testing
     }
 }
 
-private let SQLITE_OK_CODE: Int32 = 0
+private let sqliteOK: Int32 = 0
 
 /// A generator with a seed, so that a failing trial can be run again.
 struct SeededRandom: RandomNumberGenerator {

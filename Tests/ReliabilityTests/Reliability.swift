@@ -20,7 +20,9 @@ enum Reliability {
     }
 
     /// Starts a process without waiting for it.
-    static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:])
+        throws -> Process
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -35,10 +37,12 @@ enum Reliability {
 
     /// Runs a shell script and returns its exit status and output.
     @discardableResult
-    static func shell(_ script: String, environment: [String: String] = [:]) throws -> ProcessOutput {
+    static func shell(_ script: String, environment: [String: String] = [:]) throws -> ProcessOutput
+    {
         let tools = ["PREFS": prefsExecutable().path, "STRESS": stressExecutable.path]
         return try runProcess(
-            URL(fileURLWithPath: "/bin/bash"), ["-c", script], environment: tools.merging(environment) { $1 })
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: tools.merging(environment) { $1 })
     }
 
     /// The integer values of keys with a prefix, read directly with SQLite.
@@ -46,7 +50,8 @@ enum Reliability {
         let connection = try Connection(path: path, mode: .readOnly)
         var result: [String: Int] = [:]
         for row in try connection.rows(
-            sql: "SELECT key, value FROM preference WHERE suite = 'standard' AND substr(key, 1, ?) = ?",
+            sql:
+                "SELECT key, value FROM preference WHERE suite = 'standard' AND substr(key, 1, ?) = ?",
             arguments: [prefix.count, prefix])
         {
             if let key = row.get(0, as: String.self), let value = row.get(1, as: Int.self) {

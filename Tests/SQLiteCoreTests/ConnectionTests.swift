@@ -8,7 +8,8 @@ import Testing
 
     init() throws {
         connection = try Connection(path: ":memory:")
-        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, v ANY)")
+        try connection.execute(
+            sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, v ANY)")
     }
 
     func count() throws -> Int {
@@ -17,7 +18,9 @@ import Testing
 
     @Test func bindsAndReadsEveryStorageClass() throws {
         let blob = Data([0, 1, 2, 255])
-        let values: [SQLiteValue] = [.null, .integer(-42), .real(1.5), .text("héllo\0x"), .blob(blob)]
+        let values: [SQLiteValue] = [
+            .null, .integer(-42), .real(1.5), .text("héllo\0x"), .blob(blob),
+        ]
         for (index, value) in values.enumerated() {
             try connection.execute(
                 sql: "INSERT INTO t (id, v) VALUES (?, ?)",
@@ -90,7 +93,9 @@ import Testing
                 throw Boom()
             }
         }
-        let names = try connection.rows(sql: "SELECT name FROM t").map { $0.get(0, as: String.self) }
+        let names = try connection.rows(sql: "SELECT name FROM t").map {
+            $0.get(0, as: String.self)
+        }
         #expect(names == ["kept"])
     }
 
@@ -137,10 +142,13 @@ import Testing
                 sql: "INSERT INTO t (name, v) VALUES (?, 1); DELETE FROM t", arguments: ["a"])
         }
         #expect(error?.code == .misuse)
-        #expect(error?.message == "the SQL holds more than one statement; run a script without arguments")
+        #expect(
+            error?.message
+                == "the SQL holds more than one statement; run a script without arguments")
         #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 0)
         // Trailing white space, semicolons and comments are not a second statement.
-        try connection.execute(sql: "INSERT INTO t (name, v) VALUES (?, 1); -- done\n ;", arguments: ["a"])
+        try connection.execute(
+            sql: "INSERT INTO t (name, v) VALUES (?, 1); -- done\n ;", arguments: ["a"])
         #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
         #expect(throws: SQLiteError.self) { try connection.rows(sql: "SELECT 1; SELECT 2") }
     }

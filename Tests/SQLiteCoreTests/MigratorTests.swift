@@ -7,23 +7,29 @@ import Testing
     static let applicationID: Int32 = 0x1234_5678
     static let steps = [
         Migration(version: 1, name: "create", sql: "CREATE TABLE a (x INTEGER);"),
-        Migration(version: 2, name: "add", sql: "CREATE TABLE b (y TEXT); INSERT INTO b VALUES ('v2');"),
+        Migration(
+            version: 2, name: "add", sql: "CREATE TABLE b (y TEXT); INSERT INTO b VALUES ('v2');"),
     ]
 
     func tables(_ connection: Connection) throws -> [String] {
-        try connection.rows(sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-            .compactMap { $0.get(0, as: String.self) }
+        try connection.rows(
+            sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+        )
+        .compactMap { $0.get(0, as: String.self) }
     }
 
     @Test func appliesInVersionOrderEvenWhenListedOutOfOrder() throws {
         let connection = try Connection(path: ":memory:")
-        let migrator = Migrator(migrations: Self.steps.reversed(), applicationID: Self.applicationID)
+        let migrator = Migrator(
+            migrations: Self.steps.reversed(), applicationID: Self.applicationID)
         #expect(try migrator.migrate(connection) == [1, 2])
-        let recorded = try connection.rows(sql: "SELECT version, name FROM schema_migration ORDER BY rowid")
+        let recorded = try connection.rows(
+            sql: "SELECT version, name FROM schema_migration ORDER BY rowid")
         #expect(recorded.map { $0.get(0, as: Int.self) } == [1, 2])
         #expect(recorded.map { $0.get(1, as: String.self) } == ["create", "add"])
         #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == 2)
-        #expect(try connection.scalar(Int32.self, sql: "PRAGMA application_id") == Self.applicationID)
+        #expect(
+            try connection.scalar(Int32.self, sql: "PRAGMA application_id") == Self.applicationID)
         #expect(try tables(connection) == ["a", "b", "schema_migration"])
     }
 
@@ -37,21 +43,28 @@ import Testing
 
     @Test func upgradesStepByStep() throws {
         let connection = try Connection(path: ":memory:")
-        try Migrator(migrations: [Self.steps[0]], applicationID: Self.applicationID).migrate(connection)
+        try Migrator(migrations: [Self.steps[0]], applicationID: Self.applicationID).migrate(
+            connection)
         #expect(try tables(connection) == ["a", "schema_migration"])
-        #expect(try Migrator(migrations: Self.steps, applicationID: Self.applicationID).migrate(connection) == [2])
+        #expect(
+            try Migrator(migrations: Self.steps, applicationID: Self.applicationID).migrate(
+                connection) == [2])
     }
 
     @Test func failingMigrationRollsBackAndKeepsThePreviousVersion() throws {
         let connection = try Connection(path: ":memory:")
         let failing = Migration(
             version: 3, name: "broken",
-            sql: "CREATE TABLE c (z INTEGER); INSERT INTO c VALUES (1); INSERT INTO nowhere VALUES (1);")
-        let migrator = Migrator(migrations: Self.steps + [failing], applicationID: Self.applicationID)
+            sql:
+                "CREATE TABLE c (z INTEGER); INSERT INTO c VALUES (1); INSERT INTO nowhere VALUES (1);"
+        )
+        let migrator = Migrator(
+            migrations: Self.steps + [failing], applicationID: Self.applicationID)
         #expect(throws: SQLiteError.self) { try migrator.migrate(connection) }
         #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == 2)
         #expect(try tables(connection) == ["a", "b", "schema_migration"])
-        #expect(try connection.scalar(Int.self, sql: "SELECT max(version) FROM schema_migration") == 2)
+        #expect(
+            try connection.scalar(Int.self, sql: "SELECT max(version) FROM schema_migration") == 2)
         #expect(!connection.isInTransaction)
     }
 
@@ -68,7 +81,8 @@ import Testing
         let path = try temporaryPath()
         do {
             let connection = try Connection(path: path)
-            try Migrator(migrations: Self.steps, applicationID: Self.applicationID).migrate(connection)
+            try Migrator(migrations: Self.steps, applicationID: Self.applicationID).migrate(
+                connection)
             try connection.execute(sql: "PRAGMA user_version = 9")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -84,7 +98,8 @@ import Testing
         let path = try temporaryPath()
         do {
             let connection = try Connection(path: path)
-            try connection.execute(sql: "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('x');")
+            try connection.execute(
+                sql: "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('x');")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let connection = try Connection(path: path)

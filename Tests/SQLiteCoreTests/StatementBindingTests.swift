@@ -10,18 +10,23 @@ import Testing
 
     init() throws {
         connection = try Connection(path: ":memory:")
-        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT)")
+        try connection.execute(
+            sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT)")
     }
 
     /// Strings of every size around the arena's block sizes, several per statement, many runs.
     @Test func manyBindsOfEverySizeReadBackExactly() throws {
-        let insert = try connection.makeStatement(sql: "INSERT INTO t (id, a, b, c) VALUES (?, ?, ?, ?)")
+        let insert = try connection.makeStatement(
+            sql: "INSERT INTO t (id, a, b, c) VALUES (?, ?, ?, ?)")
         var expected: [Int64: [String]] = [:]
         var generator = SystemRandomNumberGenerator()
         for id in Int64(0)..<300 {
             let texts = (0..<3).map { column -> String in
-                let size = [0, 1, 15, 16, 255, 256, 257, 1_000, 5_000][Int.random(in: 0..<9, using: &generator)]
-                return String(repeating: Character(UnicodeScalar(UInt8(97 + (Int(id) + column) % 26))), count: size)
+                let size = [0, 1, 15, 16, 255, 256, 257, 1_000, 5_000][
+                    Int.random(in: 0..<9, using: &generator)]
+                return String(
+                    repeating: Character(UnicodeScalar(UInt8(97 + (Int(id) + column) % 26))),
+                    count: size)
                     + (id % 7 == 0 ? "é✓" : "")
             }
             expected[id] = texts
@@ -33,15 +38,20 @@ import Testing
         }
         for row in try connection.rows(sql: "SELECT id, a, b, c FROM t") {
             let id = try #require(row.get(0, as: Int64.self))
-            #expect([row.get(1, as: String.self), row.get(2, as: String.self), row.get(3, as: String.self)]
-                == expected[id]?.map { Optional($0) })
+            #expect(
+                [
+                    row.get(1, as: String.self), row.get(2, as: String.self),
+                    row.get(3, as: String.self),
+                ]
+                    == expected[id]?.map { Optional($0) })
         }
         #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 300)
     }
 
     /// An empty string binds as text, never as NULL.
     @Test func emptyStringIsTextNotNull() throws {
-        let statement = try connection.makeStatement(sql: "SELECT typeof(?), length(?2), ?3 IS NULL")
+        let statement = try connection.makeStatement(
+            sql: "SELECT typeof(?), length(?2), ?3 IS NULL")
         try statement.bind("", at: 1)
         try statement.bind("", at: 2)
         try statement.bind(nil as String?, at: 3)
@@ -97,18 +107,22 @@ import Testing
     /// A column matches a string only when the bytes are the same; NULL matches nil only.
     @Test func textColumnEqualsOnlyTheSameBytes() throws {
         try connection.execute(
-            sql: "INSERT INTO t (id, a) VALUES (1, 'same'), (2, ''), (3, 'samé'), (4, NULL), (5, 'sam')")
+            sql:
+                "INSERT INTO t (id, a) VALUES (1, 'same'), (2, ''), (3, 'samé'), (4, NULL), (5, 'sam')"
+        )
         let statement = try connection.makeStatement(sql: "SELECT a FROM t ORDER BY id")
         var matches: [[Bool]] = []
         while try statement.step() {
-            matches.append(["same", "", "samé", nil, "sam"].map { statement.text(at: 0, equals: $0) })
+            matches.append(
+                ["same", "", "samé", nil, "sam"].map { statement.text(at: 0, equals: $0) })
         }
-        #expect(matches == [
-            [true, false, false, false, false],
-            [false, true, false, false, false],
-            [false, false, true, false, false],
-            [false, false, false, true, false],
-            [false, false, false, false, true],
-        ])
+        #expect(
+            matches == [
+                [true, false, false, false, false],
+                [false, true, false, false, false],
+                [false, false, true, false, false],
+                [false, false, false, true, false],
+                [false, false, false, false, true],
+            ])
     }
 }

@@ -49,14 +49,17 @@ public struct ProcessOutput: Sendable {
 public func runPrefs(
     _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
 ) throws -> ProcessOutput {
-    try runProcess(prefsExecutable(), arguments, environment: ["NO_COLOR": "1"].merging(environment) { $1 }, stdin: stdin)
+    try runProcess(
+        prefsExecutable(), arguments, environment: ["NO_COLOR": "1"].merging(environment) { $1 },
+        stdin: stdin)
 }
 
 /// Runs a program to completion with this process's environment plus `environment`, feeding
 /// it `stdin` and collecting its output (stderr is drained alongside stdout, so neither
 /// pipe can fill up and stall the child).
 public func runProcess(
-    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+    stdin: String? = nil
 ) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = executable

@@ -24,7 +24,8 @@ enum Command: Equatable, Sendable {
     // Selections
     case selectionList
     case selectionGet(name: String)
-    case selectionSet(name: String, index: Int, count: Int?, policy: SelectionPolicy?, itemID: String?)
+    case selectionSet(
+        name: String, index: Int, count: Int?, policy: SelectionPolicy?, itemID: String?)
     case selectionNext(name: String)
     case selectionPrevious(name: String)
     case selectionClear(name: String)

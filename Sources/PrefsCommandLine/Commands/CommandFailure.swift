@@ -41,7 +41,8 @@ struct CommandFailure: Error, Equatable {
             switch error {
             case .notFound, .itemNotFound: self.init(error.description, exitCode: Self.notFound)
             case .invalid: self.init(error.description, exitCode: Self.usage)
-            case .positionOutOfRange, .malformedImport: self.init(error.description, exitCode: Self.dataError)
+            case .positionOutOfRange, .malformedImport:
+                self.init(error.description, exitCode: Self.dataError)
             }
         default:
             self.init("Internal error: \(error)", exitCode: Self.software)

@@ -24,9 +24,14 @@ extension CommandRunner {
         }
         if globals.isJSON {
             switch reference {
-            case .id(let id): printJSON(.object([("id", .number(String(id))), ("removed", .bool(true))]))
+            case .id(let id):
+                printJSON(.object([("id", .number(String(id))), ("removed", .bool(true))]))
             case .item(let kind, let itemID):
-                printJSON(.object([("kind", .string(kind)), ("itemID", .string(itemID)), ("removed", .bool(true))]))
+                printJSON(
+                    .object([
+                        ("kind", .string(kind)), ("itemID", .string(itemID)),
+                        ("removed", .bool(true)),
+                    ]))
             }
         }
     }
@@ -37,9 +42,11 @@ extension CommandRunner {
         let isBookmarked = try store.toggle(draft)
         if globals.isJSON {
             let bookmark = try store.bookmark(kind: draft.kind, itemID: draft.itemID)
-            printJSON(.object([
-                ("isBookmarked", .bool(isBookmarked)), ("bookmark", bookmark?.jsonValue ?? .null),
-            ]))
+            printJSON(
+                .object([
+                    ("isBookmarked", .bool(isBookmarked)),
+                    ("bookmark", bookmark?.jsonValue ?? .null),
+                ]))
         } else {
             console.print(isBookmarked ? "bookmarked\n" : "removed\n")
         }
@@ -51,11 +58,19 @@ extension CommandRunner {
             let groups = try store?.groupedByFolder(query) ?? []
             if globals.isJSON {
                 printJSON(
-                    .object(groups.map { (BookmarkFolderPath.text($0.folder), .array($0.bookmarks.map(\.jsonValue))) }))
+                    .object(
+                        groups.map {
+                            (
+                                BookmarkFolderPath.text($0.folder),
+                                .array($0.bookmarks.map(\.jsonValue))
+                            )
+                        }))
             } else {
                 var text = ""
                 for group in groups {
-                    text += (group.folder.isEmpty ? "(top level)" : BookmarkFolderPath.text(group.folder)) + "\n"
+                    text +=
+                        (group.folder.isEmpty
+                            ? "(top level)" : BookmarkFolderPath.text(group.folder)) + "\n"
                     text += group.bookmarks.map { "  " + Self.line($0) }.joined()
                 }
                 console.print(text)
@@ -65,7 +80,9 @@ extension CommandRunner {
         if grouping == .category {
             let groups = try store?.groupedByCategory(query) ?? []
             if globals.isJSON {
-                printJSON(.object(groups.map { ($0.category ?? "", .array($0.bookmarks.map(\.jsonValue))) }))
+                printJSON(
+                    .object(
+                        groups.map { ($0.category ?? "", .array($0.bookmarks.map(\.jsonValue))) }))
             } else {
                 var text = ""
                 for group in groups {
@@ -86,7 +103,9 @@ extension CommandRunner {
     }
 
     func moveBookmark(_ id: Int64, to position: Int) throws {
-        guard let database = try openExistingForWriting() else { throw BookmarkError.notFound(id: id) }
+        guard let database = try openExistingForWriting() else {
+            throw BookmarkError.notFound(id: id)
+        }
         let bookmark = try BookmarkStore(database: database).move(id: id, to: position)
         if globals.isJSON { printJSON(bookmark.jsonValue) }
     }
@@ -129,7 +148,8 @@ extension CommandRunner {
     }
 
     func exportBookmarks(format: BookmarkFormat, to file: String?) throws {
-        let store = try openForReading().map(BookmarkStore.init(database:))
+        let store =
+            try openForReading().map(BookmarkStore.init(database:))
             ?? BookmarkStore(database: try AppDatabase.inMemory())
         let text = format == .json ? try store.exportJSON() : try store.exportHTML()
         if let file, file != "-" {
@@ -150,7 +170,10 @@ extension CommandRunner {
 
     /// One bookmark on one line, tab-separated: id, kind, item ID, title, category.
     static func line(_ bookmark: Bookmark) -> String {
-        [String(bookmark.id), bookmark.kind, bookmark.itemID, bookmark.title, bookmark.category ?? "-"]
-            .joined(separator: "\t") + "\n"
+        [
+            String(bookmark.id), bookmark.kind, bookmark.itemID, bookmark.title,
+            bookmark.category ?? "-",
+        ]
+        .joined(separator: "\t") + "\n"
     }
 }

@@ -11,43 +11,55 @@ extension CommandRunner {
             if report.searchIndexMismatchCount > 0 {
                 try BookmarkStore(database: database).rebuildSearchIndex()
                 let count = report.searchIndexMismatchCount
-                repairs.append("rebuilt the search index (\(count) \(count == 1 ? "row was" : "rows were") out of step)")
+                repairs.append(
+                    "rebuilt the search index (\(count) \(count == 1 ? "row was" : "rows were") out of step)"
+                )
             }
             for (path, oldMode) in try database.restrictFileModes() {
-                repairs.append("made '\(path)' private (mode \(Self.octal(oldMode)) -> \(Self.octal(oldMode & ~0o077)))")
+                repairs.append(
+                    "made '\(path)' private (mode \(Self.octal(oldMode)) -> \(Self.octal(oldMode & ~0o077)))"
+                )
             }
             if !repairs.isEmpty { report = try database.diagnostics() }
         }
         for line in repairs { inform("Repaired: \(line)") }
         if globals.isJSON {
-            printJSON(.object([
-                ("path", .string(report.path)), ("healthy", .bool(report.isHealthy)),
-                ("schemaVersion", .integer(report.schemaVersion)),
-                ("supportedSchemaVersion", .integer(report.supportedSchemaVersion)),
-                ("journalMode", .string(report.journalMode)), ("synchronous", .string(report.synchronous)),
-                ("integrity", .array(report.integrityProblems.map(JSONValue.string))),
-                ("fileMode", report.fileMode.map { .string(Self.octal($0)) } ?? .null),
-                ("directoryMode", report.directoryMode.map { .string(Self.octal($0)) } ?? .null),
-                ("fileSize", .integer(report.fileSize)), ("walSize", .integer(report.walSize)),
-                ("pageSize", .integer(report.pageSize)), ("pageCount", .integer(report.pageCount)),
-                ("freePageCount", .integer(report.freePageCount)),
-                ("preferences", .integer(report.preferenceCount)),
-                ("declarations", .integer(report.declarationCount)),
-                ("historyEntries", .integer(report.historyCount)),
-                ("selections", .integer(report.selectionCount)),
-                ("bookmarks", .integer(report.bookmarkCount)),
-                ("searchIndexRows", .integer(report.searchIndexCount)),
-                ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
-                ("repaired", .array(repairs.map(JSONValue.string))),
-            ]))
+            printJSON(
+                .object([
+                    ("path", .string(report.path)), ("healthy", .bool(report.isHealthy)),
+                    ("schemaVersion", .integer(report.schemaVersion)),
+                    ("supportedSchemaVersion", .integer(report.supportedSchemaVersion)),
+                    ("journalMode", .string(report.journalMode)),
+                    ("synchronous", .string(report.synchronous)),
+                    ("integrity", .array(report.integrityProblems.map(JSONValue.string))),
+                    ("fileMode", report.fileMode.map { .string(Self.octal($0)) } ?? .null),
+                    (
+                        "directoryMode",
+                        report.directoryMode.map { .string(Self.octal($0)) } ?? .null
+                    ),
+                    ("fileSize", .integer(report.fileSize)), ("walSize", .integer(report.walSize)),
+                    ("pageSize", .integer(report.pageSize)),
+                    ("pageCount", .integer(report.pageCount)),
+                    ("freePageCount", .integer(report.freePageCount)),
+                    ("preferences", .integer(report.preferenceCount)),
+                    ("declarations", .integer(report.declarationCount)),
+                    ("historyEntries", .integer(report.historyCount)),
+                    ("selections", .integer(report.selectionCount)),
+                    ("bookmarks", .integer(report.bookmarkCount)),
+                    ("searchIndexRows", .integer(report.searchIndexCount)),
+                    ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
+                    ("repaired", .array(repairs.map(JSONValue.string))),
+                ]))
         } else {
-            var permissions = "file \(report.fileMode.map(Self.octal) ?? "?"), folder \(report.directoryMode.map(Self.octal) ?? "?")"
+            var permissions =
+                "file \(report.fileMode.map(Self.octal) ?? "?"), folder \(report.directoryMode.map(Self.octal) ?? "?")"
             if !report.isFilePrivate {
                 permissions += " (others can open the file; run 'prefs doctor --repair')"
             } else if !report.isPrivate {
                 permissions += " (others can list the folder; chmod 700 it unless it is shared)"
             }
-            console.print("""
+            console.print(
+                """
                 Database:     \(report.path) (\(Self.bytes(report.fileSize)), WAL \(Self.bytes(report.walSize)))
                 Schema:       version \(report.schemaVersion) (this prefs knows \(report.supportedSchemaVersion))
                 Journal:      \(report.journalMode), synchronous \(report.synchronous)

@@ -29,7 +29,8 @@ extension CommandRunner {
                 exitCode: CommandFailure.notFound)
         }
         if globals.isJSON {
-            printJSON(JSONShapes.preference(suite: suite, key: key, value: value, isDefault: isDefault))
+            printJSON(
+                JSONShapes.preference(suite: suite, key: key, value: value, isDefault: isDefault))
         } else {
             console.print(ValueText.plain(value) + "\n")
         }
@@ -41,7 +42,8 @@ extension CommandRunner {
         if text == "-" {
             let bytes = try FileAccess.read("-", console: console)
             guard var input = String(validating: bytes, as: UTF8.self) else {
-                throw CommandFailure("Standard input is not valid UTF-8", exitCode: CommandFailure.dataError)
+                throw CommandFailure(
+                    "Standard input is not valid UTF-8", exitCode: CommandFailure.dataError)
             }
             if input.hasSuffix("\n") { input.removeLast() }
             text = input
@@ -51,7 +53,8 @@ extension CommandRunner {
         // The declared type chooses how the text is read; the store refuses another type.
         let declared = try store.declarations().first { $0.key == key }?.type
         // A stored value keeps its type: `set volume 1` on a double stores 1.0.
-        let stored = explicitType == nil && declared == nil ? try store.storedValue(forKey: key)?.type : nil
+        let stored =
+            explicitType == nil && declared == nil ? try store.storedValue(forKey: key)?.type : nil
         let type = explicitType ?? declared ?? stored ?? ValueText.inferredType(of: text)
         let value: PreferenceValue
         switch Result(catching: { () throws(CommandFailure) -> PreferenceValue in
@@ -80,13 +83,18 @@ extension CommandRunner {
         }
         try store.setValue(nil, forKey: key)
         if globals.isJSON {
-            printJSON(.object([("suite", .string(suite)), ("key", .string(key)), ("removed", .bool(true))]))
+            printJSON(
+                .object([
+                    ("suite", .string(suite)), ("key", .string(key)), ("removed", .bool(true)),
+                ]))
         }
     }
 
     /// Exit 1: the key has no stored value.
     private func noValue(_ key: String) -> CommandFailure {
-        CommandFailure("No value for '\(ValueText.shown(key))' in suite '\(suite)'", exitCode: CommandFailure.notFound)
+        CommandFailure(
+            "No value for '\(ValueText.shown(key))' in suite '\(suite)'",
+            exitCode: CommandFailure.notFound)
     }
 
     func rename(_ old: String, to new: String, force: Bool) throws {
@@ -124,8 +132,10 @@ extension CommandRunner {
                 exitCode: CommandFailure.notFound)
         }
         if globals.isJSON {
-            printJSON(JSONShapes.description(
-                suite: suite, key: key, declaration: declaration, stored: stored, lastChange: lastChange))
+            printJSON(
+                JSONShapes.description(
+                    suite: suite, key: key, declaration: declaration, stored: stored,
+                    lastChange: lastChange))
             return
         }
         var lines = ["key: \(ValueText.shown(key))", "suite: \(suite)"]
@@ -140,7 +150,8 @@ extension CommandRunner {
         if let lastChange {
             let old = lastChange.oldValue.map(ValueText.plain) ?? "(none)"
             let new = lastChange.value.map(ValueText.plain) ?? "(removed)"
-            lines.append("last change: \(ISO8601.string(from: lastChange.changedAt)) \(old) -> \(new)")
+            lines.append(
+                "last change: \(ISO8601.string(from: lastChange.changedAt)) \(old) -> \(new)")
         }
         console.print(lines.map { $0 + "\n" }.joined())
     }
@@ -153,29 +164,40 @@ extension CommandRunner {
                 regex = try Regex(pattern)
             } catch {
                 throw CommandFailure(
-                    "'\(ValueText.shown(pattern))' is not a valid regular expression", exitCode: CommandFailure.usage)
+                    "'\(ValueText.shown(pattern))' is not a valid regular expression",
+                    exitCode: CommandFailure.usage)
             }
             matches = { $0.contains(regex) }
         } else {
             matches = { fnmatch(pattern, $0, 0) == 0 }
         }
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
-        let rows = try (store?.storedValues() ?? [:]).filter { matches($0.key) }.sorted { $0.key < $1.key }
+        let rows = try (store?.storedValues() ?? [:]).filter { matches($0.key) }.sorted {
+            $0.key < $1.key
+        }
         guard !rows.isEmpty else {
             throw CommandFailure(
-                "No key of suite '\(suite)' matches '\(ValueText.shown(pattern))'", exitCode: CommandFailure.notFound)
+                "No key of suite '\(suite)' matches '\(ValueText.shown(pattern))'",
+                exitCode: CommandFailure.notFound)
         }
         if globals.isJSON {
-            printJSON(.array(rows.map {
-                JSONShapes.preference(suite: suite, key: $0.key, value: $0.value, isDefault: false)
-            }))
+            printJSON(
+                .array(
+                    rows.map {
+                        JSONShapes.preference(
+                            suite: suite, key: $0.key, value: $0.value, isDefault: false)
+                    }))
         } else {
-            console.print(rows.map { entry(key: $0.key, value: $0.value, isNullSeparated: isNullSeparated) }.joined())
+            console.print(
+                rows.map { entry(key: $0.key, value: $0.value, isNullSeparated: isNullSeparated) }
+                    .joined())
         }
     }
 
     /// One line of list output: `key=value\n`, or with -z `key\nvalue\0`.
-    func entry(key: String, value: PreferenceValue, isDefault: Bool = false, isNullSeparated: Bool) -> String {
+    func entry(key: String, value: PreferenceValue, isDefault: Bool = false, isNullSeparated: Bool)
+        -> String
+    {
         if isNullSeparated { return "\(key)\n\(ValueText.plain(value))\0" }
         return "\(key)=\(ValueText.plain(value))" + (isDefault ? " (default)\n" : "\n")
     }
@@ -196,13 +218,18 @@ extension CommandRunner {
         }
         rows.sort { $0.key < $1.key }
         if globals.isJSON {
-            printJSON(.array(rows.map {
-                JSONShapes.preference(suite: suite, key: $0.key, value: $0.value, isDefault: $0.isDefault)
-            }))
+            printJSON(
+                .array(
+                    rows.map {
+                        JSONShapes.preference(
+                            suite: suite, key: $0.key, value: $0.value, isDefault: $0.isDefault)
+                    }))
         } else {
             var text = ""
             for row in rows {
-                text += entry(key: row.key, value: row.value, isDefault: row.isDefault, isNullSeparated: isNullSeparated)
+                text += entry(
+                    key: row.key, value: row.value, isDefault: row.isDefault,
+                    isNullSeparated: isNullSeparated)
             }
             console.print(text)
         }
@@ -210,7 +237,9 @@ extension CommandRunner {
 
     func reset(force: Bool) throws {
         guard let database = try openExistingForWriting() else {
-            if globals.isJSON { printJSON(.object([("suite", .string(suite)), ("removed", .number("0"))])) }
+            if globals.isJSON {
+                printJSON(.object([("suite", .string(suite)), ("removed", .number("0"))]))
+            }
             inform("Nothing to reset: no database at '\(databasePath)'")
             return
         }
@@ -218,7 +247,9 @@ extension CommandRunner {
         try confirm(
             "Remove every preference of suite '\(suite)'?", force: force, flagHint: "--force")
         let count = try store.removeAll()
-        if globals.isJSON { printJSON(.object([("suite", .string(suite)), ("removed", .number(String(count)))])) }
+        if globals.isJSON {
+            printJSON(.object([("suite", .string(suite)), ("removed", .number(String(count)))]))
+        }
         inform("Removed \(count) preference\(count == 1 ? "" : "s") from suite '\(suite)'")
     }
 
@@ -248,7 +279,9 @@ extension CommandRunner {
         }
     }
 
-    func declare(_ key: String, type: PreferenceType, defaultText: String?, description: String?) throws {
+    func declare(_ key: String, type: PreferenceType, defaultText: String?, description: String?)
+        throws
+    {
         try PreferenceStore.validate(key: key)
         let defaultValue = try defaultText.map { text throws(CommandFailure) in
             try ValueText.parse(text, as: type, key: key)
@@ -260,13 +293,16 @@ extension CommandRunner {
                 exitCode: CommandFailure.dataError)
         }
         try store.declare(
-            PreferenceDeclaration(key: key, type: type, defaultValue: defaultValue, description: description))
+            PreferenceDeclaration(
+                key: key, type: type, defaultValue: defaultValue, description: description))
         if globals.isJSON {
-            printJSON(.object([
-                ("suite", .string(suite)), ("key", .string(key)), ("type", .string(type.rawValue)),
-                ("default", defaultValue?.jsonValue ?? .null),
-                ("description", description.map(JSONValue.string) ?? .null),
-            ]))
+            printJSON(
+                .object([
+                    ("suite", .string(suite)), ("key", .string(key)),
+                    ("type", .string(type.rawValue)),
+                    ("default", defaultValue?.jsonValue ?? .null),
+                    ("description", description.map(JSONValue.string) ?? .null),
+                ]))
         }
     }
 
@@ -283,8 +319,9 @@ extension CommandRunner {
             }
         case .plist, .binaryPlist:
             let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
-            bytes = Array(try store?.exportPropertyList(format: plistFormat)
-                ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
+            bytes = Array(
+                try store?.exportPropertyList(format: plistFormat)
+                    ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
         }
         if let file, file != "-" {
             try FileAccess.writeAtomically(bytes, to: file)
@@ -301,7 +338,9 @@ extension CommandRunner {
         }
     }
 
-    func importPreferences(format: InterchangeFormat?, from file: String, replace: Bool, force: Bool) throws {
+    func importPreferences(
+        format: InterchangeFormat?, from file: String, replace: Bool, force: Bool
+    ) throws {
         let bytes = try FileAccess.read(file, console: console)
         let detected = format ?? Self.detectFormat(bytes)
         if let bookmarkFormat = BookmarkImportDocument.browserFormat(of: bytes) {
@@ -322,16 +361,20 @@ extension CommandRunner {
             switch detected {
             case .json:
                 guard let text = String(validating: bytes, as: UTF8.self) else {
-                    throw CommandFailure("'\(file)' is not valid UTF-8 JSON", exitCode: CommandFailure.dataError)
+                    throw CommandFailure(
+                        "'\(file)' is not valid UTF-8 JSON", exitCode: CommandFailure.dataError)
                 }
-                count = try store.importJSON(text, replacing: replace) { progress.update(done: $0, total: $1) }
+                count = try store.importJSON(text, replacing: replace) {
+                    progress.update(done: $0, total: $1)
+                }
             case .plist, .binaryPlist:
                 count = try store.importPropertyList(Data(bytes), replacing: replace) {
                     progress.update(done: $0, total: $1)
                 }
             }
         } catch let error as PreferenceError {
-            throw CommandFailure("\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
+            throw CommandFailure(
+                "\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
         }
         progress.finish()
         inform("Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(suite)'")
@@ -360,7 +403,8 @@ extension CommandRunner {
             usleep(50_000)
         }
         guard let database = try openForReading() else {
-            throw CommandFailure("No database at '\(databasePath)'", exitCode: CommandFailure.noInput)
+            throw CommandFailure(
+                "No database at '\(databasePath)'", exitCode: CommandFailure.noInput)
         }
         let store = PreferenceStore(database: database, suite: suite)
         let stream = store.changes()

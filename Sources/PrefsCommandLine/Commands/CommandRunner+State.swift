@@ -8,7 +8,8 @@ extension CommandRunner {
             return try printOnboardingStatus(pageCount: pageCount)
         }
         let database = try openForWriting()
-        let existing = try SelectionStore(database: database).selection(named: Walkthrough.selectionName)
+        let existing = try SelectionStore(database: database).selection(
+            named: Walkthrough.selectionName)
         let walkthrough = try Walkthrough(
             preferences: PreferenceStore(database: database, suite: suite),
             selections: SelectionStore(database: database),
@@ -30,9 +31,10 @@ extension CommandRunner {
         let selection = try database.flatMap {
             try SelectionStore(database: $0).selection(named: Walkthrough.selectionName)
         }
-        let hasViewed = database.map {
-            PreferenceStore(database: $0, suite: suite)[Walkthrough.hasViewedWalkthroughKey]
-        } ?? false
+        let hasViewed =
+            database.map {
+                PreferenceStore(database: $0, suite: suite)[Walkthrough.hasViewedWalkthroughKey]
+            } ?? false
         let count = pageCount ?? selection?.count ?? 3
         let page = min(selection?.index ?? 0, count - 1)
         printOnboarding(hasViewed: hasViewed, page: page, pageCount: count)
@@ -40,12 +42,14 @@ extension CommandRunner {
 
     private func printOnboarding(hasViewed: Bool, page: Int, pageCount: Int) {
         if globals.isJSON {
-            printJSON(.object([
-                ("hasViewedWalkthrough", .bool(hasViewed)), ("shouldShow", .bool(!hasViewed)),
-                ("currentPage", .integer(page)), ("pageCount", .integer(pageCount)),
-            ]))
+            printJSON(
+                .object([
+                    ("hasViewedWalkthrough", .bool(hasViewed)), ("shouldShow", .bool(!hasViewed)),
+                    ("currentPage", .integer(page)), ("pageCount", .integer(pageCount)),
+                ]))
         } else {
-            console.print("""
+            console.print(
+                """
                 hasViewedWalkthrough=\(hasViewed)
                 shouldShow=\(!hasViewed)
                 currentPage=\(page)
@@ -62,19 +66,25 @@ extension CommandRunner {
         if globals.isJSON {
             printJSON(.array(selections.map(Self.json)))
         } else {
-            console.print(selections.map {
-                "\($0.name)\t\($0.index.map(String.init) ?? "none")\t\($0.count)\t\($0.policy.rawValue)\n"
-            }.joined())
+            console.print(
+                selections.map {
+                    "\($0.name)\t\($0.index.map(String.init) ?? "none")\t\($0.count)\t\($0.policy.rawValue)\n"
+                }.joined())
         }
     }
 
     func showSelection(_ name: String) throws {
-        guard let selection = try openForReading().flatMap({ try SelectionStore(database: $0).selection(named: name) })
+        guard
+            let selection = try openForReading().flatMap({
+                try SelectionStore(database: $0).selection(named: name)
+            })
         else { throw SelectionError.notFound(name: name) }
         printSelection(selection)
     }
 
-    func setSelection(_ name: String, index: Int, count: Int?, policy: SelectionPolicy?, itemID: String?) throws {
+    func setSelection(
+        _ name: String, index: Int, count: Int?, policy: SelectionPolicy?, itemID: String?
+    ) throws {
         let store = SelectionStore(database: try openForWriting())
         let selection = try store.database.transaction {
             if let existing = try store.selection(named: name) {
@@ -97,7 +107,9 @@ extension CommandRunner {
     }
 
     func changeSelection(_ name: String, _ change: (SelectionStore) throws -> Selection) throws {
-        guard let database = try openExistingForWriting() else { throw SelectionError.notFound(name: name) }
+        guard let database = try openExistingForWriting() else {
+            throw SelectionError.notFound(name: name)
+        }
         printSelection(try change(SelectionStore(database: database)))
     }
 

@@ -46,14 +46,19 @@ struct CommandRunner {
                 var message = "Unknown command '\(path.joined(separator: " "))'"
                 // The deepest known group, and the name nearest to what was typed under it.
                 var known: [String] = []
-                while known.count < path.count, CommandTable.helpFormatter.command(at: known + [path[known.count]]) != nil {
+                while known.count < path.count,
+                    CommandTable.helpFormatter.command(at: known + [path[known.count]]) != nil
+                {
                     known.append(path[known.count])
                 }
-                if let group = CommandTable.helpFormatter.command(at: known), known.count < path.count,
+                if let group = CommandTable.helpFormatter.command(at: known),
+                    known.count < path.count,
                     let nearest = Suggestion.nearest(
-                        to: path[known.count], among: group.subcommands.flatMap { [$0.name] + $0.aliases })
+                        to: path[known.count],
+                        among: group.subcommands.flatMap { [$0.name] + $0.aliases })
                 {
-                    message += ". Did you mean 'prefs help \((known + [nearest]).joined(separator: " "))'?"
+                    message +=
+                        ". Did you mean 'prefs help \((known + [nearest]).joined(separator: " "))'?"
                 } else {
                     message += "; see 'prefs --help'"
                 }
@@ -69,10 +74,12 @@ struct CommandRunner {
         case .get(let key, let fallback): try get(key, fallback: fallback)
         case .rename(let old, let new, let force): try rename(old, to: new, force: force)
         case .describe(let key): try describe(key)
-        case .find(let pattern, let isRegex, let isNull): try find(pattern, isRegex: isRegex, isNullSeparated: isNull)
+        case .find(let pattern, let isRegex, let isNull):
+            try find(pattern, isRegex: isRegex, isNullSeparated: isNull)
         case .set(let key, let value, let type): try set(key, text: value, type: type)
         case .delete(let key): try delete(key)
-        case .list(let includeDeclared, let isNull): try list(includeDeclared: includeDeclared, isNullSeparated: isNull)
+        case .list(let includeDeclared, let isNull):
+            try list(includeDeclared: includeDeclared, isNullSeparated: isNull)
         case .reset(let force): try reset(force: force)
         case .watch(let keys): try watch(keys)
         case .history(let key, let limit): try history(key, limit: limit)
@@ -159,7 +166,8 @@ struct CommandRunner {
         console.error("\(question) [y/N] ")
         let answer = console.readLine()?.lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
-            throw CommandFailure("Cancelled; nothing was changed", exitCode: CommandFailure.notFound)
+            throw CommandFailure(
+                "Cancelled; nothing was changed", exitCode: CommandFailure.notFound)
         }
     }
 }

@@ -6,12 +6,19 @@ extension CommandTable {
 
     static let onboarding = CommandSpec(
         name: "onboarding", abstract: "Show or drive the onboarding walkthrough.",
-        discussion: "Next moves to the next page and, on the last page, completes; skip completes at once.",
+        discussion:
+            "Next moves to the next page and, on the last page, completes; skip completes at once.",
         subcommands: OnboardingAction.allCases.map { action in
             CommandSpec(
                 name: action.rawValue, abstract: onboardingAbstract(action),
-                options: [OptionSpec(name: "pages", kind: .value(name: "n"), help: "The number of pages (default: 3).")],
-                build: { parsed in .onboarding(action, pageCount: try parsed.integer("pages", in: 1...Int.max)) })
+                options: [
+                    OptionSpec(
+                        name: "pages", kind: .value(name: "n"),
+                        help: "The number of pages (default: 3).")
+                ],
+                build: { parsed in
+                    .onboarding(action, pageCount: try parsed.integer("pages", in: 1...Int.max))
+                })
         },
         defaultSubcommand: "status")
 
@@ -24,43 +31,65 @@ extension CommandTable {
         }
     }
 
-    static let nameArgument = ArgumentSpec(name: "name", help: "The selection's name, such as carousel.")
+    static let nameArgument = ArgumentSpec(
+        name: "name", help: "The selection's name, such as carousel.")
 
     static let selection = CommandSpec(
-        name: "selection", aliases: ["selections"], abstract: "Read and change selected indices of pagers and lists.",
+        name: "selection", aliases: ["selections"],
+        abstract: "Read and change selected indices of pagers and lists.",
         subcommands: [
-            CommandSpec(name: "list", aliases: ["ls"], abstract: "List every selection.", build: { _ in .selectionList }),
             CommandSpec(
-                name: "get", abstract: "Print a selection's index ('none' when nothing is selected).",
-                arguments: [nameArgument], build: { parsed in .selectionGet(name: parsed.positionals[0]) }),
+                name: "list", aliases: ["ls"], abstract: "List every selection.",
+                build: { _ in .selectionList }),
             CommandSpec(
-                name: "set", abstract: "Select an index, creating the selection when --count is given.",
+                name: "get",
+                abstract: "Print a selection's index ('none' when nothing is selected).",
+                arguments: [nameArgument],
+                build: { parsed in .selectionGet(name: parsed.positionals[0]) }),
+            CommandSpec(
+                name: "set",
+                abstract: "Select an index, creating the selection when --count is given.",
                 discussion: "An index outside 0...count-1 is refused, never clamped.",
-                arguments: [nameArgument, ArgumentSpec(name: "index", help: "The index to select, from 0.")],
+                arguments: [
+                    nameArgument, ArgumentSpec(name: "index", help: "The index to select, from 0."),
+                ],
                 options: [
-                    OptionSpec(name: "count", kind: .value(name: "n"), help: "The number of items (creates or resizes the selection)."),
-                    OptionSpec(name: "policy", kind: .value(name: "policy"), help: "clamp (default), wrap or optional.", completions: policyNames),
-                    OptionSpec(name: "item", kind: .value(name: "id"), help: "The identifier of the selected item, to follow it."),
+                    OptionSpec(
+                        name: "count", kind: .value(name: "n"),
+                        help: "The number of items (creates or resizes the selection)."),
+                    OptionSpec(
+                        name: "policy", kind: .value(name: "policy"),
+                        help: "clamp (default), wrap or optional.", completions: policyNames),
+                    OptionSpec(
+                        name: "item", kind: .value(name: "id"),
+                        help: "The identifier of the selected item, to follow it."),
                 ],
                 build: { parsed in
                     guard let index = Int(parsed.positionals[1]) else {
-                        throw UsageError("Invalid value '\(parsed.positionals[1])' for '<index>': expected an integer", path: parsed.path)
+                        throw UsageError(
+                            "Invalid value '\(parsed.positionals[1])' for '<index>': expected an integer",
+                            path: parsed.path)
                     }
                     return .selectionSet(
                         name: parsed.positionals[0], index: index,
                         count: try parsed.integer("count", in: 0...Int.max),
-                        policy: try parsed.choice("policy", from: policyNames).flatMap(SelectionPolicy.init(rawValue:)),
+                        policy: try parsed.choice("policy", from: policyNames).flatMap(
+                            SelectionPolicy.init(rawValue:)),
                         itemID: parsed.value("item"))
                 }),
             CommandSpec(
-                name: "next", abstract: "Select the next item (clamp stays at the end, wrap goes round).",
-                arguments: [nameArgument], build: { parsed in .selectionNext(name: parsed.positionals[0]) }),
+                name: "next",
+                abstract: "Select the next item (clamp stays at the end, wrap goes round).",
+                arguments: [nameArgument],
+                build: { parsed in .selectionNext(name: parsed.positionals[0]) }),
             CommandSpec(
                 name: "previous", aliases: ["prev"], abstract: "Select the previous item.",
-                arguments: [nameArgument], build: { parsed in .selectionPrevious(name: parsed.positionals[0]) }),
+                arguments: [nameArgument],
+                build: { parsed in .selectionPrevious(name: parsed.positionals[0]) }),
             CommandSpec(
                 name: "clear", abstract: "Select nothing (optional selections only).",
-                arguments: [nameArgument], build: { parsed in .selectionClear(name: parsed.positionals[0]) }),
+                arguments: [nameArgument],
+                build: { parsed in .selectionClear(name: parsed.positionals[0]) }),
         ])
 
     static let sortNames = BookmarkQuery.Sort.allCases.map(\.rawValue)
@@ -73,9 +102,12 @@ extension CommandTable {
     ]
 
     static let draftOptions = [
-        OptionSpec(name: "title", kind: .value(name: "title"), help: "The title.", isRequired: true),
+        OptionSpec(
+            name: "title", kind: .value(name: "title"), help: "The title.", isRequired: true),
         OptionSpec(name: "url", kind: .value(name: "url"), help: "A URL."),
-        OptionSpec(name: "category", kind: .value(name: "category"), help: "A category (a top-level folder)."),
+        OptionSpec(
+            name: "category", kind: .value(name: "category"),
+            help: "A category (a top-level folder)."),
         OptionSpec(
             name: "folder", kind: .value(name: "path"),
             help: "A folder path such as 'Work/Projects' (a '/' in a name is written '\\/')."),
@@ -88,7 +120,9 @@ extension CommandTable {
         var url: URL?
         if let text = parsed.value("url") {
             guard let parsedURL = URL(string: text), parsedURL.scheme != nil else {
-                throw UsageError("Invalid value '\(text)' for '--url': expected an absolute URL", path: parsed.path)
+                throw UsageError(
+                    "Invalid value '\(text)' for '--url': expected an absolute URL",
+                    path: parsed.path)
             }
             url = parsedURL
         }
@@ -116,77 +150,119 @@ extension CommandTable {
         return path
     }
 
-    static func bookmarkID(_ text: String, path: [String], label: String) throws(UsageError) -> Int64 {
+    static func bookmarkID(_ text: String, path: [String], label: String) throws(UsageError)
+        -> Int64
+    {
         guard let id = Int64(text), id > 0 else {
-            throw UsageError("Invalid value '\(text)' for '\(label)': expected a bookmark id (a positive integer)", path: path)
+            throw UsageError(
+                "Invalid value '\(text)' for '\(label)': expected a bookmark id (a positive integer)",
+                path: path)
         }
         return id
     }
 
     static let bookmark = CommandSpec(
-        name: "bookmark", aliases: ["bookmarks"], abstract: "Add, list, search and manage bookmarks.",
+        name: "bookmark", aliases: ["bookmarks"],
+        abstract: "Add, list, search and manage bookmarks.",
         subcommands: [
             CommandSpec(
                 name: "add", abstract: "Bookmark an item; an item already bookmarked is updated.",
                 arguments: draftArguments, options: draftOptions,
                 build: { parsed in .bookmarkAdd(try draft(from: parsed)) }),
             CommandSpec(
-                name: "remove", aliases: ["rm", "delete"], abstract: "Remove a bookmark by item or by --id.",
+                name: "remove", aliases: ["rm", "delete"],
+                abstract: "Remove a bookmark by item or by --id.",
                 arguments: [
                     ArgumentSpec(name: "kind", help: "The kind of the item.", isOptional: true),
-                    ArgumentSpec(name: "item-id", help: "The app's identifier of the item.", isOptional: true),
+                    ArgumentSpec(
+                        name: "item-id", help: "The app's identifier of the item.", isOptional: true
+                    ),
                 ],
-                options: [OptionSpec(name: "id", kind: .value(name: "id"), help: "The bookmark's id instead of its item.")],
+                options: [
+                    OptionSpec(
+                        name: "id", kind: .value(name: "id"),
+                        help: "The bookmark's id instead of its item.")
+                ],
                 build: { parsed in
                     if let id = parsed.value("id") {
                         guard parsed.positionals.isEmpty else {
-                            throw UsageError("Pass either KIND ITEM-ID or --id, not both", path: parsed.path)
+                            throw UsageError(
+                                "Pass either KIND ITEM-ID or --id, not both", path: parsed.path)
                         }
-                        return .bookmarkRemove(.id(try bookmarkID(id, path: parsed.path, label: "--id")))
+                        return .bookmarkRemove(
+                            .id(try bookmarkID(id, path: parsed.path, label: "--id")))
                     }
                     guard parsed.positionals.count == 2 else {
                         throw UsageError(
-                            parsed.positionals.isEmpty ? "Missing expected argument '<kind>' (or --id)" : "Missing expected argument '<item-id>'",
+                            parsed.positionals.isEmpty
+                                ? "Missing expected argument '<kind>' (or --id)"
+                                : "Missing expected argument '<item-id>'",
                             path: parsed.path)
                     }
-                    return .bookmarkRemove(.item(kind: parsed.positionals[0], itemID: parsed.positionals[1]))
+                    return .bookmarkRemove(
+                        .item(kind: parsed.positionals[0], itemID: parsed.positionals[1]))
                 }),
             CommandSpec(
-                name: "toggle", abstract: "Bookmark an item, or remove its bookmark (the detail screen's button).",
+                name: "toggle",
+                abstract: "Bookmark an item, or remove its bookmark (the detail screen's button).",
                 arguments: draftArguments, options: draftOptions,
                 build: { parsed in .bookmarkToggle(try draft(from: parsed)) }),
             CommandSpec(
-                name: "list", aliases: ["ls"], abstract: "List bookmarks, filtered, sorted and paged.",
+                name: "list", aliases: ["ls"],
+                abstract: "List bookmarks, filtered, sorted and paged.",
                 options: [
                     OptionSpec(name: "kind", kind: .value(name: "kind"), help: "Only this kind."),
-                    OptionSpec(name: "category", kind: .value(name: "category"), help: "Only this category."),
-                    OptionSpec(name: "folder", kind: .value(name: "path"), help: "Only this folder and its subfolders."),
-                    OptionSpec(name: "tag", kind: .value(name: "tag"), help: "Only bookmarks with this tag."),
-                    OptionSpec(name: "sort", kind: .value(name: "order"), help: "position (default), created or title.", completions: sortNames),
-                    OptionSpec(name: "reverse", short: "r", kind: .flag, help: "Reverse the order."),
-                    OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many."),
-                    OptionSpec(name: "offset", kind: .value(name: "n"), help: "Skip this many first."),
+                    OptionSpec(
+                        name: "category", kind: .value(name: "category"),
+                        help: "Only this category."),
+                    OptionSpec(
+                        name: "folder", kind: .value(name: "path"),
+                        help: "Only this folder and its subfolders."),
+                    OptionSpec(
+                        name: "tag", kind: .value(name: "tag"),
+                        help: "Only bookmarks with this tag."),
+                    OptionSpec(
+                        name: "sort", kind: .value(name: "order"),
+                        help: "position (default), created or title.", completions: sortNames),
+                    OptionSpec(
+                        name: "reverse", short: "r", kind: .flag, help: "Reverse the order."),
+                    OptionSpec(
+                        name: "limit", short: "n", kind: .value(name: "n"),
+                        help: "Show at most this many."),
+                    OptionSpec(
+                        name: "offset", kind: .value(name: "n"), help: "Skip this many first."),
                     OptionSpec(
                         name: "group-by", kind: .value(name: "field"),
                         help: "Group by category (the folder's name) or folder (its whole path).",
                         completions: groupingNames),
                 ],
                 build: { parsed in
-                    let grouping = try parsed.choice("group-by", from: groupingNames).flatMap(BookmarkGrouping.init(rawValue:))
+                    let grouping = try parsed.choice("group-by", from: groupingNames).flatMap(
+                        BookmarkGrouping.init(rawValue:))
                     let query = BookmarkQuery(
                         kind: parsed.value("kind"), category: parsed.value("category"),
                         folder: try folderPath(parsed),
                         tag: parsed.value("tag"),
-                        sort: try parsed.choice("sort", from: sortNames).flatMap(BookmarkQuery.Sort.init(rawValue:)) ?? .position,
+                        sort: try parsed.choice("sort", from: sortNames).flatMap(
+                            BookmarkQuery.Sort.init(rawValue:)) ?? .position,
                         isDescending: parsed.flag("reverse"),
                         limit: try parsed.integer("limit", in: 0...Int.max),
                         offset: try parsed.integer("offset", in: 0...Int.max) ?? 0)
                     return .bookmarkList(query, grouping: grouping)
                 }),
             CommandSpec(
-                name: "search", abstract: "Search titles, categories, tags, notes and URLs; end a word with * for a prefix.",
-                arguments: [ArgumentSpec(name: "query", help: "Words that must all match.", isRepeating: true)],
-                options: [OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many (default: 50).")],
+                name: "search",
+                abstract:
+                    "Search titles, categories, tags, notes and URLs; end a word with * for a prefix.",
+                arguments: [
+                    ArgumentSpec(
+                        name: "query", help: "Words that must all match.", isRepeating: true)
+                ],
+                options: [
+                    OptionSpec(
+                        name: "limit", short: "n", kind: .value(name: "n"),
+                        help: "Show at most this many (default: 50).")
+                ],
                 build: { parsed in
                     .bookmarkSearch(
                         text: parsed.positionals.joined(separator: " "),
@@ -195,11 +271,17 @@ extension CommandTable {
             CommandSpec(
                 name: "move", abstract: "Move a bookmark to a position within its kind.",
                 arguments: [ArgumentSpec(name: "id", help: "The bookmark's id.")],
-                options: [OptionSpec(name: "to", kind: .value(name: "position"), help: "The new position, from 0.", isRequired: true)],
+                options: [
+                    OptionSpec(
+                        name: "to", kind: .value(name: "position"),
+                        help: "The new position, from 0.", isRequired: true)
+                ],
                 build: { parsed in
-                    let position = try parsed.integer("to", in: 0...Int.max) ?? 0  // present: required
+                    // Present: the option is required.
+                    let position = try parsed.integer("to", in: 0...Int.max) ?? 0
                     return .bookmarkMove(
-                        id: try bookmarkID(parsed.positionals[0], path: parsed.path, label: "<id>"), position: position)
+                        id: try bookmarkID(parsed.positionals[0], path: parsed.path, label: "<id>"),
+                        position: position)
                 }),
             CommandSpec(
                 name: "import",
@@ -211,7 +293,9 @@ extension CommandTable {
                     Bookmarks.plist, told apart by their content. The same URL twice becomes one
                     bookmark; links that cannot be imported are listed with their line.
                     """,
-                arguments: [ArgumentSpec(name: "file", help: "The input file, or - for standard input.")],
+                arguments: [
+                    ArgumentSpec(name: "file", help: "The input file, or - for standard input.")
+                ],
                 options: [
                     OptionSpec(
                         name: "format", kind: .value(name: "format"),
@@ -226,30 +310,48 @@ extension CommandTable {
                 }),
             CommandSpec(
                 name: "export", abstract: "Export bookmarks as JSON or as a browser's HTML file.",
-                arguments: [ArgumentSpec(name: "file", help: "The output file (default: standard output).", isOptional: true)],
-                options: [OptionSpec(name: "format", kind: .value(name: "format"), help: "json (default) or html.", completions: bookmarkFormatNames)],
+                arguments: [
+                    ArgumentSpec(
+                        name: "file", help: "The output file (default: standard output).",
+                        isOptional: true)
+                ],
+                options: [
+                    OptionSpec(
+                        name: "format", kind: .value(name: "format"),
+                        help: "json (default) or html.", completions: bookmarkFormatNames)
+                ],
                 build: { parsed in
                     .bookmarkExport(
-                        format: try parsed.choice("format", from: bookmarkFormatNames).flatMap(BookmarkFormat.init(rawValue:)) ?? .json,
+                        format: try parsed.choice("format", from: bookmarkFormatNames).flatMap(
+                            BookmarkFormat.init(rawValue:)) ?? .json,
                         file: parsed.positional(0))
                 }),
         ])
 
     static let doctor = CommandSpec(
-        name: "doctor", abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
+        name: "doctor",
+        abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
         discussion: """
             Exits 0 when healthy, and 65 when the file is corrupt, is not a prefs database, or
             its bookmark search index is out of step with the tables (after a write by another
             tool). --repair rebuilds that index and removes group and other access from the
             file; a corrupt file cannot be repaired: restore it from a backup.
             """,
-        options: [OptionSpec(name: "repair", kind: .flag, help: "Fix what can be fixed without losing data.")],
+        options: [
+            OptionSpec(
+                name: "repair", kind: .flag, help: "Fix what can be fixed without losing data.")
+        ],
         build: { parsed in .doctor(repair: parsed.flag("repair")) })
 
     static let completion = CommandSpec(
         name: "completion", abstract: "Print a shell completion script.",
-        discussion: "bash: prefs completion bash > ~/.local/share/bash-completion/completions/prefs",
-        arguments: [ArgumentSpec(name: "shell", help: "bash, zsh or fish.", completions: Shell.allCases.map(\.rawValue))],
+        discussion:
+            "bash: prefs completion bash > ~/.local/share/bash-completion/completions/prefs",
+        arguments: [
+            ArgumentSpec(
+                name: "shell", help: "bash, zsh or fish.",
+                completions: Shell.allCases.map(\.rawValue))
+        ],
         build: { parsed in
             guard let shell = Shell(rawValue: parsed.positionals[0]) else {
                 throw UsageError(

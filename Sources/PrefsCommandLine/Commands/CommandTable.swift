@@ -10,7 +10,9 @@ enum CommandTable {
             name: "suite", kind: .value(name: "name"),
             help: "The preference suite (default: $PREFS_SUITE, else 'standard')."),
         OptionSpec(name: "json", kind: .flag, help: "Print JSON instead of text."),
-        OptionSpec(name: "quiet", short: "q", kind: .flag, help: "Print no messages, only data and errors."),
+        OptionSpec(
+            name: "quiet", short: "q", kind: .flag, help: "Print no messages, only data and errors."
+        ),
     ]
 
     static let typeNames = PreferenceType.allCases.map(\.rawValue)
@@ -22,12 +24,16 @@ enum CommandTable {
             The database is one SQLite file shared with the apps that link PrefsKit.
             Plain output is made for $(...); pass --json for scripts.
             """,
-        subcommands: preferenceCommands + [onboarding, selection, bookmark, doctor, version, completion, help])
+        subcommands: preferenceCommands + [
+            onboarding, selection, bookmark, doctor, version, completion, help,
+        ])
 
     /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that
     /// values with newlines (or any bytes but NUL) read back safely.
     static func nullOption(entries: String) -> OptionSpec {
-        OptionSpec(name: "null", short: "z", kind: .flag, help: "End \(entries) with NUL instead of a newline.")
+        OptionSpec(
+            name: "null", short: "z", kind: .flag,
+            help: "End \(entries) with NUL instead of a newline.")
     }
 
     static let version = CommandSpec(
@@ -35,13 +41,15 @@ enum CommandTable {
 
     /// The top-level command names, for completing `prefs help`.
     static let helpTopics =
-        preferenceCommands.map(\.name) + [onboarding, selection, bookmark, doctor, version, completion].map(\.name)
+        preferenceCommands.map(\.name)
+        + [onboarding, selection, bookmark, doctor, version, completion].map(\.name)
 
     static let help = CommandSpec(
         name: "help", abstract: "Show help for a command.",
         arguments: [
             ArgumentSpec(
-                name: "command", help: "The command to explain.", isOptional: true, isRepeating: true,
+                name: "command", help: "The command to explain.", isOptional: true,
+                isRepeating: true,
                 completions: helpTopics)
         ],
         build: { parsed in .help(path: parsed.positionals) })
@@ -59,9 +67,11 @@ enum CommandTable {
                     name: "default", kind: .value(name: "value"),
                     help: "What to print when the key has no value and no declared default.")
             ],
-            build: { parsed in .get(key: parsed.positionals[0], fallback: parsed.value("default")) }),
+            build: { parsed in .get(key: parsed.positionals[0], fallback: parsed.value("default")) }
+        ),
         CommandSpec(
-            name: "describe", abstract: "Show what is known of a key: declaration, stored value, last change.",
+            name: "describe",
+            abstract: "Show what is known of a key: declaration, stored value, last change.",
             discussion: """
                 The declared type, default and description (prefs declare), the stored value and
                 its type, and the last change in the history. Exits 1 when the key is neither
@@ -79,9 +89,15 @@ enum CommandTable {
                 ArgumentSpec(name: "old", help: "The key that holds the value."),
                 ArgumentSpec(name: "new", help: "The key to move it to."),
             ],
-            options: [OptionSpec(name: "force", short: "f", kind: .flag, help: "Replace a value stored under NEW.")],
+            options: [
+                OptionSpec(
+                    name: "force", short: "f", kind: .flag,
+                    help: "Replace a value stored under NEW.")
+            ],
             build: { parsed in
-                .rename(old: parsed.positionals[0], new: parsed.positionals[1], force: parsed.flag("force"))
+                .rename(
+                    old: parsed.positionals[0], new: parsed.positionals[1],
+                    force: parsed.flag("force"))
             }),
         CommandSpec(
             name: "find", abstract: "List the stored preferences whose keys match a pattern.",
@@ -90,13 +106,19 @@ enum CommandTable {
                 regular expression that matches anywhere in the key. Prints as list does; exits 1
                 when no key matches.
                 """,
-            arguments: [ArgumentSpec(name: "pattern", help: "A glob, or a regular expression with --regex.")],
+            arguments: [
+                ArgumentSpec(name: "pattern", help: "A glob, or a regular expression with --regex.")
+            ],
             options: [
-                OptionSpec(name: "regex", short: "E", kind: .flag, help: "Read the pattern as a regular expression."),
+                OptionSpec(
+                    name: "regex", short: "E", kind: .flag,
+                    help: "Read the pattern as a regular expression."),
                 nullOption(entries: "each entry, with a newline between key and value"),
             ],
             build: { parsed in
-                .find(pattern: parsed.positionals[0], isRegex: parsed.flag("regex"), isNullSeparated: parsed.flag("null"))
+                .find(
+                    pattern: parsed.positionals[0], isRegex: parsed.flag("regex"),
+                    isNullSeparated: parsed.flag("null"))
             }),
         CommandSpec(
             name: "set", abstract: "Store the value of a preference.",
@@ -120,37 +142,60 @@ enum CommandTable {
             build: { parsed in
                 .set(
                     key: parsed.positionals[0], value: parsed.positionals[1],
-                    type: try parsed.choice("type", from: typeNames).flatMap(PreferenceType.init(rawValue:)))
+                    type: try parsed.choice("type", from: typeNames).flatMap(
+                        PreferenceType.init(rawValue:)))
             }),
         CommandSpec(
-            name: "delete", aliases: ["remove", "unset"], abstract: "Remove the stored value of a preference.",
+            name: "delete", aliases: ["remove", "unset"],
+            abstract: "Remove the stored value of a preference.",
             arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
             build: { parsed in .delete(key: parsed.positionals[0]) }),
         CommandSpec(
             name: "list", aliases: ["ls"], abstract: "List the stored preferences of the suite.",
             options: [
-                OptionSpec(name: "all", short: "a", kind: .flag, help: "Include declared keys that have only a default."),
+                OptionSpec(
+                    name: "all", short: "a", kind: .flag,
+                    help: "Include declared keys that have only a default."),
                 nullOption(entries: "each entry, with a newline between key and value"),
             ],
-            build: { parsed in .list(includeDeclared: parsed.flag("all"), isNullSeparated: parsed.flag("null")) }),
+            build: { parsed in
+                .list(includeDeclared: parsed.flag("all"), isNullSeparated: parsed.flag("null"))
+            }),
         CommandSpec(
             name: "reset", abstract: "Remove every stored preference of the suite.",
-            discussion: "Declarations stay. Asks for confirmation on a terminal; needs --force otherwise.",
-            options: [OptionSpec(name: "force", short: "f", kind: .flag, help: "Do not ask for confirmation.")],
+            discussion:
+                "Declarations stay. Asks for confirmation on a terminal; needs --force otherwise.",
+            options: [
+                OptionSpec(
+                    name: "force", short: "f", kind: .flag, help: "Do not ask for confirmation.")
+            ],
             unexpectedArgumentHint: "reset takes no key (it removes every preference of the suite);"
                 + " to remove one key, use 'prefs delete ARGUMENT'",
             build: { parsed in .reset(force: parsed.flag("force")) }),
         CommandSpec(
-            name: "watch", abstract: "Print changes of preferences as they happen, from any process.",
+            name: "watch",
+            abstract: "Print changes of preferences as they happen, from any process.",
             discussion: "Runs until interrupted. With --json, prints one JSON object per line.",
-            arguments: [ArgumentSpec(name: "key", help: "Keys to watch (default: all of the suite).", isOptional: true, isRepeating: true)],
+            arguments: [
+                ArgumentSpec(
+                    name: "key", help: "Keys to watch (default: all of the suite).",
+                    isOptional: true, isRepeating: true)
+            ],
             build: { parsed in .watch(keys: parsed.positionals) }),
         CommandSpec(
             name: "history", abstract: "Show the recent changes of the suite or of one key.",
-            arguments: [ArgumentSpec(name: "key", help: "Only the changes of this key.", isOptional: true)],
-            options: [OptionSpec(name: "limit", short: "n", kind: .value(name: "n"), help: "Show at most this many changes (default: 20).")],
+            arguments: [
+                ArgumentSpec(name: "key", help: "Only the changes of this key.", isOptional: true)
+            ],
+            options: [
+                OptionSpec(
+                    name: "limit", short: "n", kind: .value(name: "n"),
+                    help: "Show at most this many changes (default: 20).")
+            ],
             build: { parsed in
-                .history(key: parsed.positional(0), limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
+                .history(
+                    key: parsed.positional(0),
+                    limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
             }),
         CommandSpec(
             name: "suites", abstract: "List the suites that hold preferences or declarations.",
@@ -158,50 +203,75 @@ enum CommandTable {
             build: { parsed in .suites(isNullSeparated: parsed.flag("null")) }),
         CommandSpec(
             name: "declare", abstract: "Declare a key's type, default and description.",
-            discussion: "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
+            discussion:
+                "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
             arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
             options: [
-                OptionSpec(name: "type", short: "t", kind: .value(name: "type"), help: "The key's type: \(typeNames.joined(separator: ", ")).", completions: typeNames, isRequired: true),
-                OptionSpec(name: "default", kind: .value(name: "value"), help: "The value read when none is stored."),
-                OptionSpec(name: "description", kind: .value(name: "text"), help: "What the key is for."),
+                OptionSpec(
+                    name: "type", short: "t", kind: .value(name: "type"),
+                    help: "The key's type: \(typeNames.joined(separator: ", ")).",
+                    completions: typeNames, isRequired: true),
+                OptionSpec(
+                    name: "default", kind: .value(name: "value"),
+                    help: "The value read when none is stored."),
+                OptionSpec(
+                    name: "description", kind: .value(name: "text"), help: "What the key is for."),
             ],
             build: { parsed in
                 guard let typeName = try parsed.choice("type", from: typeNames),
                     let type = PreferenceType(rawValue: typeName)
-                else { throw UsageError("Missing expected option '--type <type>'", path: parsed.path) }
+                else {
+                    throw UsageError("Missing expected option '--type <type>'", path: parsed.path)
+                }
                 return .declare(
                     key: parsed.positionals[0], type: type, defaultValue: parsed.value("default"),
                     description: parsed.value("description"))
             }),
         CommandSpec(
             name: "export", abstract: "Write the suite's preferences as JSON or a property list.",
-            arguments: [ArgumentSpec(name: "file", help: "The output file (default: standard output).", isOptional: true)],
-            options: [formatOption(help: "The format: json (default), plist (XML) or binary-plist.")],
+            arguments: [
+                ArgumentSpec(
+                    name: "file", help: "The output file (default: standard output).",
+                    isOptional: true)
+            ],
+            options: [
+                formatOption(help: "The format: json (default), plist (XML) or binary-plist.")
+            ],
             build: { parsed in
                 .export(
-                    format: try parsed.choice("format", from: formatNames).flatMap(InterchangeFormat.init(rawValue:)) ?? .json,
+                    format: try parsed.choice("format", from: formatNames).flatMap(
+                        InterchangeFormat.init(rawValue:)) ?? .json,
                     file: parsed.positional(0))
             }),
         CommandSpec(
-            name: "import", abstract: "Read preferences from JSON or a property list, all or nothing.",
+            name: "import",
+            abstract: "Read preferences from JSON or a property list, all or nothing.",
             discussion: "The format is detected from the content unless --format is given.",
-            arguments: [ArgumentSpec(name: "file", help: "The input file, or - for standard input.")],
+            arguments: [
+                ArgumentSpec(name: "file", help: "The input file, or - for standard input.")
+            ],
             options: [
                 formatOption(help: "The format: json, plist or binary-plist (default: detected)."),
-                OptionSpec(name: "replace", kind: .flag, help: "Remove the suite's other preferences first."),
-                OptionSpec(name: "force", short: "f", kind: .flag, help: "Do not ask before replacing."),
+                OptionSpec(
+                    name: "replace", kind: .flag,
+                    help: "Remove the suite's other preferences first."),
+                OptionSpec(
+                    name: "force", short: "f", kind: .flag, help: "Do not ask before replacing."),
             ],
             build: { parsed in
                 .importPreferences(
-                    format: try parsed.choice("format", from: formatNames).flatMap(InterchangeFormat.init(rawValue:)),
-                    file: parsed.positionals[0], replace: parsed.flag("replace"), force: parsed.flag("force"))
+                    format: try parsed.choice("format", from: formatNames).flatMap(
+                        InterchangeFormat.init(rawValue:)),
+                    file: parsed.positionals[0], replace: parsed.flag("replace"),
+                    force: parsed.flag("force"))
             }),
     ]
 
     static let formatNames = InterchangeFormat.allCases.map(\.rawValue)
 
     static func formatOption(help: String) -> OptionSpec {
-        OptionSpec(name: "format", kind: .value(name: "format"), help: help, completions: formatNames)
+        OptionSpec(
+            name: "format", kind: .value(name: "format"), help: help, completions: formatNames)
     }
 
     static let parser = CommandLineParser(root: root, globalOptions: globalOptions)

@@ -26,7 +26,8 @@ final class Console: @unchecked Sendable {
         output: @escaping (String) -> Bool, outputBytes: @escaping ([UInt8]) -> Bool,
         error: @escaping (String) -> Void,
         readInput: @escaping () -> [UInt8]?, readLine: @escaping () -> String?,
-        isInputTerminal: Bool, isOutputTerminal: Bool, isErrorTerminal: Bool, variable: @escaping (String) -> String?
+        isInputTerminal: Bool, isOutputTerminal: Bool, isErrorTerminal: Bool,
+        variable: @escaping (String) -> String?
     ) {
         self.output = output
         self.outputBytes = outputBytes
@@ -74,7 +75,8 @@ final class Console: @unchecked Sendable {
         FileDescriptor.writeAll(text, to: descriptor) == 0
     }
 
-    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Bool {
+    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Bool
+    {
         FileDescriptor.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor) == 0
     }
 

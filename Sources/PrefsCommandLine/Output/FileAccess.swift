@@ -28,12 +28,14 @@ enum FileAccess {
         defer { close(descriptor) }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw CommandFailure("Cannot read '\(path)': it is a directory", exitCode: CommandFailure.noInput)
+            throw CommandFailure(
+                "Cannot read '\(path)': it is a directory", exitCode: CommandFailure.noInput)
         }
         switch FileDescriptor.readAll(from: descriptor) {
         case .success(let bytes): return bytes
         case .failure(let error):
-            throw CommandFailure("Cannot read '\(path)': \(error.reason)", exitCode: CommandFailure.noInput)
+            throw CommandFailure(
+                "Cannot read '\(path)': \(error.reason)", exitCode: CommandFailure.noInput)
         }
     }
 
@@ -59,12 +61,14 @@ enum FileAccess {
         if fsync(descriptor) != 0 || close(descriptor) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw CommandFailure("Cannot write '\(path)': \(reason)", exitCode: CommandFailure.ioError)
+            throw CommandFailure(
+                "Cannot write '\(path)': \(reason)", exitCode: CommandFailure.ioError)
         }
         if rename(temporary, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw CommandFailure("Cannot create '\(path)': \(reason)", exitCode: CommandFailure.cannotCreate)
+            throw CommandFailure(
+                "Cannot create '\(path)': \(reason)", exitCode: CommandFailure.cannotCreate)
         }
     }
 }

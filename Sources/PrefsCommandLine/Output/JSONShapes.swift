@@ -31,7 +31,9 @@ enum JSONShapes {
             ),
             (
                 "stored",
-                stored.map { .object([("type", .string($0.type.rawValue)), ("value", $0.jsonValue)]) } ?? .null
+                stored.map {
+                    .object([("type", .string($0.type.rawValue)), ("value", $0.jsonValue)])
+                } ?? .null
             ),
             ("lastChange", lastChange.map(change) ?? .null),
         ])

@@ -20,7 +20,8 @@ final class ProgressBar {
         lastPercent = percent
         let width = 30
         let filled = percent * width / 100
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let bar =
+            String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         console.error("\r\(label) [\(bar)] \(percent)% (\(done)/\(total))")
         isDrawn = true
     }

@@ -22,14 +22,17 @@ enum ValueText {
         let whole = bytes[..<point]
         let fraction = bytes[bytes.index(after: point)...]
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        guard !whole.isEmpty, whole.allSatisfy(isDigit), whole.count == 1 || whole.first != UInt8(ascii: "0"),
+        guard !whole.isEmpty, whole.allSatisfy(isDigit),
+            whole.count == 1 || whole.first != UInt8(ascii: "0"),
             !fraction.isEmpty, fraction.allSatisfy(isDigit), fraction.last != UInt8(ascii: "0")
         else { return false }
         return true
     }
 
     private static func isDecimal(_ text: String) -> Bool {
-        guard let parsed = try? JSONValue(parsing: text), case .number = parsed else { return false }
+        guard let parsed = try? JSONValue(parsing: text), case .number = parsed else {
+            return false
+        }
         return !text.contains(where: \.isWhitespace)
     }
 

@@ -61,7 +61,9 @@ struct CommandLineParser: Sendable {
             } else {
                 let letters = Array(argument.dropFirst())
                 guard letters.count == 1,
-                    let found = (node.options + globalOptions).first(where: { $0.short == letters[0] })
+                    let found = (node.options + globalOptions).first(where: {
+                        $0.short == letters[0]
+                    })
                 else { throw unknownOption(argument, in: node, path: parsed.path) }
                 option = found
             }
@@ -106,7 +108,9 @@ struct CommandLineParser: Sendable {
             }
         }
         try checkPositionals(parsed, against: node)
-        if let missing = node.options.first(where: { $0.isRequired && parsed.values[$0.name] == nil }) {
+        if let missing = node.options.first(where: {
+            $0.isRequired && parsed.values[$0.name] == nil
+        }) {
             throw UsageError("Missing expected option '\(missing.synopsis)'", path: parsed.path)
         }
         guard let build = node.build else {
@@ -136,7 +140,9 @@ struct CommandLineParser: Sendable {
         {
             let extra = parsed.positionals[node.arguments.count]
             var message = "Unexpected argument '\(extra)'"
-            if let hint = node.unexpectedArgumentHint { message += "; " + hint.replacing("ARGUMENT", with: extra) }
+            if let hint = node.unexpectedArgumentHint {
+                message += "; " + hint.replacing("ARGUMENT", with: extra)
+            }
             throw UsageError(message, path: parsed.path)
         }
     }
@@ -149,21 +155,28 @@ struct CommandLineParser: Sendable {
             isQuiet: parsed.flag("quiet"))
     }
 
-    private func unknownCommand(_ name: String, in node: CommandSpec, path: [String]) -> UsageError {
+    private func unknownCommand(_ name: String, in node: CommandSpec, path: [String]) -> UsageError
+    {
         var message = "Unknown command '\(name)'"
         let names = node.subcommands.flatMap { [$0.name] + $0.aliases }
         // A verb of another group, typed without it (`prefs add` for `prefs bookmark add`).
-        let groups = node.subcommands.filter { group in group.subcommands.contains { $0.name == name } }
+        let groups = node.subcommands.filter { group in
+            group.subcommands.contains { $0.name == name }
+        }
         if !groups.isEmpty {
             let prefix = (["prefs"] + path).joined(separator: " ")
-            message += ". Did you mean " + groups.map { "'\(prefix) \($0.name) \(name)'" }.joined(separator: " or ") + "?"
+            message +=
+                ". Did you mean "
+                + groups.map { "'\(prefix) \($0.name) \(name)'" }.joined(separator: " or ") + "?"
         } else if let suggestion = Suggestion.nearest(to: name, among: names) {
             message += ". Did you mean '\(suggestion)'?"
         }
         return UsageError(message, path: path)
     }
 
-    private func unknownOption(_ argument: String, in node: CommandSpec, path: [String]) -> UsageError {
+    private func unknownOption(_ argument: String, in node: CommandSpec, path: [String])
+        -> UsageError
+    {
         var message = "Unknown option '\(argument.split(separator: "=", maxSplits: 1).first ?? "")'"
         let names = (node.options + globalOptions).map { "--" + $0.name }
         let typed = String(argument.split(separator: "=", maxSplits: 1).first ?? "")

@@ -22,7 +22,9 @@ struct HelpFormatter {
         } else {
             parts += node.arguments.map(\.usage)
             for option in node.options {
-                let text = option.synopsis + (option.kind == .repeatedValue(name: option.valueName ?? "") ? " ..." : "")
+                let text =
+                    option.synopsis
+                    + (option.kind == .repeatedValue(name: option.valueName ?? "") ? " ..." : "")
                 parts.append(option.isRequired ? text : "[\(text)]")
             }
         }
@@ -53,7 +55,8 @@ struct HelpFormatter {
                 if sub.name == node.defaultSubcommand { label += " (default)" }
                 text += row(label, sub.abstract)
             }
-            text += "\n  See 'prefs help \((path + ["<subcommand>"]).joined(separator: " "))' "
+            text +=
+                "\n  See 'prefs help \((path + ["<subcommand>"]).joined(separator: " "))' "
                 + "for detailed help.\n"
         }
         return text
@@ -63,7 +66,8 @@ struct HelpFormatter {
         let indent = "  "
         let column = 26
         if label.count + indent.count < column - 1 {
-            return indent + label + String(repeating: " ", count: column - indent.count - label.count)
+            return indent + label
+                + String(repeating: " ", count: column - indent.count - label.count)
                 + help + "\n"
         }
         return indent + label + "\n" + String(repeating: " ", count: column) + help + "\n"

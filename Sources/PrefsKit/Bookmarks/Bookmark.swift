@@ -129,7 +129,8 @@ public struct BookmarkDraft: Sendable, Hashable {
     /// The same, leaving out the check of the folder names when the caller made it once for
     /// many drafts of the same folder (an import).
     func validated(checksFolderNames: Bool) throws(BookmarkError) -> BookmarkDraft {
-        func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError) {
+        func check(_ text: String, _ field: String, allowsEmpty: Bool = false) throws(BookmarkError)
+        {
             // A first byte that is printable ASCII other than a space settles it cheaply.
             let startsVisibly = text.utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false
             if !allowsEmpty && !startsVisibly && text.allSatisfy(\.isWhitespace) {
@@ -161,7 +162,8 @@ public struct BookmarkDraft: Sendable, Hashable {
             cleanedTags[index] = trimmed
         }
         var isOrdered = true
-        for index in cleanedTags.indices.dropFirst() where cleanedTags[index - 1] >= cleanedTags[index] {
+        for index in cleanedTags.indices.dropFirst()
+        where cleanedTags[index - 1] >= cleanedTags[index] {
             isOrdered = false
             break
         }

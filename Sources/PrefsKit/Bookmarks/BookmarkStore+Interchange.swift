@@ -22,7 +22,9 @@ extension BookmarkStore {
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportHTML() throws -> String {
         let (bookmarks, folders) = try database.read { state in
-            state.isEmpty ? ([], []) : (try state.bookmarks.list(BookmarkQuery()), try state.bookmarks.folders())
+            state.isEmpty
+                ? ([], [])
+                : (try state.bookmarks.list(BookmarkQuery()), try state.bookmarks.folders())
         }
         return NetscapeBookmarkFile.document(for: bookmarks, folders: folders)
     }
@@ -75,7 +77,8 @@ extension BookmarkStore {
             return try document(reading: bytes)
         case .firefox:
             guard let path, isSQLite else {
-                throw BookmarkError.malformedImport("Firefox's places.sqlite is an SQLite file read from a path")
+                throw BookmarkError.malformedImport(
+                    "Firefox's places.sqlite is an SQLite file read from a path")
             }
             return try FirefoxPlaces.document(atPath: path)
         case .safari:
@@ -104,16 +107,21 @@ extension BookmarkStore {
     /// Reads a bookmark file of a format told apart by its content.
     ///
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong.
-    public static func document(reading bytes: [UInt8]) throws(BookmarkError) -> BookmarkImportDocument {
+    public static func document(reading bytes: [UInt8]) throws(BookmarkError)
+        -> BookmarkImportDocument
+    {
         if bytes.starts(with: Array("bplist00".utf8)) || Self.isXMLPropertyList(bytes) {
             return try SafariBookmarkFile.document(reading: bytes)
         }
         if bytes.starts(with: Array("SQLite format 3\0".utf8)) {
             throw .malformedImport(
-                "an SQLite file is read as Firefox's places.sqlite only from a path, not from standard input")
+                "an SQLite file is read as Firefox's places.sqlite only from a path, not from standard input"
+            )
         }
         let start = bytes.firstIndex { !(NetscapeBookmarkFile.isSpaceOrBOM($0)) } ?? bytes.endIndex
-        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+        if start < bytes.endIndex,
+            bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[")
+        {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw .malformedImport("the JSON file is not valid UTF-8")
             }
@@ -130,7 +138,9 @@ extension BookmarkStore {
             var document = try NetscapeBookmarkFile.document(reading: bytes)
             if String(validating: bytes, as: UTF8.self) == nil {
                 document.warnings.insert(
-                    .init(place: .line(1), message: "the file is not valid UTF-8; invalid bytes were replaced"),
+                    .init(
+                        place: .line(1),
+                        message: "the file is not valid UTF-8; invalid bytes were replaced"),
                     at: 0)
             }
             return document
@@ -152,7 +162,9 @@ extension BookmarkStore {
     /// - Returns: What the import did.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the element, ``DatabaseError``.
     @discardableResult
-    public func importJSON(_ text: String, progress: ImportProgress? = nil) throws -> BookmarkImportSummary {
+    public func importJSON(_ text: String, progress: ImportProgress? = nil) throws
+        -> BookmarkImportSummary
+    {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: text)
@@ -162,7 +174,9 @@ extension BookmarkStore {
         return try importDocument(try Self.jsonDocument(document), progress: progress)
     }
 
-    private static func jsonDocument(_ document: JSONValue) throws(BookmarkError) -> BookmarkImportDocument {
+    private static func jsonDocument(_ document: JSONValue) throws(BookmarkError)
+        -> BookmarkImportDocument
+    {
         let list: [JSONValue]
         switch document["bookmarks"] ?? document {
         case .array(let elements): list = elements
@@ -193,7 +207,9 @@ extension BookmarkStore {
     /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that is not a bookmark
     ///   file, ``DatabaseError``.
     @discardableResult
-    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws -> BookmarkImportSummary {
+    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws
+        -> BookmarkImportSummary
+    {
         let document: BookmarkImportDocument
         do {
             document = try NetscapeBookmarkFile.document(reading: Array(text.utf8))
@@ -281,7 +297,8 @@ extension BookmarkStore {
         var indexByIdentity: [BookmarkIdentity: Int] = [:]
         indexByIdentity.reserveCapacity(document.links.count)
         // Each folder's path, found and checked once for all its links.
-        var paths = [(path: [String], error: BookmarkError?)?](repeating: nil, count: document.folders.count)
+        var paths = [(path: [String], error: BookmarkError?)?](
+            repeating: nil, count: document.folders.count)
         for var link in document.links {
             do {
                 if let folder = link.folder, paths.indices.contains(folder) {

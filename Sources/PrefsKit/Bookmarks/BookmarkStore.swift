@@ -55,29 +55,37 @@ public final class BookmarkStore: Sendable {
     }
 
     /// Validates and stores one draft of a bulk add, building no ``Bookmark`` for it.
-    private static func store(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date)
+    private static func store(
+        _ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date
+    )
         throws
     {
         let draft = try draft.validated()
         // Insert first: a new item (the usual case) then costs no separate lookup.
-        guard try repository.insertIfAbsent(draft, in: .draft, at: date, id: nil, createdAt: nil) == nil
+        guard
+            try repository.insertIfAbsent(draft, in: .draft, at: date, id: nil, createdAt: nil)
+                == nil
         else { return }
-        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
+        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID)
+        else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
         _ = try repository.update(id: existing, with: draft, in: .draft, at: date)
     }
 
-    static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date) throws
+    static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date)
+        throws
         -> Bookmark
     {
         if let insertion = try repository.insertIfAbsent(
             draft, in: .draft, at: date, id: nil, createdAt: nil)
         {
             // Placed as the draft says: its folder path is the draft's.
-            return Bookmark(draft, insertion, folder: draft.folder, createdAt: date, updatedAt: date)
+            return Bookmark(
+                draft, insertion, folder: draft.folder, createdAt: date, updatedAt: date)
         }
-        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID) else {
+        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID)
+        else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
         return try repository.update(id: existing, with: draft, in: .draft, at: date)
@@ -115,7 +123,8 @@ public final class BookmarkStore: Sendable {
     public func toggle(_ draft: BookmarkDraft) throws -> Bool {
         let draft = try draft.validated()
         return try database.write { state in
-            if let existing = try state.bookmarks.identifier(kind: draft.kind, itemID: draft.itemID) {
+            if let existing = try state.bookmarks.identifier(kind: draft.kind, itemID: draft.itemID)
+            {
                 try state.bookmarks.delete(id: existing)
                 return false
             }
@@ -200,7 +209,8 @@ public final class BookmarkStore: Sendable {
         throws -> [(folder: [String], bookmarks: [Bookmark])]
     {
         let (bookmarks, folders) = try database.read { state in
-            state.isEmpty ? ([], []) : (try state.bookmarks.list(query), try state.bookmarks.folders())
+            state.isEmpty
+                ? ([], []) : (try state.bookmarks.list(query), try state.bookmarks.folders())
         }
         var order: [[String]: Int] = [[]: 0]
         let tree = BookmarkFolderTree(folders)

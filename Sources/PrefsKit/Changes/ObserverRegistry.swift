@@ -67,7 +67,8 @@ final class ObserverRegistry {
         for (suite, heard) in observedSuites {
             guard let current = try? preferences.values(suite: suite) else { continue }
             var changes: [PreferenceChange] = []
-            for key in Set(heard.keys).union(current.keys).sorted() where heard[key] != current[key] {
+            for key in Set(heard.keys).union(current.keys).sorted() where heard[key] != current[key]
+            {
                 changes.append(
                     PreferenceChange(
                         id: newest.id, suite: suite, key: key, value: current[key],

@@ -68,7 +68,9 @@ enum DatabaseFile {
     /// - Returns: the files changed, each with its old mode.
     /// - Throws: ``DatabaseError/readOnly(path:)`` when the file system refuses the change,
     ///   ``DatabaseError/ioError(path:detail:)`` when it fails otherwise.
-    static func restrictModes(of files: [String]) throws(DatabaseError) -> [(path: String, oldMode: Int)] {
+    static func restrictModes(of files: [String]) throws(DatabaseError) -> [(
+        path: String, oldMode: Int
+    )] {
         guard let main = files.first else { return [] }
         var changed: [(path: String, oldMode: Int)] = []
         for file in files {

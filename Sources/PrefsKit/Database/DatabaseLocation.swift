@@ -16,7 +16,9 @@ public enum DatabaseLocation {
 
     /// The same, reading each variable with `variable` (the process's, by `getenv`, unless
     /// told otherwise: no dictionary of the whole environment is built).
-    public static func defaultPath(variable: (String) -> String? = DatabaseLocation.variable) -> String {
+    public static func defaultPath(variable: (String) -> String? = DatabaseLocation.variable)
+        -> String
+    {
         if let path = variable("PREFS_DB"), !path.isEmpty { return path }
         #if os(macOS)
             let home = variable("HOME") ?? ""

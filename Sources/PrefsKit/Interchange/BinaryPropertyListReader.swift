@@ -74,7 +74,8 @@ struct BinaryPropertyListReader {
     }
 
     /// Reads a count from a marker's low nibble, or from the integer object that follows.
-    private func count(marker: UInt8, at offset: Int) throws(ParseError) -> (count: Int, start: Int) {
+    private func count(marker: UInt8, at offset: Int) throws(ParseError) -> (count: Int, start: Int)
+    {
         let nibble = Int(marker & 0x0F)
         if nibble < 15 { return (nibble, offset + 1) }
         let intMarker = try read(1, at: offset + 1).first ?? 0
@@ -98,7 +99,8 @@ struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return .bool(false)
             case 0x09: return .bool(true)
-            default: throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
+            default:
+                throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
             }
         case 0x1:
             let size = 1 << Int(marker & 0x0F)
@@ -133,7 +135,9 @@ struct BinaryPropertyListReader {
         case 0x5:
             let (length, textStart) = try count(marker: marker, at: start)
             let raw = try read(length, at: textStart)
-            guard raw.allSatisfy({ $0 < 0x80 }) else { throw error("invalid ASCII string", at: start) }
+            guard raw.allSatisfy({ $0 < 0x80 }) else {
+                throw error("invalid ASCII string", at: start)
+            }
             return .string(String(decoding: raw, as: UTF8.self))
         case 0x6:
             let (length, textStart) = try count(marker: marker, at: start)
@@ -179,7 +183,9 @@ struct BinaryPropertyListReader {
         var position = raw.startIndex
         for _ in 0..<count {
             let value = Self.bigEndian(raw[position..<position + referenceSize])
-            guard value < UInt64(objectCount) else { throw error("reference out of range", at: offset) }
+            guard value < UInt64(objectCount) else {
+                throw error("reference out of range", at: offset)
+            }
             result.append(Int(value))
             position += referenceSize
         }

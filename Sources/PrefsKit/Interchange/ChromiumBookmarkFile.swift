@@ -32,7 +32,8 @@ enum ChromiumBookmarkFile {
         }
         while let (node, folder, place) = stack.popLast() {
             guard case .object = node else {
-                document.skipped.append(.init(place: .path(place), message: "an entry that is not an object"))
+                document.skipped.append(
+                    .init(place: .path(place), message: "an entry that is not an object"))
                 continue
             }
             let type = string(node["type"]) ?? ""
@@ -84,12 +85,15 @@ enum ChromiumBookmarkFile {
     }
 
     private static func date(
-        _ value: JSONValue?, _ field: String, _ place: String, _ document: inout BookmarkImportDocument
+        _ value: JSONValue?, _ field: String, _ place: String,
+        _ document: inout BookmarkImportDocument
     ) -> Date? {
         guard let text = string(value), !text.isEmpty, text != "0" else { return nil }
         guard let microseconds = Double(text), microseconds.isFinite, microseconds > 0 else {
             document.warnings.append(
-                .init(place: .path(place), message: "\(field) '\(text)' is not a Chromium time; the import time is used"))
+                .init(
+                    place: .path(place),
+                    message: "\(field) '\(text)' is not a Chromium time; the import time is used"))
             return nil
         }
         return Date(timeIntervalSince1970: microseconds / 1_000_000 - epochOffset)

@@ -26,10 +26,12 @@ enum FirefoxPlaces {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path + "-wal") else {
             return try reading(path) {
-                try Connection(path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true)
+                try Connection(
+                    path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true)
             }
         }
-        let folder = manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
+        let folder =
+            manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
         defer { try? manager.removeItem(atPath: folder) }
         do {
             try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -39,7 +41,9 @@ enum FirefoxPlaces {
             throw DatabaseError.ioError(
                 path: folder, detail: "cannot copy '\(path)' and its WAL to read them: \(error)")
         }
-        return try reading(path) { try Connection(path: folder + "/places.sqlite", mode: .readWrite) }
+        return try reading(path) {
+            try Connection(path: folder + "/places.sqlite", mode: .readWrite)
+        }
     }
 
     private static func reading(_ path: String, _ open: () throws -> Connection) throws
@@ -50,7 +54,8 @@ enum FirefoxPlaces {
         } catch let error as BookmarkError {
             throw error
         } catch {
-            throw BookmarkError.malformedImport("cannot read '\(path)' as Firefox's places.sqlite: \(error)")
+            throw BookmarkError.malformedImport(
+                "cannot read '\(path)' as Firefox's places.sqlite: \(error)")
         }
     }
 
@@ -99,7 +104,9 @@ enum FirefoxPlaces {
                 title: text(row[3]), url: text(row[4]), placeID: integer(row[5]),
                 guid: text(row[6]), createdAt: date(row[7]), updatedAt: date(row[8]))
             byID[item.id] = item
-            if let parent = item.parent, parent != item.id { children[parent, default: []].append(item) }
+            if let parent = item.parent, parent != item.id {
+                children[parent, default: []].append(item)
+            }
         }
         var notes: [Int64: String] = [:]
         if tables.contains("moz_items_annos"), tables.contains("moz_anno_attributes") {
@@ -132,7 +139,10 @@ enum FirefoxPlaces {
         let order = ["menu________", "toolbar_____", "unfiled_____", "mobile______"]
         let topLevel = (root.map { children[$0.id] ?? [] } ?? [])
             .filter { $0.guid != "tags________" }
-            .sorted { (order.firstIndex(of: $0.guid ?? "") ?? 9) < (order.firstIndex(of: $1.guid ?? "") ?? 9) }
+            .sorted {
+                (order.firstIndex(of: $0.guid ?? "") ?? 9)
+                    < (order.firstIndex(of: $1.guid ?? "") ?? 9)
+            }
         for item in topLevel.reversed() {
             if item.guid == "menu________" {
                 for child in (children[item.id] ?? []).reversed() { stack.append((child, nil)) }

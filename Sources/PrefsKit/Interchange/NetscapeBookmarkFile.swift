@@ -38,7 +38,8 @@ public enum NetscapeBookmarkFile {
 
     /// Writes bookmarks in their folders: every folder of the tree (empty ones too), and
     /// for a bookmark with a category but no folder row, the top-level folder of that name.
-    public static func document(for bookmarks: [Bookmark], folders: [BookmarkFolder] = []) -> String {
+    public static func document(for bookmarks: [Bookmark], folders: [BookmarkFolder] = []) -> String
+    {
         var text = """
             <!DOCTYPE NETSCAPE-Bookmark-file-1>
             <!-- This is an automatically generated file.
@@ -84,7 +85,9 @@ public enum NetscapeBookmarkFile {
             switch step {
             case .folder(let folder, let depth):
                 var attributes = ""
-                if let created = folder.createdAt { attributes += " ADD_DATE=\"\(unixSeconds(created))\"" }
+                if let created = folder.createdAt {
+                    attributes += " ADD_DATE=\"\(unixSeconds(created))\""
+                }
                 if let updated = folder.updatedAt {
                     attributes += " LAST_MODIFIED=\"\(unixSeconds(updated))\""
                 }
@@ -95,7 +98,9 @@ public enum NetscapeBookmarkFile {
                 text += "\(indent(depth))<DL><p>\n"
                 steps.append(.close(depth: depth))
                 steps.append(.links(byFolder[folder.id] ?? [], depth: depth + 1))
-                steps += tree.children(of: folder.id).reversed().map { .folder($0, depth: depth + 1) }
+                steps += tree.children(of: folder.id).reversed().map {
+                    .folder($0, depth: depth + 1)
+                }
             case .categoryFolder(let name):
                 text += "    <DT><H3>\(escape(name))</H3>\n    <DL><p>\n"
                 steps.append(.close(depth: 1))
@@ -153,7 +158,8 @@ public enum NetscapeBookmarkFile {
     /// ``BookmarkImportDocument/skipped``, doubtful things in its warnings.
     ///
     /// - Throws: ``ParseError`` only for a file that is not a bookmark file at all.
-    public static func document(reading bytes: [UInt8]) throws(ParseError) -> BookmarkImportDocument {
+    public static func document(reading bytes: [UInt8]) throws(ParseError) -> BookmarkImportDocument
+    {
         var reader = Reader(bytes: bytes)
         return try reader.read()
     }
@@ -241,7 +247,8 @@ public enum NetscapeBookmarkFile {
             }
             let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()
             if !head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") {
-                warn("no <!DOCTYPE NETSCAPE-Bookmark-file-1> header; read as a bookmark file", at: 0)
+                warn(
+                    "no <!DOCTYPE NETSCAPE-Bookmark-file-1> header; read as a bookmark file", at: 0)
             }
             while position < bytes.count {
                 guard let next = bytes[position...].firstIndex(of: UInt8(ascii: "<")) else { break }
@@ -255,7 +262,8 @@ public enum NetscapeBookmarkFile {
                     continue
                 }
                 if position + 1 < bytes.count,
-                    bytes[position + 1] == UInt8(ascii: "!") || bytes[position + 1] == UInt8(ascii: "?")
+                    bytes[position + 1] == UInt8(ascii: "!")
+                        || bytes[position + 1] == UInt8(ascii: "?")
                 {
                     guard advance(past: ">") else { break }
                     continue
@@ -278,8 +286,11 @@ public enum NetscapeBookmarkFile {
                     name: name.isEmpty ? "Untitled folder" : name, parent: currentFolder)
                 folder.createdAt = date(tag, "ADD_DATE", at: start)
                 folder.updatedAt = date(tag, "LAST_MODIFIED", at: start)
-                if name.isEmpty { warn("a folder without a name is called 'Untitled folder'", at: start) }
-                pendingFolder = document.addFolder(folder, depths: &depths, place: .line(line(at: start)))
+                if name.isEmpty {
+                    warn("a folder without a name is called 'Untitled folder'", at: start)
+                }
+                pendingFolder = document.addFolder(
+                    folder, depths: &depths, place: .line(line(at: start)))
                 last = pendingFolder.map(Last.folder) ?? .nothing
             case ("DL", false):
                 lists.append(pendingFolder ?? currentFolder)
@@ -366,7 +377,8 @@ public enum NetscapeBookmarkFile {
         mutating func date(_ tag: Tag, _ attribute: String, at start: Int) -> Date? {
             guard let text = tag.attributes[attribute], !text.isEmpty else { return nil }
             guard let date = NetscapeBookmarkFile.date(fromUnix: text) else {
-                warn("\(attribute) '\(text)' is not a Unix time; the import time is used", at: start)
+                warn(
+                    "\(attribute) '\(text)' is not a Unix time; the import time is used", at: start)
                 return nil
             }
             return date
@@ -496,7 +508,9 @@ public enum NetscapeBookmarkFile {
                 return String(decoding: bytes, as: UTF8.self)
             }
             return String(
-                decoding: bytes.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 },
+                decoding: bytes.map {
+                    $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0
+                },
                 as: UTF8.self)
         }
 

@@ -15,7 +15,8 @@ enum SafariBookmarkFile {
         } catch {
             throw .malformedImport("not a readable property list: \(error)")
         }
-        guard case .dictionary(let top) = root, top["WebBookmarkType"] == .string("WebBookmarkTypeList")
+        guard case .dictionary(let top) = root,
+            top["WebBookmarkType"] == .string("WebBookmarkTypeList")
         else {
             throw .malformedImport(
                 "a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at"
@@ -48,7 +49,9 @@ enum SafariBookmarkFile {
                     continue
                 }
                 var title = ""
-                if case .dictionary(let uri)? = item["URIDictionary"] { title = string(uri["title"]) ?? "" }
+                if case .dictionary(let uri)? = item["URIDictionary"] {
+                    title = string(uri["title"]) ?? ""
+                }
                 var note: String?
                 var createdAt: Date?
                 if case .dictionary(let reading)? = item["ReadingList"] {
@@ -65,7 +68,8 @@ enum SafariBookmarkFile {
             case "WebBookmarkTypeProxy":
                 continue
             default:
-                document.skipped.append(.init(place: .path(place), message: "an entry of unknown type"))
+                document.skipped.append(
+                    .init(place: .path(place), message: "an entry of unknown type"))
             }
         }
         return document

@@ -186,7 +186,9 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func parseDictionary(_ tag: Tag) throws(ParseError) -> [String: PreferenceValue] {
+    private mutating func parseDictionary(_ tag: Tag) throws(ParseError) -> [String:
+        PreferenceValue]
+    {
         if tag.isEmpty { return [:] }
         try enterContainer()
         defer { depth -= 1 }

@@ -35,7 +35,8 @@ enum XMLPropertyListWriter {
             let encoded = bytes.base64EncodedString()
             var start = encoded.startIndex
             while start < encoded.endIndex {
-                let end = encoded.index(start, offsetBy: 68, limitedBy: encoded.endIndex)
+                let end =
+                    encoded.index(start, offsetBy: 68, limitedBy: encoded.endIndex)
                     ?? encoded.endIndex
                 output += tabs + encoded[start..<end] + "\n"
                 start = end
@@ -71,8 +72,9 @@ enum XMLPropertyListWriter {
     }
 
     private static func wholeSecondDate(_ date: Date) -> String {
-        let rounded = Date(timeIntervalSinceReferenceDate:
-            date.timeIntervalSinceReferenceDate.rounded(.down))
+        let rounded = Date(
+            timeIntervalSinceReferenceDate:
+                date.timeIntervalSinceReferenceDate.rounded(.down))
         let text = ISO8601.string(from: rounded)
         // Drop the ".000" that whole seconds carry: XML property lists have no fraction.
         guard let dot = text.firstIndex(of: ".") else { return text }

@@ -27,7 +27,8 @@ public final class Walkthrough: Sendable {
     ///
     /// - Parameter pageCount: The number of pages (3 in the reference app).
     /// - Throws: ``SelectionError`` for a page count below 1, ``DatabaseError``.
-    public init(preferences: PreferenceStore, selections: SelectionStore, pageCount: Int = 3) throws {
+    public init(preferences: PreferenceStore, selections: SelectionStore, pageCount: Int = 3) throws
+    {
         guard pageCount >= 1 else {
             throw SelectionError.invalid("A walkthrough needs at least one page (got \(pageCount))")
         }

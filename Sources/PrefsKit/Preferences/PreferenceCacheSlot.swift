@@ -28,7 +28,9 @@ final class PreferenceCacheSlot: @unchecked Sendable {
         let current = owner.load(ordering: .acquiring)
         if current == identifier { return .alreadyOwned }
         guard current == 0 else { return .ownedByAnother }
-        let claimed = owner.compareExchange(expected: 0, desired: identifier, ordering: .acquiringAndReleasing).exchanged
+        let claimed = owner.compareExchange(
+            expected: 0, desired: identifier, ordering: .acquiringAndReleasing
+        ).exchanged
         return claimed ? .newlyClaimed : .ownedByAnother
     }
 

@@ -80,9 +80,10 @@ extension PreferenceStore {
         guard case .dictionary(let entries) = root else {
             throw PreferenceError.malformedImport("the property list is not a dictionary")
         }
-        return try importValues(entries.keys.sorted().compactMap { key in
-            entries[key].map { (key, $0) }
-        }, replacing: replacing, progress: progress)
+        return try importValues(
+            entries.keys.sorted().compactMap { key in
+                entries[key].map { (key, $0) }
+            }, replacing: replacing, progress: progress)
     }
 
     private func importValues(

@@ -23,7 +23,8 @@ extension PreferenceStore {
         if name.isEmpty { return "The \(noun) cannot be empty" }
         let length = name.utf8.count
         if length > maximumNameLength {
-            return "The \(noun) is \(length) bytes long; \(noun)s are at most \(maximumNameLength) bytes"
+            return
+                "The \(noun) is \(length) bytes long; \(noun)s are at most \(maximumNameLength) bytes"
         }
         if name.utf8.contains(0) || name.utf8.contains(UInt8(ascii: "\n")) {
             return "The \(noun) '\(MessageText.shown(name))' contains a NUL or newline character"

@@ -43,7 +43,9 @@ extension PreferenceStore {
     {
         if let stored, let value = key.decode(stored) { return value }
         if stored == nil,
-            let fallback = database.state.withLock({ try? self.fallback(forKey: key.name, state: $0) }),
+            let fallback = database.state.withLock({
+                try? self.fallback(forKey: key.name, state: $0)
+            }),
             let value = key.decode(fallback)
         {
             return value

@@ -28,9 +28,13 @@ extension PreferenceStore {
     }
 
     /// Stores a Bool.
-    public func set(_ value: Bool, forKey key: String) { setReportingErrors(.bool(value), forKey: key) }
+    public func set(_ value: Bool, forKey key: String) {
+        setReportingErrors(.bool(value), forKey: key)
+    }
     /// Stores an Int.
-    public func set(_ value: Int, forKey key: String) { setReportingErrors(.int(value), forKey: key) }
+    public func set(_ value: Int, forKey key: String) {
+        setReportingErrors(.int(value), forKey: key)
+    }
     /// Stores a Double.
     public func set(_ value: Double, forKey key: String) {
         setReportingErrors(.double(value), forKey: key)

@@ -70,7 +70,9 @@ public final class PreferenceStore: @unchecked Sendable {
     public subscript<Value>(key: Prefs.Key<Value>) -> Value {
         // Inlinable so that the caller's specialization decodes without generic metadata
         // lookups; the cache lookup itself stays in the module.
-        guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else { return key.defaultValue }
+        guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else {
+            return key.defaultValue
+        }
         return key.decode(stored) ?? key.defaultValue
     }
 
@@ -108,7 +110,9 @@ public final class PreferenceStore: @unchecked Sendable {
     }
 
     @usableFromInline
-    func value(for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil) throws -> PreferenceValue? {
+    func value(for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil) throws
+        -> PreferenceValue?
+    {
         try database.state.withLock { state in
             if let stored = try storedValue(for: key, slot: slot, state: state) { return stored }
             return try fallback(forKey: key.name, state: state)
@@ -146,7 +150,8 @@ public final class PreferenceStore: @unchecked Sendable {
         do {
             if state.isWriting || !database.cachesValues {
                 // Inside a transaction, see its uncommitted writes.
-                return state.isEmpty ? nil : try state.preferences.value(suite: suite, key: key.name)
+                return state.isEmpty
+                    ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.feed.refreshIfStale()
             // No local copy of cache.values: it would make the store below copy the table.
@@ -191,11 +196,14 @@ public final class PreferenceStore: @unchecked Sendable {
     ///   ``PreferenceError/wouldOverwrite(key:)``, ``PreferenceError/typeMismatch(key:declared:given:)``
     ///   when the new key is declared with another type; ``DatabaseError`` when the write fails.
     @discardableResult
-    public func renameKey(_ old: String, to new: String, overwriting: Bool = false) throws -> PreferenceValue {
+    public func renameKey(_ old: String, to new: String, overwriting: Bool = false) throws
+        -> PreferenceValue
+    {
         try Self.validate(key: old)
         try Self.validate(key: new)
         return try database.write { state in
-            guard !state.isEmpty, let value = try state.preferences.value(suite: suite, key: old) else {
+            guard !state.isEmpty, let value = try state.preferences.value(suite: suite, key: old)
+            else {
                 throw PreferenceError.noValue(key: old)
             }
             guard old != new else { return value }
@@ -352,7 +360,9 @@ public final class PreferenceStore: @unchecked Sendable {
         guard limit >= 1 else {
             throw PreferenceError.invalidValue(
                 key: "history limit",
-                reason: "\(limit) is below 1; the newest change is always kept, as other processes learn of changes through it")
+                reason:
+                    "\(limit) is below 1; the newest change is always kept, as other processes learn of changes through it"
+            )
         }
         try database.write { try $0.preferences.setHistoryLimit(limit) }
     }

@@ -98,7 +98,8 @@ extension PreferenceValue {
             for element in elements { values.append(try Self(nestedJSON: element, key: key)) }
             self = .array(values)
         case .object(let members):
-            if members.count == 1, let tag = members.first, tag.key == "$date" || tag.key == "$data" {
+            if members.count == 1, let tag = members.first, tag.key == "$date" || tag.key == "$data"
+            {
                 self = try Self(
                     json: tag.value, type: tag.key == "$date" ? .date : .data, key: key)
                 return

@@ -39,7 +39,8 @@ extension Prefs {
         public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
         where Value: PreferenceStorable {
             self.init(
-                name: name, defaultValue: defaultValue, type: Value.preferenceType, summary: summary,
+                name: name, defaultValue: defaultValue, type: Value.preferenceType,
+                summary: summary,
                 decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 

@@ -40,7 +40,8 @@ extension PreferenceValue {
         case (.url, .text(let text)):
             guard let url = URL(string: text) else { return nil }
             self = .url(url)
-        case (.date, .real(let seconds)): self = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.date, .real(let seconds)):
+            self = .date(Date(timeIntervalSinceReferenceDate: seconds))
         case (.date, .integer(let seconds)):
             self = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
         case (.data, .blob(let bytes)): self = .data(bytes)

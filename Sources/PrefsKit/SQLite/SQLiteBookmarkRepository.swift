@@ -47,7 +47,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     /// Prepared on first use. (Behind a pointer: a stored array would cost a dynamic
     /// exclusivity check on every use, four times a row.)
     private let hotStatements: UnsafeMutablePointer<Statement?> = {
-        let pointer = UnsafeMutablePointer<Statement?>.allocate(capacity: HotStatement.allCases.count)
+        let pointer = UnsafeMutablePointer<Statement?>.allocate(
+            capacity: HotStatement.allCases.count)
         pointer.initialize(repeating: nil, count: HotStatement.allCases.count)
         return pointer
     }()
@@ -254,7 +255,9 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return try statement.step() ? statement.int64(at: 0) : nil
     }
 
-    func update(id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date)
+    func update(
+        id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date
+    )
         throws -> Bookmark
     {
         // Without a folder named, a bookmark stays in its folder while the category (the
@@ -271,7 +274,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             draft.title, draft.url?.absoluteString, draft.category, draft.note, date,
             isFolderNamed, folderID, draft.category, id,
         ])
-        try connection.execute(sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
+        try connection.execute(
+            sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
         try saveTags(draft.tags, for: id)
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
         try index(id: id, draft: draft, urlText: draft.url?.absoluteString)
@@ -318,7 +322,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         guard let existing = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
         let count = try self.count(BookmarkQuery(kind: existing.kind))
         guard (0..<count).contains(position) else {
-            throw BookmarkError.positionOutOfRange(position: position, count: count, kind: existing.kind)
+            throw BookmarkError.positionOutOfRange(
+                position: position, count: count, kind: existing.kind)
         }
         if position < existing.position {
             try connection.execute(
@@ -371,7 +376,9 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         // (No LIMIT clause when nothing limits the rows: one step less for each of them.)
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
-            arguments.values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
+            arguments.values += [
+                .integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset))),
+            ]
         }
         return try read(try connection.cachedStatement(sql: sql), arguments, limit: query.limit)
     }
@@ -387,7 +394,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     /// Appends the WHERE clause of a query's filters (fixed text, values bound).
-    private func filter(_ query: BookmarkQuery, into sql: inout String) throws -> StatementArguments {
+    private func filter(_ query: BookmarkQuery, into sql: inout String) throws -> StatementArguments
+    {
         var conditions: [String] = []
         var arguments = StatementArguments([])
         if let kind = query.kind {
@@ -409,7 +417,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             arguments.values += [.text(list), .text(path[0]), .integer(path.count == 1 ? 1 : 0)]
         }
         if let tag = query.tag {
-            conditions.append("EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id AND t.tag = ?)")
+            conditions.append(
+                "EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id AND t.tag = ?)")
             arguments.values.append(.text(tag))
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
@@ -422,7 +431,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                 SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
                 WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
                 """)
-        return try read(statement, [Self.matchExpression(for: search), limit, offset], limit: limit)
+        return try read(
+            statement, [Self.matchExpression(for: search), limit, offset], limit: limit)
     }
 
     /// The text indexed for tags: distinct tags in byte order, as ``tagsOfBookmark`` builds
@@ -465,21 +475,26 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func searchIndexMismatchCount() throws -> Int {
-        let differing = try connection.scalar(
-            Int.self,
-            sql: """
-                SELECT count(*) FROM bookmark b LEFT JOIN bookmark_search s ON s.rowid = b.id
-                WHERE s.rowid IS NULL OR s.title IS NOT b.title OR s.category IS NOT b.category
-                    OR s.note IS NOT b.note OR s.url IS NOT b.url
-                    OR s.tags IS NOT \(Self.tagsOfBookmark)
-                """) ?? 0
-        let orphans = try connection.scalar(
-            Int.self,
-            sql: "SELECT count(*) FROM bookmark_search WHERE rowid NOT IN (SELECT id FROM bookmark)") ?? 0
+        let differing =
+            try connection.scalar(
+                Int.self,
+                sql: """
+                    SELECT count(*) FROM bookmark b LEFT JOIN bookmark_search s ON s.rowid = b.id
+                    WHERE s.rowid IS NULL OR s.title IS NOT b.title OR s.category IS NOT b.category
+                        OR s.note IS NOT b.note OR s.url IS NOT b.url
+                        OR s.tags IS NOT \(Self.tagsOfBookmark)
+                    """) ?? 0
+        let orphans =
+            try connection.scalar(
+                Int.self,
+                sql:
+                    "SELECT count(*) FROM bookmark_search WHERE rowid NOT IN (SELECT id FROM bookmark)"
+            ) ?? 0
         return differing + orphans
     }
 
-    private func read(_ statement: Statement, _ arguments: StatementArguments, limit: Int? = nil) throws
+    private func read(_ statement: Statement, _ arguments: StatementArguments, limit: Int? = nil)
+        throws
         -> [Bookmark]
     {
         var (bookmarks, inFolders) = try readRows(statement, arguments, limit: limit)
@@ -487,7 +502,9 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         if inFolders {
             let tree = try folderTree()
             for index in bookmarks.indices {
-                if let id = bookmarks[index].folderID { bookmarks[index].folder = tree.path(of: id) }
+                if let id = bookmarks[index].folderID {
+                    bookmarks[index].folder = tree.path(of: id)
+                }
             }
         }
         return bookmarks
@@ -495,7 +512,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     /// The bookmarks of a query's rows, and whether any is in a folder row (its path is then
     /// still to be filled in).
-    private func readRows(_ statement: Statement, _ arguments: StatementArguments, limit: Int?) throws
+    private func readRows(_ statement: Statement, _ arguments: StatementArguments, limit: Int?)
+        throws
         -> (bookmarks: [Bookmark], inFolders: Bool)
     {
         try statement.bind(arguments)
@@ -526,18 +544,19 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                         bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
                     }
             }
-            result.append(Bookmark(
-                id: statement.int64(at: 0),
-                kind: kind,
-                itemID: statement.text(at: 2),
-                title: statement.text(at: 3),
-                urlString: statement.optionalText(at: 4),
-                category: category,
-                folder: folder, tags: tags,
-                note: statement.optionalText(at: 6),
-                position: Int(statement.int64(at: 7)),
-                createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
-                updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
+            result.append(
+                Bookmark(
+                    id: statement.int64(at: 0),
+                    kind: kind,
+                    itemID: statement.text(at: 2),
+                    title: statement.text(at: 3),
+                    urlString: statement.optionalText(at: 4),
+                    category: category,
+                    folder: folder, tags: tags,
+                    note: statement.optionalText(at: 6),
+                    position: Int(statement.int64(at: 7)),
+                    createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
+                    updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
             // (Set in place: a local copy appended would retain every field once more.)
             if !statement.isNull(at: 11) {
                 result[result.count - 1].folderID = statement.int64(at: 11)

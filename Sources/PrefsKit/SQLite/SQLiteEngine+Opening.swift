@@ -23,10 +23,13 @@ extension SQLiteEngine {
     ///
     /// Refuses, before a single byte is written, a file that is not ours or that a newer
     /// version wrote.
-    static func open(path: String, options: AppDatabase.Options) throws(DatabaseError) -> SQLiteEngine {
+    static func open(path: String, options: AppDatabase.Options) throws(DatabaseError)
+        -> SQLiteEngine
+    {
         do {
             if path != ":memory:" {
-                try DatabaseFile.prepare(at: path, create: options.createIfMissing && !options.isReadOnly)
+                try DatabaseFile.prepare(
+                    at: path, create: options.createIfMissing && !options.isReadOnly)
             }
             let connection = try connect(path: path, options: options)
             let version = try configure(connection, path: path, options: options)

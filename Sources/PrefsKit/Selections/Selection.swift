@@ -29,7 +29,9 @@ public struct Selection: Sendable, Hashable {
         itemID: String? = nil, updatedAt: Date = Date()
     ) throws(SelectionError) {
         guard !name.isEmpty else { throw .invalid("A selection name cannot be empty") }
-        guard count >= 0 else { throw .invalid("The count of '\(name)' cannot be negative (\(count))") }
+        guard count >= 0 else {
+            throw .invalid("The count of '\(name)' cannot be negative (\(count))")
+        }
         self.name = name
         self.count = count
         self.policy = policy
@@ -46,7 +48,10 @@ public struct Selection: Sendable, Hashable {
     }
 
     /// Restores a stored selection without checks; the table's constraints hold it valid.
-    init(stored name: String, index: Int?, count: Int, policy: SelectionPolicy, itemID: String?, updatedAt: Date) {
+    init(
+        stored name: String, index: Int?, count: Int, policy: SelectionPolicy, itemID: String?,
+        updatedAt: Date
+    ) {
         self.name = name
         self.index = index
         self.count = count
@@ -88,7 +93,9 @@ public struct Selection: Sendable, Hashable {
         switch policy {
         case .clamp, .optional:
             let target = index.addingReportingOverflow(offset)
-            copy.index = target.overflow ? (offset > 0 ? count - 1 : 0) : min(max(target.partialValue, 0), count - 1)
+            copy.index =
+                target.overflow
+                ? (offset > 0 ? count - 1 : 0) : min(max(target.partialValue, 0), count - 1)
         case .wrap:
             let step = offset % count
             copy.index = ((index + step) % count + count) % count
@@ -113,7 +120,9 @@ public struct Selection: Sendable, Hashable {
     ///
     /// - Throws: ``SelectionError/invalid(_:)`` for a negative count.
     public func withCount(_ newCount: Int) throws(SelectionError) -> Selection {
-        guard newCount >= 0 else { throw .invalid("The count of '\(name)' cannot be negative (\(newCount))") }
+        guard newCount >= 0 else {
+            throw .invalid("The count of '\(name)' cannot be negative (\(newCount))")
+        }
         var copy = self
         copy.count = newCount
         guard newCount > 0 else {

@@ -57,7 +57,8 @@ public final class SelectionStore: Sendable {
                 try state.selections.save(updated)
                 return updated
             }
-            let created = try Selection(name: name, count: count, policy: policy, index: initialIndex)
+            let created = try Selection(
+                name: name, count: count, policy: policy, index: initialIndex)
             try state.selections.save(created)
             return created
         }
@@ -137,7 +138,9 @@ public final class SelectionStore: Sendable {
         try database.write { try $0.selections.delete(named: name) }
     }
 
-    private func update(_ name: String, _ change: (Selection) throws -> Selection) throws -> Selection {
+    private func update(_ name: String, _ change: (Selection) throws -> Selection) throws
+        -> Selection
+    {
         try database.write { state in
             guard let current = try state.selections.selection(named: name) else {
                 throw SelectionError.notFound(name: name)

@@ -21,7 +21,9 @@ package protocol BookmarkRepository {
         createdAt: Date?
     ) throws -> BookmarkInsertion?
     /// Replaces the fields of an existing bookmark; id, position and creation time stay.
-    func update(id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date)
+    func update(
+        id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date
+    )
         throws -> Bookmark
     /// Every folder, parents before their children, siblings in order.
     func folders() throws -> [BookmarkFolder]

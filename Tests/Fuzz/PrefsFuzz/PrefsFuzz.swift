@@ -21,7 +21,9 @@ import PrefsFuzzing
         static func main() {
             let arguments = CommandLine.arguments
             guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]) else {
-                print("usage: prefs-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE...")
+                print(
+                    "usage: prefs-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE..."
+                )
                 exit(64)
             }
             for path in arguments.dropFirst(2) {

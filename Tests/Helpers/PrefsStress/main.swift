@@ -12,7 +12,8 @@ import PrefsKit
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[4]) else {
-    FileHandle.standardError.write(Data("usage: prefs-stress write|read DB PREFIX COUNT [CONFIRM-FILE]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: prefs-stress write|read DB PREFIX COUNT [CONFIRM-FILE]\n".utf8))
     exit(64)
 }
 let (mode, path, prefix) = (arguments[1], arguments[2], arguments[3])
@@ -25,7 +26,7 @@ func fail(_ message: String, _ code: Int32) -> Never {
 let store: PreferenceStore
 do {
     store = PreferenceStore(database: try AppDatabase(path: path))
-} catch where error == .busy(path: path) {
+} catch  where error == .busy(path: path) {
     fail("\(error)", 75)
 } catch {
     fail("\(error)", 70)
@@ -53,7 +54,8 @@ case "write":
 case "read":
     for index in 0..<count {
         do {
-            if let value = try store.storedValue(forKey: "\(prefix)\(index)"), value != .int(index) {
+            if let value = try store.storedValue(forKey: "\(prefix)\(index)"), value != .int(index)
+            {
                 fail("\(prefix)\(index) reads \(value)", 1)
             }
         } catch let error as DatabaseError {

@@ -77,7 +77,9 @@ import Testing
         #expect(declared.map(\.key) == ["volume"])
         #expect(declared.first?.defaultValue == .double(0.5))
         #expect(declared.first?.description == "Sound")
-        #expect(throws: PreferenceError.typeMismatch(key: "volume", declared: .double, given: .string)) {
+        #expect(
+            throws: PreferenceError.typeMismatch(key: "volume", declared: .double, given: .string)
+        ) {
             try store.setValue(.string("loud"), forKey: "volume")
         }
         #expect(try store.storedValue(forKey: "volume") == nil)
@@ -118,7 +120,8 @@ import Testing
             try edit.setValue(.int(1), forKey: "a")
             try edit.setValue(.int(2), forKey: "b")
         }
-        #expect(try PreferenceStore(database: second).storedValues() == ["a": .int(1), "b": .int(2)])
+        #expect(
+            try PreferenceStore(database: second).storedValues() == ["a": .int(1), "b": .int(2)])
     }
 
     @Test(arguments: ContractEngine.all)
@@ -189,7 +192,8 @@ import Testing
         let bookmarks = BookmarkStore(database: database)
         try bookmarks.add(
             BookmarkDraft(kind: "trip", itemID: "london", title: "London Eye", tags: ["uk"]))
-        try bookmarks.add(BookmarkDraft(kind: "movie", itemID: "endgame", title: "Avengers: Endgame"))
+        try bookmarks.add(
+            BookmarkDraft(kind: "movie", itemID: "endgame", title: "Avengers: Endgame"))
         try bookmarks.add(
             BookmarkDraft(kind: "note", itemID: "q", title: "Quotes", note: #"say "OR" NEAR here"#))
         #expect(try bookmarks.search("lond*").map(\.itemID) == ["london"])
@@ -204,12 +208,15 @@ import Testing
     }
 
     @Test(arguments: ContractEngine.all)
-    func anotherConnectionsCommitReachesCachedReadsAndObservers(engine: ContractEngine) async throws {
+    func anotherConnectionsCommitReachesCachedReadsAndObservers(engine: ContractEngine) async throws
+    {
         let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
         let observed = PreferenceStore(database: first)
         #expect(observed[.launchCount] == 0)  // cached from now on
         let seen = Collected<Int>()
-        let task = Task { for await value in observed.values(for: .launchCount) { seen.append(value) } }
+        let task = Task {
+            for await value in observed.values(for: .launchCount) { seen.append(value) }
+        }
         defer { task.cancel() }
         #expect(await seen.wait(upTo: 10) { $0 == [0] })
         try PreferenceStore(database: second).set(41, for: .launchCount)
