@@ -4,10 +4,15 @@ import FoundationEssentials
 ///
 /// See <https://www.sqlite.org/datatype3.html>.
 public enum SQLiteValue: Sendable, Hashable {
+    /// SQL NULL.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// An 8-byte IEEE floating-point number.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes, kept as given.
     case blob(Data)
 
     /// Whether this is SQL `NULL`.
@@ -33,9 +38,14 @@ extension SQLiteValue: CustomStringConvertible {
 extension SQLiteValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
+    /// NULL, from `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// An INTEGER, from an integer literal.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A REAL, from a floating-point literal.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// TEXT, from a string literal.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// An INTEGER 1 or 0, from `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }

@@ -22,12 +22,16 @@ public protocol SQLiteValueConvertible: Sendable {
 }
 
 extension SQLiteValue: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { self }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) { self = sqliteValue }
 }
 
 extension Bool: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue else { return nil }
         self = value != 0
@@ -35,7 +39,9 @@ extension Bool: SQLiteValueConvertible {
 }
 
 extension Int64: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .integer(self) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue else { return nil }
         self = value
@@ -43,7 +49,9 @@ extension Int64: SQLiteValueConvertible {
 }
 
 extension Int: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue, let exact = Int(exactly: value) else {
             return nil
@@ -53,7 +61,9 @@ extension Int: SQLiteValueConvertible {
 }
 
 extension Int32: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue, let exact = Int32(exactly: value) else {
             return nil
@@ -63,7 +73,9 @@ extension Int32: SQLiteValueConvertible {
 }
 
 extension Double: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .real(self) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
         case .real(let value): self = value
@@ -74,7 +86,9 @@ extension Double: SQLiteValueConvertible {
 }
 
 extension String: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .text(self) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let value) = sqliteValue else { return nil }
         self = value
@@ -82,7 +96,9 @@ extension String: SQLiteValueConvertible {
 }
 
 extension Data: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .blob(self) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .blob(let value) = sqliteValue else { return nil }
         self = value
@@ -90,7 +106,9 @@ extension Data: SQLiteValueConvertible {
 }
 
 extension Date: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
         self.init(timeIntervalSinceReferenceDate: seconds)
@@ -98,7 +116,9 @@ extension Date: SQLiteValueConvertible {
 }
 
 extension URL: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { .text(absoluteString) }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let value) = sqliteValue, let url = URL(string: value) else {
             return nil
@@ -108,7 +128,9 @@ extension URL: SQLiteValueConvertible {
 }
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
+    /// The value as SQLite stores it.
     public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+    /// Reads an SQLite value; nil when it does not convert.
     public init?(sqliteValue: SQLiteValue) {
         if sqliteValue.isNull {
             self = .none

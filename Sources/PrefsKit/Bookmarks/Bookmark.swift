@@ -11,6 +11,7 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     public var kind: String
     /// The app's identifier of the item.
     public var itemID: String
+    /// The title shown in lists.
     public var title: String
     /// The URL as stored; ``url`` parses it.
     public var urlString: String?
@@ -24,16 +25,31 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     public internal(set) var folderID: Int64?
     /// Tags, sorted and without duplicates.
     public var tags: [String]
+    /// Free text about the bookmark; searched.
     public var note: String?
     /// The user's order within the kind: 0, 1, 2... without gaps.
     public var position: Int
+    /// When the bookmark was first stored.
     public var createdAt: Date
+    /// When the bookmark was last changed.
     public var updatedAt: Date
 
     /// Creates a bookmark value (as read from the store or an import).
     ///
-    /// - Parameter folder: The folder path; nil for the top-level folder named after the
-    ///   category (or the top level when there is no category).
+    /// - Parameters:
+    ///   - id: The row id, unique and never reused.
+    ///   - kind: What is bookmarked; with `itemID` it names the item.
+    ///   - itemID: The item's ID within its kind.
+    ///   - title: The title shown in lists.
+    ///   - url: The item's address, if it has one.
+    ///   - category: The name of the bookmark's folder.
+    ///   - folder: The folder path; nil for the top-level folder named after the
+    ///     category (or the top level when there is no category).
+    ///   - tags: Labels.
+    ///   - note: Free text about the bookmark.
+    ///   - position: The place among the bookmarks of its kind, from 0.
+    ///   - createdAt: When it was first stored.
+    ///   - updatedAt: When it was last changed.
     public init(
         id: Int64, kind: String, itemID: String, title: String, url: URL? = nil,
         category: String? = nil, folder: [String]? = nil, tags: [String] = [],
@@ -88,16 +104,22 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
 
 /// What to bookmark: everything but the generated fields.
 public struct BookmarkDraft: Sendable, Hashable {
+    /// What is bookmarked: `trip`, `movie`, `link`...; with the item ID it names the item.
     public var kind: String
+    /// The item's ID within its kind.
     public var itemID: String
+    /// The title shown in lists.
     public var title: String
+    /// The item's address, if it has one.
     public var url: URL?
     /// The folder's name; with ``folder`` set, its last name.
     public var category: String?
     /// The folder path from the top (`["Bookmarks bar", "Work"]`), made when missing; nil
     /// for the top-level folder named after ``category``, `[]` for the top level.
     public var folder: [String]?
+    /// Labels; stored trimmed, sorted and unique.
     public var tags: [String]
+    /// Free text about the bookmark; searched.
     public var note: String?
 
     /// Creates a draft.
@@ -200,6 +222,7 @@ public enum BookmarkError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An import file is malformed; nothing was imported.
     case malformedImport(String)
 
+    /// The problem, in one line.
     public var description: String {
         switch self {
         case .notFound(let id): "No bookmark with id \(id)"

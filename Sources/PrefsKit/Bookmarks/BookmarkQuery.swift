@@ -10,14 +10,21 @@ public struct BookmarkQuery: Sendable, Hashable {
         case title
     }
 
+    /// Only bookmarks of this kind.
     public var kind: String?
+    /// Only bookmarks of this category.
     public var category: String?
     /// Only bookmarks in this folder or its subfolders (every folder of that path).
     public var folder: [String]?
+    /// Only bookmarks with this tag.
     public var tag: String?
+    /// The order of the results.
     public var sort: Sort
+    /// Reverse the order.
     public var isDescending: Bool
+    /// The most results to return; nil for all.
     public var limit: Int?
+    /// How many results to skip first.
     public var offset: Int
 
     /// Creates a query; every filter is optional.

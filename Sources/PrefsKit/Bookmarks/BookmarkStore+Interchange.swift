@@ -32,7 +32,7 @@ extension BookmarkStore {
     /// Imports a bookmark file of any format that import reads, told apart by its content:
     /// our JSON, a Netscape bookmark file, Chromium's `Bookmarks` JSON, Safari's
     /// `Bookmarks.plist` (binary or XML). Firefox's `places.sqlite` needs its path:
-    /// ``importFile(atPath:progress:)``.
+    /// ``importFile(atPath:bytes:format:progress:)``.
     ///
     /// - Returns: What the import did.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that none of the formats
@@ -53,6 +53,7 @@ extension BookmarkStore {
     ///   - path: Where the file is (read only for `places.sqlite`).
     ///   - bytes: The file's content.
     ///   - format: The format to read; nil to tell it by the content.
+    ///   - progress: Called with (done, total) as the import goes.
     @discardableResult
     public func importFile(
         atPath path: String, bytes: [UInt8], format: BookmarkImportDocument.Format? = nil,
@@ -158,7 +159,9 @@ extension BookmarkStore {
     /// all of it or, on any error, nothing. An item already bookmarked is updated; ids are
     /// kept when free; positions are kept and then made dense per kind.
     ///
-    /// - Parameter progress: Called with (done, total) as the import goes.
+    /// - Parameters:
+    ///   - text: The JSON text.
+    ///   - progress: Called with (done, total) as the import goes.
     /// - Returns: What the import did.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` naming the element, ``DatabaseError``.
     @discardableResult
@@ -202,7 +205,9 @@ extension BookmarkStore {
 
     /// Imports a Netscape bookmark file (a browser's export, or ours) in one transaction.
     ///
-    /// - Parameter progress: Called with (done, total) as the import goes.
+    /// - Parameters:
+    ///   - text: The file's text.
+    ///   - progress: Called with (done, total) as the import goes.
     /// - Returns: What the import did.
     /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that is not a bookmark
     ///   file, ``DatabaseError``.

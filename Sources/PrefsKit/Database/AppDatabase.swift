@@ -32,8 +32,11 @@ public final class AppDatabase: Sendable {
 
     /// SQLite's `synchronous` levels; see <https://www.sqlite.org/pragma.html#pragma_synchronous>.
     public enum Synchronous: String, Sendable {
+        /// No syncs: fastest; a power cut may damage the file.
         case off = "OFF"
+        /// Syncs at checkpoints: the file survives a power cut, the last commits may not.
         case normal = "NORMAL"
+        /// Syncs at every commit: a commit that returned survives a power cut.
         case full = "FULL"
     }
 

@@ -1,24 +1,40 @@
 /// The health of a database file, as `prefs doctor` reports it.
 public struct DatabaseDiagnostics: Sendable, Hashable {
+    /// The database checked.
     public var path: String
+    /// The schema version of the file (0 before the first migration).
     public var schemaVersion: Int
+    /// The newest schema version this binary knows.
     public var supportedSchemaVersion: Int
+    /// The journal mode, `wal` for a file PrefsKit wrote.
     public var journalMode: String
+    /// The `synchronous` level of the connection: `FULL`, `NORMAL`...
     public var synchronous: String
     /// The lines of `PRAGMA integrity_check`; `["ok"]` when sound.
     public var integrityProblems: [String]
     /// Permission bits of the file and of its folder, nil when unknown.
     public var fileMode: Int?
+    /// Permission bits of the file's folder, nil when unknown.
     public var directoryMode: Int?
+    /// The size of the main file, in bytes.
     public var fileSize: Int64
+    /// The size of the write-ahead log, in bytes (0 when there is none).
     public var walSize: Int64
+    /// The page size, in bytes.
     public var pageSize: Int
+    /// Pages in the main file.
     public var pageCount: Int
+    /// Unused pages, which `VACUUM` would give back.
     public var freePageCount: Int
+    /// Stored preferences, all suites.
     public var preferenceCount: Int
+    /// Declared keys, all suites.
     public var declarationCount: Int
+    /// Rows of the change history.
     public var historyCount: Int
+    /// Stored selections.
     public var selectionCount: Int
+    /// Stored bookmarks.
     public var bookmarkCount: Int
     /// Rows of the full-text index.
     public var searchIndexCount: Int

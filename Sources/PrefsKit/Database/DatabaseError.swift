@@ -28,6 +28,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Anything else SQLite reported; a bug if it happens.
     case internalError(String)
 
+    /// One line a user can act on, naming the file.
     public var description: String {
         switch self {
         case .notFound(let path):

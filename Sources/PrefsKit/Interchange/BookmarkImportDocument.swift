@@ -77,6 +77,7 @@ public struct BookmarkImportDocument: Sendable {
             if case .line(let line) = self { line } else { nil }
         }
 
+        /// The warning, in one line.
         public var description: String {
             switch self {
             case .line(let line): "line \(line)"
@@ -98,6 +99,7 @@ public struct BookmarkImportDocument: Sendable {
             self.message = message
         }
 
+        /// The warning, in one line.
         public var description: String { "\(place): \(message)" }
     }
 

@@ -4,15 +4,20 @@
 /// The parser follows RFC 8259 strictly (no comments, no trailing commas) and limits
 /// nesting to 512 levels so hostile input cannot exhaust the stack.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number, as its literal text (so `2.0` stays a double and `2` an integer).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
     /// Members in document order.
     case object([(key: String, value: JSONValue)])
 
+    /// Whether two values are equal; numbers compare by value (`1` equals `1.0`).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -26,6 +31,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes the value consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
@@ -73,10 +79,14 @@ public enum JSONValue: Sendable, Hashable {
 
 /// Why a JSON text could not be parsed, with the line and column.
 public struct JSONParseError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What is wrong.
     public let reason: String
+    /// The line of the problem, from 1.
     public let line: Int
+    /// The column of the problem, from 1.
     public let column: Int
 
+    /// The reason and where, in one line.
     public var description: String { "\(reason) at line \(line), column \(column)" }
 }
 

@@ -12,8 +12,11 @@ import FoundationEssentials
 public enum NetscapeBookmarkFile {
     /// Why a file could not be read at all, with its line.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What is wrong.
         public let reason: String
+        /// The line of the problem, from 1.
         public let line: Int
+        /// The line and the reason, in one line.
         public var description: String { "line \(line): \(reason)" }
     }
 

@@ -11,7 +11,9 @@ import FoundationEssentials
 public enum PropertyList {
     /// The two encodings.
     public enum Format: String, Sendable, CaseIterable {
+        /// The XML format (`<plist version="1.0">`).
         case xml
+        /// The binary format (`bplist00`), as UserDefaults writes.
         case binary
     }
 
@@ -19,6 +21,7 @@ public enum PropertyList {
     public struct ParseError: Error, CustomStringConvertible, Equatable, Sendable {
         /// What was wrong, naming the place (line or byte offset).
         public let reason: String
+        /// The reason, in one line.
         public var description: String { reason }
     }
 

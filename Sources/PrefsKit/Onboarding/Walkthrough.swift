@@ -25,7 +25,10 @@ public final class Walkthrough: Sendable {
 
     /// Opens the walkthrough state, defining its page selection when needed.
     ///
-    /// - Parameter pageCount: The number of pages (3 in the reference app).
+    /// - Parameters:
+    ///   - preferences: The store of `hasViewedWalkthrough`.
+    ///   - selections: The store of the current page.
+    ///   - pageCount: The number of pages (3 in the reference app).
     /// - Throws: ``SelectionError`` for a page count below 1, ``DatabaseError``.
     public init(preferences: PreferenceStore, selections: SelectionStore, pageCount: Int = 3) throws
     {

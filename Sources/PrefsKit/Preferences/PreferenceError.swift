@@ -17,6 +17,7 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
     /// A rename would overwrite the value stored under the new name.
     case wouldOverwrite(key: String)
 
+    /// One line a user can act on.
     public var description: String {
         switch self {
         case .invalidValue(let key, let reason):

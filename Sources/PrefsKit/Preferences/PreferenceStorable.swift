@@ -16,51 +16,67 @@ public protocol PreferenceStorable: Sendable {
 }
 
 extension Bool: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .bool }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .bool(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .bool(self) }
 }
 
 extension Int: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .int }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .int(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .int(self) }
 }
 
 extension Double: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .double }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .double(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .double(self) }
 }
 
 extension Float: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .double }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .double(let value) = preferenceValue else { return nil }
         self = Float(value)
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .double(Double(self)) }
 }
 
 extension String: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .string }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .string(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .string(self) }
 }
 
 extension URL: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .url }
     /// Reads a URL, or a string holding one (inside arrays, URLs are kept as strings).
     public init?(preferenceValue: PreferenceValue) {
@@ -72,36 +88,47 @@ extension URL: PreferenceStorable {
         default: return nil
         }
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .url(self) }
 }
 
 extension Date: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .date }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .date(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .date(self) }
 }
 
 extension Data: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .data }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .data(let value) = preferenceValue else { return nil }
         self = value
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { .data(self) }
 }
 
 extension PreferenceValue: PreferenceStorable {
     /// Any type; a key of `PreferenceValue` is declared as JSON.
     public static var preferenceType: PreferenceType { .json }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) { self = preferenceValue }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { self }
 }
 
 extension Array: PreferenceStorable where Element: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .array }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .array(let elements) = preferenceValue else { return nil }
         var result: [Element] = []
@@ -112,13 +139,16 @@ extension Array: PreferenceStorable where Element: PreferenceStorable {
         }
         self = result
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? {
         .array(compactMap(\.preferenceValue))
     }
 }
 
 extension Dictionary: PreferenceStorable where Key == String, Value: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .dictionary }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard case .dictionary(let entries) = preferenceValue else { return nil }
         var result: [String: Value] = [:]
@@ -128,13 +158,16 @@ extension Dictionary: PreferenceStorable where Key == String, Value: PreferenceS
         }
         self = result
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? {
         .dictionary(compactMapValues(\.preferenceValue))
     }
 }
 
 extension Optional: PreferenceStorable where Wrapped: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { Wrapped.preferenceType }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard let wrapped = Wrapped(preferenceValue: preferenceValue) else { return nil }
         self = .some(wrapped)
@@ -144,11 +177,14 @@ extension Optional: PreferenceStorable where Wrapped: PreferenceStorable {
 }
 
 extension PreferenceStorable where Self: RawRepresentable, RawValue: PreferenceStorable {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { RawValue.preferenceType }
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         guard let raw = RawValue(preferenceValue: preferenceValue) else { return nil }
         self.init(rawValue: raw)
     }
+    /// The value to store.
     public var preferenceValue: PreferenceValue? { rawValue.preferenceValue }
 }
 
@@ -160,8 +196,10 @@ extension PreferenceStorable where Self: RawRepresentable, RawValue: PreferenceS
 public protocol JSONPreference: Codable, PreferenceStorable {}
 
 extension JSONPreference {
+    /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .json }
 
+    /// Reads a stored value; nil when it has another type.
     public init?(preferenceValue: PreferenceValue) {
         let text: String
         switch preferenceValue {
@@ -174,6 +212,7 @@ extension JSONPreference {
         self = decoded
     }
 
+    /// The value to store.
     public var preferenceValue: PreferenceValue? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -4,7 +4,7 @@ extension PreferenceStore {
     /// The name in the `format` field of the JSON export.
     public static let exportFormatName = "prefs-preferences"
 
-    /// The stored values of the suite as JSON that ``importJSON(_:replacing:)`` reads back
+    /// The stored values of the suite as JSON that ``importJSON(_:replacing:progress:)`` reads back
     /// exactly, types included:
     /// `{"format": "prefs-preferences", "version": 1, "suite": "standard",
     ///   "preferences": [{"key": ..., "type": ..., "value": ...}]}`.

@@ -189,8 +189,11 @@ public final class PreferenceStore: @unchecked Sendable {
     /// Moves the stored value of a key to another name, in one transaction: the history
     /// records it as a set of the new key and a removal of the old one.
     ///
-    /// - Parameter overwriting: Replace a value already stored under the new name; without
-    ///   it, that is refused.
+    /// - Parameters:
+    ///   - old: The key that holds the value.
+    ///   - new: The key that is to hold it.
+    ///   - overwriting: Replace a value already stored under the new name; without it, that
+    ///     is refused.
     /// - Returns: The value moved.
     /// - Throws: ``PreferenceError/noValue(key:)`` when the old key has no stored value,
     ///   ``PreferenceError/wouldOverwrite(key:)``, ``PreferenceError/typeMismatch(key:declared:given:)``

@@ -1,14 +1,23 @@
 /// The type a preference is stored with; the type travels with the value, so a value reads
 /// back exactly as it was written.
 public enum PreferenceType: String, Sendable, CaseIterable, Codable {
+    /// Stored as INTEGER 0 or 1.
     case bool
+    /// Stored as INTEGER.
     case int
+    /// Stored as REAL.
     case double
+    /// Stored as TEXT.
     case string
+    /// Stored as the URL's absolute string.
     case url
+    /// Stored as REAL seconds since 2001-01-01 UTC.
     case date
+    /// Stored as BLOB.
     case data
+    /// Stored as a binary property list.
     case array
+    /// Stored as a binary property list.
     case dictionary
     /// A `Codable` value stored as JSON text.
     case json
@@ -46,5 +55,6 @@ extension PreferenceType {
 }
 
 extension PreferenceType: CustomStringConvertible {
+    /// The type's name, as stored and as the CLI shows it.
     public var description: String { rawValue }
 }

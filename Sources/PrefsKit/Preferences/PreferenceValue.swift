@@ -6,14 +6,23 @@ import FoundationEssentials
 /// data, array, dictionary), as in UserDefaults. A `.json` value holds the JSON text of a
 /// `Codable` value.
 public enum PreferenceValue: Sendable, Hashable {
+    /// `true` or `false`.
     case bool(Bool)
+    /// A 64-bit signed integer.
     case int(Int)
+    /// A floating-point number (NaN and the infinities are refused).
     case double(Double)
+    /// Text.
     case string(String)
+    /// An address, kept as its absolute string.
     case url(URL)
+    /// A moment, to the full precision of `Date`.
     case date(Date)
+    /// Bytes.
     case data(Data)
+    /// A list of property-list values.
     case array([PreferenceValue])
+    /// Property-list values by string key.
     case dictionary([String: PreferenceValue])
     /// The JSON text of a `Codable` value.
     case json(String)

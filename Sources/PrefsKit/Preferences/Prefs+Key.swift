@@ -78,7 +78,7 @@ extension Prefs {
                 decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 
-        /// The declaration of this key, for ``PreferenceStore/declare(_:)``.
+        /// The declaration of this key, for `PreferenceStore.declare`.
         public var declaration: PreferenceDeclaration {
             PreferenceDeclaration(
                 key: name, type: type, defaultValue: encode(defaultValue), description: summary)

@@ -21,8 +21,13 @@ public struct Selection: Sendable, Hashable {
     /// Creates a selection.
     ///
     /// - Parameters:
+    ///   - name: The selection's name, such as `carousel`.
+    ///   - count: How many items there are to select from.
+    ///   - policy: What happens at the ends, and whether nothing may be selected.
     ///   - index: The initial index; nil selects nothing (optional) or the first item
     ///     (clamp and wrap).
+    ///   - itemID: The ID of the selected item, so that the index can follow it.
+    ///   - updatedAt: When the selection last changed.
     /// - Throws: ``SelectionError`` when the index is out of range or the count negative.
     public init(
         name: String, count: Int, policy: SelectionPolicy, index: Int? = nil,

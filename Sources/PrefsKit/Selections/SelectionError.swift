@@ -9,6 +9,7 @@ public enum SelectionError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A count below zero, or an empty name.
     case invalid(String)
 
+    /// One line a user can act on.
     public var description: String {
         switch self {
         case .notFound(let name):
