@@ -188,13 +188,6 @@ extension PreferenceStorable where Self: RawRepresentable, RawValue: PreferenceS
     public var preferenceValue: PreferenceValue? { rawValue.preferenceValue }
 }
 
-/// A `Codable` type stored as JSON text.
-///
-/// ```swift
-/// struct WindowLayout: Codable, JSONPreference { var width: Int; var height: Int }
-/// ```
-public protocol JSONPreference: Codable, PreferenceStorable {}
-
 extension JSONPreference {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .json }

@@ -52,27 +52,3 @@ package protocol BookmarkRepository {
     /// plus search rows of no bookmark: 0 when the index is in step.
     func searchIndexMismatchCount() throws -> Int
 }
-
-/// What an insert chose for a new bookmark.
-package struct BookmarkInsertion: Sendable, Hashable {
-    package var id: Int64
-    package var position: Int
-    /// The folder row it went into; nil for the top level or its category's folder.
-    package var folderID: Int64?
-
-    package init(id: Int64, position: Int, folderID: Int64?) {
-        self.id = id
-        self.position = position
-        self.folderID = folderID
-    }
-}
-
-/// Where a written bookmark goes in the folder tree.
-package enum BookmarkPlacement: Sendable, Hashable {
-    /// Where the draft says: its ``BookmarkDraft/folder`` path (folders made when missing),
-    /// or without one the top-level folder named after its category; a bookmark already
-    /// in a folder of that name stays in it.
-    case draft
-    /// A folder row (imports), or nil for the top level or the category's folder.
-    case folder(Int64?)
-}

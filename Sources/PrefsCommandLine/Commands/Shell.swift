@@ -1,0 +1,6 @@
+import PrefsKit
+
+/// Shells `prefs completion` writes scripts for.
+enum Shell: String, CaseIterable, Sendable {
+    case bash, zsh, fish
+}

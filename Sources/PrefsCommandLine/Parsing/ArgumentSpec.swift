@@ -1,0 +1,16 @@
+/// A positional argument.
+struct ArgumentSpec: Sendable {
+    /// The name shown as `<name>`.
+    var name: String
+    var help: String
+    var isOptional = false
+    /// Takes every remaining positional value.
+    var isRepeating = false
+    /// Values offered by shell completion.
+    var completions: [String] = []
+
+    var usage: String {
+        let base = "<\(name)>" + (isRepeating ? " ..." : "")
+        return isOptional ? "[\(base)]" : base
+    }
+}

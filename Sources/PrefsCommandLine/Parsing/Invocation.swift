@@ -1,0 +1,5 @@
+/// A parsed command line.
+struct Invocation: Equatable, Sendable {
+    var globals: GlobalOptions
+    var command: Command
+}

@@ -1,0 +1,8 @@
+import FoundationEssentials
+
+/// A `Codable` type stored as JSON text.
+///
+/// ```swift
+/// struct WindowLayout: Codable, JSONPreference { var width: Int; var height: Int }
+/// ```
+public protocol JSONPreference: Codable, PreferenceStorable {}
