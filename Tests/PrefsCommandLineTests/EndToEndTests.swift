@@ -211,23 +211,24 @@ import Testing
         watcher.standardOutput = output
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await waitUntil { process(watcher.processIdentifier, hasOpened: db) })
+        // The read below blocks until watch prints; if it never does, end it (and the read).
+        let watcherID = watcher.processIdentifier
+        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        defer { watchdog.cancel() }
         try prefs("set", "other", "1")
         try prefs("set", "volume", "0.5")
-        try await Task.sleep(for: .milliseconds(300))
+        // The change of `other` would come first: one line in means it was left out.
+        let first = readLine(from: output)
         watcher.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while watcher.isRunning && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
-        watcher.waitUntilExit()
+        waitForExit(watcher)
         #expect(watcher.terminationReason == .exit)
         #expect(watcher.terminationStatus == 0)
-        let lines = String(
-            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self
-        )
-        .split(separator: "\n")
+        let rest = String(
+            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(rest.isEmpty)
+        let lines = first.split(separator: "\n")
         #expect(lines.count == 1)
         #expect(
             lines.first?.hasPrefix(
@@ -235,7 +236,8 @@ import Testing
             ) == true)
     }
 
-    /// Starts `prefs watch` with its stdout on a pipe, and gives it time to open the file.
+    /// Starts `prefs watch` with its stdout on a pipe, and waits until it has the database
+    /// open (it observes from then on).
     func startWatching(_ arguments: [String]) throws -> (Process, Pipe) {
         let watcher = Process()
         watcher.executableURL = prefsExecutable()
@@ -243,8 +245,19 @@ import Testing
         let output = Pipe()
         watcher.standardOutput = output
         try watcher.run()
-        usleep(300_000)
+        #expect(waitUntilSync { process(watcher.processIdentifier, hasOpened: db) })
         return (watcher, output)
+    }
+
+    /// Reads from a pipe up to and including a newline (or the end of the output).
+    func readLine(from pipe: Pipe) -> String {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        return String(decoding: line, as: UTF8.self)
     }
 
     /// Waits up to 5 s for a process to end, then kills it.
@@ -255,7 +268,7 @@ import Testing
         process.waitUntilExit()
     }
 
-    @Test func watchPrintsWithin100MillisecondsAndEndsOnInterrupt() throws {
+    @Test func watchPrintsEachChangeAndEndsOnInterrupt() throws {
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching(["volume"])
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
@@ -264,24 +277,12 @@ import Testing
         let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
         defer { watchdog.cancel() }
-        // The writer is the library in this process, so that the time from just before its
-        // write is a close upper bound of the time from its commit.
+        // How fast a change is printed is measured by the benchmark; here, that each is.
         let store = PreferenceStore(database: try AppDatabase(path: db))
-        var slowest = 0.0
         for step in 1...5 {
-            let started = Date()
             try store.setValue(.double(Double(step) / 10), forKey: "volume")
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            slowest = max(slowest, Date().timeIntervalSince(started))
-            #expect(String(decoding: line, as: UTF8.self) == "volume=0.\(step)\n")
+            #expect(readLine(from: output) == "volume=0.\(step)\n")
         }
-        #expect(slowest < 0.1, "slowest change took \(Int(slowest * 1000)) ms")
-        print("watch: slowest of 5 changes printed \(Int(slowest * 1000)) ms after the write began")
         kill(watcher.processIdentifier, SIGINT)
         waitForExit(watcher)
         #expect(watcher.terminationReason == .exit)

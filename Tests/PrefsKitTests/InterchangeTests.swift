@@ -149,21 +149,33 @@ import Testing
         #expect(try store.storedValues() == ["existing": .int(1)])
     }
 
-    static let malformedPropertyLists: [String] = [
-        "", "<plist><dict><key>a</key></dict></plist>",
-        "<plist><dict><integer>1</integer></dict></plist>",
-        "<plist><array><string>unterminated</array></plist>",
-        "<plist><integer>x1</integer></plist>",
-        "bplist00", "bplist00" + String(repeating: "\u{0}", count: 40),
-        "<plist><array/></plist>",
+    static let malformedPropertyLists: [(text: String, message: String)] = [
+        ("", "unexpected end of file at line 1"),
+        ("<plist><dict><key>a</key></dict></plist>", "<key>a</key> has no value at line 1"),
+        (
+            "<plist><dict><integer>1</integer></dict></plist>",
+            "expected <key> in <dict>, found <integer> at line 1"
+        ),
+        (
+            "<plist><array><string>unterminated</array></plist>",
+            "expected </string>, found <array> at line 1"
+        ),
+        ("<plist><integer>x1</integer></plist>", "'x1' is not an integer at line 1"),
+        ("bplist00", "binary plist: too short or missing the bplist header"),
+        (
+            "bplist00" + String(repeating: "\u{0}", count: 40),
+            "binary plist: invalid sizes in the trailer"
+        ),
+        ("<plist><array/></plist>", "the property list is not a dictionary"),
     ]
 
     @Test(arguments: malformedPropertyLists)
-    func malformedPropertyListImportChangesNothing(text: String) throws {
+    func malformedPropertyListImportChangesNothing(text: String, message: String) throws {
         try store.setValue(.int(1), forKey: "existing")
-        #expect(throws: PreferenceError.self) {
+        let error = #expect(throws: PreferenceError.self) {
             try store.importPropertyList(Data(text.utf8), replacing: true)
         }
+        #expect(error?.description == "Malformed import: " + message)
         #expect(try store.storedValues() == ["existing": .int(1)])
     }
 

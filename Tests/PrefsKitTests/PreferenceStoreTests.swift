@@ -245,10 +245,17 @@ import Testing
         {
             try store.set(Double.nan, for: .volume)
         }
-        #expect(throws: PreferenceError.self) {
+        let nested = #expect(throws: PreferenceError.self) {
             try store.setValue(.array([.double(.nan)]), forKey: "list")
         }
-        #expect(throws: PreferenceError.self) { try store.setValue(.json("{nope"), forKey: "j") }
+        #expect(nested?.description == "Invalid value for 'list': NaN cannot be stored")
+        let json = #expect(throws: PreferenceError.self) {
+            try store.setValue(.json("{nope"), forKey: "j")
+        }
+        #expect(
+            json?.description
+                == "Invalid value for 'j': not valid JSON (expected a string key at line 1, column 2)"
+        )
         #expect(try rawRowCount() == 0)
     }
 
@@ -334,8 +341,7 @@ import Testing
         #expect(store[.launchCount] == 0)  // now cached
         let writer = try reopened()
         try writer.set(41, for: .launchCount)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(store[.launchCount] == 41)
+        #expect(await waitUntil { store[.launchCount] == 41 })
     }
 }
 

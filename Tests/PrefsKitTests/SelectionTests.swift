@@ -72,7 +72,10 @@ import Testing
         }
         #expect(try selections.setCount(3, for: "clamp").index == 0)
         #expect(try selections.setCount(3, for: "optional").index == nil)
-        #expect(throws: SelectionError.self) { try selections.setCount(-1, for: "clamp") }
+        let error = #expect(throws: SelectionError.self) {
+            try selections.setCount(-1, for: "clamp")
+        }
+        #expect(error?.description == "The count of 'clamp' cannot be negative (-1)")
     }
 
     @Test func indexFollowsTheSelectedItem() throws {

@@ -111,9 +111,13 @@ import Testing
     }
 
     @Test func wrongArgumentCountIsAnError() throws {
-        #expect(throws: SQLiteError.self) {
+        let error = #expect(throws: SQLiteError.self) {
             try connection.execute(sql: "INSERT INTO t (name, v) VALUES (?, ?)", arguments: [1])
         }
+        #expect(
+            error?.description
+                == "SQLite error 25: expected 2 arguments, got 1 - while executing INSERT INTO t (name, v) VALUES (?, ?)"
+        )
     }
 
     @Test func extensionLoadingIsOff() throws {
@@ -150,7 +154,13 @@ import Testing
         try connection.execute(
             sql: "INSERT INTO t (name, v) VALUES (?, 1); -- done\n ;", arguments: ["a"])
         #expect(try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
-        #expect(throws: SQLiteError.self) { try connection.rows(sql: "SELECT 1; SELECT 2") }
+        let query = #expect(throws: SQLiteError.self) {
+            try connection.rows(sql: "SELECT 1; SELECT 2")
+        }
+        #expect(
+            query?.description
+                == "SQLite error 21: the SQL holds more than one statement; run a script without arguments - while executing SELECT 1; SELECT 2"
+        )
     }
 
     @Test func resultCodesAreClassifiedByName() {
@@ -172,6 +182,9 @@ import Testing
         _ = try Connection(path: target)
         let link = folder.appendingPathComponent("link.sqlite").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        #expect(throws: SQLiteError.self) { try Connection(path: link, mode: .readWrite) }
+        let error = #expect(throws: SQLiteError.self) {
+            try Connection(path: link, mode: .readWrite)
+        }
+        #expect(error?.description == "SQLite error 14: unable to open database file")
     }
 }

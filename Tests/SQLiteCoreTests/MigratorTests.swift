@@ -60,7 +60,11 @@ import Testing
         )
         let migrator = Migrator(
             migrations: Self.steps + [failing], applicationID: Self.applicationID)
-        #expect(throws: SQLiteError.self) { try migrator.migrate(connection) }
+        let error = #expect(throws: SQLiteError.self) { try migrator.migrate(connection) }
+        #expect(
+            error?.description
+                == "SQLite error 1: no such table: nowhere - while executing CREATE TABLE c (z INTEGER); INSERT INTO c VALUES (1); INSERT INTO nowhere VALUES (1);"
+        )
         #expect(try connection.scalar(Int.self, sql: "PRAGMA user_version") == 2)
         #expect(try tables(connection) == ["a", "b", "schema_migration"])
         #expect(

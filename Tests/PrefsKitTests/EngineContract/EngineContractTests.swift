@@ -136,7 +136,11 @@ import Testing
         #expect(history.map(\.value) == [nil, .int(10), .int(9)])
         #expect(history.map(\.oldValue) == [.int(10), .int(9), .int(8)])
         #expect(history.map(\.id) == history.map(\.id).sorted(by: >))
-        #expect(throws: PreferenceError.self) { try store.setHistoryLimit(0) }
+        let error = #expect(throws: PreferenceError.self) { try store.setHistoryLimit(0) }
+        #expect(
+            error?.description
+                == "Invalid value for 'history limit': 0 is below 1; the newest change is always kept, as other processes learn of changes through it"
+        )
         #expect(try store.historyLimit() == 3)
     }
 

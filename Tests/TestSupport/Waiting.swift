@@ -1,0 +1,65 @@
+import Foundation
+
+/// Collects what an observation yields, for checks from the test's task.
+public final class Collected<Element: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Element] = []
+
+    public init() {}
+
+    /// Adds an item (from the observing task).
+    public func append(_ item: Element) { lock.withLock { items.append(item) } }
+
+    /// Everything collected so far.
+    public var all: [Element] { lock.withLock { items } }
+
+    /// Waits until the condition holds or the time is up; true when it held.
+    /// (Generous deadlines: on a 2-core machine the task that collects may wait for a
+    /// thread while synchronous suites, such as the power-cut trials, hold the pool.)
+    public func wait(upTo seconds: Double, until condition: ([Element]) -> Bool) async -> Bool {
+        await waitUntil(upTo: seconds) { condition(all) }
+    }
+}
+
+/// Checks a condition until it holds or the time is up; true when it held. For what
+/// another thread or process brings about, where a fixed sleep would be a guess.
+public func waitUntil(upTo seconds: Double = 10, _ condition: () throws -> Bool) async rethrows
+    -> Bool
+{
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return try condition()
+}
+
+/// The blocking form of ``waitUntil(upTo:_:)``, for synchronous tests.
+public func waitUntilSync(upTo seconds: Double = 10, _ condition: () throws -> Bool) rethrows
+    -> Bool
+{
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(2_000)
+    }
+    return try condition()
+}
+
+/// Whether a process has a file open (Linux: its `/proc/PID/fd` links). Where that cannot
+/// be read, true, so that a caller's wait ends at once.
+public func process(_ pid: Int32, hasOpened path: String) -> Bool {
+    #if os(Linux)
+        let folder = "/proc/\(pid)/fd"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            return false
+        }
+        let wanted = URL(fileURLWithPath: path).standardizedFileURL.path
+        return entries.contains {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0))
+                == wanted
+        }
+    #else
+        return true
+    #endif
+}
