@@ -5,6 +5,15 @@ import FoundationEssentials
 /// The store (``PreferenceStore``) adds caching, typed keys and observation on top of a
 /// repository; the repository only reads and writes rows. Calls must be made with the
 /// database's lock held (the store does this), and writes inside a transaction.
+///
+/// History is part of the contract, however an engine keeps it (the SQLite engine with
+/// triggers): every write that changes what a key holds (`setValue` with a new value or
+/// type, `removeValue` and `removeAll` of a present key) adds one change, in the same
+/// transaction, with the value before and after; a write that stores what was already there
+/// adds none. Change ids grow with every change of the database, across suites, and are
+/// never reused. After each change the history keeps the newest `historyLimit()` changes
+/// and at least the newest one: other connections learn of commits from it
+/// (``changes(after:)``), and a gap in the ids tells them they missed some.
 package protocol PreferenceRepository {
     /// The stored value of a key, nil when absent.
     func value(suite: String, key: String) throws -> PreferenceValue?

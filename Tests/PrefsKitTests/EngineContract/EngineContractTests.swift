@@ -131,7 +131,9 @@ import Testing
         #expect(try store.historyLimit() == 10_000)
         try store.setHistoryLimit(3)
         for value in 1...10 { try store.setValue(.int(value), forKey: "count") }
+        try store.setValue(.int(10), forKey: "count")  // what is there already: no change
         try store.setValue(nil, forKey: "count")
+        try store.setValue(nil, forKey: "count")  // nothing to remove: no change
         let history = try store.history()
         #expect(history.map(\.value) == [nil, .int(10), .int(9)])
         #expect(history.map(\.oldValue) == [.int(10), .int(9), .int(8)])
