@@ -15,6 +15,12 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "SQLiteCore", dependencies: ["CSQLite"]),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "PostgresCore", dependencies: ["CLibPQ"]),
         .executableTarget(name: "EmbedMigrations"),
         .plugin(
             name: "EmbedMigrationsPlugin",
@@ -23,7 +29,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsKit",
-            dependencies: ["SQLiteCore"],
+            dependencies: ["SQLiteCore", "PostgresCore"],
             plugins: ["EmbedMigrationsPlugin"]
         ),
         .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
@@ -56,7 +62,8 @@ let package = Package(
             ]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(
-            name: "PrefsKitTests", dependencies: ["PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),
+            name: "PrefsKitTests",
+            dependencies: ["PrefsKit", "SQLiteCore", "PostgresCore", "TestSupport", "prefs"]),
         .testTarget(
             name: "PrefsCommandLineTests",
             dependencies: ["PrefsCommandLine", "PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),

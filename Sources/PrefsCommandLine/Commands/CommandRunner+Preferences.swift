@@ -399,7 +399,7 @@ extension CommandRunner {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
-        while !AppDatabase.fileExists(atPath: databasePath) {
+        while !databaseExists {
             usleep(50_000)
         }
         guard let database = try openForReading() else {

@@ -114,7 +114,20 @@ struct CommandRunner {
 
     /// Opens the database for writing, creating it on first write.
     func openForWriting() throws -> AppDatabase {
-        try AppDatabase(path: databasePath)
+        try AppDatabase(path: databasePath, options: baseOptions)
+    }
+
+    /// The options every open shares: the account of a PostgreSQL database.
+    var baseOptions: AppDatabase.Options {
+        var options = AppDatabase.Options()
+        options.account =
+            globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
+        return options
+    }
+
+    /// Whether the database is there to read: a file that exists, or a server.
+    var databaseExists: Bool {
+        AppDatabase.isConnectionString(databasePath) || AppDatabase.fileExists(atPath: databasePath)
     }
 
     /// Opens the database for reading; nil when the file does not exist (reads never
@@ -124,8 +137,8 @@ struct CommandRunner {
     /// or one with a damaged page); a file from an older schema is opened for writing once
     /// to be upgraded.
     func openForReading() throws -> AppDatabase? {
-        guard AppDatabase.fileExists(atPath: databasePath) else { return nil }
-        var options = AppDatabase.Options()
+        guard databaseExists else { return nil }
+        var options = baseOptions
         options.createIfMissing = false
         options.isReadOnly = true
         do {
@@ -139,8 +152,8 @@ struct CommandRunner {
     /// Opens an existing database for a change; nil when there is no file (nothing to
     /// change, and nothing is created).
     func openExistingForWriting() throws -> AppDatabase? {
-        guard AppDatabase.fileExists(atPath: databasePath) else { return nil }
-        var options = AppDatabase.Options()
+        guard databaseExists else { return nil }
+        var options = baseOptions
         options.createIfMissing = false
         return try AppDatabase(path: databasePath, options: options)
     }

@@ -5,7 +5,12 @@ enum CommandTable {
     static let globalOptions: [OptionSpec] = [
         OptionSpec(
             name: "db", kind: .value(name: "path"),
-            help: "The database file (default: $PREFS_DB, else the user data folder)."),
+            help:
+                "The database file or PostgreSQL connection string (default: $PREFS_DB, else"
+                + " the user data folder)."),
+        OptionSpec(
+            name: "account", kind: .value(name: "name"),
+            help: "The account on a PostgreSQL server (default: $PREFS_ACCOUNT, else the role)."),
         OptionSpec(
             name: "suite", kind: .value(name: "name"),
             help: "The preference suite (default: $PREFS_SUITE, else 'standard')."),

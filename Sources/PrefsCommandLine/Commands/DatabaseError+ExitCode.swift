@@ -8,7 +8,9 @@ extension DatabaseError {
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
         case .cannotCreate: 73
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
-        case .busy: 75
+        case .busy, .unavailable: 75
+        case .permissionDenied: 77
+        case .unsupported: 69
         case .internalError: 70
         }
     }

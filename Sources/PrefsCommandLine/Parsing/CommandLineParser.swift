@@ -151,6 +151,7 @@ struct CommandLineParser: Sendable {
         GlobalOptions(
             databasePath: parsed.value("db"),
             suite: parsed.value("suite"),
+            account: parsed.value("account"),
             isJSON: parsed.flag("json"),
             isQuiet: parsed.flag("quiet"))
     }

@@ -2,6 +2,8 @@
 struct GlobalOptions: Equatable, Sendable {
     var databasePath: String?
     var suite: String?
+    /// The account of a PostgreSQL database (`--account`).
+    var account: String?
     var isJSON = false
     var isQuiet = false
 }

@@ -22,6 +22,9 @@ public final class AppDatabase: Sendable {
         public var busyTimeoutMilliseconds = 5000
         /// How often a cached read checks whether another process committed.
         public var changeCheckIntervalMilliseconds = 10
+        /// The account a PostgreSQL database acts for (a service role may act for any); nil
+        /// for the login role's own name. A SQLite file has no accounts and ignores it.
+        public var account: String?
         /// Keep read preferences in memory (the default). Without the cache every read is
         /// one SQLite query, always current.
         public var cachesValues = true
@@ -54,7 +57,7 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    /// The file path, or `:memory:`.
+    /// The file path, `:memory:`, or the connection string with its password as `***`.
     public let path: String
     /// Whether the database was opened read-only.
     public let isReadOnly: Bool
@@ -62,23 +65,39 @@ public final class AppDatabase: Sendable {
     public let cachesValues: Bool
     let state: Locked<DatabaseState>
 
-    /// Opens (and when needed creates and migrates) a database file.
+    /// Opens (and when needed creates and migrates) a database: a SQLite file, or a
+    /// PostgreSQL server's database.
     ///
     /// - Parameters:
-    ///   - path: The file, or `:memory:` for a private in-memory database.
+    ///   - path: The file, `:memory:` for a private in-memory database, or a libpq connection
+    ///     string (`postgresql://...`, `host=/run/postgresql dbname=prefs`).
     ///   - options: Creation, read-only, durability and timeout settings.
     /// - Throws: ``DatabaseError``: `.notFound`, `.notADatabase`, `.foreignDatabase`,
     ///   `.newerVersion`, `.cannotCreate`, `.readOnly`, `.busy`...
     public init(path: String, options: Options = Options()) throws(DatabaseError) {
-        self.path = path
         self.isReadOnly = options.isReadOnly
         self.cachesValues = options.cachesValues
-        let engine = try SQLiteEngine.open(path: path, options: options)
+        let engine: any StorageEngine
+        if Self.isConnectionString(path) {
+            #if PREFS_NO_POSTGRES
+                throw DatabaseError.unsupported(
+                    "This build of prefs has no PostgreSQL support (the fully static build leaves"
+                        + " libpq out); build it with 'swift build -c release'")
+            #else
+                let server = try PostgreSQLEngine.open(target: path, options: options)
+                self.path = server.target
+                engine = server
+            #endif
+        } else {
+            self.path = path
+            engine = try SQLiteEngine.open(path: path, options: options)
+        }
         let interval = UInt64(max(0, options.changeCheckIntervalMilliseconds)) * 1_000_000
         do {
             state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
         } catch {
-            throw SQLiteEngine.databaseError(for: engine.translate(error), path: path)
+            let translated = engine.translate(error)
+            throw translated as? DatabaseError ?? .internalError("\(translated)")
         }
     }
 
@@ -93,6 +112,17 @@ public final class AppDatabase: Sendable {
     /// first).
     public static func fileExists(atPath path: String) -> Bool {
         DatabaseFile.exists(atPath: path)
+    }
+
+    /// Whether a database location is a PostgreSQL connection string (a `postgresql://` or
+    /// `postgres://` URI, or libpq's `keyword=value` pairs) rather than a file path. Name a
+    /// file whose name starts with `word=` as `./word=...`.
+    public static func isConnectionString(_ location: String) -> Bool {
+        if location.hasPrefix("postgresql://") || location.hasPrefix("postgres://") { return true }
+        let firstWord = location.drop { $0 == " " }.prefix { $0 != " " }
+        guard let equals = firstWord.firstIndex(of: "=") else { return false }
+        let keyword = firstWord[..<equals]
+        return !keyword.isEmpty && keyword.allSatisfy { $0.isLetter || $0 == "_" }
     }
 
     // MARK: - Access

@@ -23,8 +23,16 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// The operating system reported an I/O error.
     case ioError(path: String, detail: String)
-    /// Another process held the lock past the busy timeout.
+    /// Another process held the lock past the busy timeout (or, on a server, a transaction
+    /// could not be serialized with another).
     case busy(path: String)
+    /// The server refused: authentication failed, or the role may not do this (row-level
+    /// security included).
+    case permissionDenied(path: String, detail: String)
+    /// The database server cannot be reached, or is starting or stopping.
+    case unavailable(path: String, detail: String)
+    /// This build lacks what the database needs (PostgreSQL support in the static build).
+    case unsupported(String)
     /// Anything else SQLite reported; a bug if it happens.
     case internalError(String)
 
@@ -55,6 +63,12 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "I/O error on '\(path)': \(detail)"
         case .busy(let path):
             "'\(path)' is locked by another process; retry in a moment"
+        case .permissionDenied(let path, let detail):
+            "Permission denied by '\(path)': \(detail)"
+        case .unavailable(let path, let detail):
+            "The server of '\(path)' is unavailable (\(detail)); retry in a moment"
+        case .unsupported(let detail):
+            detail
         case .internalError(let detail):
             "Internal error: \(detail)"
         }

@@ -15,10 +15,28 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     /// Every engine built into PrefsKit.
-    static let all: [ContractEngine] = [.sqlite]
+    static let all: [ContractEngine] = [.sqlite, .postgres]
 
     static let sqlite = ContractEngine(name: "SQLite") { folder, options in
         try AppDatabase(path: folder.path("contract.sqlite"), options: options)
+    }
+
+    /// A database of the test process's own PostgreSQL server, made on the folder's first
+    /// open (its name kept in the folder), as the account `contract`. Without PostgreSQL
+    /// installed this fails, naming the package to install.
+    static let postgres = ContractEngine(name: "PostgreSQL") { folder, options in
+        let server = try PostgresServer.start()
+        let record = folder.path("postgres-database")
+        let database: String
+        if let existing = FileManager.default.contents(atPath: record) {
+            database = String(decoding: existing, as: UTF8.self)
+        } else {
+            database = try server.makeDatabase()
+            try Data(database.utf8).write(to: URL(fileURLWithPath: record))
+        }
+        var options = options
+        options.account = "contract"
+        return try AppDatabase(path: server.target(database: database), options: options)
     }
 
     /// A fresh database and a second, independent connection to it.

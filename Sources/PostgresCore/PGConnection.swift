@@ -1,0 +1,266 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    internal import CLibPQ
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
+    /// One connection to a PostgreSQL server through libpq.
+    ///
+    /// Not safe to share between threads: the caller serializes use (PrefsKit's database lock
+    /// does). Statements take text parameters (`nil` is NULL) and return text results; a
+    /// statement run through ``execute(prepared:_:_:)`` is prepared once per connection.
+    public final class PGConnection {
+        let handle: OpaquePointer
+        /// The connection string with any password replaced by `***`, for messages.
+        public let redactedTarget: String
+        private var preparedNames: Set<String> = []
+
+        /// Connects, with libpq's own ways of finding the password (`PGPASSWORD`, `.pgpass`,
+        /// service files) and the server (`PGHOST`...).
+        ///
+        /// - Parameter target: A libpq connection string: a URI (`postgresql://...`) or
+        ///   `key=value` pairs (`host=/run/postgresql dbname=prefs`).
+        /// - Throws: ``PGError`` naming why the server could not be reached or refused.
+        public init(_ target: String) throws(PGError) {
+            redactedTarget = Self.redacted(target)
+            guard let handle = PQconnectdb(target) else {
+                throw PGError(sqlState: nil, message: "out of memory", isConnectionLost: true)
+            }
+            guard PQstatus(handle) == CONNECTION_OK else {
+                let message = Self.trimmed(String(cString: PQerrorMessage(handle)))
+                PQfinish(handle)
+                throw Self.connectionError(message)
+            }
+            self.handle = handle
+            // Notices (NOTICE: relation already exists, skipping) are not for the user.
+            PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        }
+
+        deinit {
+            PQfinish(handle)
+        }
+
+        /// A failure to connect. libpq gives no SQLSTATE for these; its message tells an
+        /// authentication failure from an unreachable server.
+        private static func connectionError(_ message: String) -> PGError {
+            let lowered = message.lowercased()
+            let isAuthentication =
+                lowered.contains("authentication failed")
+                || lowered.contains("no pg_hba.conf entry")
+                || (lowered.contains("role \"") && lowered.contains("does not exist"))
+                || lowered.contains("password is required")
+                || lowered.contains("permission denied for database")
+            return PGError(
+                sqlState: isAuthentication ? "28000" : nil, message: message,
+                isConnectionLost: !isAuthentication)
+        }
+
+        private static func trimmed(_ message: String) -> String {
+            var text = message
+            while text.last == "\n" || text.last == " " { text.removeLast() }
+            if let newline = text.firstIndex(of: "\n") { text = String(text[..<newline]) }
+            return text
+        }
+
+        // MARK: - Statements
+
+        /// Runs one statement with parameters (`$1`, `$2`...).
+        ///
+        /// - Throws: ``PGError`` with the server's SQLSTATE.
+        @discardableResult
+        public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult
+        {
+            let result = withParameters(parameters) { values in
+                PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            }
+            return try check(result)
+        }
+
+        /// Runs a statement prepared once per connection under a name.
+        ///
+        /// - Throws: ``PGError`` with the server's SQLSTATE.
+        @discardableResult
+        public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
+            throws(PGError) -> PGResult
+        {
+            if !preparedNames.contains(name) {
+                try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))
+                preparedNames.insert(name)
+            }
+            let result = withParameters(parameters) { values in
+                PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            }
+            return try check(result)
+        }
+
+        /// Runs several statements separated by semicolons, without parameters (a migration).
+        ///
+        /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
+        public func executeScript(_ sql: String) throws(PGError) {
+            // PQexec returns the last result; an earlier failure stops the script there.
+            try check(PQexec(handle, sql))
+        }
+
+        private func withParameters<R>(
+            _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+        ) -> R {
+            let copies: [UnsafeMutablePointer<CChar>?] = parameters.map {
+                $0.map { strdup($0) } ?? nil
+            }
+            defer { for copy in copies { free(copy) } }
+            return body(copies.map { $0.map { UnsafePointer($0) } })
+        }
+
+        @discardableResult
+        private func check(_ result: OpaquePointer?) throws(PGError) -> PGResult {
+            guard let result else {
+                throw PGError(
+                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                    isConnectionLost: PQstatus(handle) != CONNECTION_OK)
+            }
+            let wrapped = PGResult(handle: result)
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return wrapped
+            default:
+                let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map {
+                    String(cString: $0)
+                }
+                let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map {
+                    String(cString: $0)
+                }
+                throw PGError(
+                    sqlState: state,
+                    message: primary ?? Self.trimmed(String(cString: PQerrorMessage(handle))),
+                    isConnectionLost: PQstatus(handle) != CONNECTION_OK)
+            }
+        }
+
+        // MARK: - Transactions and state
+
+        /// Whether a transaction is open (or failed and not yet rolled back).
+        public var isInTransaction: Bool {
+            let status = PQtransactionStatus(handle)
+            return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+                || status == PQTRANS_ACTIVE
+        }
+
+        /// Whether the connection is up, as far as libpq knows without asking the server.
+        public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+        /// Connects again with the same settings, after the server went away; prepared
+        /// statements are prepared again on next use.
+        ///
+        /// - Throws: ``PGError`` when the server still cannot be reached.
+        public func reconnect() throws(PGError) {
+            PQreset(handle)
+            preparedNames.removeAll()
+            guard PQstatus(handle) == CONNECTION_OK else {
+                throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))
+            }
+        }
+
+        /// The role the session runs as.
+        public var user: String { String(cString: PQuser(handle)) }
+
+        // MARK: - Notifications
+
+        /// Reads what the server sent without waiting, and counts the notifications among it
+        /// for the given channel (`LISTEN` first).
+        ///
+        /// - Throws: ``PGError`` when the connection is gone.
+        public func takeNotifications() throws(PGError) -> Int {
+            guard PQconsumeInput(handle) == 1 else {
+                throw PGError(
+                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                    isConnectionLost: true)
+            }
+            var count = 0
+            while let notification = PQnotifies(handle) {
+                count += 1
+                PQfreemem(notification)
+            }
+            return count
+        }
+
+        /// The socket, to wait on for notifications; -1 when not connected.
+        public var socket: Int32 { PQsocket(handle) }
+
+        // MARK: - Quoting and redaction
+
+        /// An identifier quoted for SQL (`"prefs:alice"`), doubling any quote inside.
+        public static func quotedIdentifier(_ name: String) -> String {
+            "\"" + name.replacingAll("\"", with: "\"\"") + "\""
+        }
+
+        /// A connection string with the password of a URI's user part, a `password` query
+        /// parameter or a `password=` pair replaced by `***`.
+        public static func redacted(_ target: String) -> String {
+            var text = target
+            if let scheme = text.firstRange(of: "://") {
+                let afterScheme = scheme.upperBound
+                let authorityEnd =
+                    text[afterScheme...].firstIndex(where: { "/?#".contains($0) })
+                    ?? text.endIndex
+                if let at = text[afterScheme..<authorityEnd].lastIndex(of: "@"),
+                    let colon = text[afterScheme..<at].firstIndex(of: ":")
+                {
+                    text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+                }
+            }
+            return redactPairs(text)
+        }
+
+        /// Replaces the value after each `password=` (in a query string or a key=value list).
+        private static func redactPairs(_ text: String) -> String {
+            var result = ""
+            var rest = Substring(text)
+            while let found = rest.firstRange(of: "password") {
+                result += rest[..<found.upperBound]
+                rest = rest[found.upperBound...]
+                var cursor = rest.startIndex
+                while cursor < rest.endIndex, rest[cursor] == " " {
+                    cursor = rest.index(after: cursor)
+                }
+                guard cursor < rest.endIndex, rest[cursor] == "=" else { continue }
+                result += rest[rest.startIndex...cursor]
+                cursor = rest.index(after: cursor)
+                while cursor < rest.endIndex, rest[cursor] == " " {
+                    cursor = rest.index(after: cursor)
+                }
+                var end = cursor
+                if end < rest.endIndex, rest[end] == "'" {
+                    end = rest.index(after: end)
+                    while end < rest.endIndex, rest[end] != "'" {
+                        if rest[end] == "\\" { end = rest.index(after: end) }
+                        if end < rest.endIndex { end = rest.index(after: end) }
+                    }
+                    if end < rest.endIndex { end = rest.index(after: end) }
+                } else {
+                    while end < rest.endIndex, !" &".contains(rest[end]) {
+                        end = rest.index(after: end)
+                    }
+                }
+                result += "***"
+                rest = rest[end...]
+            }
+            return result + rest
+        }
+    }
+
+    extension String {
+        fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+            var result = ""
+            for character in self {
+                if character == target { result += replacement } else { result.append(character) }
+            }
+            return result
+        }
+    }
+
+#endif

@@ -1,0 +1,99 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    import FoundationEssentials
+    internal import PostgresCore
+
+    extension PostgreSQLEngine {
+        /// The migrations of `Migrations/postgres/` compiled into this binary, in order.
+        static let migrations: [(version: Int, name: String, sql: String)] =
+            EmbeddedPostgresMigrations.all
+
+        /// The key of the advisory lock that serializes migrations ("PRFS").
+        static let migrationLock: Int64 = 0x5052_4653
+
+        /// Connects, migrates (unless read-only) and listens.
+        static func open(target: String, options: AppDatabase.Options) throws(DatabaseError)
+            -> PostgreSQLEngine
+        {
+            let redacted = PGConnection.redacted(target)
+            do {
+                let connection = try PGConnection(target)
+                let account = options.account ?? connection.user
+                guard !account.isEmpty, account.utf8.count <= 56 else {
+                    throw DatabaseError.cannotCreate(
+                        path: redacted, reason: "the account name must be 1 to 56 bytes")
+                }
+                if options.isReadOnly {
+                    try connection.execute("SET default_transaction_read_only = on")
+                }
+                let found = try schemaVersion(connection)
+                let latest = migrations.last?.version ?? 0
+                if found > latest {
+                    throw DatabaseError.newerVersion(
+                        path: redacted, found: found, supported: latest)
+                }
+                if found < latest {
+                    if options.isReadOnly {
+                        throw DatabaseError.needsUpgrade(
+                            path: redacted, found: found, supported: latest)
+                    }
+                    try migrate(connection, target: redacted)
+                }
+                try prepareSession(connection, account: account)
+                return PostgreSQLEngine(connection: connection, account: account)
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw databaseError(for: error, target: redacted, account: options.account)
+            }
+        }
+
+        /// The schema version of the database, 0 when prefs never migrated it.
+        private static func schemaVersion(_ connection: PGConnection) throws -> Int {
+            let exists = try connection.execute(
+                "SELECT to_regclass('prefs_schema_migration') IS NOT NULL")
+            guard exists.bool(row: 0, column: 0) == true else { return 0 }
+            return Int(
+                try connection.execute(
+                    "SELECT coalesce(max(version), 0) FROM prefs_schema_migration"
+                )
+                .integer(row: 0, column: 0) ?? 0)
+        }
+
+        /// Applies the missing migrations in one transaction under an advisory lock, so that
+        /// several processes starting at once migrate once, and a failure leaves nothing.
+        private static func migrate(_ connection: PGConnection, target: String) throws {
+            try connection.execute("BEGIN")
+            do {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [String(migrationLock)])
+                try connection.executeScript(
+                    """
+                    CREATE TABLE IF NOT EXISTS prefs_schema_migration (
+                        version integer PRIMARY KEY,
+                        name text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+                // Read again under the lock: another process may have migrated meanwhile.
+                let found = try schemaVersion(connection)
+                let latest = migrations.last?.version ?? 0
+                if found > latest {
+                    throw DatabaseError.newerVersion(path: target, found: found, supported: latest)
+                }
+                for migration in migrations where migration.version > found {
+                    try connection.executeScript(migration.sql)
+                    try connection.execute(
+                        "INSERT INTO prefs_schema_migration (version, name) VALUES ($1, $2)",
+                        [String(migration.version), migration.name])
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+#endif

@@ -1,0 +1,100 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    import FoundationEssentials
+    internal import PostgresCore
+
+    /// The PostgreSQL engine: one libpq connection acting for one account, its repositories, and
+    /// what only PostgreSQL knows (`LISTEN`/`NOTIFY` as the commit token, SQLSTATEs, row-level
+    /// security).
+    ///
+    /// Made by ``open(target:options:)``, which migrates the schema of
+    /// `Migrations/postgres/` and listens on the account's channel.
+    final class PostgreSQLEngine: StorageEngine {
+        let connection: PGConnection
+        /// The connection string with its password replaced by `***`.
+        let target: String
+        /// The account every row read or written belongs to.
+        let account: String
+        let isEmpty = false
+        let preferenceRepository: PostgreSQLPreferenceRepository
+        let selectionRepository: PostgreSQLSelectionRepository
+        let bookmarkRepository: PostgreSQLBookmarkRepository
+        /// Notifications received so far: the commit token.
+        private var notificationCount: Int64 = 0
+
+        init(connection: PGConnection, account: String) {
+            self.connection = connection
+            self.target = connection.redactedTarget
+            self.account = account
+            preferenceRepository = PostgreSQLPreferenceRepository(
+                connection: connection, account: account)
+            selectionRepository = PostgreSQLSelectionRepository(
+                connection: connection, account: account)
+            bookmarkRepository = PostgreSQLBookmarkRepository(
+                connection: connection, account: account)
+        }
+
+        var preferences: any PreferenceRepository { preferenceRepository }
+        var selections: any SelectionRepository { selectionRepository }
+        var bookmarks: any BookmarkRepository { bookmarkRepository }
+
+        var isInTransaction: Bool { connection.isInTransaction }
+
+        /// The channel the schema's trigger notifies at each commit of the account's preferences.
+        var channel: String { "prefs:" + account }
+
+        func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+            try reconnectIfNeeded()
+            try connection.execute(prepared: "begin", "BEGIN")
+            let result: T
+            do {
+                result = try body()
+                try connection.execute(prepared: "commit", "COMMIT")
+            } catch {
+                if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+            return result
+        }
+
+        func nestedTransaction<T>(_ body: () throws -> T) throws -> T {
+            try connection.execute("SAVEPOINT prefs_savepoint")
+            let result: T
+            do {
+                result = try body()
+            } catch {
+                _ = try? connection.execute("ROLLBACK TO SAVEPOINT prefs_savepoint")
+                _ = try? connection.execute("RELEASE SAVEPOINT prefs_savepoint")
+                throw error
+            }
+            try connection.execute("RELEASE SAVEPOINT prefs_savepoint")
+            return result
+        }
+
+        func commitToken() throws -> Int64 {
+            try reconnectIfNeeded()
+            notificationCount += Int64(try connection.takeNotifications())
+            return notificationCount
+        }
+
+        /// After the server went away: connects again, acts for the account and listens again.
+        /// The token moves, so the change feed catches up from the history and nothing is missed.
+        private func reconnectIfNeeded() throws {
+            guard !connection.isConnected else { return }
+            try connection.reconnect()
+            try Self.prepareSession(connection, account: account)
+            notificationCount += 1
+        }
+
+        /// Acts for the account and listens on its channel.
+        static func prepareSession(_ connection: PGConnection, account: String) throws {
+            try connection.execute("SELECT set_config('prefs.account', $1, false)", [account])
+            try connection.execute("LISTEN " + PGConnection.quotedIdentifier("prefs:" + account))
+        }
+
+        func restrictFileModes() throws -> [(path: String, oldMode: Int)] { [] }
+    }
+
+#endif

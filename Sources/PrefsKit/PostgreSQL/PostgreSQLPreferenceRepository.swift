@@ -1,0 +1,220 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    import FoundationEssentials
+    internal import PostgresCore
+
+    /// The PostgreSQL implementation of ``PreferenceRepository`` over the tables of
+    /// `Migrations/postgres/0001_schema.sql`, for one account. History is written by the
+    /// schema's trigger, as in the SQLite engine.
+    final class PostgreSQLPreferenceRepository: PreferenceRepository {
+        let connection: PGConnection
+        let account: String
+
+        init(connection: PGConnection, account: String) {
+            self.connection = connection
+            self.account = account
+        }
+
+        func value(suite: String, key: String) throws -> PreferenceValue? {
+            let result = try connection.execute(
+                prepared: "preference_value",
+                "SELECT type, value, bytes FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+                [account, suite, key])
+            guard result.rowCount > 0 else { return nil }
+            return PreferenceValue(
+                postgresType: result.text(row: 0, column: 0), value: result.text(row: 0, column: 1),
+                bytes: result.bytes(row: 0, column: 2))
+        }
+
+        func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
+            let columns = value.postgresColumns
+            try connection.execute(
+                prepared: "preference_set",
+                """
+                INSERT INTO preference (account, suite, key, type, value, bytes, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                ON CONFLICT (account, suite, key) DO UPDATE
+                SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                    updated_at = excluded.updated_at
+                """,
+                [
+                    account, suite, key, value.type.rawValue, columns.value, columns.bytes,
+                    PGValue.text(date.timeIntervalSinceReferenceDate),
+                ])
+        }
+
+        @discardableResult
+        func removeValue(suite: String, key: String) throws -> Bool {
+            try connection.execute(
+                prepared: "preference_remove",
+                "DELETE FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+                [account, suite, key]
+            ).affectedRows > 0
+        }
+
+        @discardableResult
+        func removeAll(suite: String) throws -> Int {
+            try connection.execute(
+                "DELETE FROM preference WHERE account = $1 AND suite = $2", [account, suite]
+            ).affectedRows
+        }
+
+        func values(suite: String) throws -> [String: PreferenceValue] {
+            let result = try connection.execute(
+                prepared: "preference_values",
+                "SELECT key, type, value, bytes FROM preference WHERE account = $1 AND suite = $2",
+                [account, suite])
+            var values: [String: PreferenceValue] = [:]
+            for row in 0..<result.rowCount {
+                if let key = result.text(row: row, column: 0),
+                    let value = PreferenceValue(
+                        postgresType: result.text(row: row, column: 1),
+                        value: result.text(row: row, column: 2),
+                        bytes: result.bytes(row: row, column: 3))
+                {
+                    values[key] = value
+                }
+            }
+            return values
+        }
+
+        func suites() throws -> [String] {
+            let result = try connection.execute(
+                """
+                SELECT suite FROM (
+                    SELECT suite FROM preference WHERE account = $1
+                    UNION SELECT suite FROM preference_declaration WHERE account = $1
+                ) AS suites ORDER BY suite COLLATE "C"
+                """, [account])
+            return (0..<result.rowCount).compactMap { result.text(row: $0, column: 0) }
+        }
+
+        func declare(_ declaration: PreferenceDeclaration, suite: String) throws {
+            let columns = declaration.defaultValue?.postgresColumns
+            try connection.execute(
+                """
+                INSERT INTO preference_declaration
+                    (account, suite, key, type, default_value, default_bytes, description)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                ON CONFLICT (account, suite, key) DO UPDATE
+                SET type = excluded.type, default_value = excluded.default_value,
+                    default_bytes = excluded.default_bytes, description = excluded.description
+                """,
+                [
+                    account, suite, declaration.key, declaration.type.rawValue,
+                    columns?.value ?? nil,
+                    columns?.bytes ?? nil, declaration.description,
+                ])
+        }
+
+        func declaredType(suite: String, key: String) throws -> PreferenceType? {
+            let result = try connection.execute(
+                prepared: "preference_declared_type",
+                """
+                SELECT type FROM preference_declaration
+                WHERE account = $1 AND suite = $2 AND key = $3
+                """, [account, suite, key])
+            return result.rowCount > 0
+                ? result.text(row: 0, column: 0).flatMap(PreferenceType.init(rawValue:)) : nil
+        }
+
+        func declarations(suite: String) throws -> [PreferenceDeclaration] {
+            let result = try connection.execute(
+                """
+                SELECT key, type, default_value, default_bytes, description FROM preference_declaration
+                WHERE account = $1 AND suite = $2 ORDER BY key COLLATE "C"
+                """, [account, suite])
+            return (0..<result.rowCount).compactMap { row in
+                guard let key = result.text(row: row, column: 0),
+                    let typeName = result.text(row: row, column: 1),
+                    let type = PreferenceType(rawValue: typeName)
+                else { return nil }
+                return PreferenceDeclaration(
+                    key: key, type: type,
+                    defaultValue: PreferenceValue(
+                        postgresType: typeName, value: result.text(row: row, column: 2),
+                        bytes: result.bytes(row: row, column: 3)),
+                    description: result.text(row: row, column: 4))
+            }
+        }
+
+        private static let changeColumns = """
+            id, suite, key, type, value, bytes, old_type, old_value, old_bytes, changed_at
+            """
+
+        func history(suite: String, key: String?, limit: Int) throws -> [PreferenceChange] {
+            let result: PGResult
+            if let key {
+                result = try connection.execute(
+                    """
+                    SELECT \(Self.changeColumns) FROM preference_history
+                    WHERE account = $1 AND suite = $2 AND key = $3 ORDER BY id DESC LIMIT $4
+                    """, [account, suite, key, String(max(0, limit))])
+            } else {
+                result = try connection.execute(
+                    """
+                    SELECT \(Self.changeColumns) FROM preference_history
+                    WHERE account = $1 AND suite = $2 ORDER BY id DESC LIMIT $3
+                    """, [account, suite, String(max(0, limit))])
+            }
+            return Self.changes(result)
+        }
+
+        func changes(after id: Int64) throws -> [PreferenceChange] {
+            Self.changes(
+                try connection.execute(
+                    prepared: "preference_changes_after",
+                    """
+                    SELECT \(Self.changeColumns) FROM preference_history
+                    WHERE account = $1 AND id > $2 ORDER BY id
+                    """, [account, String(id)]))
+        }
+
+        func latestChangeID() throws -> Int64 {
+            let result = try connection.execute(
+                "SELECT max(id) FROM preference_history WHERE account = $1", [account])
+            return result.integer(row: 0, column: 0) ?? 0
+        }
+
+        func historyLimit() throws -> Int {
+            let result = try connection.execute(
+                "SELECT history_limit FROM prefs_account_state WHERE account = $1", [account])
+            return result.rowCount > 0 ? Int(result.integer(row: 0, column: 0) ?? 10_000) : 10_000
+        }
+
+        func setHistoryLimit(_ limit: Int) throws {
+            try connection.execute(
+                """
+                INSERT INTO prefs_account_state (account, history_limit) VALUES ($1, $2)
+                ON CONFLICT (account) DO UPDATE SET history_limit = excluded.history_limit
+                """, [account, String(limit)])
+            try connection.execute(
+                """
+                DELETE FROM preference_history WHERE account = $1
+                    AND id <= (SELECT max(id) FROM preference_history WHERE account = $1) - $2
+                """, [account, String(limit)])
+        }
+
+        private static func changes(_ result: PGResult) -> [PreferenceChange] {
+            (0..<result.rowCount).map { row in
+                PreferenceChange(
+                    id: result.integer(row: row, column: 0) ?? 0,
+                    suite: result.text(row: row, column: 1) ?? "",
+                    key: result.text(row: row, column: 2) ?? "",
+                    value: PreferenceValue(
+                        postgresType: result.text(row: row, column: 3),
+                        value: result.text(row: row, column: 4),
+                        bytes: result.bytes(row: row, column: 5)),
+                    oldValue: PreferenceValue(
+                        postgresType: result.text(row: row, column: 6),
+                        value: result.text(row: row, column: 7),
+                        bytes: result.bytes(row: row, column: 8)),
+                    changedAt: Date(
+                        timeIntervalSinceReferenceDate: result.double(row: row, column: 9) ?? 0))
+            }
+        }
+    }
+
+#endif

@@ -1,0 +1,124 @@
+import Foundation
+import PostgresCore
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// Accounts on a PostgreSQL server are isolated by the server itself: row-level security,
+/// forced on every table, holds for PrefsKit and for any SQL a login role sends.
+@Suite struct PostgreSQLIsolationTests {
+    let server: PostgresServer
+    let database: String
+
+    init() throws {
+        server = try PostgresServer.start()
+        database = try server.makeDatabase()
+        var options = AppDatabase.Options()
+        options.account = "admin"
+        _ = try AppDatabase(path: server.target(database: database), options: options)
+        // Roles belong to the server; tests running at once make them once.
+        let roles = try server.psql(
+            """
+            DO $$ BEGIN
+                BEGIN CREATE ROLE alice LOGIN IN ROLE prefs_account;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+                BEGIN CREATE ROLE bob LOGIN IN ROLE prefs_account;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+                BEGIN CREATE ROLE app LOGIN IN ROLE prefs_service;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+            END $$
+            """)
+        #expect(roles.status == 0, "\(roles.stderr)")
+    }
+
+    func open(as role: String, account: String? = nil) throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = account
+        return try AppDatabase(
+            path: server.target(database: database, user: role), options: options)
+    }
+
+    @Test func eachRoleSeesOnlyItsOwnAccount() throws {
+        let alice = PreferenceStore(database: try open(as: "alice"))
+        let bob = PreferenceStore(database: try open(as: "bob"))
+        try alice.set(true, for: .hasViewedWalkthrough)
+        try BookmarkStore(database: alice.database).add(
+            BookmarkDraft(kind: "trip", itemID: "london", title: "London"))
+        #expect(alice[.hasViewedWalkthrough] == true)
+        #expect(bob[.hasViewedWalkthrough] == false)
+        #expect(try bob.storedValues().isEmpty)
+        #expect(try BookmarkStore(database: bob.database).list().isEmpty)
+        try bob.set(3, for: .launchCount)
+        #expect(try alice.storedValues() == ["hasViewedWalkthrough": .bool(true)])
+    }
+
+    @Test func rawSQLOfALoginRoleCannotReachAnotherAccount() throws {
+        let bob = PreferenceStore(database: try open(as: "bob"))
+        try bob.set(3, for: .launchCount)
+        try PreferenceStore(database: try open(as: "alice")).set(1, for: .launchCount)
+        func asAlice(_ sql: String) throws -> ProcessOutput {
+            try server.psql(sql, database: database, user: "alice")
+        }
+        #expect(try asAlice("SELECT count(*) FROM preference").stdout == "1\n")
+        #expect(
+            try asAlice("SELECT count(*) FROM preference WHERE account = 'bob'").stdout == "0\n")
+        let insert = try asAlice(
+            """
+            INSERT INTO preference (account, suite, key, type, value, updated_at)
+            VALUES ('bob', 'standard', 'stolen', 'int', '1', 0)
+            """)
+        #expect(insert.status != 0)
+        #expect(insert.stderr.contains("new row violates row-level security policy"))
+        #expect(try asAlice("UPDATE preference SET value = '9' WHERE account = 'bob'").status == 0)
+        #expect(try asAlice("DELETE FROM preference_history WHERE account = 'bob'").status == 0)
+        #expect(
+            try asAlice("SET prefs.account = 'bob'; SELECT count(*) FROM preference").stdout
+                == "1\n")
+        #expect(try bob.storedValues() == ["launchCount": .int(3)])
+        #expect(try bob.history().count == 1)
+    }
+
+    @Test func aLoginRoleActingForAnotherAccountIsRefused() throws {
+        let pretender = PreferenceStore(database: try open(as: "alice", account: "bob"))
+        let error = #expect(throws: DatabaseError.self) {
+            try pretender.setValue(.int(1), forKey: "launchCount")
+        }
+        guard case .permissionDenied(_, let detail)? = error else {
+            Issue.record("expected permissionDenied, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("row-level security"))
+        #expect(detail.hasSuffix("acting for account 'bob'"))
+        #expect(try PreferenceStore(database: try open(as: "bob")).storedValues().isEmpty)
+    }
+
+    @Test func aServiceRoleActsForTheAccountItNames() throws {
+        try PreferenceStore(database: try open(as: "alice")).set(true, for: .hasViewedWalkthrough)
+        let service = PreferenceStore(database: try open(as: "app", account: "alice"))
+        #expect(service[.hasViewedWalkthrough] == true)
+        #expect(
+            PreferenceStore(database: try open(as: "app", account: "bob"))[.hasViewedWalkthrough]
+                == false)
+    }
+
+    @Test func diagnosticsCheckTheIsolation() throws {
+        let diagnostics = try open(as: "alice").diagnostics()
+        #expect(diagnostics.integrityProblems == ["ok"])
+        #expect(diagnostics.schemaVersion == diagnostics.supportedSchemaVersion)
+        #expect(diagnostics.journalMode == "postgresql")
+    }
+
+    @Test func aPasswordNeverAppearsInAnError() throws {
+        let target = "postgresql://alice:s3cret-word@/\(database)?host=/nonexistent-folder"
+        let error = #expect(throws: DatabaseError.self) { try AppDatabase(path: target) }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(!text.contains("s3cret-word"))
+        #expect(text.contains("postgresql://alice:***@/"))
+        #expect(
+            PGConnection.redacted("host=/x password='a b' user=u") == "host=/x password=*** user=u")
+        #expect(
+            PGConnection.redacted("postgresql:///db?user=u&password=secret&sslmode=disable")
+                == "postgresql:///db?user=u&password=***&sslmode=disable")
+    }
+}
