@@ -33,6 +33,31 @@ public final class PostgresServer: @unchecked Sendable {
         try shared.get()
     }
 
+    /// A server of the caller's own, for tests that stop and start it.
+    public static func startPrivate() throws -> PostgresServer {
+        try PostgresServer()
+    }
+
+    /// Stops the server the way a crash would (`pg_ctl stop -m immediate`): no checkpoint,
+    /// every connection cut.
+    public func stopImmediately() throws {
+        try run(binaries + "/pg_ctl", ["-D", folder + "/data", "-m", "immediate", "stop"])
+    }
+
+    /// Starts the stopped server again; it recovers from its write-ahead log first.
+    public func startAgain() throws {
+        try run(binaries + "/pg_ctl", startArguments, capturing: false)
+    }
+
+    private var startArguments: [String] {
+        [
+            "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
+            "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off"
+                + " -c max_connections=100 -c shared_buffers=32MB",
+            "start",
+        ]
+    }
+
     private init() throws(PostgresServerError) {
         guard let binaries = Self.findBinaries() else {
             throw PostgresServerError(
@@ -54,14 +79,7 @@ public final class PostgresServer: @unchecked Sendable {
                 binaries + "/initdb",
                 ["-D", data, "-U", superuser, "--auth=trust", "-E", "UTF8", "--no-locale", "-N"])
             // The server outlives pg_ctl and would hold captured pipes open: no capture.
-            try run(
-                binaries + "/pg_ctl",
-                [
-                    "-D", data, "-l", folder + "/server.log", "-w", "-o",
-                    "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off"
-                        + " -c max_connections=100 -c shared_buffers=32MB",
-                    "start",
-                ], capturing: false)
+            try run(binaries + "/pg_ctl", startArguments, capturing: false)
         } catch {
             throw PostgresServerError("cannot start PostgreSQL: \(error)")
         }

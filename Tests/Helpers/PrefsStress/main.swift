@@ -43,7 +43,11 @@ case "write":
                 try store.setValue(.int(index), forKey: "\(prefix)\(index)")
                 break
             } catch let error as DatabaseError {
-                guard case .busy = error else { fail("\(error)", 70) }
+                switch error {
+                case .busy: break
+                case .unavailable: usleep(20_000)  // a server restarting: try again shortly
+                default: fail("\(error)", 70)
+                }
                 retries += 1
             } catch {
                 fail("\(error)", 70)

@@ -1,0 +1,88 @@
+import Foundation
+import PrefsKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Real processes writing through a real PostgreSQL server: many at once, and through a
+/// crash of the server.
+@Suite(.serialized) struct PostgreSQLReliabilityTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// The values each writer of a run confirmed, read back through PrefsKit.
+    func stored(_ target: String) throws -> [String: PreferenceValue] {
+        try PreferenceStore(database: try AppDatabase(path: target)).storedValues()
+    }
+
+    @Test func sixteenProcessesWriteAtOnceAndLoseNothing() throws {
+        let server = try PostgresServer.start()
+        let target = server.target(database: try server.makeDatabase())
+        _ = try AppDatabase(path: target)  // migrated once, before the writers race
+        let writers = 16
+        let count = Reliability.isLong ? 2_000 : 150
+        var processes: [Process] = []
+        for writer in 0..<writers {
+            processes.append(
+                try Reliability.start(
+                    Reliability.stressExecutable, ["write", target, "w\(writer)-", String(count)]))
+        }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        let values = try stored(target)
+        var lost = 0
+        for writer in 0..<writers {
+            for index in 0..<count where values["w\(writer)-\(index)"] != .int(index) { lost += 1 }
+        }
+        #expect(lost == 0, "\(lost) of \(writers * count) writes lost")
+        Reliability.report(
+            "PostgreSQL: \(writers) processes, \(writers * count) writes, \(lost) lost")
+    }
+
+    @Test func aServerCrashLosesNoConfirmedWriteAndTheWriterRecovers() throws {
+        let server = try PostgresServer.startPrivate()
+        let target = server.target(database: try server.makeDatabase())
+        _ = try AppDatabase(path: target)
+        let confirm = folder.path("confirm")
+        _ = FileManager.default.createFile(atPath: confirm, contents: nil)
+        let count = 400
+        let writer = try Reliability.start(
+            Reliability.stressExecutable, ["write", target, "k", String(count), confirm])
+        // Wait for some confirmed writes, then stop the server as a crash would.
+        #expect(waitUntilSync { Reliability.confirmed(confirm).count >= 50 })
+        try server.stopImmediately()
+        let beforeRestart = Reliability.confirmed(confirm).count
+        try server.startAgain()
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0, "the writer did not recover from the outage")
+        let confirmed = Reliability.confirmed(confirm)
+        #expect(confirmed.count == count)
+        let values = try stored(target)
+        let lost = confirmed.filter { values["k\($0)"] != .int($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(confirmed.count) confirmed writes lost")
+        Reliability.report(
+            "PostgreSQL crash: \(beforeRestart) writes confirmed before the stop, "
+                + "\(confirmed.count) in all, \(lost.count) lost")
+    }
+
+    @Test func theCommandLineReportsAnOutageAs75AndWorksOnceTheServerIsBack() throws {
+        let server = try PostgresServer.startPrivate()
+        let target = server.target(database: try server.makeDatabase())
+        #expect(try runPrefs(["--db", target, "set", "a", "1"]).status == 0)
+        try server.stopImmediately()
+        let refused = try runPrefs(["--db", target, "set", "a", "2"])
+        #expect(refused.status == 75)
+        #expect(refused.stderr.hasPrefix("Error: The server of '\(target)' is unavailable ("))
+        try server.startAgain()
+        #expect(try runPrefs(["--db", target, "get", "a"]).stdout == "1\n")
+        #expect(try runPrefs(["--db", target, "set", "a", "2"]).status == 0)
+    }
+}
