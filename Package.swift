@@ -40,8 +40,12 @@ let package = Package(
         .executableTarget(
             name: "prefs-cget", path: "Benchmarks/CGetPrint",
             linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(
+            name: "CRawLibPQ", dependencies: ["CLibPQ"], path: "Benchmarks/CRawLibPQ",
+            linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(
-            name: "prefs-bench", dependencies: ["PrefsKit", "CRawSQLite"],
+            name: "prefs-bench",
+            dependencies: ["PrefsKit", "CRawSQLite", "CRawLibPQ", "TestSupport"],
             path: "Benchmarks/PrefsBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(

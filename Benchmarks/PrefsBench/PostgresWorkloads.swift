@@ -1,0 +1,201 @@
+import CRawLibPQ
+import Foundation
+import PrefsKit
+import TestSupport
+
+/// The preference and bookmark workloads through PrefsKit's PostgreSQL engine, next to raw
+/// libpq calls sending the same statements (prepared) on the same schema, against a
+/// throwaway server started for the run (`initdb` into a temporary folder, a Unix socket).
+/// In the table, "raw C" is `Benchmarks/CRawLibPQ`.
+struct PostgresWorkloads {
+    let server: PostgresServer
+    let quick: Bool
+    var rounds: Int { quick ? 3 : 7 }
+    static let account = "bench"
+
+    init(quick: Bool) throws {
+        server = try PostgresServer.startPrivate()
+        self.quick = quick
+    }
+
+    /// A fresh database migrated by PrefsKit, and its connection string.
+    func freshDatabase(options: AppDatabase.Options = .init()) throws -> (AppDatabase, String) {
+        let target = server.target(database: try server.makeDatabase())
+        var options = options
+        options.account = Self.account
+        return (try AppDatabase(path: target, options: options), target)
+    }
+
+    func raw(_ target: String) throws -> OpaquePointer {
+        guard let raw = raw_pg_open(target, Self.account) else {
+            throw BenchmarkError(description: "raw_pg_open failed")
+        }
+        return raw
+    }
+
+    func cachedGet(keys: Int) throws -> WorkloadResult {
+        let (database, _) = try freshDatabase()
+        let store = PreferenceStore(database: database)
+        let typed = (0..<keys).map { Prefs.Key("key\($0)", default: 0) }
+        try store.transaction { edit in
+            for (i, key) in typed.enumerated() { try edit.set(i, for: key) }
+        }
+        var sink = 0
+        for key in typed { sink &+= store[key] }
+        let result = try measure(
+            "PostgreSQL: get, cached (\(keys) keys)", target: "<= 100 ns (as on SQLite)",
+            rounds: rounds, iterations: quick ? 200_000 : 1_000_000,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n { sink &+= store[typed[i % keys]] }
+                }
+            ])
+        blackHole(sink)
+        return result
+    }
+
+    func uncachedGet(keys: Int) throws -> WorkloadResult {
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let (database, target) = try freshDatabase(options: options)
+        let store = PreferenceStore(database: database)
+        let names = (0..<keys).map { "key\($0)" }
+        let typed = names.map { Prefs.Key($0, default: 0) }
+        try store.transaction { edit in
+            for (i, key) in typed.enumerated() { try edit.set(i, for: key) }
+        }
+        let raw = try raw(target)
+        defer { raw_pg_close(raw) }
+        let cNames = names.map { strdup($0) }
+        defer { for name in cNames { free(name) } }
+        var sink = 0
+        let result = try measure(
+            "PostgreSQL: get, uncached (\(keys) keys)", target: "<= 1.3x raw libpq",
+            rounds: rounds, iterations: quick ? 2_000 : 10_000,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n { sink &+= store[typed[i % keys]] }
+                },
+                Contender(name: "raw C") { n in
+                    var value: Int64 = 0
+                    for i in 0..<n {
+                        guard raw_pg_get_int(raw, "standard", cNames[i % keys], &value) >= 0 else {
+                            throw BenchmarkError(description: "raw_pg_get_int failed")
+                        }
+                        sink &+= Int(value)
+                    }
+                },
+            ])
+        blackHole(sink)
+        return result
+    }
+
+    func setOwnCommit(keys: Int) throws -> WorkloadResult {
+        let (database, target) = try freshDatabase()
+        let store = PreferenceStore(database: database)
+        let typed = (0..<keys).map { Prefs.Key("key\($0)", default: 0) }
+        let raw = try raw(target)
+        defer { raw_pg_close(raw) }
+        let cNames = (0..<keys).map { strdup("raw\($0)") }
+        defer { for name in cNames { free(name) } }
+        var value = 0
+        return try measure(
+            "PostgreSQL: set, own commit (\(keys) keys)", target: "<= 1.3x raw libpq",
+            rounds: rounds, iterations: quick ? 300 : 2_000,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for i in 0..<n {
+                        value += 1
+                        try store.set(value, for: typed[i % keys])
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    for i in 0..<n {
+                        value += 1
+                        let now = Date().timeIntervalSinceReferenceDate
+                        guard
+                            raw_pg_set_int(raw, "standard", cNames[i % keys], Int64(value), now)
+                                == 0
+                        else { throw BenchmarkError(description: "raw_pg_set_int failed") }
+                    }
+                },
+            ])
+    }
+
+    func bookmarkInsert(count: Int) throws -> WorkloadResult {
+        let (database, target) = try freshDatabase()
+        let bookmarks = BookmarkStore(database: database)
+        let raw = try raw(target)
+        defer { raw_pg_close(raw) }
+        var round = 0
+        let drafts = (1...(quick ? 3 : 6)).map { round in
+            (0..<count).map { i in
+                BookmarkDraft(
+                    kind: "movie", itemID: "p\(round)-\(i)", title: "Movie \(i)",
+                    url: URL(string: "https://example.com/movies/\(i)"),
+                    category: "category\(i % 10)", tags: ["featured", "marvel"])
+            }
+        }
+        var rawRound = 0
+        return try measure(
+            "PostgreSQL: bookmark insert, \(count) in one transaction", unit: "ns/op",
+            target: ">= 0.7x raw libpq rows/s", rounds: quick ? 2 : 5, iterations: count,
+            [
+                Contender(name: "PrefsKit") { n in
+                    round += 1
+                    try bookmarks.add(contentsOf: drafts[round - 1].prefix(n))
+                },
+                Contender(name: "raw C") { n in
+                    rawRound += 1
+                    let now = Date().timeIntervalSinceReferenceDate
+                    guard raw_pg_insert_bookmarks(raw, "r\(rawRound)-", Int32(n), now) == 0 else {
+                        throw BenchmarkError(description: "raw_pg_insert_bookmarks failed")
+                    }
+                },
+            ])
+    }
+
+    /// How long a commit by another connection takes to reach an observer through NOTIFY:
+    /// the median of the delays, in milliseconds.
+    func observationDelay(samples: Int) async throws -> (median: Double, all: [Double]) {
+        let (observed, target) = try freshDatabase()
+        var options = AppDatabase.Options()
+        options.account = Self.account
+        let writer = PreferenceStore(database: try AppDatabase(path: target, options: options))
+        let store = PreferenceStore(database: observed)
+        let key = Prefs.Key("observed", default: -1)
+        let arrivals = Arrivals()
+        let stream = store.values(for: key)
+        let task = Task { for await value in stream { arrivals.record(value) } }
+        defer { task.cancel() }
+        var delays: [Double] = []
+        for sample in 0..<samples {
+            let started = DispatchTime.now().uptimeNanoseconds
+            try writer.set(sample, for: key)
+            while arrivals.time(of: sample) == nil {
+                try await Task.sleep(for: .microseconds(200))
+                if DispatchTime.now().uptimeNanoseconds - started > 5_000_000_000 {
+                    throw BenchmarkError(description: "an observer never heard of a commit")
+                }
+            }
+            if let arrived = arrivals.time(of: sample) {
+                delays.append(Double(arrived - started) / 1_000_000)
+            }
+            // Spread the writes over the polling period, as commits come when they come.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
+        }
+        let sorted = delays.sorted()
+        return (sorted[sorted.count / 2], delays)
+    }
+}
+
+/// When each value reached the observer.
+final class Arrivals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var times: [Int: UInt64] = [:]
+    func record(_ value: Int) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock { if times[value] == nil { times[value] = now } }
+    }
+    func time(of value: Int) -> UInt64? { lock.withLock { times[value] } }
+}
