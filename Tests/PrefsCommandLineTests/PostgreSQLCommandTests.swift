@@ -45,6 +45,9 @@ import Testing
     }
 
     @Test func aRefusalByTheServerExits77() throws {
+        // The schema (and the roles it makes) exists once an administrator (here the
+        // superuser) opened the database.
+        #expect(try runPrefs(["--db", target, "--account", "admin", "get", "x"]).status == 1)
         let roles = try server.psql(
             """
             DO $$ BEGIN
@@ -53,8 +56,6 @@ import Testing
             END $$
             """)
         #expect(roles.status == 0, "\(roles.stderr)")
-        // The schema exists once an administrator (here the superuser) opened the database.
-        #expect(try runPrefs(["--db", target, "--account", "admin", "get", "x"]).status == 1)
         let carol = server.target(database: database, user: "carol")
         let refused = try runPrefs(["--db", carol, "--account", "dave", "set", "x", "1"])
         #expect(refused.status == 77)
@@ -71,5 +72,60 @@ import Testing
         #expect(result.stderr.contains("postgresql://alice:***@/"))
         let json = try runPrefs(["--db", target, "--json", "get", "x"])
         #expect(!json.stderr.contains("pa55word") && !json.stdout.contains("pa55word"))
+    }
+
+    @Test func doctorReportsTheIsolation() throws {
+        #expect(try runPrefs(["--db", target, "--account", "alice", "set", "a", "1"]).status == 0)
+        let report = try runPrefs(["--db", target, "--account", "alice", "doctor"])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(
+            report.stdout.contains(
+                "Isolation:    row-level security enabled and forced on 8 of 8 tables; role"
+                    + " 'postgres' acting for account 'alice'\n"))
+        #expect(report.stdout.hasSuffix("Status:       healthy\n"))
+    }
+
+    @Test func watchPrintsAChangeOfItsAccountOnly() throws {
+        #expect(
+            try runPrefs(["--db", target, "--account", "alice", "set", "volume", "0.5"]).status == 0
+        )
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = ["--db", target, "--account", "alice", "watch", "volume"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        try watcher.run()
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        let watcherID = watcher.processIdentifier
+        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        defer { watchdog.cancel() }
+        // The watcher listens from its first statements on; once its session is idle on the
+        // server, it has read the current value and waits for changes.
+        #expect(
+            waitUntilSync {
+                let sessions = try? server.psql(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        AND backend_type = 'client backend' AND state = 'idle'
+                    """, database: database)
+                return sessions?.stdout == "1\n"
+            })
+        #expect(
+            try runPrefs(["--db", target, "--account", "bob", "set", "volume", "0.9"]).status == 0)
+        #expect(
+            try runPrefs(["--db", target, "--account", "alice", "set", "volume", "0.7"]).status == 0
+        )
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        #expect(String(decoding: line, as: UTF8.self) == "volume=0.7\n")
+        kill(watcher.processIdentifier, SIGINT)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
     }
 }

@@ -58,19 +58,34 @@ extension CommandRunner {
             } else if !report.isPrivate {
                 permissions += " (others can list the folder; chmod 700 it unless it is shared)"
             }
-            console.print(
-                """
-                Database:     \(report.path) (\(Self.bytes(report.fileSize)), WAL \(Self.bytes(report.walSize)))
-                Schema:       version \(report.schemaVersion) (this prefs knows \(report.supportedSchemaVersion))
-                Journal:      \(report.journalMode), synchronous \(report.synchronous)
-                Integrity:    \(report.integrityProblems.joined(separator: "; "))
-                Permissions:  \(permissions)
-                Contents:     \(report.preferenceCount) preferences, \(report.declarationCount) declarations, \(report.historyCount) history entries, \(report.selectionCount) selections, \(report.bookmarkCount) bookmarks
-                Search index: \(report.searchIndexCount) rows\(report.searchIndexMismatchCount == 0 ? "" : ", \(report.searchIndexMismatchCount) out of step with the bookmarks (run 'prefs doctor --repair')")
-                Pages:        \(report.pageCount) of \(report.pageSize) bytes, \(report.freePageCount) free
-                Status:       \(report.isHealthy ? "healthy" : "PROBLEMS FOUND")
-
-                """)
+            let searchLine =
+                "\(report.searchIndexCount) rows"
+                + (report.searchIndexMismatchCount == 0
+                    ? ""
+                    : ", \(report.searchIndexMismatchCount) out of step with the bookmarks"
+                        + " (run 'prefs doctor --repair')")
+            let isServer = report.serverIsolation != nil
+            var lines = [
+                "Database:     \(report.path) (\(Self.bytes(report.fileSize))"
+                    + (isServer ? ")" : ", WAL \(Self.bytes(report.walSize)))"),
+                "Schema:       version \(report.schemaVersion)"
+                    + " (this prefs knows \(report.supportedSchemaVersion))",
+                "Journal:      \(report.journalMode), synchronous \(report.synchronous)",
+                "Integrity:    \(report.integrityProblems.joined(separator: "; "))",
+                report.serverIsolation.map { "Isolation:    \($0)" }
+                    ?? "Permissions:  \(permissions)",
+                "Contents:     \(report.preferenceCount) preferences, \(report.declarationCount)"
+                    + " declarations, \(report.historyCount) history entries,"
+                    + " \(report.selectionCount) selections, \(report.bookmarkCount) bookmarks",
+                "Search index: \(searchLine)",
+            ]
+            if !isServer {
+                lines.append(
+                    "Pages:        \(report.pageCount) of \(report.pageSize) bytes,"
+                        + " \(report.freePageCount) free")
+            }
+            lines.append("Status:       \(report.isHealthy ? "healthy" : "PROBLEMS FOUND")")
+            console.print(lines.joined(separator: "\n") + "\n")
         }
         guard report.integrityProblems == ["ok"] else {
             throw CommandFailure(

@@ -43,6 +43,10 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
     /// brings it to 0.
     public var searchIndexMismatchCount: Int
 
+    /// For a database on a server, how its accounts are kept apart (row-level security) and
+    /// who this connection is; nil for a file.
+    public var serverIsolation: String? = nil
+
     /// Whether the integrity check passed and the search index is in step.
     public var isHealthy: Bool {
         integrityProblems == ["ok"] && searchIndexMismatchCount == 0

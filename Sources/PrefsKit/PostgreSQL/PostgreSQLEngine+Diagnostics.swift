@@ -44,7 +44,7 @@
                 SELECT current_setting('synchronous_commit'), current_setting('block_size')::int,
                     pg_database_size(current_database())
                 """)
-            return DatabaseDiagnostics(
+            var report = DatabaseDiagnostics(
                 path: target,
                 schemaVersion: try integer(
                     "SELECT coalesce(max(version), 0) FROM prefs_schema_migration"),
@@ -63,6 +63,12 @@
                 bookmarkCount: try count("bookmark"),
                 searchIndexCount: try count("bookmark"),
                 searchIndexMismatchCount: try bookmarkRepository.searchIndexMismatchCount())
+            let secured = Self.isolatedTables.count - problems.count
+            report.serverIsolation =
+                "row-level security enabled and forced on \(secured) of"
+                + " \(Self.isolatedTables.count) tables; role '\(connection.user)' acting for"
+                + " account '\(account)'"
+            return report
         }
 
         func connectionSettings() throws -> [(name: String, value: String)] {
