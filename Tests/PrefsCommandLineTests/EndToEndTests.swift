@@ -211,16 +211,12 @@ import Testing
         watcher.standardOutput = output
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        #expect(await waitUntil { process(watcher.processIdentifier, hasOpened: db) })
-        // The read below blocks until watch prints; if it never does, end it (and the read).
-        let watcherID = watcher.processIdentifier
-        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
-        defer { watchdog.cancel() }
+        // Until the watcher prints, it may still be starting: write until it hears a write.
+        let last = try handshake(with: output) { try prefs("set", "volume", $0) }
         try prefs("set", "other", "1")
         try prefs("set", "volume", "0.5")
-        // The change of `other` would come first: one line in means it was left out.
-        let first = readLine(from: output)
+        // The change of `other` would come first: this line being volume's shows it was left out.
+        let line = readLine(from: output, timeout: 20) ?? ""
         watcher.terminate()
         waitForExit(watcher)
         #expect(watcher.terminationReason == .exit)
@@ -228,16 +224,27 @@ import Testing
         let rest = String(
             decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(rest.isEmpty)
-        let lines = first.split(separator: "\n")
-        #expect(lines.count == 1)
         #expect(
-            lines.first?.hasPrefix(
-                #"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": 0.8, "changedAt": ""#
-            ) == true)
+            line.hasPrefix(
+                #"{"suite": "standard", "key": "volume", "type": "double", "value": 0.5, "oldValue": "#
+                    + last + #", "changedAt": ""#), "\(line)")
+    }
+
+    /// Writes values 0.801, 0.802... through `write` until the watcher on `pipe` prints a
+    /// line, then reads what else it printed; returns the last value written.
+    func handshake(with pipe: Pipe, _ write: (String) throws -> Void) throws -> String {
+        var value = ""
+        for step in 1...200 {
+            value = "0.\(800 + step)"
+            try write(value)
+            if readLine(from: pipe, timeout: 0.2) != nil { break }
+        }
+        while readLine(from: pipe, timeout: 0.3) != nil {}
+        return value
     }
 
     /// Starts `prefs watch` with its stdout on a pipe, and waits until it has the database
-    /// open (it observes from then on).
+    /// open (it may still be setting up its observer: see ``handshake(with:_:)``).
     func startWatching(_ arguments: [String]) throws -> (Process, Pipe) {
         let watcher = Process()
         watcher.executableURL = prefsExecutable()
@@ -247,17 +254,6 @@ import Testing
         try watcher.run()
         #expect(waitUntilSync { process(watcher.processIdentifier, hasOpened: db) })
         return (watcher, output)
-    }
-
-    /// Reads from a pipe up to and including a newline (or the end of the output).
-    func readLine(from pipe: Pipe) -> String {
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        return String(decoding: line, as: UTF8.self)
     }
 
     /// Waits up to 5 s for a process to end, then kills it.
@@ -279,9 +275,12 @@ import Testing
         defer { watchdog.cancel() }
         // How fast a change is printed is measured by the benchmark; here, that each is.
         let store = PreferenceStore(database: try AppDatabase(path: db))
+        _ = try handshake(with: output) {
+            try store.setValue(.double(Double($0) ?? 0), forKey: "volume")
+        }
         for step in 1...5 {
             try store.setValue(.double(Double(step) / 10), forKey: "volume")
-            #expect(readLine(from: output) == "volume=0.\(step)\n")
+            #expect(readLine(from: output, timeout: 20) == "volume=0.\(step)\n")
         }
         kill(watcher.processIdentifier, SIGINT)
         waitForExit(watcher)
@@ -293,6 +292,7 @@ import Testing
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching([])
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        _ = try handshake(with: output) { try prefs("set", "volume", $0) }
         try output.fileHandleForReading.close()  // like `prefs watch | head -1` after its line
         try prefs("set", "volume", "0.5")
         try prefs("set", "volume", "0.6")

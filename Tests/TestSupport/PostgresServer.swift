@@ -88,17 +88,13 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// A shell that stops the server once this process is gone, however it ended.
     private func startWatchdog(data: String) {
+        let stop = asServerUser(binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "stop"])
         let script = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
-            \(asServerUser(binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "stop"]).joined(separator: " ")) >/dev/null 2>&1
+            \(stop.joined(separator: " ")) >/dev/null 2>&1
             rm -rf \(folder)
             """
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = ["-c", script]
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try? watchdog.run()
+        _ = Self.spawn(["/bin/sh", "-c", script])
     }
 
     /// The command line that runs a program as the server's user.
@@ -132,6 +128,16 @@ public final class PostgresServer: @unchecked Sendable {
     /// Foundation's Process: it learns of the end from a descriptor the child inherits, which
     /// a server that the program leaves running keeps open.)
     private static func spawnAndWait(_ command: [String]) -> Int32 {
+        guard let pid = spawn(command) else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// Starts a program with /dev/null as its standard streams and no other descriptor of
+    /// this process: a server or watchdog that outlives the test must not hold a test's pipe
+    /// open (a reader waiting for its end, or a writer for EPIPE, would wait forever).
+    private static func spawn(_ command: [String]) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -139,15 +145,22 @@ public final class PostgresServer: @unchecked Sendable {
             posix_spawn_file_actions_addopen(
                 &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
-        let arguments = command.map { strdup($0) } + [nil]
+        // bash (dash takes only one-digit descriptors) closes every other descriptor, then
+        // becomes the program.
+        let closing = """
+            for fd in $(ls /proc/$$/fd 2>/dev/null); do
+                [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+            done
+            exec "$@"
+            """
+        let wrapped = ["/bin/bash", "-c", closing, "bash"] + command
+        let arguments = wrapped.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, command[0], &actions, nil, arguments, environ) == 0 else {
-            return -1
+        guard posix_spawn(&pid, wrapped[0], &actions, nil, arguments, environ) == 0 else {
+            return nil
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return pid
     }
 
     /// Runs SQL as the superuser through psql, for set-up; returns what it printed.

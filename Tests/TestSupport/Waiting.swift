@@ -63,3 +63,18 @@ public func process(_ pid: Int32, hasOpened path: String) -> Bool {
         return true
     #endif
 }
+
+/// Reads from a pipe up to and including a newline, waiting at most `seconds` for each part
+/// of it; nil when nothing came in time (or the writer closed the pipe first).
+public func readLine(from pipe: Pipe, timeout seconds: Double) -> String? {
+    let descriptor = pipe.fileHandleForReading.fileDescriptor
+    var line: [UInt8] = []
+    while !line.contains(UInt8(ascii: "\n")) {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&request, 1, Int32(seconds * 1000)) > 0 else { return nil }
+        var byte: UInt8 = 0
+        guard read(descriptor, &byte, 1) == 1 else { return nil }
+        line.append(byte)
+    }
+    return String(decoding: line, as: UTF8.self)
+}
