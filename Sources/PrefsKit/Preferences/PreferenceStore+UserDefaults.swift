@@ -53,6 +53,7 @@ extension PreferenceStore {
         setReportingErrors(nil, forKey: key)
     }
 
+    @usableFromInline
     func setReportingErrors(_ value: PreferenceValue?, forKey key: String) {
         do {
             try setValue(value, forKey: key)

@@ -50,8 +50,10 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
-    /// Receives errors of writes that cannot throw (the `@Preference` setter and the
-    /// UserDefaults-style `set(_:forKey:)`). By default they are written to standard error.
+    /// Receives errors of writes that cannot throw (the `@Preference` setter, the typed
+    /// subscript's setter and the UserDefaults-style `set(_:forKey:)`), and the opening error
+    /// of ``standard`` when its database cannot be opened. By default they are written to
+    /// standard error.
     public var errorHandler: @Sendable (Error) -> Void {
         get { errorHandlerBox.withLock { $0.handler } }
         set { errorHandlerBox.withLock { $0.handler = newValue } }
@@ -66,14 +68,23 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The value of a typed key: the stored value, else a registered default, else a
     /// declared default, else the key's default. A stored value of another type reads as
     /// the key's default.
+    ///
+    /// Setting stores the value (an Optional set to nil removes the key), as
+    /// `Defaults[.key] = value` does; a failed write goes to ``errorHandler``. The throwing
+    /// ``set(_:for:)`` reports it to the caller instead.
     @inlinable
     public subscript<Value>(key: Prefs.Key<Value>) -> Value {
         // Inlinable so that the caller's specialization decodes without generic metadata
         // lookups; the cache lookup itself stays in the module.
-        guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else {
-            return key.defaultValue
+        get {
+            guard let stored = try? value(for: key.cacheKey, slot: key.cacheSlot) else {
+                return key.defaultValue
+            }
+            return key.decode(stored) ?? key.defaultValue
         }
-        return key.decode(stored) ?? key.defaultValue
+        set {
+            setReportingErrors(key.encode(newValue), forKey: key.name)
+        }
     }
 
     /// Stores a value of a typed key; an Optional set to nil removes the key.
@@ -373,6 +384,7 @@ public final class PreferenceStore: @unchecked Sendable {
 
 private final class ErrorHandlerBox {
     var handler: @Sendable (Error) -> Void = { error in
-        standardErrorWrite("prefs: a preference write failed: \(error)\n")
+        // Writes that cannot throw, and the opening of the standard store, end up here.
+        standardErrorWrite("prefs: \(error)\n")
     }
 }

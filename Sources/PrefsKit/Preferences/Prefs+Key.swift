@@ -14,7 +14,7 @@ extension Prefs {
         @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
         @usableFromInline let cacheKey: PreferenceCacheKey
         @usableFromInline let cacheSlot = PreferenceCacheSlot()
-        let encode: @Sendable (Value) -> PreferenceValue?
+        @usableFromInline let encode: @Sendable (Value) -> PreferenceValue?
 
         init(
             name: String, defaultValue: Value, type: PreferenceType, summary: String?,
@@ -60,6 +60,27 @@ extension Prefs {
                 name: name, defaultValue: defaultValue, type: .int, summary: summary,
                 decode: { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
                 encode: { .int($0.rawValue) })
+        }
+
+        /// Creates an optional key of a String enum: nil when nothing is stored, and storing
+        /// nil removes the key.
+        public convenience init<Wrapped: RawRepresentable & Sendable>(
+            _ name: String, default defaultValue: Value, summary: String? = nil
+        ) where Value == Wrapped?, Wrapped.RawValue == String {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                decode: { String(preferenceValue: $0).flatMap(Wrapped.init(rawValue:)) },
+                encode: { $0.map { .string($0.rawValue) } })
+        }
+
+        /// Creates an optional key of an Int enum: nil when nothing is stored.
+        public convenience init<Wrapped: RawRepresentable & Sendable>(
+            _ name: String, default defaultValue: Value, summary: String? = nil
+        ) where Value == Wrapped?, Wrapped.RawValue == Int {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                decode: { Int(preferenceValue: $0).flatMap(Wrapped.init(rawValue:)) },
+                encode: { $0.map { .int($0.rawValue) } })
         }
 
         /// Creates a key of a String enum that also declares `PreferenceStorable`.
