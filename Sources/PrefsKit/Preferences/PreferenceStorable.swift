@@ -2,6 +2,11 @@ import FoundationEssentials
 
 /// A type that a preference can hold.
 ///
+/// Numbers bridge as NSNumber bridges them for `@AppStorage`: a `Bool` reads any stored
+/// number (true when not zero); an `Int` reads a bool (0 or 1) or a double that is a whole
+/// number in range; a `Double` or `Float` reads an int or a bool. Text never reads as a
+/// number through a typed key (the UserDefaults-style getters coerce it).
+///
 /// Bool, Int, Double, Float, String, URL, Date, Data, arrays and string-keyed dictionaries
 /// of storable values, and Optionals of all of these conform. Enums conform by declaring it
 /// (`enum Theme: String, PreferenceStorable { ... }`), and any `Codable` type by adopting
@@ -15,13 +20,22 @@ public protocol PreferenceStorable: Sendable {
     var preferenceValue: PreferenceValue? { get }
 }
 
+// Numbers bridge between the numeric types as NSNumber does for @AppStorage on Apple
+// platforms: a Bool reads any number (true when not zero), an Int reads a Bool (0 or 1) or a
+// Double that is a whole number in range, a Double or Float reads a Bool or an Int. Text
+// never reads as a number here (the UserDefaults-style getters coerce it).
+
 extension Bool: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .bool }
-    /// Reads a stored value; nil when it has another type.
+    /// Reads a stored bool, or a number (true when not zero); nil for another type.
     public init?(preferenceValue: PreferenceValue) {
-        guard case .bool(let value) = preferenceValue else { return nil }
-        self = value
+        switch preferenceValue {
+        case .bool(let value): self = value
+        case .int(let value): self = value != 0
+        case .double(let value): self = value != 0 && !value.isNaN
+        default: return nil
+        }
     }
     /// The value to store.
     public var preferenceValue: PreferenceValue? { .bool(self) }
@@ -30,10 +44,17 @@ extension Bool: PreferenceStorable {
 extension Int: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .int }
-    /// Reads a stored value; nil when it has another type.
+    /// Reads a stored int, a bool (0 or 1), or a double that is a whole number in range;
+    /// nil for anything else.
     public init?(preferenceValue: PreferenceValue) {
-        guard case .int(let value) = preferenceValue else { return nil }
-        self = value
+        switch preferenceValue {
+        case .int(let value): self = value
+        case .bool(let value): self = value ? 1 : 0
+        case .double(let value):
+            guard let exact = Int(exactly: value) else { return nil }
+            self = exact
+        default: return nil
+        }
     }
     /// The value to store.
     public var preferenceValue: PreferenceValue? { .int(self) }
@@ -42,10 +63,14 @@ extension Int: PreferenceStorable {
 extension Double: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .double }
-    /// Reads a stored value; nil when it has another type.
+    /// Reads a stored double, an int, or a bool (0 or 1); nil for another type.
     public init?(preferenceValue: PreferenceValue) {
-        guard case .double(let value) = preferenceValue else { return nil }
-        self = value
+        switch preferenceValue {
+        case .double(let value): self = value
+        case .int(let value): self = Double(value)
+        case .bool(let value): self = value ? 1 : 0
+        default: return nil
+        }
     }
     /// The value to store.
     public var preferenceValue: PreferenceValue? { .double(self) }
@@ -54,10 +79,18 @@ extension Double: PreferenceStorable {
 extension Float: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .double }
-    /// Reads a stored value; nil when it has another type.
+    /// Reads a stored double (to the nearest Float; nil beyond Float's range), an int, or a
+    /// bool (0 or 1); nil for another type.
     public init?(preferenceValue: PreferenceValue) {
-        guard case .double(let value) = preferenceValue else { return nil }
-        self = Float(value)
+        switch preferenceValue {
+        case .double(let value):
+            let narrowed = Float(value)
+            guard narrowed.isFinite || !value.isFinite else { return nil }
+            self = narrowed
+        case .int(let value): self = Float(value)
+        case .bool(let value): self = value ? 1 : 0
+        default: return nil
+        }
     }
     /// The value to store.
     public var preferenceValue: PreferenceValue? { .double(Double(self)) }

@@ -66,8 +66,9 @@ public final class PreferenceStore: @unchecked Sendable {
     // MARK: - Typed keys
 
     /// The value of a typed key: the stored value, else a registered default, else a
-    /// declared default, else the key's default. A stored value of another type reads as
-    /// the key's default.
+    /// declared default, else the key's default. Numbers bridge between the numeric types
+    /// (an Int key reads a stored 2.0); another value of another type reads as the key's
+    /// default, and is left as it is.
     ///
     /// Setting stores the value (an Optional set to nil removes the key), as
     /// `Defaults[.key] = value` does; a failed write goes to ``errorHandler``. The throwing

@@ -1,7 +1,8 @@
 extension Prefs {
     /// A typed preference: a name, a value type and the default read when nothing is stored.
     ///
-    /// The default is never written. A stored value of another type reads as the default.
+    /// The default is never written. A stored number of another numeric type is bridged (see
+    /// ``PreferenceStorable``); any other stored value of another type reads as the default.
     public final class Key<Value: Sendable>: Keys, @unchecked Sendable {
         /// The key's name in the store.
         public let name: String
