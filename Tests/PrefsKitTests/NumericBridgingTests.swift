@@ -51,3 +51,32 @@ import Testing
         #expect(store[Prefs.Key("maybe", default: 3)] == 3)
     }
 }
+
+/// A typed key's default reaches the UserDefaults-style getters once the key was used, as
+/// sindresorhus/Defaults registers its keys' defaults.
+@Suite struct TypedKeyDefaultTests {
+    @Test func untypedGettersAgreeWithATypedKeyOnceItWasRead() throws {
+        let store = PreferenceStore(database: try .inMemory())
+        let autoplay = Prefs.Key("autoplay", default: true)
+        #expect(store.bool(forKey: "autoplay") == false)  // not known yet, as in UserDefaults
+        #expect(store[autoplay] == true)
+        #expect(store.bool(forKey: "autoplay") == true)
+        #expect(try store.value(forKey: "autoplay") == .bool(true))
+        try store.set(false, for: autoplay)
+        #expect(store.bool(forKey: "autoplay") == false)
+        try store.removeValue(for: autoplay)
+        #expect(store.bool(forKey: "autoplay") == true)
+        #expect(try store.storedValue(forKey: "autoplay") == nil)  // never written
+    }
+
+    @Test func declaringAKeyRegistersItsDefaultAndEachKeyKeepsItsOwn() throws {
+        let store = PreferenceStore(database: try .inMemory())
+        try store.declare(Prefs.Key("speed", default: 1.5))
+        #expect(store.double(forKey: "speed") == 1.5)
+        // Another key object of the same name but another default reads its own.
+        #expect(store[Prefs.Key("speed", default: 2.0)] == 1.5)  // the declared default wins
+        #expect(store[Prefs.Key("unused", default: 7)] == 7)
+        #expect(store[Prefs.Key("unused", default: 9)] == 9)
+        #expect(store.integer(forKey: "unused") == 7)  // the first key read registered
+    }
+}

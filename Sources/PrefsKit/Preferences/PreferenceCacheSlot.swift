@@ -20,6 +20,14 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     @exclusivity(unchecked) var generation = -1
     @exclusivity(unchecked) var value: PreferenceValue?
 
+    /// The key's default as stored, registered in each suite the key is read through so that
+    /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.
+    let defaultValue: PreferenceValue?
+
+    init(defaultValue: PreferenceValue?) {
+        self.defaultValue = defaultValue
+    }
+
     /// The identifier of the owning cache, 0 when none.
     var ownerIdentifier: Int { owner.load(ordering: .acquiring) }
 

@@ -113,12 +113,17 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The stored value of a key, else its default; nil when there is neither.
     ///
     /// Defaults are looked for in this order: the registration domain
-    /// (``register(defaults:)``), then the key's declaration (stored by `declare`). A typed
-    /// key's own default comes last, when even these give nothing.
+    /// (``register(defaults:)``), then the key's declaration (stored by `declare`), then the
+    /// default of a typed key of that name once it was read or declared through this store
+    /// (so `bool(forKey:)` agrees with `store[.key]`).
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func value(forKey key: String) throws -> PreferenceValue? {
-        try value(for: PreferenceCacheKey(key))
+        let name = PreferenceCacheKey(key)
+        return try database.state.withLock { state in
+            if let stored = try storedValue(for: name, state: state) { return stored }
+            return try fallback(forKey: key, state: state, isTyped: false)
+        }
     }
 
     @usableFromInline
@@ -132,8 +137,20 @@ public final class PreferenceStore: @unchecked Sendable {
     }
 
     /// The default of a key without a stored value: registered, else declared.
-    func fallback(forKey key: String, state: DatabaseState) throws -> PreferenceValue? {
+    /// The default of a key without a stored value: registered, else declared; for an
+    /// untyped read, else the default of a typed key of that name read through this store
+    /// (a typed read has its own key's default to fall back on).
+    func fallback(forKey key: String, state: DatabaseState, isTyped: Bool = true) throws
+        -> PreferenceValue?
+    {
         if let registered = cache.registered[key] { return registered }
+        if let declared = try declaredDefault(forKey: key, state: state) { return declared }
+        return isTyped ? nil : cache.keyDefaults[key]
+    }
+
+    private func declaredDefault(forKey key: String, state: DatabaseState) throws
+        -> PreferenceValue?
+    {
         if state.isEmpty { return nil }
         if let declared = cache.declaredDefaults { return declared[key] }
         do {
@@ -161,13 +178,14 @@ public final class PreferenceStore: @unchecked Sendable {
     ) throws -> PreferenceValue? {
         do {
             if state.isWriting || !database.cachesValues {
+                if let slot { cache.registerDefault(of: slot, name: key.name) }
                 // Inside a transaction, see its uncommitted writes.
                 return state.isEmpty
                     ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.feed.refreshIfStale()
             // No local copy of cache.values: it would make the store below copy the table.
-            let slot = cache.usableSlot(slot)
+            let slot = cache.usableSlot(slot, name: key.name)
             if let slot, slot.generation == cache.values.generation { return slot.value }
             let value: PreferenceValue?
             if let cached = cache.values[key] {
@@ -334,6 +352,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     public func declare<Value>(_ key: Prefs.Key<Value>) throws {
         try declare(key.declaration)
+        database.state.withLock { _ in cache.registerDefault(of: key.cacheSlot, name: key.name) }
     }
 
     /// The declared keys of the suite, by name.

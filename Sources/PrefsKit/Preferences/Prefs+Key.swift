@@ -14,7 +14,7 @@ extension Prefs {
         public let summary: String?
         @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
         @usableFromInline let cacheKey: PreferenceCacheKey
-        @usableFromInline let cacheSlot = PreferenceCacheSlot()
+        @usableFromInline let cacheSlot: PreferenceCacheSlot
         @usableFromInline let encode: @Sendable (Value) -> PreferenceValue?
 
         init(
@@ -29,6 +29,7 @@ extension Prefs {
             self.summary = summary
             self.decode = decode
             self.encode = encode
+            self.cacheSlot = PreferenceCacheSlot(defaultValue: encode(defaultValue))
         }
 
         /// Creates a key of a storable type.

@@ -11,6 +11,9 @@ final class SuiteCache {
     // every cached read would guard nothing.
     /// Values read or written; `.some(nil)` records that the key is absent.
     @exclusivity(unchecked) var values = PreferenceValueCache()
+    /// The defaults of the typed keys read through this suite, below the declared ones:
+    /// what `bool(forKey:)` and friends read when nothing else gives a value.
+    @exclusivity(unchecked) var keyDefaults: [String: PreferenceValue] = [:]
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
     /// The defaults of the suite's declarations, read on first need; nil until then, and
@@ -29,16 +32,24 @@ final class SuiteCache {
     var claimedSlotCount: Int { claimedSlots.count }
 
     /// The key's slot when this cache owns it or could claim it now, else nil.
-    func usableSlot(_ slot: PreferenceCacheSlot?) -> PreferenceCacheSlot? {
+    func usableSlot(_ slot: PreferenceCacheSlot?, name: String) -> PreferenceCacheSlot? {
         guard let slot else { return nil }
         switch slot.claim(for: identifier) {
         case .alreadyOwned: return slot
         case .newlyClaimed:
             if claimedSlots.count >= compactionThreshold { dropSlotsOfKeysGone() }
             claimedSlots.append(slot)
+            registerDefault(of: slot, name: name)
             return slot
-        case .ownedByAnother: return nil
+        case .ownedByAnother:
+            registerDefault(of: slot, name: name)
+            return nil
         }
+    }
+
+    /// Records a typed key's default (once per key name: the first key read wins).
+    func registerDefault(of slot: PreferenceCacheSlot, name: String) {
+        if keyDefaults[name] == nil, let value = slot.defaultValue { keyDefaults[name] = value }
     }
 
     private func dropSlotsOfKeysGone() {

@@ -89,8 +89,10 @@ import Testing
     func defaultsComeRegisteredThenDeclaredThenFromTheKey(engine: ContractEngine) async throws {
         let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
         let store = PreferenceStore(database: first)
-        #expect(store[.volume] == 0.5)
         #expect(try store.value(forKey: "volume") == nil)
+        #expect(store[.volume] == 0.5)
+        // Once read, the typed key's default is what the untyped getters read too.
+        #expect(try store.value(forKey: "volume") == .double(0.5))
         try PreferenceStore(database: second).declare(
             PreferenceDeclaration(key: "volume", type: .double, defaultValue: .double(0.8)))
         // Another connection's commit: a server's notification may take a moment.
