@@ -24,8 +24,12 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.
     let defaultValue: PreferenceValue?
 
-    init(defaultValue: PreferenceValue?) {
+    /// The key's previous names, whose values move to it on first use in each suite.
+    let previousNames: [String]
+
+    init(defaultValue: PreferenceValue?, previousNames: [String] = []) {
         self.defaultValue = defaultValue
+        self.previousNames = previousNames
     }
 
     /// The identifier of the owning cache, 0 when none.

@@ -176,6 +176,9 @@ public final class PreferenceStore: @unchecked Sendable {
     private func storedValue(
         for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil, state: DatabaseState
     ) throws -> PreferenceValue? {
+        if let slot, !slot.previousNames.isEmpty, !cache.renamedKeys.contains(key.name) {
+            adoptPreviousNames(slot.previousNames, for: key.name)
+        }
         do {
             if state.isWriting || !database.cachesValues {
                 if let slot { cache.registerDefault(of: slot, name: key.name) }
@@ -202,6 +205,32 @@ public final class PreferenceStore: @unchecked Sendable {
             return value
         } catch {
             throw state.engine.translate(error)
+        }
+    }
+
+    /// The first read of a key with previous names: unless the key has a value, the value of
+    /// the first previous name that has one moves to it, in one transaction (the history
+    /// records a set and a removal). A failure is reported and tried again on the next read.
+    /// Called under the database lock.
+    private func adoptPreviousNames(_ previousNames: [String], for name: String) {
+        cache.renamedKeys.insert(name)
+        guard !database.isReadOnly else { return }
+        do {
+            try database.write { state in
+                guard !state.isEmpty, try state.preferences.value(suite: suite, key: name) == nil
+                else { return }
+                for old in previousNames where old != name {
+                    guard let value = try state.preferences.value(suite: suite, key: old) else {
+                        continue
+                    }
+                    try write(value, forKey: name, state: state)
+                    try write(nil, forKey: old, state: state)
+                    return
+                }
+            }
+        } catch {
+            cache.renamedKeys.remove(name)
+            report(error)
         }
     }
 

@@ -12,6 +12,10 @@ extension Prefs {
         public let type: PreferenceType
         /// What the key is for, stored when the key is declared.
         public let summary: String?
+        /// Names the key was stored under before, newest first. The first time a store reads
+        /// the key, a value stored under one of them moves to the key's name (once, in one
+        /// transaction, recorded in the history), unless the key already has a value.
+        public let previousNames: [String]
         @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
         @usableFromInline let cacheKey: PreferenceCacheKey
         @usableFromInline let cacheSlot: PreferenceCacheSlot
@@ -19,6 +23,7 @@ extension Prefs {
 
         init(
             name: String, defaultValue: Value, type: PreferenceType, summary: String?,
+            previousNames: [String] = [],
             decode: @escaping @Sendable (PreferenceValue) -> Value?,
             encode: @escaping @Sendable (Value) -> PreferenceValue?
         ) {
@@ -29,7 +34,9 @@ extension Prefs {
             self.summary = summary
             self.decode = decode
             self.encode = encode
-            self.cacheSlot = PreferenceCacheSlot(defaultValue: encode(defaultValue))
+            self.previousNames = previousNames
+            self.cacheSlot = PreferenceCacheSlot(
+                defaultValue: encode(defaultValue), previousNames: previousNames)
         }
 
         /// Creates a key of a storable type.
@@ -38,28 +45,40 @@ extension Prefs {
         ///   - name: The key's name in the store.
         ///   - defaultValue: The value read when nothing is stored.
         ///   - summary: What the key is for.
-        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        ///   - previousNames: Names the key was stored under before (see ``previousNames``).
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
+        )
         where Value: PreferenceStorable {
             self.init(
                 name: name, defaultValue: defaultValue, type: Value.preferenceType,
-                summary: summary,
+                summary: summary, previousNames: previousNames,
                 decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 
         /// Creates a key of an enum whose raw value is a String, as `@AppStorage` allows.
-        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
+        )
         where Value: RawRepresentable, Value.RawValue == String {
             self.init(
                 name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                previousNames: previousNames,
                 decode: { String(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
                 encode: { .string($0.rawValue) })
         }
 
         /// Creates a key of an enum whose raw value is an Int, as `@AppStorage` allows.
-        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
+        )
         where Value: RawRepresentable, Value.RawValue == Int {
             self.init(
                 name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                previousNames: previousNames,
                 decode: { Int(preferenceValue: $0).flatMap(Value.init(rawValue:)) },
                 encode: { .int($0.rawValue) })
         }
@@ -67,37 +86,49 @@ extension Prefs {
         /// Creates an optional key of a String enum: nil when nothing is stored, and storing
         /// nil removes the key.
         public convenience init<Wrapped: RawRepresentable & Sendable>(
-            _ name: String, default defaultValue: Value, summary: String? = nil
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
         ) where Value == Wrapped?, Wrapped.RawValue == String {
             self.init(
                 name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                previousNames: previousNames,
                 decode: { String(preferenceValue: $0).flatMap(Wrapped.init(rawValue:)) },
                 encode: { $0.map { .string($0.rawValue) } })
         }
 
         /// Creates an optional key of an Int enum: nil when nothing is stored.
         public convenience init<Wrapped: RawRepresentable & Sendable>(
-            _ name: String, default defaultValue: Value, summary: String? = nil
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
         ) where Value == Wrapped?, Wrapped.RawValue == Int {
             self.init(
                 name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                previousNames: previousNames,
                 decode: { Int(preferenceValue: $0).flatMap(Wrapped.init(rawValue:)) },
                 encode: { $0.map { .int($0.rawValue) } })
         }
 
         /// Creates a key of a String enum that also declares `PreferenceStorable`.
-        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
+        )
         where Value: PreferenceStorable & RawRepresentable, Value.RawValue == String {
             self.init(
                 name: name, defaultValue: defaultValue, type: .string, summary: summary,
+                previousNames: previousNames,
                 decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 
         /// Creates a key of an Int enum that also declares `PreferenceStorable`.
-        public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = []
+        )
         where Value: PreferenceStorable & RawRepresentable, Value.RawValue == Int {
             self.init(
                 name: name, defaultValue: defaultValue, type: .int, summary: summary,
+                previousNames: previousNames,
                 decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 

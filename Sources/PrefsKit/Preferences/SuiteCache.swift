@@ -14,6 +14,8 @@ final class SuiteCache {
     /// The defaults of the typed keys read through this suite, below the declared ones:
     /// what `bool(forKey:)` and friends read when nothing else gives a value.
     @exclusivity(unchecked) var keyDefaults: [String: PreferenceValue] = [:]
+    /// The typed keys with previous names whose old values this suite already looked for.
+    @exclusivity(unchecked) var renamedKeys: Set<String> = []
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
     /// The defaults of the suite's declarations, read on first need; nil until then, and

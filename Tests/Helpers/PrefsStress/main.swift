@@ -3,6 +3,8 @@
 //
 //   prefs-stress write DB PREFIX COUNT [CONFIRM-FILE]   set PREFIX0...PREFIX(COUNT-1) to 0...
 //   prefs-stress read DB PREFIX COUNT                    read them back; values must match keys
+//   prefs-stress adopt DB NEW COUNT OLD                  read COUNT typed keys NEW0... declared
+//                                                        with the previous names OLD0...
 //
 // A write is confirmed (its index appended to CONFIRM-FILE) only after the commit
 // returned. Busy past the timeout is retried; the number of retries goes to stderr.
@@ -68,6 +70,13 @@ case "read":
         } catch {
             fail("\(error)", 70)
         }
+    }
+case "adopt":
+    guard arguments.count >= 6 else { fail("usage: prefs-stress adopt DB NEW COUNT OLD", 64) }
+    for index in 0..<count {
+        let key = Prefs.Key(
+            "\(prefix)\(index)", default: -1, previousNames: ["\(arguments[5])\(index)"])
+        _ = store[key]
     }
 default:
     fail("unknown mode '\(mode)'", 64)
