@@ -93,7 +93,8 @@ import Testing
     }
 
     @Test func registeredDefaultsAreVolatileFallbacks() throws {
-        store.register(defaults: ["launchCount": 7, "nickname": "guest"])
+        // Suite scope: other tests of this process read these keys.
+        store.register(defaults: ["launchCount": 7, "nickname": "guest"], scope: .suite)
         #expect(store[.launchCount] == 7)
         #expect(store.string(forKey: "nickname") == "guest")
         #expect(store.object(forKey: "launchCount") as? Int == 7)
@@ -104,6 +105,24 @@ import Testing
         #expect(store[.launchCount] == 7)
         #expect(try reopened()[.launchCount] == 0)
         #expect(store.dictionaryRepresentation()["nickname"] as? String == "guest")
+    }
+
+    @Test func processRegistrationIsSharedByEverySuiteAndDatabase() throws {
+        // Keys of this test alone: the registration reaches every store of the process.
+        store.register(defaults: ["registrationProbe": 42, "registrationText": "shared"])
+        let widgets = PreferenceStore(database: store.database, suite: "group.widgets")
+        let elsewhere = PreferenceStore(database: try .inMemory(), suite: "other")
+        for reader in [store, widgets, elsewhere] {
+            #expect(reader.integer(forKey: "registrationProbe") == 42)
+            #expect(reader[Prefs.Key("registrationText", default: "")] == "shared")
+        }
+        // A suite's own registration comes first, for that suite only.
+        widgets.register(defaults: ["registrationProbe": 7], scope: .suite)
+        #expect(widgets.integer(forKey: "registrationProbe") == 7)
+        #expect(store.integer(forKey: "registrationProbe") == 42)
+        #expect(widgets.registeredDefaults["registrationProbe"] == .int(7))
+        #expect(store.registeredDefaults["registrationText"] == .string("shared"))
+        #expect(try rawRowCount() == 0)
     }
 
     @Test func suitesAreIsolated() throws {

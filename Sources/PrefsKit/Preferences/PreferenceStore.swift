@@ -113,7 +113,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The stored value of a key, else its default; nil when there is neither.
     ///
     /// Defaults are looked for in this order: the registration domain
-    /// (``register(defaults:)``), then the key's declaration (stored by `declare`), then the
+    /// (``register(defaults:scope:)``), then the key's declaration (stored by `declare`), then the
     /// default of a typed key of that name once it was read or declared through this store
     /// (so `bool(forKey:)` agrees with `store[.key]`).
     ///
@@ -144,6 +144,7 @@ public final class PreferenceStore: @unchecked Sendable {
         -> PreferenceValue?
     {
         if let registered = cache.registered[key] { return registered }
+        if let registered = Self.processRegistration.withLock({ $0[key] }) { return registered }
         if let declared = try declaredDefault(forKey: key, state: state) { return declared }
         return isTyped ? nil : cache.keyDefaults[key]
     }
@@ -339,25 +340,42 @@ public final class PreferenceStore: @unchecked Sendable {
 
     // MARK: - Registration domain
 
+    /// Where ``register(defaults:scope:)`` puts its fallbacks.
+    public enum RegistrationScope: Sendable {
+        /// Every store of the process, whatever its suite or database, as UserDefaults'
+        /// registration domain is shared by every suite.
+        case process
+        /// This suite of this database only (a suite-level fallback checked before the
+        /// process's).
+        case suite
+    }
+
     /// Adds volatile fallbacks read when a key has no stored value, like UserDefaults'
     /// registration domain; they are never written to the file.
     ///
-    /// Values of unsupported types are ignored.
-    public func register(defaults: [String: Any]) {
+    /// - Parameters:
+    ///   - defaults: The values by key; values of unsupported types are ignored.
+    ///   - scope: Every store of the process (the default, as UserDefaults), or this suite.
+    public func register(defaults: [String: Any], scope: RegistrationScope = .process) {
         var converted: [String: PreferenceValue] = [:]
         for (key, value) in defaults {
             if let preferenceValue = PreferenceValue(any: value) {
                 converted[key] = preferenceValue
             }
         }
-        database.state.withLock { _ in
-            cache.registered.merge(converted) { $1 }
+        switch scope {
+        case .process:
+            Self.processRegistration.withLock { $0.merge(converted) { $1 } }
+        case .suite:
+            database.state.withLock { _ in cache.registered.merge(converted) { $1 } }
         }
     }
 
-    /// The registered defaults of the suite.
+    /// The registered defaults this store reads: the process's, overlaid by the suite's.
     public var registeredDefaults: [String: PreferenceValue] {
-        database.state.withLock { _ in cache.registered }
+        let process = Self.processRegistration.withLock { $0 }
+        let suite = database.state.withLock { _ in cache.registered }
+        return process.merging(suite) { $1 }
     }
 
     // MARK: - Declarations and history

@@ -61,7 +61,7 @@ import Testing
         #expect(store[.hasViewedWalkthrough] == true)
         try store.removeValue(for: .hasViewedWalkthrough)
         #expect(store[.hasViewedWalkthrough] == false)
-        store.register(defaults: ["hasViewedWalkthrough": true])
+        store.register(defaults: ["hasViewedWalkthrough": true], scope: .suite)
         #expect(store[.hasViewedWalkthrough] == true)
         #expect(!store.hasStoredValue(forKey: "hasViewedWalkthrough"))
     }
@@ -98,7 +98,7 @@ import Testing
         // Another connection's commit: a server's notification may take a moment.
         #expect(await waitUntil { store[.volume] == 0.8 })
         #expect(try store.value(forKey: "volume") == .double(0.8))
-        store.register(defaults: ["volume": 0.3])
+        store.register(defaults: ["volume": 0.3], scope: .suite)
         #expect(store[.volume] == 0.3)
         try store.set(1.0, for: .volume)
         #expect(store[.volume] == 1.0)
