@@ -47,6 +47,7 @@ let package = Package(
             name: "prefs-bench",
             dependencies: ["PrefsKit", "CRawSQLite", "CRawLibPQ", "TestSupport"],
             path: "Benchmarks/PrefsBench"),
+        .executableTarget(name: "tour", dependencies: ["PrefsKit"], path: "Examples/Tour"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(
             name: "CCrashVFS", path: "Tests/CrashVFS",
