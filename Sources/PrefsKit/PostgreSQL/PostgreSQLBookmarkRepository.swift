@@ -143,33 +143,8 @@
             return BookmarkFolderTree(try folders()).path(of: folderID)
         }
 
-        /// The folder row a placement names: nil for the top level or the category's folder.
-        private func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws
-            -> Int64?
-        {
-            switch placement {
-            case .folder(let id): return id
-            case .draft:
-                guard let path = draft.folder, !path.isEmpty else { return nil }
-                var parent: Int64?
-                for name in path {
-                    if let existing = try childFolder(named: name, in: parent) {
-                        parent = existing
-                    } else if path.count == 1 {
-                        return nil  // the category's folder, which needs no row
-                    } else {
-                        parent = try insertFolder(
-                            name: name, parentID: parent, description: nil, createdAt: nil,
-                            updatedAt: nil
-                        ).id
-                    }
-                }
-                return parent
-            }
-        }
-
         /// The first folder of a name in a parent (nil: the top level).
-        private func childFolder(named name: String, in parent: Int64?) throws -> Int64? {
+        func childFolder(named name: String, in parent: Int64?) throws -> Int64? {
             let result = try connection.execute(
                 prepared: "bookmark_child_folder",
                 """

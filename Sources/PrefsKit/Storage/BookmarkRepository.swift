@@ -25,6 +25,8 @@ package protocol BookmarkRepository {
         id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date
     )
         throws -> Bookmark
+    /// The first folder of a name in a parent (nil: the top level), by position.
+    func childFolder(named name: String, in parent: Int64?) throws -> Int64?
     /// Every folder, parents before their children, siblings in order.
     func folders() throws -> [BookmarkFolder]
     /// Adds a folder at the end of its parent's folders.
@@ -51,4 +53,31 @@ package protocol BookmarkRepository {
     /// How many bookmarks have no search row or one whose text differs from the tables,
     /// plus search rows of no bookmark: 0 when the index is in step.
     func searchIndexMismatchCount() throws -> Int
+}
+
+extension BookmarkRepository {
+    /// The folder row a placement names: nil for the top level or the category's folder.
+    func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws
+        -> Int64?
+    {
+        switch placement {
+        case .folder(let id): return id
+        case .draft:
+            guard let path = draft.folder, !path.isEmpty else { return nil }
+            var parent: Int64?
+            for name in path {
+                if let existing = try childFolder(named: name, in: parent) {
+                    parent = existing
+                } else if path.count == 1 {
+                    return nil  // the category's folder, which needs no row
+                } else {
+                    parent = try insertFolder(
+                        name: name, parentID: parent, description: nil, createdAt: nil,
+                        updatedAt: nil
+                    ).id
+                }
+            }
+            return parent
+        }
+    }
 }
