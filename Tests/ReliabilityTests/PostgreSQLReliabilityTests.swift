@@ -85,4 +85,23 @@ import Testing
         #expect(try runPrefs(["--db", target, "get", "a"]).stdout == "1\n")
         #expect(try runPrefs(["--db", target, "set", "a", "2"]).status == 0)
     }
+
+    @Test func anObserverReconnectsAfterACrashAndMissesNoChange() async throws {
+        let server = try PostgresServer.startPrivate()
+        let target = server.target(database: try server.makeDatabase())
+        let observed = PreferenceStore(database: try AppDatabase(path: target))
+        let seen = Collected<Int>()
+        let stream = observed.values(for: Prefs.Key("counter", default: 0))
+        let task = Task { for await value in stream { seen.append(value) } }
+        defer { task.cancel() }
+        #expect(await seen.wait(upTo: 10) { $0 == [0] })
+        try server.stopImmediately()
+        try server.startAgain()
+        // Written while the observer's connection is still the dead one.
+        let writer = PreferenceStore(database: try AppDatabase(path: target))
+        try writer.set(1, for: Prefs.Key("counter", default: 0))
+        try writer.set(2, for: Prefs.Key("counter", default: 0))
+        #expect(await seen.wait(upTo: 20) { $0.last == 2 }, "heard \(seen.all)")
+        #expect(observed[Prefs.Key("counter", default: 0)] == 2)
+    }
 }
