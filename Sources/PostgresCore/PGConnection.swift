@@ -20,6 +20,10 @@
         /// The connection string with any password replaced by `***`, for messages.
         public let redactedTarget: String
         private var preparedNames: Set<String> = []
+        /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
+        /// server ("server closed the connection unexpectedly"), which it may report before its
+        /// status says the connection is gone.
+        private var isBroken = false
 
         /// Connects, with libpq's own ways of finding the password (`PGPASSWORD`, `.pgpass`,
         /// service files) and the server (`PGHOST`...).
@@ -120,9 +124,10 @@
         @discardableResult
         private func check(_ result: OpaquePointer?) throws(PGError) -> PGResult {
             guard let result else {
+                isBroken = true
                 throw PGError(
                     sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: PQstatus(handle) != CONNECTION_OK)
+                    isConnectionLost: true)
             }
             let wrapped = PGResult(handle: result)
             switch PQresultStatus(result) {
@@ -134,10 +139,13 @@
                 let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map {
                     String(cString: $0)
                 }
+                // No SQLSTATE: libpq could not talk to the server ("server closed the
+                // connection unexpectedly"), even if its status does not say so yet.
+                if state == nil { isBroken = true }
                 throw PGError(
                     sqlState: state,
                     message: primary ?? Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: PQstatus(handle) != CONNECTION_OK)
+                    isConnectionLost: state == nil || PQstatus(handle) != CONNECTION_OK)
             }
         }
 
@@ -151,7 +159,7 @@
         }
 
         /// Whether the connection is up, as far as libpq knows without asking the server.
-        public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+        public var isConnected: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
 
         /// Connects again with the same settings, after the server went away; prepared
         /// statements are prepared again on next use.
@@ -160,6 +168,7 @@
         public func reconnect() throws(PGError) {
             PQreset(handle)
             preparedNames.removeAll()
+            isBroken = false
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))
             }
@@ -176,6 +185,7 @@
         /// - Throws: ``PGError`` when the connection is gone.
         public func takeNotifications() throws(PGError) -> Int {
             guard PQconsumeInput(handle) == 1 else {
+                isBroken = true
                 throw PGError(
                     sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
                     isConnectionLost: true)

@@ -138,4 +138,20 @@ import Testing
                 == #"{"kind":"trip","itemID":"x","removed":true}"#)
         #expect(try json(["version"]) == #"{"version":"0.1.0"}"#)
     }
+
+    @Test func accountIsRefusedForAFile() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        let result = try runPrefs(["--db", db, "--account", "alice", "set", "a", "1"])
+        #expect(result.status == 64)
+        #expect(
+            result.stderr
+                == "Error: --account applies only to a PostgreSQL database (--db postgresql://...);"
+                + " '\(db)' is a file\n")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        // The environment's account is a default for servers: a file ignores it.
+        let fromEnvironment = try runPrefs(
+            ["--db", db, "set", "a", "1"], environment: ["PREFS_ACCOUNT": "alice"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+    }
 }

@@ -54,15 +54,22 @@ import Testing
         let confirm = folder.path("confirm")
         _ = FileManager.default.createFile(atPath: confirm, contents: nil)
         let count = 400
-        let writer = try Reliability.start(
-            Reliability.stressExecutable, ["write", target, "k", String(count), confirm])
+        let writer = Process()
+        writer.executableURL = Reliability.stressExecutable
+        writer.arguments = ["write", target, "k", String(count), confirm]
+        let errors = folder.path("writer.stderr")
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle(forWritingAtPath: errors)
+        try writer.run()
         // Wait for some confirmed writes, then stop the server as a crash would.
         #expect(waitUntilSync { Reliability.confirmed(confirm).count >= 50 })
         try server.stopImmediately()
         let beforeRestart = Reliability.confirmed(confirm).count
         try server.startAgain()
         writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "the writer did not recover from the outage")
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(writer.terminationStatus == 0, "the writer did not recover: \(said)")
         let confirmed = Reliability.confirmed(confirm)
         #expect(confirmed.count == count)
         let values = try stored(target)

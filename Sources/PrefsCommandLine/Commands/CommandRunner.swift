@@ -29,6 +29,13 @@ struct CommandRunner {
                     + " are kept per suite",
                 exitCode: CommandFailure.usage)
         }
+        // An account belongs to a server's database; a file has none to choose.
+        if globals.account != nil, !AppDatabase.isConnectionString(databasePath) {
+            throw CommandFailure(
+                "--account applies only to a PostgreSQL database (--db postgresql://...);"
+                    + " '\(databasePath)' is a file",
+                exitCode: CommandFailure.usage)
+        }
         switch invocation.command {
         case .completion, .help:
             // Their output is a script or help text; there is no JSON form to give.
