@@ -154,4 +154,13 @@ import Testing
             ["--db", db, "set", "a", "1"], environment: ["PREFS_ACCOUNT": "alice"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
     }
+
+    @Test(arguments: ["", String(repeating: "a", count: 57), "a\nb"])
+    func aMalformedAccountIsAUsageError(account: String) throws {
+        let result = try runPrefs(["--db", "postgresql:///none", "--account", account, "get", "a"])
+        #expect(result.status == 64)
+        #expect(
+            result.stderr
+                == "Error: The account name must be 1 to 56 bytes without control characters\n")
+    }
 }

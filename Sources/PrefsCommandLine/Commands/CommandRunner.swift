@@ -30,6 +30,14 @@ struct CommandRunner {
                 exitCode: CommandFailure.usage)
         }
         // An account belongs to a server's database; a file has none to choose.
+        if let account = globals.account,
+            account.isEmpty || account.utf8.count > 56
+                || account.utf8.contains(where: { $0 < 0x20 })
+        {
+            throw CommandFailure(
+                "The account name must be 1 to 56 bytes without control characters",
+                exitCode: CommandFailure.usage)
+        }
         if globals.account != nil, !AppDatabase.isConnectionString(databasePath) {
             throw CommandFailure(
                 "--account applies only to a PostgreSQL database (--db postgresql://...);"

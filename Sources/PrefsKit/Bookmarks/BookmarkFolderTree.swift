@@ -1,7 +1,7 @@
 /// The folder rows as a tree: paths of folders, the folders under a path, and a walk that
 /// visits parents before children. Every walk is iterative, so a tree 10,000 folders deep
 /// (a hostile import) cannot exhaust the stack.
-struct BookmarkFolderTree {
+package struct BookmarkFolderTree {
     private var byID: [Int64: BookmarkFolder] = [:]
     private var children: [Int64?: [BookmarkFolder]] = [:]
 

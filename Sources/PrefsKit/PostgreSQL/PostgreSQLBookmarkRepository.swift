@@ -58,24 +58,6 @@
             return result.rowCount > 0 ? result.integer(row: 0, column: 0) : nil
         }
 
-        @discardableResult
-        func insert(
-            _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
-            createdAt: Date?
-        ) throws -> Bookmark {
-            guard
-                let insertion = try insertIfAbsent(
-                    draft, in: placement, at: date, id: id, createdAt: createdAt)
-            else {
-                throw PGError(
-                    sqlState: "23505",
-                    message: "duplicate key value violates unique constraint on (kind, item_id)")
-            }
-            return Bookmark(
-                draft, insertion, folder: try folderPath(of: insertion.folderID, draft: draft),
-                createdAt: createdAt ?? date, updatedAt: date)
-        }
-
         func insertIfAbsent(
             _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
             createdAt: Date?
@@ -135,14 +117,6 @@
             }
         }
 
-        /// The folder path of a written bookmark: the draft's when it named one, else read
-        /// back from the folder's row (imports), else the category's folder.
-        private func folderPath(of folderID: Int64?, draft: BookmarkDraft) throws -> [String]? {
-            if let folder = draft.folder { return folder }
-            guard let folderID else { return nil }
-            return BookmarkFolderTree(try folders()).path(of: folderID)
-        }
-
         /// The first folder of a name in a parent (nil: the top level).
         func childFolder(named name: String, in parent: Int64?) throws -> Int64? {
             let result = try connection.execute(
@@ -153,6 +127,10 @@
                 ORDER BY position, id LIMIT 1
                 """, [account, Self.text(parent), name])
             return result.rowCount > 0 ? result.integer(row: 0, column: 0) : nil
+        }
+
+        func folderTree() throws -> BookmarkFolderTree {
+            BookmarkFolderTree(try folders())
         }
 
         func folders() throws -> [BookmarkFolder] {

@@ -69,7 +69,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return statement
     }
 
-    private func folderTree() throws -> BookmarkFolderTree {
+    func folderTree() throws -> BookmarkFolderTree {
         let version = try connection.dataVersion()
         if let cache = folderTreeCache, cache.version == version, cache.writes == folderWrites {
             return cache.tree
@@ -97,23 +97,6 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         let statement = try connection.cachedStatement(
             sql: "SELECT \(Self.columns) FROM bookmark b WHERE b.kind = ? AND b.item_id = ?")
         return try read(statement, [kind, itemID]).first
-    }
-
-    @discardableResult
-    func insert(
-        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
-        createdAt: Date?
-    ) throws -> Bookmark {
-        guard
-            let insertion = try insertIfAbsent(
-                draft, in: placement, at: date, id: id, createdAt: createdAt)
-        else {
-            throw SQLiteError(
-                code: 19, message: "UNIQUE constraint failed: bookmark.kind, bookmark.item_id")
-        }
-        return Bookmark(
-            draft, insertion, folder: try folderPath(of: insertion.folderID, draft: draft),
-            createdAt: createdAt ?? date, updatedAt: date)
     }
 
     func insertIfAbsent(
@@ -147,14 +130,6 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         try saveTags(draft.tags, for: newID)
         try index(id: newID, draft: draft, urlText: urlText)
         return BookmarkInsertion(id: newID, position: Int(position), folderID: folderID)
-    }
-
-    /// The folder path of a written bookmark: the draft's when it named one, else read
-    /// back from the folder's row (imports), else the category's folder.
-    private func folderPath(of folderID: Int64?, draft: BookmarkDraft) throws -> [String]? {
-        if let folder = draft.folder { return folder }
-        guard let folderID else { return nil }
-        return try folderTree().path(of: folderID)
     }
 
     /// The first folder of a name in a parent (nil: the top level).

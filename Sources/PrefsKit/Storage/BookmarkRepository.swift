@@ -7,13 +7,6 @@ package protocol BookmarkRepository {
     func bookmark(kind: String, itemID: String) throws -> Bookmark?
     /// The id of an item's bookmark, without reading the rest.
     func identifier(kind: String, itemID: String) throws -> Int64?
-    /// Inserts a new bookmark at the end of its kind (or with the given id, position and
-    /// creation time, for imports).
-    @discardableResult
-    func insert(
-        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
-        createdAt: Date?
-    ) throws -> Bookmark
     /// Inserts a bookmark unless its item already has one; nil then. Returns only what the
     /// insert chose (bulk inserts build no ``Bookmark`` they would throw away).
     func insertIfAbsent(
@@ -27,6 +20,8 @@ package protocol BookmarkRepository {
         throws -> Bookmark
     /// The first folder of a name in a parent (nil: the top level), by position.
     func childFolder(named name: String, in parent: Int64?) throws -> Int64?
+    /// The folder rows as a tree (an engine may keep it between calls).
+    func folderTree() throws -> BookmarkFolderTree
     /// Every folder, parents before their children, siblings in order.
     func folders() throws -> [BookmarkFolder]
     /// Adds a folder at the end of its parent's folders.
@@ -79,5 +74,33 @@ extension BookmarkRepository {
             }
             return parent
         }
+    }
+
+    /// Inserts a new bookmark at the end of its kind (or with the given id, position and
+    /// creation time, for imports); the item must not have one yet.
+    @discardableResult
+    func insert(
+        _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
+        createdAt: Date?
+    ) throws -> Bookmark {
+        guard
+            let insertion = try insertIfAbsent(
+                draft, in: placement, at: date, id: id, createdAt: createdAt)
+        else {
+            // The stores look first: reaching this is a bug, not bad input.
+            throw DatabaseError.internalError(
+                "'\(draft.kind)' item '\(draft.itemID)' is bookmarked already")
+        }
+        return Bookmark(
+            draft, insertion, folder: try folderPath(of: insertion.folderID, draft: draft),
+            createdAt: createdAt ?? date, updatedAt: date)
+    }
+
+    /// The folder path of a written bookmark: the draft's when it named one, else read
+    /// back from the folder's row (imports), else the category's folder.
+    func folderPath(of folderID: Int64?, draft: BookmarkDraft) throws -> [String]? {
+        if let folder = draft.folder { return folder }
+        guard let folderID else { return nil }
+        return try folderTree().path(of: folderID)
     }
 }
