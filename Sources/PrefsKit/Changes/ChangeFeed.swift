@@ -10,6 +10,9 @@ final class ChangeFeed {
     @exclusivity(unchecked) private var lastCheck: UInt64
     private let checkInterval: UInt64
     private var lastChangeID: Int64
+    /// Runs work once the database lock is let go; set by the database after its lock
+    /// exists. Observation's handlers run there, free to read the store from any thread.
+    var afterUnlocking: (@escaping () -> Void) -> Void = { $0() }
 
     /// - Parameter checkInterval: Nanoseconds between two looks at the commit token on the
     ///   read path.
@@ -55,6 +58,7 @@ final class ChangeFeed {
             try catchUp()
         } catch {
             caches.forgetValues()
+            notify(caches.allObservations())
         }
     }
 
@@ -77,5 +81,15 @@ final class ChangeFeed {
             caches.apply(changes)
         }
         observers.deliver(changes, afterGap: hasGap, preferences: engine.preferences)
+        // After a gap any key read may have changed.
+        notify(hasGap ? caches.allObservations() : caches.observations(of: changes))
+    }
+
+    /// Tells Swift's Observation of changed keys, once the lock is let go.
+    private func notify(_ observations: [KeyObservation]) {
+        guard !observations.isEmpty else { return }
+        afterUnlocking {
+            for observation in observations { observation.didChange() }
+        }
     }
 }

@@ -94,7 +94,11 @@ public final class AppDatabase: Sendable {
         }
         let interval = UInt64(max(0, options.changeCheckIntervalMilliseconds)) * 1_000_000
         do {
-            state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
+            let state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
+            state.withLock {
+                $0.feed.afterUnlocking = { [weak state] work in state?.afterUnlocking(work) }
+            }
+            self.state = state
         } catch {
             let translated = engine.translate(error)
             throw translated as? DatabaseError ?? .internalError("\(translated)")

@@ -19,6 +19,9 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     // Touched only by the owning cache, under its database's lock (or in its deinit).
     @exclusivity(unchecked) var generation = -1
     @exclusivity(unchecked) var value: PreferenceValue?
+    /// The owning cache's observation of the key, so that a read through the slot registers
+    /// with Swift's Observation without a lookup.
+    @exclusivity(unchecked) var observation: KeyObservation?
 
     /// The key's default as stored, registered in each suite the key is read through so that
     /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.
@@ -50,6 +53,7 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     func release(from identifier: Int) {
         generation = -1
         value = nil
+        observation = nil
         _ = owner.compareExchange(expected: identifier, desired: 0, ordering: .releasing)
     }
 }

@@ -17,6 +17,23 @@ final class PreferenceCaches {
         }
     }
 
+    /// The observations of the keys that changed (in suites whose keys were read).
+    func observations(of changes: [PreferenceChange]) -> [KeyObservation] {
+        var found: [KeyObservation] = []
+        for change in changes {
+            if let observation = suites[change.suite]?.observations[PreferenceCacheKey(change.key)]
+            {
+                found.append(observation)
+            }
+        }
+        return found
+    }
+
+    /// The observations of every key read, in every suite.
+    func allObservations() -> [KeyObservation] {
+        suites.values.flatMap { $0.observations.values }
+    }
+
     /// Forgets the declared defaults, to be read again when next needed.
     func forgetDeclaredDefaults() {
         for cache in suites.values { cache.declaredDefaults = nil }

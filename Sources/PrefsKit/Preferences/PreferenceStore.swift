@@ -183,14 +183,19 @@ public final class PreferenceStore: @unchecked Sendable {
         do {
             if state.isWriting || !database.cachesValues {
                 if let slot { cache.registerDefault(of: slot, name: key.name) }
+                cache.observation(for: key).access()
                 // Inside a transaction, see its uncommitted writes.
                 return state.isEmpty
                     ? nil : try state.preferences.value(suite: suite, key: key.name)
             }
             try state.feed.refreshIfStale()
             // No local copy of cache.values: it would make the store below copy the table.
-            let slot = cache.usableSlot(slot, name: key.name)
-            if let slot, slot.generation == cache.values.generation { return slot.value }
+            let slot = cache.usableSlot(slot, key: key)
+            if let slot, slot.generation == cache.values.generation {
+                slot.observation?.access()
+                return slot.value
+            }
+            (slot?.observation ?? cache.observation(for: key)).access()
             let value: PreferenceValue?
             if let cached = cache.values[key] {
                 value = cached

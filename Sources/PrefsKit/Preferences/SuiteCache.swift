@@ -21,6 +21,10 @@ final class SuiteCache {
     /// The defaults of the suite's declarations, read on first need; nil until then, and
     /// again after any commit (a declaration may have changed).
     @exclusivity(unchecked) var declaredDefaults: [String: PreferenceValue]?
+    /// The keys read through this suite as Swift's Observation sees them. Never emptied
+    /// while the cache lives: a registration must survive a reset of the values.
+    @exclusivity(unchecked) private(set) var observations: [PreferenceCacheKey: KeyObservation] =
+        [:]
     /// The key slots this cache claimed, given back when it goes away. An app that makes a
     /// key object per read must not pile up slots here, so the slots of keys that are gone
     /// (held by this list alone) are dropped whenever the list doubles. (Not weak references:
@@ -33,18 +37,27 @@ final class SuiteCache {
     /// How many claimed slots are remembered (live or not yet compacted away).
     var claimedSlotCount: Int { claimedSlots.count }
 
+    /// The observation of a key, made on first need.
+    func observation(for key: PreferenceCacheKey) -> KeyObservation {
+        if let observation = observations[key] { return observation }
+        let observation = KeyObservation()
+        observations[key] = observation
+        return observation
+    }
+
     /// The key's slot when this cache owns it or could claim it now, else nil.
-    func usableSlot(_ slot: PreferenceCacheSlot?, name: String) -> PreferenceCacheSlot? {
+    func usableSlot(_ slot: PreferenceCacheSlot?, key: PreferenceCacheKey) -> PreferenceCacheSlot? {
         guard let slot else { return nil }
         switch slot.claim(for: identifier) {
         case .alreadyOwned: return slot
         case .newlyClaimed:
             if claimedSlots.count >= compactionThreshold { dropSlotsOfKeysGone() }
             claimedSlots.append(slot)
-            registerDefault(of: slot, name: name)
+            slot.observation = observation(for: key)
+            registerDefault(of: slot, name: key.name)
             return slot
         case .ownedByAnother:
-            registerDefault(of: slot, name: name)
+            registerDefault(of: slot, name: key.name)
             return nil
         }
     }

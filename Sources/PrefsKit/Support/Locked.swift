@@ -7,10 +7,15 @@
 /// A value guarded by a recursive mutex.
 ///
 /// Recursive so that a write made inside a transaction's closure joins that transaction
-/// instead of deadlocking.
+/// instead of deadlocking. Work that must not run under the lock (handlers of others that
+/// may take it from another thread) is queued with ``afterUnlocking(_:)`` and runs once the
+/// outermost ``withLock(_:)`` has let go.
 final class Locked<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let state: State
+    // Both touched only while holding the mutex.
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var deferredWork: [() -> Void] = []
 
     init(_ state: State) {
         self.state = state
@@ -31,8 +36,30 @@ final class Locked<State>: @unchecked Sendable {
     @inline(__always)
     func withLock<T>(_ body: (State) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        depth &+= 1
+        defer {
+            depth &-= 1
+            if depth == 0 && !deferredWork.isEmpty {
+                unlockRunningDeferredWork()
+            } else {
+                pthread_mutex_unlock(mutex)
+            }
+        }
         return try body(state)
+    }
+
+    /// Queues work to run when the lock is next released by its outermost holder. Call it
+    /// while holding the lock.
+    func afterUnlocking(_ work: @escaping () -> Void) {
+        deferredWork.append(work)
+    }
+
+    @inline(never)
+    private func unlockRunningDeferredWork() {
+        let work = deferredWork
+        deferredWork = []
+        pthread_mutex_unlock(mutex)
+        for item in work { item() }
     }
 }
 
