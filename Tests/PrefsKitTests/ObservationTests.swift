@@ -105,10 +105,30 @@ import Testing
     @Test func observationEndsWhenTheTaskIsCancelled() async throws {
         let stream = store.changes()
         let task = Task { for await _ in stream {} }
-        #expect(store.database.state.withLock { $0.isPolling })
+        #expect(store.database.state.withLock { $0.hasObservers })
         task.cancel()
         _ = await task.value
-        // The polling task notices at its next turn that no one observes any more.
-        #expect(await waitUntil { !store.database.state.withLock { $0.isPolling } })
+        #expect(await waitUntil { !store.database.state.withLock { $0.hasObservers } })
+    }
+
+    @Test func aFileDatabaseIsWatchedThroughFileEventsAndAMemoryOneNotAtAll() throws {
+        #if os(Linux)
+            #expect(store.database.changeDetectionSummary.hasPrefix("file events (inotify)"))
+        #endif
+        #expect(!store.database.state.withLock { $0.isPolling })
+        let memory = PreferenceStore(database: try AppDatabase.inMemory())
+        _ = memory.changes()
+        #expect(memory.database.changeDetectionSummary.hasPrefix("none needed"))
+        #expect(!memory.database.state.withLock { $0.isPolling })
+    }
+
+    @Test func withoutWatchingNothingStartsUntilSomeoneObserves() throws {
+        var options = AppDatabase.Options()
+        options.watchesForChanges = false
+        let quiet = PreferenceStore(database: try AppDatabase(path: path, options: options))
+        _ = quiet[.hasViewedWalkthrough]
+        #expect(quiet.database.changeDetectionSummary.hasPrefix("not started"))
+        _ = quiet.changes()
+        #expect(!quiet.database.changeDetectionSummary.hasPrefix("not started"))
     }
 }

@@ -129,6 +129,44 @@ private final class Firings: Sendable {
         try inOtherSuite.set(9, for: .launchCount)
         #expect(quiet.value == 0)
     }
+
+    @Test func aCommitOfAnotherConnectionFiresWithoutAnyRead() async throws {
+        let firings = track { _ = store[.hasViewedWalkthrough] }
+        let writer = PreferenceStore(database: try AppDatabase(path: path))
+        try writer.set(true, for: .hasViewedWalkthrough)
+        #expect(await firings.wait())
+        #expect(store[.hasViewedWalkthrough])
+    }
+
+    @Test func aSetByThePrefsCommandFires() async throws {
+        let firings = track { _ = store[.launchCount] }
+        let quiet = track { _ = store[.volume] }
+        let result = try runPrefs(["--db", path, "set", "launchCount", "42"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(await firings.wait())
+        #expect(store[.launchCount] == 42)
+        #expect(quiet.value == 0)
+    }
+
+    @Test func keysReadBeforeAHistoryGapAllFire() async throws {
+        try store.setHistoryLimit(1)
+        let firings = track {
+            _ = store[.launchCount]
+            _ = store[.volume]
+        }
+        let untouched = track { _ = store[.nickname] }
+        // Another connection commits two changes; only the newest history row survives, so
+        // the store cannot tell which keys changed.
+        let writer = PreferenceStore(database: try AppDatabase(path: path))
+        try writer.transaction { edit in
+            try edit.set(1, for: .launchCount)
+            try edit.set("x", for: .hasViewedWalkthroughName)
+        }
+        #expect(await firings.wait())
+        #expect(store[.launchCount] == 1)
+        // Every key read fires after a gap, changed or not: a spurious refresh, never a miss.
+        #expect(untouched.value == 1)
+    }
 }
 
 extension Prefs.Keys {

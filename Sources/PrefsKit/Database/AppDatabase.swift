@@ -25,6 +25,12 @@ public final class AppDatabase: Sendable {
         /// The account a PostgreSQL database acts for (a service role may act for any); nil
         /// for the login role's own name. A SQLite file has no accounts and ignores it.
         public var account: String?
+        /// Notice other processes' commits from the first store on, through file events where
+        /// the system has them (inotify), so that Swift's Observation (`withObservationTracking`,
+        /// SwiftUI) hears of them though nobody calls `values(for:)`; where there are no file
+        /// events, a poll once a second. A short-lived tool that only reads and writes
+        /// turns it off. Observers (`values(for:)`, `changes()`) are served either way.
+        public var watchesForChanges = true
         /// Keep read preferences in memory (the default). Without the cache every read is
         /// one SQLite query, always current.
         public var cachesValues = true
@@ -63,6 +69,8 @@ public final class AppDatabase: Sendable {
     public let isReadOnly: Bool
     /// Whether preference reads are cached in memory.
     public let cachesValues: Bool
+    /// Whether stores start noticing other processes' commits (``Options/watchesForChanges``).
+    public let watchesForChanges: Bool
     let state: Locked<DatabaseState>
 
     /// Opens (and when needed creates and migrates) a database: a SQLite file, or a
@@ -77,6 +85,7 @@ public final class AppDatabase: Sendable {
     public init(path: String, options: Options = Options()) throws(DatabaseError) {
         self.isReadOnly = options.isReadOnly
         self.cachesValues = options.cachesValues
+        self.watchesForChanges = options.watchesForChanges
         let engine: any StorageEngine
         if Self.isConnectionString(path) {
             #if PREFS_NO_POSTGRES

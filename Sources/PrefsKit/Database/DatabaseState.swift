@@ -12,8 +12,13 @@ final class DatabaseState {
     let caches = PreferenceCaches()
     let observers = ObserverRegistry()
     let feed: ChangeFeed
+    /// How other connections' commits are noticed when no read asks.
+    var changeDetection = ChangeDetection.notStarted
     /// Whether a task polls the engine for other processes' commits.
     var isPolling = false
+    /// Whether a store asked for changes to be noticed for Swift's Observation's sake
+    /// (``AppDatabase/Options/watchesForChanges``).
+    var isWatchedForObservation = false
     /// Whether a write transaction of ours is open (cheaper to ask than the engine).
     @exclusivity(unchecked) var isWriting = false
 

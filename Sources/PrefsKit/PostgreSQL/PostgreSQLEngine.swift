@@ -79,6 +79,12 @@
             return notificationCount
         }
 
+        /// Notifications arrive on the connection's socket, which the lock holder reads: taken
+        /// up when the token is read, every 20 ms while anyone observes.
+        var changeSignal: ChangeSignal {
+            .polling(milliseconds: 20, reason: "LISTEN/NOTIFY, taken up every 20 ms")
+        }
+
         /// After the server went away: connects again, acts for the account and listens again.
         /// The token moves, so the change feed catches up from the history and nothing is missed.
         private func reconnectIfNeeded() throws {

@@ -3,8 +3,8 @@ extension PreferenceStore {
     /// change, whether made by this process or another (another app instance, the `prefs`
     /// command).
     ///
-    /// Changes by other processes are noticed by polling the database every 20 ms while
-    /// anyone observes. A removed key yields its default.
+    /// Changes by other processes are noticed through file events (Linux), else by polling
+    /// the database every 20 ms while anyone observes. A removed key yields its default.
     /// ```swift
     /// for await hasViewed in store.values(for: .hasViewedWalkthrough) { ... }
     /// ```
@@ -60,6 +60,6 @@ extension PreferenceStore {
         continuation.onTermination = { _ in
             database.state.withLock { $0.removeObserver(observerID) }
         }
-        database.startPollingForChanges()
+        database.startWatchingForChanges()
     }
 }

@@ -48,6 +48,7 @@ public final class PreferenceStore: @unchecked Sendable {
         } catch {
             suiteProblem = error
         }
+        if database.watchesForChanges { database.startWatchingForChanges(forObservation: true) }
     }
 
     /// Receives errors of writes that cannot throw (the `@Preference` setter, the typed

@@ -42,6 +42,15 @@ final class SQLiteEngine: StorageEngine {
         try connection.dataVersion()
     }
 
+    /// A commit writes the write-ahead log (or, in rollback mode, the file and its journal).
+    var changeSignal: ChangeSignal {
+        guard path != ":memory:" else { return .none }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return .files(directory: directory, names: [name, name + "-wal", name + "-journal"])
+    }
+
     /// The files SQLite keeps for the database: the main file, its write-ahead log and its
     /// shared-memory index.
     var files: [String] {

@@ -34,6 +34,9 @@ package protocol StorageEngine: AnyObject {
     /// hot path, at most once per change-check interval.
     func commitToken() throws -> Int64
 
+    /// How commits of other connections can be noticed without a read asking.
+    var changeSignal: ChangeSignal { get }
+
     /// An error raised by this engine (or by the closure of a transaction) in the terms of
     /// ``DatabaseError``; errors of PrefsKit's own kinds pass through unchanged.
     func translate(_ error: any Error) -> any Error
@@ -47,4 +50,14 @@ package protocol StorageEngine: AnyObject {
 
     /// Takes away group and other permissions of the files the database keeps.
     func restrictFileModes() throws -> [(path: String, oldMode: Int)]
+}
+
+/// How an engine's database tells of other connections' commits.
+package enum ChangeSignal: Sendable {
+    /// Nobody else can commit (a private in-memory database).
+    case none
+    /// A commit writes files of one folder: watch them, then read the commit token.
+    case files(directory: String, names: [String])
+    /// Nothing to watch: read the commit token every so many milliseconds.
+    case polling(milliseconds: Int, reason: String)
 }

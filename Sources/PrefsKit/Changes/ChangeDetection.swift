@@ -1,0 +1,100 @@
+/// How a database learns of other connections' commits when no read asks: file events
+/// where the engine has files to watch and the system reports their changes, else polling.
+enum ChangeDetection {
+    /// Nothing asked for it yet.
+    case notStarted
+    /// Nobody else can commit (a private in-memory database).
+    case unneeded
+    /// The monitor calls back when the database's files change; nothing runs meanwhile.
+    case fileEvents(FileChangeMonitor.Subscription)
+    /// A task reads the commit token every `milliseconds` while anyone observes (and every
+    /// second while only Swift's Observation may be listening).
+    case polling(milliseconds: Int, reason: String)
+
+    /// What `doctor` reports.
+    var summary: String {
+        switch self {
+        case .notStarted: "not started (no observer, no store watching)"
+        case .unneeded: "none needed (a private in-memory database)"
+        case .fileEvents(let subscription): "file events (inotify) on '\(subscription.directory)'"
+        case .polling(let milliseconds, let reason):
+            "polling every \(milliseconds) ms while observed, else every second (\(reason))"
+        }
+    }
+}
+
+extension AppDatabase {
+    /// How often a polling database looks when only Swift's Observation may be listening.
+    static let observationPollingMilliseconds = 1000
+
+    /// Starts noticing other connections' commits, unless that runs already: subscribes to
+    /// file events, or starts a polling task (which ends when nobody listens any more).
+    ///
+    /// - Parameter forObservation: For a store's reads, which Swift's Observation may track,
+    ///   rather than for an observer.
+    func startWatchingForChanges(forObservation: Bool = false) {
+        let shouldPoll = state.withLock { state -> Bool in
+            if forObservation { state.isWatchedForObservation = true }
+            if case .notStarted = state.changeDetection {
+                state.changeDetection = makeChangeDetection(for: state.engine.changeSignal)
+            }
+            guard case .polling = state.changeDetection, !state.isPolling else { return false }
+            guard state.hasObservers || state.isWatchedForObservation else { return false }
+            state.isPolling = true
+            return true
+        }
+        guard shouldPoll else { return }
+        Task.detached { [weak self] in
+            while let interval = self?.pollOnce() {
+                try? await Task.sleep(for: .milliseconds(interval))
+            }
+        }
+    }
+
+    private func makeChangeDetection(for signal: ChangeSignal) -> ChangeDetection {
+        switch signal {
+        case .none:
+            return .unneeded
+        case .polling(let milliseconds, let reason):
+            return .polling(milliseconds: milliseconds, reason: reason)
+        case .files(let directory, let names):
+            guard let monitor = FileChangeMonitor.shared else {
+                let reason = FileChangeMonitor.unavailableReason.withLock { $0 }
+                return .polling(milliseconds: 20, reason: reason)
+            }
+            do {
+                let subscription = try monitor.subscribe(directory: directory, names: names) {
+                    [weak self] in
+                    self?.checkForCommits()
+                }
+                return .fileEvents(subscription)
+            } catch {
+                return .polling(milliseconds: 20, reason: "\(error)")
+            }
+        }
+    }
+
+    /// Reads the commit token now and catches up when it moved.
+    private func checkForCommits() {
+        state.withLock { state in try? state.feed.refresh() }
+    }
+
+    /// One look of the polling task; the interval to the next, or nil to stop.
+    private func pollOnce() -> Int? {
+        state.withLock { state in
+            guard case .polling(let milliseconds, _) = state.changeDetection,
+                state.hasObservers || state.isWatchedForObservation
+            else {
+                state.isPolling = false
+                return nil
+            }
+            try? state.feed.refresh()
+            return state.hasObservers ? milliseconds : Self.observationPollingMilliseconds
+        }
+    }
+
+    /// How this database notices other connections' commits, for `doctor`.
+    public var changeDetectionSummary: String {
+        state.withLock { $0.changeDetection.summary }
+    }
+}
