@@ -47,6 +47,9 @@ let package = Package(
             name: "prefs-bench",
             dependencies: ["PrefsKit", "CRawSQLite", "CRawLibPQ", "TestSupport"],
             path: "Benchmarks/PrefsBench"),
+        .executableTarget(
+            name: "prefs-idle-observer", dependencies: ["PrefsKit"], path: "Benchmarks/IdleObserver"
+        ),
         .executableTarget(name: "tour", dependencies: ["PrefsKit"], path: "Examples/Tour"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(

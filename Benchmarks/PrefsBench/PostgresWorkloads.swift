@@ -170,11 +170,11 @@ struct PostgresWorkloads {
         defer { task.cancel() }
         var delays: [Double] = []
         for sample in 0..<samples {
-            let started = DispatchTime.now().uptimeNanoseconds
+            let started = ObservationWorkloads.monotonicNanoseconds()
             try writer.set(sample, for: key)
             while arrivals.time(of: sample) == nil {
                 try await Task.sleep(for: .microseconds(200))
-                if DispatchTime.now().uptimeNanoseconds - started > 5_000_000_000 {
+                if ObservationWorkloads.monotonicNanoseconds() - started > 5_000_000_000 {
                     throw BenchmarkError(description: "an observer never heard of a commit")
                 }
             }
@@ -194,7 +194,7 @@ final class Arrivals: @unchecked Sendable {
     private let lock = NSLock()
     private var times: [Int: UInt64] = [:]
     func record(_ value: Int) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = ObservationWorkloads.monotonicNanoseconds()
         lock.withLock { if times[value] == nil { times[value] = now } }
     }
     func time(of value: Int) -> UInt64? { lock.withLock { times[value] } }

@@ -31,6 +31,12 @@ if let index = arguments.firstIndex(of: "--operations"), arguments.count > index
     exit(0)
 }
 
+if let index = arguments.firstIndex(of: "--commit-writer"), arguments.count > index + 2,
+    let samples = Int(arguments[index + 2])
+{
+    try ObservationWorkloads.runWriter(path: arguments[index + 1], samples: samples)
+    exit(0)
+}
 if arguments.contains("--postgres") {
     let postgres = try PostgresWorkloads(quick: quick)
     var rows: [WorkloadResult] = []
@@ -142,6 +148,24 @@ if wants("memory") {
     notes["memory"] = memory.merging(["operations": [operations]]) { $1 }
 }
 
+if wants("observation") {
+    progress("another process's commits reaching an observer")
+    let delays = try await ObservationWorkloads.deliveryDelays(
+        executable: CommandLine.arguments[0], folder: workloads.folder, samples: quick ? 50 : 200)
+    notes["observationDelayMilliseconds"] = delays
+    let idleObserver = executables.appendingPathComponent("prefs-idle-observer").path
+    if FileManager.default.isExecutableFile(atPath: idleObserver) {
+        let seconds = quick ? 5 : 10
+        progress("an idle observer's wake-ups over \(seconds) s")
+        let idle = try ObservationWorkloads.idleWakeups(
+            idleObserver: idleObserver, folder: workloads.folder, seconds: seconds)
+        notes["idleObserverWakeupsPerSecond"] = idle.perSecond
+        notes["idleObserverChangeDetection"] = idle.detection
+    } else {
+        notes["idleObserver"] = "skipped: build prefs-idle-observer first"
+    }
+}
+
 var instructionCounts: [InstructionCount]? = nil
 if instructionsOnly || (!quick && only == nil) {
     progress("instructions per operation (callgrind)")
@@ -162,6 +186,22 @@ if asJSON {
     print(try Report.json(results, notes: notes), terminator: "")
 } else {
     if !results.isEmpty { print(Report.table(results), terminator: "") }
+    if let delays = notes["observationDelayMilliseconds"] as? [Double] {
+        let sorted = delays.sorted()
+        print(
+            String(
+                format:
+                    "Another process's commit reached an observer after %.2f ms (median of %d; min %.2f, p90 %.2f, max %.2f); target <= 2 ms",
+                sorted[sorted.count / 2], sorted.count, sorted[0], sorted[sorted.count * 9 / 10],
+                sorted[sorted.count - 1]))
+    }
+    if let wakeups = notes["idleObserverWakeupsPerSecond"] as? Double {
+        print(
+            String(
+                format:
+                    "An observing process with no changes: %.1f context switches per second (all threads); target <= 1; change detection: %@",
+                wakeups, (notes["idleObserverChangeDetection"] as? String) ?? "?"))
+    }
     if let peak = notes["cliPeakRSSKilobytes"] as? Int {
         print("prefs get peak RSS: \(peak / 1024) MB (\(peak) KB); target <= 20 MB")
     }

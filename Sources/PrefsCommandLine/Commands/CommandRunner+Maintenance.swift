@@ -23,6 +23,7 @@ extension CommandRunner {
             if !repairs.isEmpty { report = try database.diagnostics() }
         }
         for line in repairs { inform("Repaired: \(line)") }
+        let changeDetection = database.changeDetection()
         if globals.isJSON {
             printJSON(
                 .object([
@@ -48,6 +49,7 @@ extension CommandRunner {
                     ("bookmarks", .integer(report.bookmarkCount)),
                     ("searchIndexRows", .integer(report.searchIndexCount)),
                     ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
+                    ("changeDetection", .string(changeDetection)),
                     ("repaired", .array(repairs.map(JSONValue.string))),
                 ]))
         } else {
@@ -78,6 +80,7 @@ extension CommandRunner {
                     + " declarations, \(report.historyCount) history entries,"
                     + " \(report.selectionCount) selections, \(report.bookmarkCount) bookmarks",
                 "Search index: \(searchLine)",
+                "Changes:      \(changeDetection)",
             ]
             if !isServer {
                 lines.append(

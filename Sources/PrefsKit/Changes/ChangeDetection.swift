@@ -3,6 +3,8 @@
 enum ChangeDetection {
     /// Nothing asked for it yet.
     case notStarted
+    /// The database is gone: the subscription is let go, the polling task ends.
+    case closed
     /// Nobody else can commit (a private in-memory database).
     case unneeded
     /// The monitor calls back when the database's files change; nothing runs meanwhile.
@@ -15,6 +17,7 @@ enum ChangeDetection {
     var summary: String {
         switch self {
         case .notStarted: "not started (no observer, no store watching)"
+        case .closed: "closed"
         case .unneeded: "none needed (a private in-memory database)"
         case .fileEvents(let subscription): "file events (inotify) on '\(subscription.directory)'"
         case .polling(let milliseconds, let reason):
@@ -44,14 +47,18 @@ extension AppDatabase {
             return true
         }
         guard shouldPoll else { return }
-        Task.detached { [weak self] in
-            while let interval = self?.pollOnce() {
+        // The task holds the lock, not the database, and ends once the database is gone.
+        Task.detached { [state] in
+            while let interval = Self.pollOnce(state) {
                 try? await Task.sleep(for: .milliseconds(interval))
             }
         }
     }
 
     private func makeChangeDetection(for signal: ChangeSignal) -> ChangeDetection {
+        // Callbacks hold the lock, not the database (a weak reference to the database would
+        // slow every retain of it); the database's deinit ends the subscription.
+        let state = self.state
         switch signal {
         case .none:
             return .unneeded
@@ -64,8 +71,7 @@ extension AppDatabase {
             }
             do {
                 let subscription = try monitor.subscribe(directory: directory, names: names) {
-                    [weak self] in
-                    self?.checkForCommits()
+                    state.withLock { state in try? state.feed.refresh() }
                 }
                 return .fileEvents(subscription)
             } catch {
@@ -74,13 +80,8 @@ extension AppDatabase {
         }
     }
 
-    /// Reads the commit token now and catches up when it moved.
-    private func checkForCommits() {
-        state.withLock { state in try? state.feed.refresh() }
-    }
-
     /// One look of the polling task; the interval to the next, or nil to stop.
-    private func pollOnce() -> Int? {
+    private static func pollOnce(_ state: Locked<DatabaseState>) -> Int? {
         state.withLock { state in
             guard case .polling(let milliseconds, _) = state.changeDetection,
                 state.hasObservers || state.isWatchedForObservation
@@ -89,12 +90,20 @@ extension AppDatabase {
                 return nil
             }
             try? state.feed.refresh()
-            return state.hasObservers ? milliseconds : Self.observationPollingMilliseconds
+            return state.hasObservers ? milliseconds : observationPollingMilliseconds
         }
     }
 
-    /// How this database notices other connections' commits, for `doctor`.
-    public var changeDetectionSummary: String {
+    /// How this database notices other processes' commits when no read asks (file events,
+    /// or polling and why), as `prefs doctor` reports it. Sets the detection up when nothing
+    /// has yet.
+    public func changeDetection() -> String {
+        startWatchingForChanges()
+        return state.withLock { $0.changeDetection.summary }
+    }
+
+    /// The detection in place, without setting one up.
+    var changeDetectionSummary: String {
         state.withLock { $0.changeDetection.summary }
     }
 }

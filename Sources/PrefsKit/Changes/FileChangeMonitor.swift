@@ -12,8 +12,9 @@ import Synchronization
 /// A write to a database file says that a commit may be under way, not that it is visible:
 /// SQLite writes a transaction's WAL frames, syncs them and only then publishes the commit in
 /// the shared-memory index, which no file event reports. So after the events of a burst, each
-/// subscriber looks again a few times (1, 4, 16, 64 and 256 ms after the last event) before
-/// the thread sleeps again; a subscriber's check costs one `PRAGMA data_version`.
+/// subscriber looks again a few times (from 0.2 ms to 256 ms after the last event: a commit's
+/// sync takes from a fraction of a millisecond to tens on slow disks) before the thread sleeps
+/// again; a subscriber's check costs one `PRAGMA data_version`.
 ///
 /// Only Linux has inotify here; elsewhere ``shared`` is nil and databases poll.
 final class FileChangeMonitor: Sendable {
@@ -27,8 +28,8 @@ final class FileChangeMonitor: Sendable {
     /// Why ``shared`` is nil, for `doctor`.
     static let unavailableReason = Mutex<String>("")
 
-    /// Delays of the looks after a burst of events, in milliseconds after its last event.
-    static let recheckDelays = [1, 4, 16, 64, 256]
+    /// Delays of the looks after a burst of events, in microseconds after its last event.
+    static let recheckDelays = [200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 64_000, 256_000]
 
     private struct Subscriber {
         let descriptor: Int32
@@ -147,20 +148,27 @@ final class FileChangeMonitor: Sendable {
         private func run() {
             var pending: Set<Int> = []
             var rechecks: [Int] = []  // delays still to come after the last burst
-            var burstEnded = monotonicMilliseconds()
+            var burstEnded = monotonicMicroseconds()
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 var timeout: Int32 = -1
                 if let next = rechecks.first {
-                    timeout = Int32(max(0, burstEnded + next - monotonicMilliseconds()))
+                    let wait = max(0, burstEnded + next - monotonicMicroseconds())
+                    if wait < 1000 {
+                        // poll counts whole milliseconds; events wait meanwhile, none is lost.
+                        usleep(UInt32(wait))
+                        timeout = 0
+                    } else {
+                        timeout = Int32((wait + 999) / 1000)
+                    }
                 }
-                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&entry, 1, timeout)
                 if ready > 0 {
                     let touched = readEvents(into: &buffer)
                     guard !touched.isEmpty else { continue }
                     pending.formUnion(touched)
-                    burstEnded = monotonicMilliseconds()
+                    burstEnded = monotonicMicroseconds()
                     rechecks = Self.recheckDelays
                     runChecks(of: pending)
                 } else if ready == 0, !rechecks.isEmpty {
@@ -219,8 +227,8 @@ final class FileChangeMonitor: Sendable {
     #endif
 }
 
-private func monotonicMilliseconds() -> Int {
+private func monotonicMicroseconds() -> Int {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
-    return Int(time.tv_sec) * 1000 + Int(time.tv_nsec) / 1_000_000
+    return Int(time.tv_sec) * 1_000_000 + Int(time.tv_nsec) / 1000
 }

@@ -105,13 +105,21 @@ public final class AppDatabase: Sendable {
         do {
             let state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
             state.withLock {
-                $0.feed.afterUnlocking = { [weak state] work in state?.afterUnlocking(work) }
+                // Unowned, not weak: a weak reference would move every retain of the lock, on
+                // every read, to the runtime's slow side-table path. The feed lives inside it.
+                $0.feed.afterUnlocking = { [unowned state] work in state.afterUnlocking(work) }
             }
             self.state = state
         } catch {
             let translated = engine.translate(error)
             throw translated as? DatabaseError ?? .internalError("\(translated)")
         }
+    }
+
+    deinit {
+        // The file monitor's callback and the polling task hold the lock, not the database:
+        // ending the detection lets them go.
+        state.withLock { $0.changeDetection = .closed }
     }
 
     /// Opens a private in-memory database, for tests and previews.

@@ -20,8 +20,21 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     @exclusivity(unchecked) var generation = -1
     @exclusivity(unchecked) var value: PreferenceValue?
     /// The owning cache's observation of the key, so that a read through the slot registers
-    /// with Swift's Observation without a lookup.
-    @exclusivity(unchecked) var observation: KeyObservation?
+    /// with Swift's Observation without a lookup. Unowned: the cache keeps it, and empties
+    /// the slot before it lets go (a strong reference would cost a retain on every read).
+    @exclusivity(unchecked) private var observationReference: Unmanaged<KeyObservation>?
+
+    var observation: KeyObservation? {
+        get { observationReference?.takeUnretainedValue() }
+        set { observationReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// Registers a read of the key with Swift's Observation (see ``KeyObservation``),
+    /// without retaining the observation.
+    @inline(__always)
+    func registerAccess() {
+        observationReference?._withUnsafeGuaranteedRef { $0.access() }
+    }
 
     /// The key's default as stored, registered in each suite the key is read through so that
     /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.

@@ -193,7 +193,7 @@ public final class PreferenceStore: @unchecked Sendable {
             // No local copy of cache.values: it would make the store below copy the table.
             let slot = cache.usableSlot(slot, key: key)
             if let slot, slot.generation == cache.values.generation {
-                slot.observation?.access()
+                slot.registerAccess()
                 return slot.value
             }
             (slot?.observation ?? cache.observation(for: key)).access()

@@ -16,6 +16,8 @@ final class Locked<State>: @unchecked Sendable {
     // Both touched only while holding the mutex.
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var deferredWork: [() -> Void] = []
+    // Checked at every unlock: cheaper to read than the array (no retain of its buffer).
+    @exclusivity(unchecked) private var hasDeferredWork = false
 
     init(_ state: State) {
         self.state = state
@@ -39,7 +41,7 @@ final class Locked<State>: @unchecked Sendable {
         depth &+= 1
         defer {
             depth &-= 1
-            if depth == 0 && !deferredWork.isEmpty {
+            if depth == 0 && hasDeferredWork {
                 unlockRunningDeferredWork()
             } else {
                 pthread_mutex_unlock(mutex)
@@ -52,12 +54,14 @@ final class Locked<State>: @unchecked Sendable {
     /// while holding the lock.
     func afterUnlocking(_ work: @escaping () -> Void) {
         deferredWork.append(work)
+        hasDeferredWork = true
     }
 
     @inline(never)
     private func unlockRunningDeferredWork() {
         let work = deferredWork
         deferredWork = []
+        hasDeferredWork = false
         pthread_mutex_unlock(mutex)
         for item in work { item() }
     }
