@@ -86,7 +86,7 @@ import Testing
                 "Error: Missing value for '--type <type>'\n") == true)
         #expect(
             usageError(["set", "k", "v", "--type", "color"])?.hasPrefix(
-                "Error: Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'\n"
+                "Error: Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'float', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'\n"
             ) == true)
         #expect(
             usageError(["history", "--limit", "0"])?.hasPrefix(

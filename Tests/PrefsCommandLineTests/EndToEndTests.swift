@@ -345,9 +345,9 @@ import Testing
                 "Error: '99999999999999999999' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)\n",
             status: 65)
         try expect(
-            ["set", "x", "nan", "--type", "double"],
+            ["set", "x", "0x1p3", "--type", "double"],
             stderr:
-                "Error: 'nan' is not a valid double for 'x' (expected a finite number such as 0.5)\n",
+                "Error: '0x1p3' is not a valid double for 'x' (expected a number such as 0.5, or nan, inf, -inf)\n",
             status: 65)
         let notADatabase = folder.path("notes.txt")
         try String(repeating: "just text\n", count: 100).write(

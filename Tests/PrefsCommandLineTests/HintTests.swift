@@ -50,7 +50,7 @@ import Testing
         ),
         (
             ["set", "--json", "volume", "0.5", "--type", "color"], 64,
-            #"{"error":{"code":64,"message":"Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'"}}"#
+            #"{"error":{"code":64,"message":"Invalid value 'color' for '--type': expected one of 'bool', 'int', 'double', 'float', 'string', 'url', 'date', 'data', 'array', 'dictionary', 'json'"}}"#
         ),
     ])
     func errorsAreJSONWhenJSONIsAskedFor(arguments: [String], status: Int32, stderr: String) throws

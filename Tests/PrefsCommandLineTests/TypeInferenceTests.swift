@@ -22,6 +22,25 @@ import Testing
         try PreferenceStore(database: try AppDatabase(path: db)).storedValue(forKey: key)
     }
 
+    @Test func floatsAndNonFiniteNumbersAreStoredWhenTheTypeSaysSo() throws {
+        #expect(try set("ratio", "12.34", ["--type", "float"]).status == 0)
+        #expect(try stored("ratio") == .float(12.34))
+        let read = try runPrefs(["--db", db, "get", "ratio"])
+        #expect(read.stdout == "12.34\n")
+        for (text, value) in [("nan", PreferenceValue.double(.nan)), ("-inf", .double(-.infinity))]
+        {
+            #expect(try set("d", text, ["--type", "double"]).status == 0)
+            #expect(try stored("d") == value)
+            #expect(try runPrefs(["--db", db, "get", "d"]).stdout == text + "\n")
+        }
+        // A stored float keeps its type on the next set without --type.
+        #expect(try set("ratio", "0.1").status == 0)
+        #expect(try stored("ratio") == .float(0.1))
+        let json = try runPrefs(["--db", db, "--json", "get", "ratio"])
+        #expect(json.stdout.contains("\"float\""), "\(json.stdout)")
+        #expect(json.stdout.contains("0.1"))
+    }
+
     @Test func newKeysInferOnlyWhatReadsBackTheSame() throws {
         let cases: [(String, PreferenceValue)] = [
             ("true", .bool(true)), ("42", .int(42)), ("-7", .int(-7)), ("0", .int(0)),
@@ -57,7 +76,7 @@ import Testing
         #expect(refused.status == 65)
         #expect(
             refused.stderr
-                == "Error: 'loud' is not a valid double for 'volume' (expected a finite number such as 0.5);"
+                == "Error: 'loud' is not a valid double for 'volume' (expected a number such as 0.5, or nan, inf, -inf);"
                 + " 'volume' holds a double; pass --type to store another type\n")
         #expect(try stored("volume") == .double(1))
         // --type changes it on purpose.

@@ -260,14 +260,6 @@ import Testing
             try badSuite.setValue(.int(1), forKey: "a")
         }
         #expect(try badSuite.value(forKey: "a") == nil)
-        #expect(throws: PreferenceError.invalidValue(key: "volume", reason: "NaN cannot be stored"))
-        {
-            try store.set(Double.nan, for: .volume)
-        }
-        let nested = #expect(throws: PreferenceError.self) {
-            try store.setValue(.array([.double(.nan)]), forKey: "list")
-        }
-        #expect(nested?.description == "Invalid value for 'list': NaN cannot be stored")
         let json = #expect(throws: PreferenceError.self) {
             try store.setValue(.json("{nope"), forKey: "j")
         }

@@ -42,12 +42,12 @@ import Testing
             "'9223372036854775808' is not a valid int for 'n' (expected an integer from -9223372036854775808 to 9223372036854775807)"
         ),
         (
-            ["set", "d", "inf", "--type", "double"], 65,
-            "'inf' is not a valid double for 'd' (expected a finite number such as 0.5)"
+            ["set", "d", "1e999", "--type", "double"], 65,
+            "'1e999' is not a valid double for 'd' (expected a number such as 0.5, or nan, inf, -inf)"
         ),
         (
-            ["set", "d", "NaN", "--type", "double"], 65,
-            "'NaN' is not a valid double for 'd' (expected a finite number such as 0.5)"
+            ["set", "f", "1e39", "--type", "float"], 65,
+            "'1e39' is not a valid float for 'f' (expected a number within Float's range such as 0.5, or nan, inf, -inf)"
         ),
         (
             ["set", "u", "not a url", "--type", "url"], 65,

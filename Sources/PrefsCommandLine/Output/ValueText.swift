@@ -60,9 +60,15 @@ enum ValueText {
             }
             return .int(value)
         case .double:
+            if let special = nonFinite(text) { return .double(special) }
             guard let value = Double(text), value.isFinite, isDecimal(text) || Int(text) != nil
-            else { throw invalid("a finite number such as 0.5") }
+            else { throw invalid("a number such as 0.5, or nan, inf, -inf") }
             return .double(value)
+        case .float:
+            if let special = nonFinite(text) { return .float(Float(special)) }
+            guard let value = Float(text), value.isFinite, isDecimal(text) || Int(text) != nil
+            else { throw invalid("a number within Float's range such as 0.5, or nan, inf, -inf") }
+            return .float(value)
         case .string:
             return .string(text)
         case .url:
@@ -90,18 +96,34 @@ enum ValueText {
         }
     }
 
+    /// NaN and the infinities as the CLI spells them (any case; `infinity` too).
+    private static func nonFinite(_ text: String) -> Double? {
+        switch text.lowercased() {
+        case "nan": .nan
+        case "inf", "+inf", "infinity", "+infinity": .infinity
+        case "-inf", "-infinity": -.infinity
+        default: nil
+        }
+    }
+
     /// The plain text of a value: what `prefs get` prints.
     static func plain(_ value: PreferenceValue) -> String {
         switch value {
         case .bool(let flag): flag ? "true" : "false"
         case .int(let integer): String(integer)
-        case .double(let real): real.isFinite ? "\(real)" : (real < 0 ? "-inf" : "inf")
+        case .double(let real): plain(real)
+        case .float(let real): real.isFinite ? "\(real)" : plain(Double(real))
         case .string(let text): text
         case .url(let url): url.absoluteString
         case .date(let date): ISO8601.string(from: date)
         case .data(let data): data.base64EncodedString()
         case .array, .dictionary, .json: value.jsonValue.serialized(.spaced)
         }
+    }
+
+    private static func plain(_ real: Double) -> String {
+        if real.isNaN { return "nan" }
+        return real.isFinite ? "\(real)" : (real < 0 ? "-inf" : "inf")
     }
 
     /// Text shown inside a message: control characters escaped, long text cut.

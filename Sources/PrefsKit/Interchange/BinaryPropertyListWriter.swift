@@ -76,6 +76,9 @@ enum BinaryPropertyListWriter {
         case .double(let real):
             bytes.append(0x23)
             appendBigEndian(real.bitPattern, size: 8, to: &bytes)
+        case .float(let real):
+            bytes.append(0x22)
+            appendBigEndian(UInt64(real.bitPattern), size: 4, to: &bytes)
         case .date(let date):
             bytes.append(0x33)
             appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, size: 8, to: &bytes)

@@ -24,6 +24,10 @@ enum XMLPropertyListWriter {
             output += tabs + "<integer>\(integer)</integer>\n"
         case .double(let real):
             output += tabs + "<real>\(realText(real))</real>\n"
+        case .float(let real):
+            // The Float's own shortest digits, not those of its widening.
+            let text = real.isFinite && real != real.rounded() ? "\(real)" : realText(Double(real))
+            output += tabs + "<real>\(text)</real>\n"
         case .string(let text), .json(let text):
             output += tabs + "<string>\(escape(text))</string>\n"
         case .url(let url):

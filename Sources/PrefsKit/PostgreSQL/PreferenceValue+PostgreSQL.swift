@@ -16,6 +16,7 @@
             case .bool(let value): (value ? "true" : "false", nil)
             case .int(let value): (String(value), nil)
             case .double(let value): (PGValue.text(value), nil)
+            case .float(let value): ("\(value)", nil)
             case .string(let value): (value, nil)
             case .url(let value): (value.absoluteString, nil)
             case .date(let value): (PGValue.text(value.timeIntervalSinceReferenceDate), nil)
@@ -39,6 +40,9 @@
             case .double:
                 guard let real = value.flatMap({ Double($0) }) else { return nil }
                 self = .double(real)
+            case .float:
+                guard let real = value.flatMap({ Float($0) }) else { return nil }
+                self = .float(real)
             case .string:
                 guard let value else { return nil }
                 self = .string(value)

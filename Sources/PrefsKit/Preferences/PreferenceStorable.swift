@@ -34,6 +34,7 @@ extension Bool: PreferenceStorable {
         case .bool(let value): self = value
         case .int(let value): self = value != 0
         case .double(let value): self = value != 0 && !value.isNaN
+        case .float(let value): self = value != 0 && !value.isNaN
         default: return nil
         }
     }
@@ -53,6 +54,9 @@ extension Int: PreferenceStorable {
         case .double(let value):
             guard let exact = Int(exactly: value) else { return nil }
             self = exact
+        case .float(let value):
+            guard let exact = Int(exactly: value) else { return nil }
+            self = exact
         default: return nil
         }
     }
@@ -63,10 +67,12 @@ extension Int: PreferenceStorable {
 extension Double: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .double }
-    /// Reads a stored double, an int, or a bool (0 or 1); nil for another type.
+    /// Reads a stored double, a float (widened exactly), an int, or a bool (0 or 1); nil for
+    /// another type.
     public init?(preferenceValue: PreferenceValue) {
         switch preferenceValue {
         case .double(let value): self = value
+        case .float(let value): self = Double(value)
         case .int(let value): self = Double(value)
         case .bool(let value): self = value ? 1 : 0
         default: return nil
@@ -78,11 +84,12 @@ extension Double: PreferenceStorable {
 
 extension Float: PreferenceStorable {
     /// The type values of this Swift type are stored with.
-    public static var preferenceType: PreferenceType { .double }
-    /// Reads a stored double (to the nearest Float; nil beyond Float's range), an int, or a
-    /// bool (0 or 1); nil for another type.
+    public static var preferenceType: PreferenceType { .float }
+    /// Reads a stored float, a double (to the nearest Float; nil beyond Float's range), an
+    /// int, or a bool (0 or 1); nil for another type.
     public init?(preferenceValue: PreferenceValue) {
         switch preferenceValue {
+        case .float(let value): self = value
         case .double(let value):
             let narrowed = Float(value)
             guard narrowed.isFinite || !value.isFinite else { return nil }
@@ -93,7 +100,7 @@ extension Float: PreferenceStorable {
         }
     }
     /// The value to store.
-    public var preferenceValue: PreferenceValue? { .double(Double(self)) }
+    public var preferenceValue: PreferenceValue? { .float(self) }
 }
 
 extension String: PreferenceStorable {

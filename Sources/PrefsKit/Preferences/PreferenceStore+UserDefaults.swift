@@ -39,9 +39,9 @@ extension PreferenceStore {
     public func set(_ value: Double, forKey key: String) {
         setReportingErrors(.double(value), forKey: key)
     }
-    /// Stores a Float as a Double.
+    /// Stores a Float, kept as a Float (NaN and the infinities too).
     public func set(_ value: Float, forKey key: String) {
-        setReportingErrors(.double(Double(value)), forKey: key)
+        setReportingErrors(.float(value), forKey: key)
     }
     /// Stores a URL; nil removes the key.
     public func set(_ url: URL?, forKey key: String) {

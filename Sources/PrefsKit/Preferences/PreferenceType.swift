@@ -5,8 +5,10 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
     case bool
     /// Stored as INTEGER.
     case int
-    /// Stored as REAL.
+    /// Stored as REAL (NaN as the text `NaN`: SQLite keeps no NaN).
     case double
+    /// A 32-bit float, stored as REAL (exactly: every Float is a Double); NaN as `NaN`.
+    case float
     /// Stored as TEXT.
     case string
     /// Stored as the URL's absolute string.
@@ -34,6 +36,7 @@ extension PreferenceType {
         case (4, UInt8(ascii: "b"), _): candidate = .bool
         case (3, UInt8(ascii: "i"), _): candidate = .int
         case (6, UInt8(ascii: "d"), _): candidate = .double
+        case (5, UInt8(ascii: "f"), _): candidate = .float
         case (6, UInt8(ascii: "s"), _): candidate = .string
         case (3, UInt8(ascii: "u"), _): candidate = .url
         case (4, UInt8(ascii: "d"), UInt8(ascii: "e")): candidate = .date

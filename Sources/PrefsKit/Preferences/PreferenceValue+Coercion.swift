@@ -12,6 +12,7 @@ extension PreferenceValue {
         case .bool(let value): return value
         case .int(let value): return value != 0
         case .double(let value): return value != 0 && !value.isNaN
+        case .float(let value): return value != 0 && !value.isNaN
         case .string(let text): return Self.stringBoolValue(text)
         default: return nil
         }
@@ -24,6 +25,7 @@ extension PreferenceValue {
         case .bool(let value): return value ? 1 : 0
         case .int(let value): return value
         case .double(let value): return Self.truncatedInteger(value)
+        case .float(let value): return Self.truncatedInteger(Double(value))
         case .string(let text): return Self.stringIntegerValue(text)
         default: return nil
         }
@@ -36,6 +38,7 @@ extension PreferenceValue {
         case .bool(let value): return value ? 1 : 0
         case .int(let value): return Double(value)
         case .double(let value): return value
+        case .float(let value): return Double(value)
         case .string(let text): return Self.stringDoubleValue(text)
         default: return nil
         }
@@ -49,6 +52,10 @@ extension PreferenceValue {
         case .bool(let value): return value ? "1" : "0"
         case .int(let value): return String(value)
         case .double(let value): return Self.numberText(value)
+        // Its own digits, as NSNumber of a float shows them: 12.34, not 12.34000015258789.
+        case .float(let value):
+            return value.isFinite && value != value.rounded()
+                ? "\(value)" : Self.numberText(Double(value))
         default: return nil
         }
     }

@@ -3,8 +3,8 @@ import FoundationEssentials
 // JSON encodings of values. At the top level the type travels beside the value (as in the
 // export file and the CLI's `--json`): bool, int, double and string are JSON scalars, url
 // and date are strings (dates in ISO 8601 with exact fractional seconds), data is base64,
-// json is the JSON value itself; an infinite double is the string "Infinity" or
-// "-Infinity". Inside arrays and dictionaries no type travels, so a double is always
+// json is the JSON value itself; a float is written with its own shortest digits (12.34);
+// an infinite double or float is the string "Infinity" or "-Infinity", a NaN "NaN". Inside arrays and dictionaries no type travels, so a double is always
 // written with a fraction or exponent (2.0), and dates and data are tagged objects,
 // {"$date": "..."} and {"$data": "..."}.
 extension PreferenceValue {
@@ -14,6 +14,8 @@ extension PreferenceValue {
         case .bool(let value): .bool(value)
         case .int(let value): .integer(value)
         case .double(let value): Self.doubleJSON(value)
+        case .float(let value):
+            value.isFinite ? .number(Self.numberText(value)) : Self.doubleJSON(Double(value))
         case .string(let value): .string(value)
         case .url(let value): .string(value.absoluteString)
         case .date(let value): .string(ISO8601.string(from: value))
@@ -33,7 +35,14 @@ extension PreferenceValue {
         }
     }
 
+    /// A finite Float's shortest digits as a JSON number (Swift writes 1e+20 as "1e+20",
+    /// which JSON accepts).
+    private static func numberText(_ value: Float) -> String {
+        "\(value)"
+    }
+
     private static func doubleJSON(_ value: Double) -> JSONValue {
+        if value.isNaN { return .string("NaN") }
         if value.isInfinite { return .string(value < 0 ? "-Infinity" : "Infinity") }
         return .double(value)
     }
@@ -55,6 +64,13 @@ extension PreferenceValue {
             self = .double(value)
         case (.double, .string("Infinity")): self = .double(.infinity)
         case (.double, .string("-Infinity")): self = .double(-.infinity)
+        case (.double, .string("NaN")): self = .double(.nan)
+        case (.float, .number(let text)):
+            guard let value = Float(text), value.isFinite else { throw invalid("a number") }
+            self = .float(value)
+        case (.float, .string("Infinity")): self = .float(.infinity)
+        case (.float, .string("-Infinity")): self = .float(-.infinity)
+        case (.float, .string("NaN")): self = .float(.nan)
         case (.string, .string(let value)): self = .string(value)
         case (.url, .string(let text)):
             guard let url = URL(string: text), url.scheme != nil else {
@@ -116,7 +132,7 @@ extension PreferenceValue {
         switch type {
         case .bool: "true or false"
         case .int: "an integer"
-        case .double: "a number"
+        case .double, .float: "a number"
         case .string, .url, .date, .data: "a string"
         case .array: "an array"
         case .dictionary: "an object"

@@ -5,13 +5,16 @@ import FoundationEssentials
 /// Arrays and dictionaries hold property-list values (bool, int, double, string, date,
 /// data, array, dictionary), as in UserDefaults. A `.json` value holds the JSON text of a
 /// `Codable` value.
-public enum PreferenceValue: Sendable, Hashable {
+public enum PreferenceValue: Sendable {
     /// `true` or `false`.
     case bool(Bool)
     /// A 64-bit signed integer.
     case int(Int)
-    /// A floating-point number (NaN and the infinities are refused).
+    /// A floating-point number; NaN and the infinities included.
     case double(Double)
+    /// A 32-bit floating-point number, kept as such (`string(forKey:)` shows "12.34", not the
+    /// digits of its widening to Double).
+    case float(Float)
     /// Text.
     case string(String)
     /// An address, kept as its absolute string.
@@ -33,6 +36,7 @@ public enum PreferenceValue: Sendable, Hashable {
         case .bool: .bool
         case .int: .int
         case .double: .double
+        case .float: .float
         case .string: .string
         case .url: .url
         case .date: .date
@@ -68,7 +72,7 @@ extension PreferenceValue {
             guard let exact = Int(exactly: value) else { return nil }
             self = .int(exact)
         case let value as Double: self = .double(value)
-        case let value as Float: self = .double(Double(value))
+        case let value as Float: self = .float(value)
         case let value as String: self = .string(value)
         case let value as Substring: self = .string(String(value))
         case let value as URL: self = .url(value)
@@ -101,6 +105,7 @@ extension PreferenceValue {
         case .bool(let value): value
         case .int(let value): value
         case .double(let value): value
+        case .float(let value): value
         case .string(let value): value
         case .url(let value): value
         case .date(let value): value
@@ -111,12 +116,10 @@ extension PreferenceValue {
         }
     }
 
-    /// Throws when the value cannot be stored: a NaN anywhere in it, or a `.json` value
-    /// whose text is not JSON.
+    /// Throws when the value cannot be stored: a `.json` value (anywhere in it) whose text is
+    /// not JSON.
     func validateForStorage(key: String) throws(PreferenceError) {
         switch self {
-        case .double(let value) where value.isNaN:
-            throw .invalidValue(key: key, reason: "NaN cannot be stored")
         case .array(let elements):
             for element in elements { try element.validateForStorage(key: key) }
         case .dictionary(let entries):
@@ -129,6 +132,44 @@ extension PreferenceValue {
             }
         default:
             break
+        }
+    }
+}
+
+extension PreferenceValue: Hashable {
+    /// Equal when of the same type and value; a NaN equals a NaN (as stored values, they
+    /// are the same), unlike `Double`'s `==`.
+    public static func == (lhs: PreferenceValue, rhs: PreferenceValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.float(let a), .float(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.string(let a), .string(let b)): a == b
+        case (.url(let a), .url(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.dictionary(let a), .dictionary(let b)): a == b
+        case (.json(let a), .json(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        switch self {
+        case .bool(let value): hasher.combine(value)
+        case .int(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value.isNaN ? .nan : value)
+        case .float(let value): hasher.combine(value.isNaN ? .nan : value)
+        case .string(let value): hasher.combine(value)
+        case .url(let value): hasher.combine(value)
+        case .date(let value): hasher.combine(value)
+        case .data(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .dictionary(let value): hasher.combine(value)
+        case .json(let value): hasher.combine(value)
         }
     }
 }

@@ -1,8 +1,9 @@
 import FoundationEssentials
 internal import SQLiteCore
 
-// How each type is kept in the `value` column (see Migrations/0001_preferences.sql):
-// bool INTEGER 0/1, int INTEGER, double REAL, string TEXT, url TEXT, date REAL (seconds
+// How each type is kept in the `value` column (see Migrations/0001_preferences.sql and
+// 0007_float_and_nan.sql): bool INTEGER 0/1, int INTEGER, double and float REAL (NaN, which
+// SQLite would turn into NULL, as the TEXT 'NaN'), string TEXT, url TEXT, date REAL (seconds
 // since 2001-01-01 UTC, exact), data BLOB, array and dictionary BLOB (binary property list),
 // json TEXT.
 extension PreferenceValue {
@@ -11,7 +12,8 @@ extension PreferenceValue {
         switch self {
         case .bool(let value): .integer(value ? 1 : 0)
         case .int(let value): .integer(Int64(value))
-        case .double(let value): .real(value)
+        case .double(let value): value.isNaN ? .text("NaN") : .real(value)
+        case .float(let value): value.isNaN ? .text("NaN") : .real(Double(value))
         case .string(let value): .text(value)
         case .url(let value): .text(value.absoluteString)
         case .date(let value): .real(value.timeIntervalSinceReferenceDate)
@@ -36,6 +38,12 @@ extension PreferenceValue {
             self = .int(exact)
         case (.double, .real(let real)): self = .double(real)
         case (.double, .integer(let integer)): self = .double(Double(integer))
+        case (.double, .text("NaN")): self = .double(.nan)
+        case (.float, .real(let real)):
+            // Written from a Float, so exact; another tool's wider value reads to the nearest.
+            self = .float(Float(real))
+        case (.float, .integer(let integer)): self = .float(Float(integer))
+        case (.float, .text("NaN")): self = .float(.nan)
         case (.string, .text(let text)): self = .string(text)
         case (.url, .text(let text)):
             guard let url = URL(string: text) else { return nil }

@@ -21,6 +21,11 @@ import Testing
         "array": .array([.int(1), .string("two"), .bool(false)]),
         "dictionary": .dictionary(["volume": .double(0.5), "muted": .bool(false)]),
         "json": .json(#"{"theme":"dark"}"#),
+        "float": .float(12.34),
+        "nan": .double(.nan),
+        "infinity": .double(-.infinity),
+        "float nan": .float(.nan),
+        "float infinity": .float(.infinity),
     ]
 
     @Test(arguments: ContractEngine.all)
