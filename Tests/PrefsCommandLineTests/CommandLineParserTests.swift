@@ -65,7 +65,7 @@ import Testing
         #expect(
             usageError(["get", "k", "--jsno"]) == """
                 Error: Unknown option '--jsno'. Did you mean '--json'?
-                Usage: prefs get <key> [--default <value>]
+                Usage: prefs get <key> [--default <value>] [--raw]
                   See 'prefs get --help' for more information.
 
                 """)
@@ -77,7 +77,7 @@ import Testing
     @Test func missingAndExtraArguments() {
         #expect(
             usageError(["get"])?.hasPrefix(
-                "Error: Missing expected argument '<key>'\nUsage: prefs get <key> [--default <value>]\n"
+                "Error: Missing expected argument '<key>'\nUsage: prefs get <key> [--default <value>] [--raw]\n"
             ) == true)
         #expect(
             usageError(["get", "a", "b"])?.hasPrefix("Error: Unexpected argument 'b'\n") == true)

@@ -5,7 +5,7 @@ enum Command: Equatable, Sendable {
     case help(path: [String])
     case version
     // Preferences
-    case get(key: String, fallback: String? = nil)
+    case get(key: String, fallback: String? = nil, raw: Bool = false)
     case set(key: String, value: String, type: PreferenceType?)
     case delete(key: String)
     case rename(old: String, new: String, force: Bool)

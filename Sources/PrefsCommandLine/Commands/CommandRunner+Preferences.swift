@@ -36,6 +36,30 @@ extension CommandRunner {
         }
     }
 
+    /// `get --raw`: the stored value exactly as stored, whatever defaults say.
+    func getRaw(_ key: String, fallback: String?) throws {
+        if fallback != nil {
+            throw CommandFailure(
+                "'--raw' prints the stored value only; it cannot be used with '--default'",
+                exitCode: CommandFailure.usage)
+        }
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        guard let store, let value = try store.storedValue(forKey: key) else {
+            throw CommandFailure(
+                "No value stored for '\(ValueText.shown(key))' in suite '\(suite)'",
+                exitCode: CommandFailure.notFound)
+        }
+        let version = try store.storedVersion(forKey: key)
+        if globals.isJSON {
+            printJSON(
+                JSONShapes.rawPreference(suite: suite, key: key, value: value, version: version))
+        } else if case .json(let text) = value {
+            console.print(text + "\n")
+        } else {
+            console.print(ValueText.plain(value) + "\n")
+        }
+    }
+
     func set(_ key: String, text: String, type explicitType: PreferenceType?) throws {
         try PreferenceStore.validate(key: key)
         var text = text

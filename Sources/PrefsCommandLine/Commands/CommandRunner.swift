@@ -86,7 +86,8 @@ struct CommandRunner {
             } else {
                 console.print("prefs \(PrefsCommand.version)\n")
             }
-        case .get(let key, let fallback): try get(key, fallback: fallback)
+        case .get(let key, let fallback, let raw):
+            try raw ? getRaw(key, fallback: fallback) : get(key, fallback: fallback)
         case .rename(let old, let new, let force): try rename(old, to: new, force: force)
         case .describe(let key): try describe(key)
         case .find(let pattern, let isRegex, let isNull):

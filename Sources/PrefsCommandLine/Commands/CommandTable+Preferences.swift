@@ -7,15 +7,24 @@ extension CommandTable {
             name: "get", abstract: "Print the value of a preference.",
             discussion: """
                 Prints the stored value, else the declared default, else the --default given;
-                exits 1 when there is none of them.
+                exits 1 when there is none of them. With --raw, only the stored value, exactly as
+                stored (JSON text unformatted; with --json, the version of its shape too), as it
+                is whatever the app's current type makes of it.
                 """,
             arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
             options: [
                 OptionSpec(
                     name: "default", kind: .value(name: "value"),
-                    help: "What to print when the key has no value and no declared default.")
+                    help: "What to print when the key has no value and no declared default."),
+                OptionSpec(
+                    name: "raw", kind: .flag,
+                    help: "Print the stored value as stored, without defaults."),
             ],
-            build: { parsed in .get(key: parsed.positionals[0], fallback: parsed.value("default")) }
+            build: { parsed in
+                .get(
+                    key: parsed.positionals[0], fallback: parsed.value("default"),
+                    raw: parsed.flag("raw"))
+            }
         ),
         CommandSpec(
             name: "describe",

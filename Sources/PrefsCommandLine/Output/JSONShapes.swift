@@ -13,6 +13,19 @@ enum JSONShapes {
         ])
     }
 
+    /// `get --raw --json`: the stored value, its type and the version of its shape.
+    static func rawPreference(suite: String, key: String, value: PreferenceValue, version: Int?)
+        -> JSONValue
+    {
+        let text: JSONValue
+        if case .json(let stored) = value { text = .string(stored) } else { text = .null }
+        return .object([
+            ("suite", .string(suite)), ("key", .string(key)),
+            ("type", .string(value.type.rawValue)), ("value", value.jsonValue),
+            ("storedText", text), ("version", version.map { .integer($0) } ?? .null),
+        ])
+    }
+
     static func description(
         suite: String, key: String, declaration: PreferenceDeclaration?, stored: PreferenceValue?,
         lastChange: PreferenceChange?

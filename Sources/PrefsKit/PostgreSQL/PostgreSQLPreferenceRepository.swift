@@ -28,21 +28,32 @@
                 bytes: result.bytes(row: 0, column: 2))
         }
 
-        func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
+        func setValue(
+            _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+        ) throws {
             let columns = value.postgresColumns
             try connection.execute(
                 prepared: "preference_set",
                 """
-                INSERT INTO preference (account, suite, key, type, value, bytes, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
+                    value_version)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (account, suite, key) DO UPDATE
                 SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
-                    updated_at = excluded.updated_at
+                    updated_at = excluded.updated_at, value_version = excluded.value_version
                 """,
                 [
                     account, suite, key, value.type.rawValue, columns.value, columns.bytes,
-                    PGValue.text(date.timeIntervalSinceReferenceDate),
+                    PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
                 ])
+        }
+
+        func valueVersion(suite: String, key: String) throws -> Int? {
+            let result = try connection.execute(
+                prepared: "preference_value_version",
+                "SELECT value_version FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+                [account, suite, key])
+            return result.rowCount > 0 ? result.text(row: 0, column: 0).flatMap { Int($0) } : nil
         }
 
         @discardableResult

@@ -43,9 +43,20 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     /// The key's previous names, whose values move to it on first use in each suite.
     let previousNames: [String]
 
-    init(defaultValue: PreferenceValue?, previousNames: [String] = []) {
+    /// The version of the key's value shape, nil for an unversioned key.
+    let version: Int?
+    /// Turns a stored value of an older shape (and its version) into the current shape; nil
+    /// when it cannot.
+    let upgrade: (@Sendable (PreferenceValue, Int) -> PreferenceValue?)?
+
+    init(
+        defaultValue: PreferenceValue?, previousNames: [String] = [], version: Int? = nil,
+        upgrade: (@Sendable (PreferenceValue, Int) -> PreferenceValue?)? = nil
+    ) {
         self.defaultValue = defaultValue
         self.previousNames = previousNames
+        self.version = version
+        self.upgrade = upgrade
     }
 
     /// The identifier of the owning cache, 0 when none.

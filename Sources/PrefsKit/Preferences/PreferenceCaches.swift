@@ -13,7 +13,10 @@ final class PreferenceCaches {
     /// Records committed changes in the caches of their suites.
     func apply(_ changes: [PreferenceChange]) {
         for change in changes {
-            suites[change.suite]?.values.store(change.value, for: PreferenceCacheKey(change.key))
+            guard let cache = suites[change.suite] else { continue }
+            cache.values.store(change.value, for: PreferenceCacheKey(change.key))
+            // Another writer may have stored an older shape: look again at the next read.
+            if !cache.versionCheckedKeys.isEmpty { cache.versionCheckedKeys.remove(change.key) }
         }
     }
 
@@ -41,6 +44,9 @@ final class PreferenceCaches {
 
     /// Forgets every cached value (registered defaults stay): the next reads go to storage.
     func forgetValues() {
-        for cache in suites.values { cache.values.removeAll() }
+        for cache in suites.values {
+            cache.values.removeAll()
+            cache.versionCheckedKeys.removeAll()
+        }
     }
 }

@@ -106,7 +106,7 @@ extension PreferenceStore {
             let step = max(1, values.count / 100)
             for (index, (key, value)) in values.enumerated() {
                 if index % step == 0 { progress?(index, values.count) }
-                try state.preferences.setValue(value, suite: suite, key: key, at: now)
+                try state.preferences.setValue(value, suite: suite, key: key, version: nil, at: now)
             }
             progress?(values.count, values.count)
             return values.count

@@ -53,6 +53,16 @@ extension PreferenceStore {
         setReportingErrors(nil, forKey: key)
     }
 
+    /// Stores a typed key's value as its subscript's setter does: errors to the handler.
+    @usableFromInline
+    func setReportingErrors<Value>(_ value: Value, for key: Prefs.Key<Value>) {
+        do {
+            try set(value, for: key)
+        } catch {
+            report(error)
+        }
+    }
+
     @usableFromInline
     func setReportingErrors(_ value: PreferenceValue?, forKey key: String) {
         do {

@@ -85,7 +85,7 @@ public final class PreferenceStore: @unchecked Sendable {
             return key.decode(stored) ?? key.defaultValue
         }
         set {
-            setReportingErrors(key.encode(newValue), forKey: key.name)
+            setReportingErrors(newValue, for: key)
         }
     }
 
@@ -94,7 +94,10 @@ public final class PreferenceStore: @unchecked Sendable {
     /// - Throws: ``PreferenceError`` for a value that cannot be stored, ``DatabaseError``
     ///   when the write fails (nothing is changed then).
     public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
-        try setValue(key.encode(value), forKey: key.name)
+        try Self.validate(key: key.name)
+        try database.write { state in
+            try write(key.encode(value), forKey: key.name, version: key.version, state: state)
+        }
     }
 
     /// Removes the stored value of a typed key, so that it reads as its default again.
@@ -102,6 +105,16 @@ public final class PreferenceStore: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     public func removeValue<Value>(for key: Prefs.Key<Value>) throws {
         try setValue(nil, forKey: key.name)
+    }
+
+    /// The version of the stored value's shape, as the typed key that wrote it named it (see
+    /// ``Prefs/Key/version``); nil when nothing is stored or the writer named none.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func storedVersion(forKey key: String) throws -> Int? {
+        try database.read { state in
+            state.isEmpty ? nil : try state.preferences.valueVersion(suite: suite, key: key)
+        }
     }
 
     /// Whether a value is stored for the key (defaults do not count).
@@ -181,6 +194,9 @@ public final class PreferenceStore: @unchecked Sendable {
         if let slot, !slot.previousNames.isEmpty, !cache.renamedKeys.contains(key.name) {
             adoptPreviousNames(slot.previousNames, for: key.name)
         }
+        if let slot, let version = slot.version, !cache.versionCheckedKeys.contains(key.name) {
+            upgradeStoredShape(of: key.name, to: version, through: slot, state: state)
+        }
         do {
             if state.isWriting || !database.cachesValues {
                 if let slot { cache.registerDefault(of: slot, name: key.name) }
@@ -241,6 +257,36 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
+    /// The first read of a versioned key (after each change of it): a value stored with an
+    /// older version of its shape (or none, counted as 0) is upgraded through the key's
+    /// migration and stored with the key's version, in one transaction the history records.
+    /// A value of the current version or a newer one (a newer app wrote it), or one the
+    /// migration cannot read, is left as it is. Called under the database lock.
+    private func upgradeStoredShape(
+        of name: String, to version: Int, through slot: PreferenceCacheSlot, state: DatabaseState
+    ) {
+        cache.versionCheckedKeys.insert(name)
+        do {
+            guard !state.isEmpty, try state.preferences.value(suite: suite, key: name) != nil,
+                (try state.preferences.valueVersion(suite: suite, key: name) ?? 0) < version,
+                !database.isReadOnly
+            else { return }
+            try database.write { state in
+                // Looked at again inside the transaction: another process may have been first.
+                guard let stored = try state.preferences.value(suite: suite, key: name),
+                    case let storedVersion = try state.preferences.valueVersion(
+                        suite: suite, key: name) ?? 0,
+                    storedVersion < version,
+                    let upgraded = slot.upgrade?(stored, storedVersion)
+                else { return }
+                try write(upgraded, forKey: name, version: version, state: state)
+            }
+        } catch {
+            cache.versionCheckedKeys.remove(name)
+            report(error)
+        }
+    }
+
     /// Stores a value, or removes the key when the value is nil.
     ///
     /// - Throws: ``PreferenceError`` for an invalid key or value, or a value of another
@@ -287,7 +333,9 @@ public final class PreferenceStore: @unchecked Sendable {
 
     /// Stores or removes a value inside the open write transaction, after checking the suite,
     /// the value and the key's declared type.
-    func write(_ value: PreferenceValue?, forKey key: String, state: DatabaseState) throws {
+    func write(
+        _ value: PreferenceValue?, forKey key: String, version: Int? = nil, state: DatabaseState
+    ) throws {
         if let suiteProblem { throw suiteProblem }
         if let value {
             try value.validateForStorage(key: key)
@@ -296,7 +344,8 @@ public final class PreferenceStore: @unchecked Sendable {
             {
                 throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
             }
-            try state.preferences.setValue(value, suite: suite, key: key, at: Date())
+            try state.preferences.setValue(
+                value, suite: suite, key: key, version: version, at: Date())
         } else {
             try state.preferences.removeValue(suite: suite, key: key)
         }

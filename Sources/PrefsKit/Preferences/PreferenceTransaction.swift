@@ -9,7 +9,8 @@ public struct PreferenceTransaction {
     ///
     /// - Throws: ``PreferenceError`` for a value that cannot be stored.
     public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
-        try setValue(key.encode(value), forKey: key.name)
+        try PreferenceStore.validate(key: key.name)
+        try store.write(key.encode(value), forKey: key.name, version: key.version, state: state)
     }
 
     /// Stores a value, or removes the key when nil.

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 extension Prefs {
     /// A typed preference: a name, a value type and the default read when nothing is stored.
     ///
@@ -16,6 +18,9 @@ extension Prefs {
         /// the key, a value stored under one of them moves to the key's name (once, in one
         /// transaction, recorded in the history), unless the key already has a value.
         public let previousNames: [String]
+        /// The version of the value's shape, stored beside every value the key writes; nil for
+        /// a key whose shape never changed (see ``init(_:default:summary:previousNames:version:migrate:)``).
+        public let version: Int?
         @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
         @usableFromInline let cacheKey: PreferenceCacheKey
         @usableFromInline let cacheSlot: PreferenceCacheSlot
@@ -23,7 +28,8 @@ extension Prefs {
 
         init(
             name: String, defaultValue: Value, type: PreferenceType, summary: String?,
-            previousNames: [String] = [],
+            previousNames: [String] = [], version: Int? = nil,
+            upgrade: (@Sendable (PreferenceValue, Int) -> PreferenceValue?)? = nil,
             decode: @escaping @Sendable (PreferenceValue) -> Value?,
             encode: @escaping @Sendable (Value) -> PreferenceValue?
         ) {
@@ -35,8 +41,56 @@ extension Prefs {
             self.decode = decode
             self.encode = encode
             self.previousNames = previousNames
+            self.version = version
             self.cacheSlot = PreferenceCacheSlot(
-                defaultValue: encode(defaultValue), previousNames: previousNames)
+                defaultValue: encode(defaultValue), previousNames: previousNames, version: version,
+                upgrade: upgrade)
+        }
+
+        /// Creates a key of a `Codable` type whose shape changed: each value it writes is
+        /// stored with `version`, and a value stored with an older version (or with none,
+        /// counted as 0: written before the key had versions, or by an untyped write) is
+        /// upgraded through `migrate` the first time a store reads it after it was written,
+        /// once, in one transaction that the history records.
+        ///
+        /// A stored value is never lost to a read: one that `migrate` cannot read (it throws),
+        /// or one of a newer version than `version` (written by a newer app), stays stored as
+        /// it is, readable with `storedValue(forKey:)` and `prefs get --raw`, and the key
+        /// reads its default, or the stored value when it decodes. A read-only store does not
+        /// upgrade.
+        ///
+        /// ```swift
+        /// static let layout = Prefs.Key("layout", default: Layout(), version: 2) { json, version in
+        ///     let old = try JSONDecoder().decode(LayoutV1.self, from: json)
+        ///     return Layout(columns: old.columnCount, density: .regular)
+        /// }
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - name: The key's name in the store.
+        ///   - defaultValue: The value read when nothing is stored.
+        ///   - summary: What the key is for.
+        ///   - previousNames: Names the key was stored under before (see ``previousNames``).
+        ///   - version: The version of the current shape, 1 or more.
+        ///   - migrate: Reads the stored JSON of an older version (the second argument) into
+        ///     the current type; throws when it cannot.
+        public convenience init(
+            _ name: String, default defaultValue: Value, summary: String? = nil,
+            previousNames: [String] = [], version: Int,
+            migrate: @escaping @Sendable (_ json: Data, _ storedVersion: Int) throws -> Value
+        ) where Value: JSONPreference {
+            self.init(
+                name: name, defaultValue: defaultValue, type: .json, summary: summary,
+                previousNames: previousNames, version: max(1, version),
+                upgrade: { stored, storedVersion in
+                    let text: String
+                    switch stored {
+                    case .json(let value), .string(let value): text = value
+                    default: return nil
+                    }
+                    return (try? migrate(Data(text.utf8), storedVersion))?.preferenceValue
+                },
+                decode: { Value(preferenceValue: $0) }, encode: { $0.preferenceValue })
         }
 
         /// Creates a key of a storable type.

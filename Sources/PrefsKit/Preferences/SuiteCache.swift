@@ -16,6 +16,9 @@ final class SuiteCache {
     @exclusivity(unchecked) var keyDefaults: [String: PreferenceValue] = [:]
     /// The typed keys with previous names whose old values this suite already looked for.
     @exclusivity(unchecked) var renamedKeys: Set<String> = []
+    /// The versioned typed keys whose stored shape this suite checked since their last
+    /// change (see `PreferenceStore.upgradeStoredShape`).
+    @exclusivity(unchecked) var versionCheckedKeys: Set<String> = []
     /// The volatile registration domain (`register(defaults:)`).
     @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
     /// The defaults of the suite's declarations, read on first need; nil until then, and

@@ -57,21 +57,37 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         return PreferenceValue(type: type, value: statement.value(at: 1))
     }
 
-    func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws {
+    func setValue(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws {
         let statement = try connection.cachedStatement(
             sql: """
-                INSERT INTO preference (suite, key, type, value, updated_at)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO preference (suite, key, type, value, updated_at, value_version)
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (suite, key) DO UPDATE
-                SET type = excluded.type, value = excluded.value, updated_at = excluded.updated_at
+                SET type = excluded.type, value = excluded.value, updated_at = excluded.updated_at,
+                    value_version = excluded.value_version
                 """)
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)
         try statement.bind(value.type.rawValue, at: 3)
         try statement.bind(value.storedValue, at: 4)
         try statement.bind(date.timeIntervalSinceReferenceDate, at: 5)
+        try statement.bind(version.map { SQLiteValue.integer(Int64($0)) } ?? .null, at: 6)
         defer { statement.reset() }
         try statement.step()
+    }
+
+    func valueVersion(suite: String, key: String) throws -> Int? {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT value_version FROM preference WHERE suite = ? AND key = ?")
+        try statement.bind(suite, at: 1)
+        try statement.bind(key, at: 2)
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else {
+            return nil
+        }
+        return Int(exactly: version)
     }
 
     @discardableResult

@@ -17,8 +17,12 @@ import FoundationEssentials
 package protocol PreferenceRepository {
     /// The stored value of a key, nil when absent.
     func value(suite: String, key: String) throws -> PreferenceValue?
-    /// Stores a value.
-    func setValue(_ value: PreferenceValue, suite: String, key: String, at date: Date) throws
+    /// Stores a value, with the version of its shape (nil when the writer named none).
+    func setValue(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws
+    /// The version of the stored value's shape, nil when none was named (or nothing is stored).
+    func valueVersion(suite: String, key: String) throws -> Int?
     /// Removes a key; returns whether it was present.
     @discardableResult
     func removeValue(suite: String, key: String) throws -> Bool

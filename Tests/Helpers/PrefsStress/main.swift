@@ -5,6 +5,9 @@
 //   prefs-stress read DB PREFIX COUNT                    read them back; values must match keys
 //   prefs-stress adopt DB NEW COUNT OLD                  read COUNT typed keys NEW0... declared
 //                                                        with the previous names OLD0...
+//   prefs-stress upgrade DB PREFIX COUNT                 read COUNT versioned keys PREFIX0...
+//                                                        (version 2: {"width":W} becomes
+//                                                        {"size":{"width":W}})
 //
 // A write is confirmed (its index appended to CONFIRM-FILE) only after the commit
 // returned. Busy past the timeout is retried; the number of retries goes to stderr.
@@ -78,7 +81,26 @@ case "adopt":
             "\(prefix)\(index)", default: -1, previousNames: ["\(arguments[5])\(index)"])
         _ = store[key]
     }
+case "upgrade":
+    for index in 0..<count {
+        _ = store[ResizedLayout.key("\(prefix)\(index)")]
+    }
 default:
     fail("unknown mode '\(mode)'", 64)
 }
 if retries > 0 { FileHandle.standardError.write(Data("retries: \(retries)\n".utf8)) }
+
+/// A Codable value whose shape changed: version 1 stored {"width": W}; version 2 nests it.
+struct ResizedLayout: Codable, JSONPreference, Equatable {
+    struct Size: Codable, Equatable { var width: Int }
+    var size: Size
+
+    private struct Version1: Codable { var width: Int }
+
+    static func key(_ name: String) -> Prefs.Key<ResizedLayout> {
+        Prefs.Key(name, default: ResizedLayout(size: Size(width: -1)), version: 2) { json, _ in
+            let old = try JSONDecoder().decode(Version1.self, from: json)
+            return ResizedLayout(size: Size(width: old.width))
+        }
+    }
+}

@@ -1,6 +1,9 @@
 -- A float type of its own, so that a Float reads back with its own digits ("12.34", not
 -- those of its widening to a double), and NaN for double and float. SQLite turns a NaN into
 -- NULL, so a NaN is kept as the text 'NaN'; the infinities are REAL values as they are.
+-- And the version of a stored value's shape (value_version, NULL when the writer named
+-- none): a typed key of a Codable type that evolved upgrades older shapes through its
+-- migration, once, and never touches a shape newer than it knows.
 -- SQLite cannot change a CHECK constraint: the two tables that name the types are rebuilt,
 -- the preference table with its history triggers.
 
@@ -10,6 +13,7 @@ CREATE TABLE preference_rebuilt (
     type TEXT NOT NULL,
     value ANY NOT NULL,
     updated_at REAL NOT NULL,
+    value_version INTEGER CHECK (value_version >= 0),
     PRIMARY KEY (suite, key),
     CHECK (CASE type
         WHEN 'bool' THEN typeof(value) = 'integer' AND value IN (0, 1)
