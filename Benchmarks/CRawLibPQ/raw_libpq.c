@@ -38,11 +38,12 @@ raw_pg *raw_pg_open(const char *conninfo, const char *account) {
                     "SELECT type FROM preference_declaration"
                     " WHERE account = $1 AND suite = $2 AND key = $3", 3)
         || !prepare(conn, "set",
-                    "INSERT INTO preference (account, suite, key, type, value, bytes, updated_at)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                    "INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,"
+                    " value_version)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)"
                     " ON CONFLICT (account, suite, key) DO UPDATE"
                     " SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,"
-                    " updated_at = excluded.updated_at", 7)
+                    " updated_at = excluded.updated_at, value_version = excluded.value_version", 7)
         || !prepare(conn, "insert",
                     "INSERT INTO bookmark (account, id, kind, item_id, title, url, category, note,"
                     " position, created_at, updated_at, folder_id, search_text)"

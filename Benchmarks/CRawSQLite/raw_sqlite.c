@@ -55,9 +55,10 @@ raw_db *raw_open(const char *path, int synchronous) {
     if (sqlite3_exec(raw->db, pragmas, NULL, NULL, NULL) != SQLITE_OK
         || prepare(raw->db, "SELECT type, value FROM preference WHERE suite = ? AND key = ?", &raw->get)
         || prepare(raw->db,
-                   "INSERT INTO preference (suite, key, type, value, updated_at) VALUES (?, ?, 'int', ?, ?) "
+                   "INSERT INTO preference (suite, key, type, value, updated_at, value_version) "
+                   "VALUES (?, ?, 'int', ?, ?, NULL) "
                    "ON CONFLICT (suite, key) DO UPDATE SET type = excluded.type, value = excluded.value, "
-                   "updated_at = excluded.updated_at", &raw->set)
+                   "updated_at = excluded.updated_at, value_version = excluded.value_version", &raw->set)
         || prepare(raw->db, "BEGIN IMMEDIATE", &raw->begin)
         || prepare(raw->db, "COMMIT", &raw->commit)
         || prepare(raw->db, "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?", &raw->next_position)
