@@ -169,16 +169,24 @@ if wants("observation") {
 var instructionCounts: [InstructionCount]? = nil
 if instructionsOnly || (!quick && only == nil) {
     progress("instructions per operation (callgrind)")
-    instructionCounts = try InstructionCount.measure(executable: CommandLine.arguments[0])
-    if let instructionCounts {
-        notes["instructionsPerOperation"] = instructionCounts.map {
-            [
-                "workload": $0.workload, "operation": $0.operation, "PrefsKit": $0.prefsKit,
-                "raw C": $0.rawC,
-            ]
+    do {
+        instructionCounts = try InstructionCount.measure(executable: CommandLine.arguments[0])
+        if let instructionCounts {
+            notes["instructionsPerOperation"] = instructionCounts.map {
+                [
+                    "workload": $0.workload, "operation": $0.operation, "PrefsKit": $0.prefsKit,
+                    "raw C": $0.rawC,
+                ]
+            }
+        } else {
+            notes["instructionsPerOperation"] = "skipped: valgrind is not installed"
         }
-    } else {
-        notes["instructionsPerOperation"] = "skipped: valgrind is not installed"
+    } catch {
+        // The timings above stand on their own: a callgrind that cannot read this binary's
+        // debug information must not take them down with it.
+        let reason = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+        notes["instructionsPerOperation"] = "failed: \(reason)"
+        progress("callgrind failed, instruction counts left out: \(reason)")
     }
 }
 

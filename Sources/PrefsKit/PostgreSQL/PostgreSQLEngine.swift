@@ -5,6 +5,12 @@
     import FoundationEssentials
     internal import PostgresCore
 
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
     /// The PostgreSQL engine: one libpq connection acting for one account, its repositories, and
     /// what only PostgreSQL knows (`LISTEN`/`NOTIFY` as the commit token, SQLSTATEs, row-level
     /// security).
@@ -45,7 +51,39 @@
         /// The channel the schema's trigger notifies at each commit of the account's preferences.
         var channel: String { "prefs:" + account }
 
+        /// How many times a transaction runs again after a serialization failure or a deadlock
+        /// before the error goes up (as ``DatabaseError/busy(path:)``, exit 75).
+        static let retryLimit = 5
+        /// Transactions run again so far on this connection (for tests and the curious).
+        private(set) var retryCount = 0
+
+        /// Runs the closure in one transaction. A serialization failure or a deadlock, the
+        /// server's way of saying that another transaction got in the way, rolls back and runs
+        /// the whole closure again (up to ``retryLimit`` times, after 2, 4, 8... ms with some
+        /// jitter), so a closure must not act outside the database.
         func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+            var attempt = 0
+            while true {
+                do {
+                    return try runTransaction(body)
+                } catch  where Self.isRetryable(error) && attempt < Self.retryLimit {
+                    attempt += 1
+                    retryCount += 1
+                    let pause = (1 << attempt) * 1000
+                    usleep(UInt32(pause + Int.random(in: 0...pause)))
+                }
+            }
+        }
+
+        /// A serialization failure or a deadlock, as the server reported it or as a store
+        /// inside the transaction translated it (this engine's `busy` means nothing else).
+        private static func isRetryable(_ error: any Error) -> Bool {
+            if let error = error as? PGError { return error.isRetryable }
+            if case .busy = error as? DatabaseError { return true }
+            return false
+        }
+
+        private func runTransaction<T>(_ body: () throws -> T) throws -> T {
             try reconnectIfNeeded()
             try connection.execute(prepared: "begin", "BEGIN")
             let result: T

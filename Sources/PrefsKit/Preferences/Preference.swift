@@ -10,7 +10,9 @@
 /// Reading returns the stored value, else the default. Setting writes at once (one
 /// commit); a setter cannot throw, so a failed write goes to the store's `errorHandler`
 /// and the property keeps returning what the file holds. Inside an `@Observable` class,
-/// mark it `@ObservationIgnored` and observe `$property.values` instead.
+/// mark it `@ObservationIgnored`, as `@AppStorage`: each read registers with Swift's
+/// Observation for its key, so a view that read it refreshes when the key changes, in this
+/// process or another. `$property.values` streams the changes.
 @propertyWrapper
 public struct Preference<Value: Sendable>: Sendable {
     /// The typed key.

@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// A deadlock between two transactions of one account: the server aborts one, which runs
+/// again by itself and commits; neither caller sees an error.
+@Suite struct PostgreSQLRetryTests {
+    let server: PostgresServer
+    let target: String
+
+    init() throws {
+        server = try PostgresServer.start()
+        target = server.target(database: try server.makeDatabase())
+    }
+
+    private func open() throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = "admin"
+        return try AppDatabase(path: target, options: options)
+    }
+
+    private func retries(of database: AppDatabase) -> Int {
+        database.state.withLock { ($0.engine as? PostgreSQLEngine)?.retryCount ?? -1 }
+    }
+
+    @Test func aDeadlockedTransactionRunsAgainAndCommits() async throws {
+        let first = try open()
+        let second = try open()
+        try SelectionStore(database: first).define("carousel", count: 13, policy: .clamp)
+        // The first locks the carousel's row, then wants the account's change counter; the
+        // second holds the counter (a preference write), then wants the carousel's row.
+        let firstLocked = DispatchSemaphore(value: 0)
+        let secondLocked = DispatchSemaphore(value: 0)
+        let firstDone = Task.detached {
+            var isFirstRun = true
+            try first.transaction {
+                try SelectionStore(database: first).select(3, in: "carousel")
+                if isFirstRun {
+                    isFirstRun = false
+                    firstLocked.signal()
+                    _ = secondLocked.wait(timeout: .now() + 10)
+                }
+                try PreferenceStore(database: first).set(1, for: .launchCount)
+            }
+        }
+        let secondDone = Task.detached {
+            var isFirstRun = true
+            try second.transaction {
+                if isFirstRun {
+                    isFirstRun = false
+                    _ = firstLocked.wait(timeout: .now() + 10)
+                }
+                try PreferenceStore(database: second).set(true, for: .hasViewedWalkthrough)
+                secondLocked.signal()
+                try SelectionStore(database: second).select(7, in: "carousel")
+            }
+        }
+        try await firstDone.value
+        try await secondDone.value
+        // One of them was the server's victim and ran again.
+        #expect(retries(of: first) + retries(of: second) == 1)
+        let reader = try open()
+        #expect(PreferenceStore(database: reader)[.launchCount] == 1)
+        #expect(PreferenceStore(database: reader)[.hasViewedWalkthrough])
+        let selected = try SelectionStore(database: reader).selection(named: "carousel")?.index
+        #expect(selected == 3 || selected == 7)
+    }
+}
