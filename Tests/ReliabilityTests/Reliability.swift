@@ -35,6 +35,28 @@ enum Reliability {
         return process
     }
 
+    /// kill -9 at a random moment, trial after trial: each trial prepares a fresh database
+    /// file, starts `prefs-stress` with the arguments made for it, kills it after 0-40 ms and
+    /// checks the file. `check` returns whether the helper was cut part-way (some of its
+    /// work done, some not); the count of such trials is returned.
+    static func killAtRandomMoments(
+        trials: Int, in folder: TemporaryFolder, prepare: (String) throws -> Void,
+        helperArguments: (String) -> [String], check: (_ trial: Int, _ path: String) throws -> Bool
+    ) async throws -> Int {
+        var generator = SystemRandomNumberGenerator()
+        var partWay = 0
+        for trial in 0..<trials {
+            let path = folder.path("t\(trial).sqlite")
+            try prepare(path)
+            let helper = try start(stressExecutable, helperArguments(path))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &generator)))
+            kill(helper.processIdentifier, SIGKILL)
+            helper.waitUntilExit()
+            if try check(trial, path) { partWay += 1 }
+        }
+        return partWay
+    }
+
     /// Runs a shell script and returns its exit status and output.
     @discardableResult
     static func shell(_ script: String, environment: [String: String] = [:]) throws -> ProcessOutput
