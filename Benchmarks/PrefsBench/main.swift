@@ -46,7 +46,7 @@ if arguments.contains("--postgres") {
         rows.append(try postgres.uncachedGet(keys: keys))
         rows.append(try postgres.setOwnCommit(keys: keys))
     }
-    rows.append(try postgres.bookmarkInsert(count: quick ? 2_000 : 20_000))
+    rows.append(try postgres.bookmarkInsert(count: quick ? 2_000 : 100_000))
     let delay = try await postgres.observationDelay(samples: quick ? 20 : 100)
     if asJSON {
         print(

@@ -599,4 +599,69 @@ import Testing
             ])
         #expect(try complete(["prefs", "--db", "x", "bookmark", "list", "--so"]) == ["--sort"])
     }
+
+    /// Where a key goes, every shell offers the keys of the database the command line names
+    /// (stored and declared, through `prefs list --names --all`), and nothing where a value
+    /// goes.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func keyNamesCompleteFromTheDatabase(shell: String) throws {
+        let executable = shell == "bash" ? "/bin/bash" : "/usr/bin/\(shell)"
+        guard FileManager.default.isExecutableFile(atPath: executable) else { return }
+        try expect(["set", "hasViewedWalkthrough", "true"], stdout: "")
+        try expect(["--suite", "widget", "set", "widgetColor", "red"], stdout: "")
+        try expect(["declare", "launchCount", "--type", "int", "--default", "0"], stdout: "")
+        #expect(
+            try prefs("list", "--names", "--all").stdout == "hasViewedWalkthrough\nlaunchCount\n")
+        #expect(try prefs("list", "--names").stdout == "hasViewedWalkthrough\n")
+        let scriptFile = folder.path("keys.\(shell)")
+        try prefs("completion", shell).stdout.write(
+            toFile: scriptFile, atomically: true, encoding: .utf8)
+        let path =
+            prefsExecutable().deletingLastPathComponent().path + ":"
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let arguments: [String]
+            switch shell {
+            case "bash":
+                arguments = [
+                    "-c",
+                    "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                ]
+            case "zsh":
+                arguments = [
+                    "-f", "-c",
+                    "source '\(scriptFile)'; setopt ksharrays; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1);"
+                        + " _prefs; print -rl -- \"${COMPREPLY[@]}\"",
+                ]
+            default:
+                arguments = [
+                    "-c", "source '\(scriptFile)'; complete -C'\(words.joined(separator: " "))'",
+                ]
+            }
+            let result = try runProcess(
+                URL(fileURLWithPath: executable), arguments, environment: ["PATH": path])
+            #expect(result.stderr == "", "\(shell): \(result.stderr)")
+            let typed = words.last ?? ""
+            return result.stdout.split(separator: "\n").map {
+                String($0.split(separator: "\t").first ?? "")
+            }.filter { $0.hasPrefix(typed) && !$0.hasPrefix("-") }.sorted()
+        }
+        #expect(
+            try complete(["prefs", "--db", db, "get", ""]) == [
+                "hasViewedWalkthrough", "launchCount",
+            ])
+        #expect(try complete(["prefs", "--db", db, "describe", "la"]) == ["launchCount"])
+        #expect(try complete(["prefs", "--db", db, "rename", "has"]) == ["hasViewedWalkthrough"])
+        #expect(try complete(["prefs", "--db", db, "watch", "a", ""]).count == 2)
+        #expect(
+            try complete(["prefs", "--db", db, "--suite", "widget", "delete", ""]) == [
+                "widgetColor"
+            ])
+        // Where the value goes, no key names.
+        #expect(try complete(["prefs", "--db", db, "set", "hasViewedWalkthrough", ""]) == [])
+        #expect(try complete(["prefs", "--db", db, "rename", "launchCount", ""]) == [])
+        // No database there: nothing offered, no error printed.
+        #expect(try complete(["prefs", "--db", folder.path("none.sqlite"), "get", ""]) == [])
+    }
 }

@@ -11,7 +11,7 @@ enum Command: Equatable, Sendable {
     case rename(old: String, new: String, force: Bool)
     case describe(key: String)
     case find(pattern: String, isRegex: Bool, isNullSeparated: Bool = false)
-    case list(includeDeclared: Bool, isNullSeparated: Bool = false)
+    case list(includeDeclared: Bool, isNullSeparated: Bool = false, namesOnly: Bool = false)
     case reset(force: Bool)
     case watch(keys: [String])
     case history(key: String?, limit: Int)

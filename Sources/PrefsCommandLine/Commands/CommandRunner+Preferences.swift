@@ -259,6 +259,23 @@ extension CommandRunner {
         }
     }
 
+    /// `list --names`: the keys only (what shell completion offers), with `--all` every
+    /// declared key too, sorted.
+    func listNames(includeDeclared: Bool, isNullSeparated: Bool) throws {
+        let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
+        var names = Set(try store?.storedValues().keys.map { $0 } ?? [])
+        if includeDeclared {
+            for declaration in try store?.declarations() ?? [] { names.insert(declaration.key) }
+        }
+        let sorted = names.sorted()
+        if globals.isJSON {
+            printJSON(.array(sorted.map(JSONValue.string)))
+        } else {
+            let separator = isNullSeparated ? "\0" : "\n"
+            console.print(sorted.map { $0 + separator }.joined())
+        }
+    }
+
     func reset(force: Bool) throws {
         guard let database = try openExistingForWriting() else {
             if globals.isJSON {

@@ -94,7 +94,9 @@ struct CommandRunner {
             try find(pattern, isRegex: isRegex, isNullSeparated: isNull)
         case .set(let key, let value, let type): try set(key, text: value, type: type)
         case .delete(let key): try delete(key)
-        case .list(let includeDeclared, let isNull):
+        case .list(let includeDeclared, let isNull, true):
+            try listNames(includeDeclared: includeDeclared, isNullSeparated: isNull)
+        case .list(let includeDeclared, let isNull, false):
             try list(includeDeclared: includeDeclared, isNullSeparated: isNull)
         case .reset(let force): try reset(force: force)
         case .watch(let keys): try watch(keys)

@@ -11,7 +11,9 @@ extension CommandTable {
                 stored (JSON text unformatted; with --json, the version of its shape too), as it
                 is whatever the app's current type makes of it.
                 """,
-            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            arguments: [
+                ArgumentSpec(name: "key", help: "The preference key.", completesKeys: true)
+            ],
             options: [
                 OptionSpec(
                     name: "default", kind: .value(name: "value"),
@@ -34,7 +36,9 @@ extension CommandTable {
                 its type, and the last change in the history. Exits 1 when the key is neither
                 declared, stored nor in the history.
                 """,
-            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            arguments: [
+                ArgumentSpec(name: "key", help: "The preference key.", completesKeys: true)
+            ],
             build: { parsed in .describe(key: parsed.positionals[0]) }),
         CommandSpec(
             name: "rename", aliases: ["mv"], abstract: "Move a stored value to another key.",
@@ -43,7 +47,8 @@ extension CommandTable {
                 A value already stored under NEW is kept unless --force is given.
                 """,
             arguments: [
-                ArgumentSpec(name: "old", help: "The key that holds the value."),
+                ArgumentSpec(
+                    name: "old", help: "The key that holds the value.", completesKeys: true),
                 ArgumentSpec(name: "new", help: "The key to move it to."),
             ],
             options: [
@@ -87,7 +92,7 @@ extension CommandTable {
                 Pass - as the value to read it from standard input.
                 """,
             arguments: [
-                ArgumentSpec(name: "key", help: "The preference key."),
+                ArgumentSpec(name: "key", help: "The preference key.", completesKeys: true),
                 ArgumentSpec(name: "value", help: "The value, or - to read standard input."),
             ],
             options: [
@@ -105,7 +110,9 @@ extension CommandTable {
         CommandSpec(
             name: "delete", aliases: ["remove", "unset"],
             abstract: "Remove the stored value of a preference.",
-            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            arguments: [
+                ArgumentSpec(name: "key", help: "The preference key.", completesKeys: true)
+            ],
             build: { parsed in .delete(key: parsed.positionals[0]) }),
         CommandSpec(
             name: "list", aliases: ["ls"], abstract: "List the stored preferences of the suite.",
@@ -113,10 +120,15 @@ extension CommandTable {
                 OptionSpec(
                     name: "all", short: "a", kind: .flag,
                     help: "Include declared keys that have only a default."),
+                OptionSpec(
+                    name: "names", kind: .flag,
+                    help: "Print the keys only, one per line (with --all, every declared key too)."),
                 nullOption(entries: "each entry, with a newline between key and value"),
             ],
             build: { parsed in
-                .list(includeDeclared: parsed.flag("all"), isNullSeparated: parsed.flag("null"))
+                .list(
+                    includeDeclared: parsed.flag("all"), isNullSeparated: parsed.flag("null"),
+                    namesOnly: parsed.flag("names"))
             }),
         CommandSpec(
             name: "reset", abstract: "Remove every stored preference of the suite.",
@@ -136,13 +148,15 @@ extension CommandTable {
             arguments: [
                 ArgumentSpec(
                     name: "key", help: "Keys to watch (default: all of the suite).",
-                    isOptional: true, isRepeating: true)
+                    isOptional: true, isRepeating: true, completesKeys: true)
             ],
             build: { parsed in .watch(keys: parsed.positionals) }),
         CommandSpec(
             name: "history", abstract: "Show the recent changes of the suite or of one key.",
             arguments: [
-                ArgumentSpec(name: "key", help: "Only the changes of this key.", isOptional: true)
+                ArgumentSpec(
+                    name: "key", help: "Only the changes of this key.", isOptional: true,
+                    completesKeys: true)
             ],
             options: [
                 OptionSpec(
@@ -162,7 +176,9 @@ extension CommandTable {
             name: "declare", abstract: "Declare a key's type, default and description.",
             discussion:
                 "Declared keys show their default in 'get' and 'list --all', and 'set' refuses values of another type.",
-            arguments: [ArgumentSpec(name: "key", help: "The preference key.")],
+            arguments: [
+                ArgumentSpec(name: "key", help: "The preference key.", completesKeys: true)
+            ],
             options: [
                 OptionSpec(
                     name: "type", short: "t", kind: .value(name: "type"),

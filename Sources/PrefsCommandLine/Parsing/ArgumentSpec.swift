@@ -8,6 +8,8 @@ struct ArgumentSpec: Sendable {
     var isRepeating = false
     /// Values offered by shell completion.
     var completions: [String] = []
+    /// Shell completion offers the key names of the database (`prefs list --names --all`).
+    var completesKeys = false
 
     var usage: String {
         let base = "<\(name)>" + (isRepeating ? " ..." : "")
