@@ -47,18 +47,18 @@ extension AppDatabase {
             return true
         }
         guard shouldPoll else { return }
-        // The task holds the lock, not the database, and ends once the database is gone.
-        Task.detached { [state] in
-            while let interval = Self.pollOnce(state) {
+        // The task holds the change check, not the database, and ends once it is gone.
+        Task.detached { [changeCheck] in
+            while let interval = changeCheck.withState({ Self.pollOnce($0) }) ?? nil {
                 try? await Task.sleep(for: .milliseconds(interval))
             }
         }
     }
 
     private func makeChangeDetection(for signal: ChangeSignal) -> ChangeDetection {
-        // Callbacks hold the lock, not the database (a weak reference to the database would
-        // slow every retain of it); the database's deinit ends the subscription.
-        let state = self.state
+        // The callback holds the change check, not the database; the database's deinit ends
+        // both.
+        let changeCheck = self.changeCheck
         switch signal {
         case .none:
             return .unneeded
@@ -71,7 +71,7 @@ extension AppDatabase {
             }
             do {
                 let subscription = try monitor.subscribe(directory: directory, names: names) {
-                    state.withLock { state in try? state.feed.refresh() }
+                    _ = changeCheck.withState { state in try? state.feed.refresh() }
                 }
                 return .fileEvents(subscription)
             } catch {
@@ -81,17 +81,15 @@ extension AppDatabase {
     }
 
     /// One look of the polling task; the interval to the next, or nil to stop.
-    private static func pollOnce(_ state: Locked<DatabaseState>) -> Int? {
-        state.withLock { state in
-            guard case .polling(let milliseconds, _) = state.changeDetection,
-                state.hasObservers || state.isWatchedForObservation
-            else {
-                state.isPolling = false
-                return nil
-            }
-            try? state.feed.refresh()
-            return state.hasObservers ? milliseconds : observationPollingMilliseconds
+    private static func pollOnce(_ state: DatabaseState) -> Int? {
+        guard case .polling(let milliseconds, _) = state.changeDetection,
+            state.hasObservers || state.isWatchedForObservation
+        else {
+            state.isPolling = false
+            return nil
         }
+        try? state.feed.refresh()
+        return state.hasObservers ? milliseconds : observationPollingMilliseconds
     }
 
     /// How this database notices other processes' commits when no read asks (file events,

@@ -72,6 +72,8 @@ public final class AppDatabase: Sendable {
     /// Whether stores start noticing other processes' commits (``Options/watchesForChanges``).
     public let watchesForChanges: Bool
     let state: Locked<DatabaseState>
+    /// How the file monitor and the polling task reach the state without keeping it alive.
+    let changeCheck: ChangeCheck
 
     /// Opens (and when needed creates and migrates) a database: a SQLite file, or a
     /// PostgreSQL server's database.
@@ -110,6 +112,7 @@ public final class AppDatabase: Sendable {
                 $0.feed.afterUnlocking = { [unowned state] work in state.afterUnlocking(work) }
             }
             self.state = state
+            changeCheck = ChangeCheck(state)
         } catch {
             let translated = engine.translate(error)
             throw translated as? DatabaseError ?? .internalError("\(translated)")
@@ -117,8 +120,9 @@ public final class AppDatabase: Sendable {
     }
 
     deinit {
-        // The file monitor's callback and the polling task hold the lock, not the database:
-        // ending the detection lets them go.
+        // First the looks of the file monitor and the polling task (waiting for one in
+        // flight), then the subscription.
+        changeCheck.end()
         state.withLock { $0.changeDetection = .closed }
     }
 
