@@ -140,31 +140,8 @@ struct CompletionScript {
             "'" + $0.path.joined(separator: " ") + "'"
         }
         script += """
-            function __prefs_path
-                set -l path
-                set -l skip 0
-                for word in (commandline -opc)[2..-1]
-                    if test $skip = 1
-                        set skip 0
-                        continue
-                    end
-                    switch $word
-                        case \(valueOptions.joined(separator: " "))
-                            set skip 1
-                        case '-*'
-                        case '*'
-                            if contains -- (string join ' ' $path $word) \(paths.joined(separator: " "))
-                                set path $path $word
-                            end
-                    end
-                end
-                string join ' ' $path
-            end
-            function __prefs_at
-                set -l path (__prefs_path)
-                test "$path" = "$argv"
-            end
-            function __prefs_positionals
+            function __prefs_scan
+                # Prints how many positional arguments follow the command path, then the path.
                 set -l path
                 set -l count 0
                 set -l skip 0
@@ -186,6 +163,15 @@ struct CompletionScript {
                     end
                 end
                 echo $count
+                echo (string join ' ' $path)
+            end
+            function __prefs_at
+                set -l scanned (__prefs_scan)
+                test "$scanned[2]" = "$argv"
+            end
+            function __prefs_positionals
+                set -l scanned (__prefs_scan)
+                echo $scanned[1]
             end
             function __prefs_keys
                 set -l words (commandline -opc)
