@@ -61,6 +61,19 @@ private final class Firings: Sendable {
         #expect(store[.hasViewedWalkthrough])
     }
 
+    @Test func readsWithoutTheCacheRegisterToo() throws {
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let uncached = PreferenceStore(database: try AppDatabase(path: path, options: options))
+        let typed = track { _ = uncached[.hasViewedWalkthrough] }
+        let untyped = track { _ = uncached.integer(forKey: "launchCount") }
+        try uncached.set(true, for: .hasViewedWalkthrough)
+        #expect(typed.value == 1)
+        #expect(untyped.value == 0)
+        try uncached.setValue(.int(2), forKey: "launchCount")
+        #expect(untyped.value == 1)
+    }
+
     @Test func theHandlerSeesTheNewValueAndMayReadTheStore() throws {
         let seen = Mutex<[Bool]>([])
         withObservationTracking {
