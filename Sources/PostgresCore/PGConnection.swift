@@ -93,14 +93,84 @@
         public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
             throws(PGError) -> PGResult
         {
-            if !preparedNames.contains(name) {
-                try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))
-                preparedNames.insert(name)
-            }
+            try prepare(name, sql, parameterCount: parameters.count)
             let result = withParameters(parameters) { values in
                 PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
             return try check(result)
+        }
+
+        /// Commits the open transaction and runs a statement after it, in one round trip
+        /// (libpq's pipeline mode): the follow-up does not wait for the commit's answer, and
+        /// does not run when the commit failed.
+        ///
+        /// - Parameters:
+        ///   - commitName: The name `COMMIT` is prepared under.
+        ///   - name, sql, parameters: The statement to run once committed, prepared once per
+        ///     connection under `name` as by ``execute(prepared:_:_:)``.
+        /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
+        /// - Throws: ``PGError`` when the commit failed (the transaction is then rolled back).
+        public func commit(
+            prepared commitName: String, thenExecute name: String, _ sql: String,
+            _ parameters: [String?]
+        ) throws(PGError) -> Result<PGResult, PGError> {
+            try prepare(commitName, "COMMIT", parameterCount: 0)
+            try prepare(name, sql, parameterCount: parameters.count)
+            guard PQenterPipelineMode(handle) == 1 else {
+                try execute(prepared: commitName, "COMMIT")
+                return Result { () throws(PGError) in
+                    try execute(prepared: name, sql, parameters)
+                }
+            }
+            defer { PQexitPipelineMode(handle) }
+            let sent = withParameters(parameters) { values in
+                PQsendQueryPrepared(handle, commitName, 0, nil, nil, nil, 0) == 1
+                    && PQsendQueryPrepared(
+                        handle, name, Int32(parameters.count), values, nil, nil, 0) == 1
+                    && PQpipelineSync(handle) == 1
+            }
+            guard sent else {
+                isBroken = true
+                throw PGError(
+                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                    isConnectionLost: true)
+            }
+            let committed = Result { () throws(PGError) in try check(nextPipelineResult()) }
+            let next = nextPipelineResult()
+            let followUp: Result<PGResult, PGError>
+            if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+                PQclear(next)
+                followUp = .failure(
+                    PGError(sqlState: nil, message: "not run: the commit failed"))
+            } else {
+                followUp = Result { () throws(PGError) in try check(next) }
+            }
+            // The synchronization point closes the pipeline; the connection is idle after it.
+            while let result = PQgetResult(handle) {
+                let status = PQresultStatus(result)
+                PQclear(result)
+                if status == PGRES_PIPELINE_SYNC { break }
+            }
+            _ = try committed.get()
+            return followUp
+        }
+
+        /// The result of the pipeline's next statement, and past the empty result that ends
+        /// it; `nil` when the connection failed.
+        private func nextPipelineResult() -> OpaquePointer? {
+            let result = PQgetResult(handle)
+            if result != nil {
+                while let extra = PQgetResult(handle) { PQclear(extra) }
+            }
+            return result
+        }
+
+        private func prepare(_ name: String, _ sql: String, parameterCount: Int)
+            throws(PGError)
+        {
+            guard !preparedNames.contains(name) else { return }
+            try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+            preparedNames.insert(name)
         }
 
         /// Runs several statements separated by semicolons, without parameters (a migration).
@@ -180,7 +250,8 @@
         // MARK: - Notifications
 
         /// Reads what the server sent without waiting, and counts the notifications among it
-        /// for the given channel (`LISTEN` first).
+        /// (`LISTEN` first) sent by other sessions: this session's own, which the server sends
+        /// back to it too, are taken and not counted.
         ///
         /// - Throws: ``PGError`` when the connection is gone.
         public func takeNotifications() throws(PGError) -> Int {
@@ -190,9 +261,10 @@
                     sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
                     isConnectionLost: true)
             }
+            let ownProcess = PQbackendPID(handle)
             var count = 0
             while let notification = PQnotifies(handle) {
-                count += 1
+                if notification.pointee.be_pid != ownProcess { count += 1 }
                 PQfreemem(notification)
             }
             return count

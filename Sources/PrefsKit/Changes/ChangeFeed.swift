@@ -49,13 +49,31 @@ final class ChangeFeed {
         try catchUp()
     }
 
-    /// Called after this connection committed: its changes (and any other connection's since
-    /// the last look) reach the caches and observers.
-    func didCommit() {
+    /// What a write transaction of this connection brought: the commit token read before it
+    /// began and the history rows after the last seen one, read once it committed.
+    struct Commit {
+        fileprivate let token: Int64?
+        fileprivate let changes: Result<[PreferenceChange], any Error>
+    }
+
+    /// Runs the closure in one write transaction of the engine; hand what it returns to
+    /// ``didCommit(_:)``. The token is read before the transaction and the rows after it,
+    /// so a commit of another connection counted in the token is always among the rows (one
+    /// that slips in between moves the token again, and the next look reads it).
+    func writeTransaction<T>(_ body: () throws -> T) throws -> (value: T, commit: Commit) {
+        let token = try? engine.commitToken()
+        let (value, changes) = try engine.writeTransaction(
+            readingChangesAfter: lastChangeID, body)
+        return (value, Commit(token: token, changes: changes))
+    }
+
+    /// After this connection committed: its changes (and any other connection's since the
+    /// last look) reach the caches and observers.
+    func didCommit(_ commit: Commit) {
         caches.forgetDeclaredDefaults()
+        if let token = commit.token { lastToken = token }
         do {
-            lastToken = try engine.commitToken()
-            try catchUp()
+            apply(try commit.changes.get())
         } catch {
             caches.forgetValues()
             notify(caches.allObservations())
@@ -72,6 +90,11 @@ final class ChangeFeed {
             caches.forgetValues()
             throw error
         }
+        apply(changes)
+    }
+
+    /// Brings history rows newer than the last seen one to the caches and observers.
+    private func apply(_ changes: [PreferenceChange]) {
         guard let first = changes.first, let last = changes.last else { return }
         let hasGap = first.id != lastChangeID + 1
         lastChangeID = last.id

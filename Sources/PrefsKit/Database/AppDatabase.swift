@@ -194,9 +194,9 @@ public final class AppDatabase: Sendable {
             state.isWriting = true
             defer { state.isWriting = false }
             do {
-                let result = try state.engine.writeTransaction { try body(state) }
+                let (result, commit) = try state.feed.writeTransaction { try body(state) }
                 state.isWriting = false
-                state.feed.didCommit()
+                state.feed.didCommit(commit)
                 return result
             } catch {
                 throw state.engine.translate(error)

@@ -60,12 +60,15 @@
         /// Runs the closure in one transaction. A serialization failure or a deadlock, the
         /// server's way of saying that another transaction got in the way, rolls back and runs
         /// the whole closure again (up to ``retryLimit`` times, after 2, 4, 8... ms with some
-        /// jitter), so a closure must not act outside the database.
-        func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        /// jitter), so a closure must not act outside the database. The history rows after
+        /// `changeID` are read in the commit's round trip (libpq's pipeline mode).
+        func writeTransaction<T>(
+            readingChangesAfter changeID: Int64, _ body: () throws -> T
+        ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
             var attempt = 0
             while true {
                 do {
-                    return try runTransaction(body)
+                    return try runTransaction(readingChangesAfter: changeID, body)
                 } catch  where Self.isRetryable(error) && attempt < Self.retryLimit {
                     attempt += 1
                     retryCount += 1
@@ -83,18 +86,27 @@
             return false
         }
 
-        private func runTransaction<T>(_ body: () throws -> T) throws -> T {
+        private func runTransaction<T>(
+            readingChangesAfter changeID: Int64, _ body: () throws -> T
+        ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
             try reconnectIfNeeded()
             try connection.execute(prepared: "begin", "BEGIN")
-            let result: T
+            let value: T
+            let read: Result<PGResult, PGError>
             do {
-                result = try body()
-                try connection.execute(prepared: "commit", "COMMIT")
+                value = try body()
+                let (name, sql, parameters) = preferenceRepository.changesStatement(
+                    after: changeID)
+                read = try connection.commit(
+                    prepared: "commit", thenExecute: name, sql, parameters)
             } catch {
                 if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
                 throw error
             }
-            return result
+            return (
+                value,
+                read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
+            )
         }
 
         func nestedTransaction<T>(_ body: () throws -> T) throws -> T {

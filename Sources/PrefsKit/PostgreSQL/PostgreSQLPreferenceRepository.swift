@@ -174,13 +174,20 @@
         }
 
         func changes(after id: Int64) throws -> [PreferenceChange] {
-            Self.changes(
-                try connection.execute(
-                    prepared: "preference_changes_after",
-                    """
-                    SELECT \(Self.changeColumns) FROM preference_history
-                    WHERE account = $1 AND id > $2 ORDER BY id
-                    """, [account, String(id)]))
+            let (name, sql, parameters) = changesStatement(after: id)
+            return Self.changes(try connection.execute(prepared: name, sql, parameters))
+        }
+
+        /// The statement of ``changes(after:)``, for the engine to run it after a commit in
+        /// the same round trip; ``changes(_:)`` reads its result.
+        func changesStatement(after id: Int64) -> (name: String, sql: String, [String?]) {
+            (
+                "preference_changes_after",
+                """
+                SELECT \(Self.changeColumns) FROM preference_history
+                WHERE account = $1 AND id > $2 ORDER BY id
+                """, [account, String(id)]
+            )
         }
 
         func latestChangeID() throws -> Int64 {
@@ -208,7 +215,7 @@
                 """, [account, String(limit)])
         }
 
-        private static func changes(_ result: PGResult) -> [PreferenceChange] {
+        static func changes(_ result: PGResult) -> [PreferenceChange] {
             (0..<result.rowCount).map { row in
                 PreferenceChange(
                     id: result.integer(row: row, column: 0) ?? 0,

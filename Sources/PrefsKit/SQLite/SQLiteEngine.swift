@@ -30,8 +30,11 @@ final class SQLiteEngine: StorageEngine {
 
     var isInTransaction: Bool { connection.isInTransaction }
 
-    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(.immediate, body)
+    func writeTransaction<T>(
+        readingChangesAfter changeID: Int64, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+        let value = try connection.transaction(.immediate, body)
+        return (value, Result { try preferenceRepository.changes(after: changeID) })
     }
 
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T {

@@ -22,16 +22,21 @@ package protocol StorageEngine: AnyObject {
 
     /// Runs the closure in one write transaction that takes the write lock first (so that a
     /// write never fails half-way for want of it): committed when the closure returns,
-    /// rolled back when it throws.
-    func writeTransaction<T>(_ body: () throws -> T) throws -> T
+    /// rolled back when it throws. Once committed, reads the history rows after `changeID`
+    /// for the change feed, in the commit's own round trip where the engine can; a failure
+    /// of that read leaves the commit done.
+    func writeTransaction<T>(
+        readingChangesAfter changeID: Int64, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>)
 
     /// Runs the closure inside the open transaction, undoing only its own writes when it
     /// throws.
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T
 
-    /// A number that changes whenever any connection commits to the database; comparing two
-    /// readings tells whether the change feed has anything new. Cheap: it is read on the
-    /// hot path, at most once per change-check interval.
+    /// A number that changes whenever another connection commits to the database (this
+    /// connection's own commits need not move it); comparing two readings tells whether the
+    /// change feed has anything new. Cheap: it is read on the hot path, at most once per
+    /// change-check interval.
     func commitToken() throws -> Int64
 
     /// How commits of other connections can be noticed without a read asking.

@@ -152,6 +152,16 @@ import Testing
                 == "Invalid value for 'history limit': 0 is below 1; the newest change is always kept, as other processes learn of changes through it"
         )
         #expect(try store.historyLimit() == 3)
+
+        // Raised, the limit keeps more from then on; lowered, it drops the oldest at once;
+        // each later write drops exactly the one that falls out.
+        try store.setHistoryLimit(5)
+        for value in 1...7 { try store.setValue(.int(value), forKey: "other") }
+        #expect(try store.history(limit: 100).count == 5)
+        try store.setHistoryLimit(2)
+        #expect(try store.history(limit: 100).map(\.value) == [.int(7), .int(6)])
+        for value in 8...9 { try store.setValue(.int(value), forKey: "other") }
+        #expect(try store.history(limit: 100).map(\.value) == [.int(9), .int(8)])
     }
 
     @Test(arguments: ContractEngine.all)
@@ -236,5 +246,40 @@ import Testing
         try PreferenceStore(database: second).set(41, for: .launchCount)
         #expect(await waitUntil { observed[.launchCount] == 41 })
         #expect(await seen.wait(upTo: 10) { $0 == [0, 41] })
+    }
+
+    /// A commit reads the history after it (in the commit's round trip on a server): the
+    /// other connection's earlier commit is in the cache as soon as this one's write returns,
+    /// with an hour before the cache would look by itself.
+    @Test(arguments: ContractEngine.all)
+    func aCommitBringsInWhatOtherConnectionsCommittedBeforeIt(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(
+            in: folder, changeCheckIntervalMilliseconds: 3_600_000)
+        let store = PreferenceStore(database: first)
+        #expect(store[.launchCount] == 0)  // cached from now on
+        try PreferenceStore(database: second).set(41, for: .launchCount)
+        #expect(store[.launchCount] == 0)  // not looked yet: the interval is an hour
+        try store.set(true, for: .hasViewedWalkthrough)
+        #expect(store[.launchCount] == 41)
+        #expect(store[.hasViewedWalkthrough])
+        try PreferenceStore(database: second).set(42, for: .launchCount)
+        try store.set(false, for: .hasViewedWalkthrough)
+        #expect(store[.launchCount] == 42)
+    }
+
+    /// The commit token moves for another connection's commits only: the change feed reads
+    /// its own commits' rows at the commit, and a token moved by them would cost a second look.
+    @Test(arguments: ContractEngine.all)
+    func theCommitTokenMovesForOtherConnectionsOnly(engine: ContractEngine) async throws {
+        let (first, second) = try engine.openPair(in: folder)
+        func token() throws -> Int64 { try first.state.withLock { try $0.engine.commitToken() } }
+        let store = PreferenceStore(database: first)
+        try store.set(1, for: .launchCount)
+        let before = try token()
+        for value in 2...4 { try store.set(value, for: .launchCount) }
+        try store.declare(Prefs.Key("volume", default: 0.5))
+        #expect(try token() == before)
+        try PreferenceStore(database: second).set(true, for: .hasViewedWalkthrough)
+        #expect(try await waitUntil { try token() != before })
     }
 }
