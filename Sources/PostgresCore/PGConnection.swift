@@ -298,6 +298,17 @@
             return redactPairs(text)
         }
 
+        /// A connection string with any password taken out (to be remembered: the password
+        /// then comes from libpq's own mechanisms).
+        public static func withoutPassword(_ target: String) -> String {
+            var text = redacted(target).replacingAll(":***@", with: "@")
+            for pair in ["&password=***", "?password=***&", "?password=***", "password=*** "] {
+                text = text.replacingAll(
+                    pair, with: pair.hasPrefix("?") && pair.hasSuffix("&") ? "?" : "")
+            }
+            return text.replacingAll("password=***", with: "")
+        }
+
         /// Replaces the value after each `password=` (in a query string or a key=value list).
         private static func redactPairs(_ text: String) -> String {
             var result = ""
@@ -336,6 +347,17 @@
     }
 
     extension String {
+        fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+            var result = ""
+            var rest = Substring(self)
+            while let found = rest.firstRange(of: target) {
+                result += rest[..<found.lowerBound]
+                result += replacement
+                rest = rest[found.upperBound...]
+            }
+            return result + rest
+        }
+
         fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
             var result = ""
             for character in self {

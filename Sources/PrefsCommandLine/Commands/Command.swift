@@ -42,12 +42,25 @@ enum Command: Equatable, Sendable {
     /// Checks the file; `repair` rebuilds an out-of-step search index and makes the files private.
     case doctor(repair: Bool)
     case completion(shell: Shell)
+    // Sync
+    /// One round with the hub (`--hub`, else the one remembered), or rounds until interrupted.
+    case sync(hub: String?, watch: Bool)
+    case syncStatus
+    case syncConflicts(limit: Int)
 }
 
 extension Command {
     var isHelp: Bool {
         if case .help = self { return true }
         return false
+    }
+
+    /// Whether it is a sync command (whose `--account` is the hub's).
+    var isSync: Bool {
+        switch self {
+        case .sync, .syncStatus, .syncConflicts: true
+        default: false
+        }
     }
 
     /// The command's name when it has nothing to do with suites (`--suite` is refused there).
@@ -69,6 +82,9 @@ extension Command {
         case .bookmarkExport: "bookmark export"
         case .doctor: "doctor"
         case .completion: "completion"
+        case .sync: "sync"
+        case .syncStatus: "sync status"
+        case .syncConflicts: "sync conflicts"
         default: nil
         }
     }

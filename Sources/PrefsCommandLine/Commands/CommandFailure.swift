@@ -44,6 +44,11 @@ struct CommandFailure: Error, Equatable {
             case .positionOutOfRange, .malformedImport:
                 self.init(error.description, exitCode: Self.dataError)
             }
+        case let error as SyncError:
+            switch error {
+            case .otherAccount: self.init(error.description, exitCode: Self.dataError)
+            default: self.init(error.description, exitCode: Self.usage)
+            }
         default:
             self.init("Internal error: \(error)", exitCode: Self.software)
         }

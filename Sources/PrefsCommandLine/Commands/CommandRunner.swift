@@ -38,7 +38,10 @@ struct CommandRunner {
                 "The account name must be 1 to 56 bytes without control characters",
                 exitCode: CommandFailure.usage)
         }
-        if globals.account != nil, !AppDatabase.isConnectionString(databasePath) {
+        // Sync's account is the hub's.
+        if globals.account != nil, !AppDatabase.isConnectionString(databasePath),
+            invocation.command.isSync == false
+        {
             throw CommandFailure(
                 "--account applies only to a PostgreSQL database (--db postgresql://...);"
                     + " '\(databasePath)' is a file",
@@ -125,6 +128,9 @@ struct CommandRunner {
         case .bookmarkExport(let format, let file): try exportBookmarks(format: format, to: file)
         case .doctor(let repair): try doctor(repair: repair)
         case .completion(let shell): console.print(CompletionScript(shell: shell).text)
+        case .sync(let hub, let watch): try sync(hub: hub, watch: watch)
+        case .syncStatus: try syncStatus()
+        case .syncConflicts(let limit): try syncConflicts(limit: limit)
         }
     }
 

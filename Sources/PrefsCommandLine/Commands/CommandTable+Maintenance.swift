@@ -34,4 +34,46 @@ extension CommandTable {
             }
             return .completion(shell: shell)
         })
+
+    static let sync = CommandSpec(
+        name: "sync",
+        abstract: "Sync preferences and bookmarks with the account's other devices.",
+        discussion: """
+            One round: pushes this file's changes to the hub (a PostgreSQL database of the
+            account), then pulls the other devices'. The first round turns sync on and
+            remembers the hub and the account in the file (never a password: it comes from
+            ~/.pgpass or PGPASSWORD). Selections and keys declared --device-local stay here.
+            Exits 75 when the hub cannot be reached; the changes wait for the next round.
+            'prefs sync status' shows the state, 'prefs sync conflicts' the losing sides.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "what", help: "status or conflicts (default: a round).", isOptional: true,
+                completions: ["status", "conflicts"])
+        ],
+        options: [
+            OptionSpec(
+                name: "hub", kind: .value(name: "uri"),
+                help: "The hub's connection string (default: the one remembered)."),
+            OptionSpec(
+                name: "watch", kind: .flag,
+                help: "Keep syncing, soon after each change here or on the hub, until interrupted."),
+            OptionSpec(
+                name: "limit", short: "n", kind: .value(name: "n"),
+                help: "With conflicts: show at most this many (default: 20)."),
+        ],
+        build: { parsed in
+            switch parsed.positional(0) {
+            case nil:
+                return .sync(hub: parsed.value("hub"), watch: parsed.flag("watch"))
+            case "status":
+                return .syncStatus
+            case "conflicts":
+                return .syncConflicts(limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
+            case let other?:
+                throw UsageError(
+                    "Invalid value '\(other)' for '<what>': expected 'status' or 'conflicts'",
+                    path: parsed.path)
+            }
+        })
 }

@@ -30,7 +30,7 @@ enum CommandTable {
             Plain output is made for $(...); pass --json for scripts.
             """,
         subcommands: preferenceCommands + [
-            onboarding, selection, bookmark, doctor, version, completion, help,
+            onboarding, selection, bookmark, sync, doctor, version, completion, help,
         ])
 
     /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that
@@ -47,7 +47,7 @@ enum CommandTable {
     /// The top-level command names, for completing `prefs help`.
     static let helpTopics =
         preferenceCommands.map(\.name)
-        + [onboarding, selection, bookmark, doctor, version, completion].map(\.name)
+        + [onboarding, selection, bookmark, sync, doctor, version, completion].map(\.name)
 
     static let help = CommandSpec(
         name: "help", abstract: "Show help for a command.",

@@ -8,7 +8,8 @@
         /// The tables that must have row-level security enabled and forced.
         static let isolatedTables = [
             "prefs_account_state", "preference", "preference_declaration", "preference_history",
-            "selection", "bookmark_folder", "bookmark", "bookmark_tag",
+            "selection", "bookmark_folder", "bookmark", "bookmark_tag", "sync_change",
+            "sync_device",
         ]
 
         func diagnostics() throws -> DatabaseDiagnostics {

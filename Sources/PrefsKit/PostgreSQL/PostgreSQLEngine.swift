@@ -45,6 +45,7 @@
         var preferences: any PreferenceRepository { preferenceRepository }
         var selections: any SelectionRepository { selectionRepository }
         var bookmarks: any BookmarkRepository { bookmarkRepository }
+        var sync: (any SyncRepository)? { nil }
 
         var isInTransaction: Bool { connection.isInTransaction }
 
@@ -65,10 +66,33 @@
         func writeTransaction<T>(
             readingChangesAfter changeID: Int64, _ body: () throws -> T
         ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+            try retrying { try runTransaction(readingChangesAfter: changeID, body) }
+        }
+
+        /// Runs the closure in one transaction with a plain commit, retried as
+        /// ``writeTransaction(readingChangesAfter:_:)`` is (the hub's work for sync).
+        func transaction<T>(_ body: () throws -> T) throws -> T {
+            try retrying {
+                try reconnectIfNeeded()
+                try connection.execute(prepared: "begin", "BEGIN")
+                do {
+                    let value = try body()
+                    try connection.execute(prepared: "commit", "COMMIT")
+                    return value
+                } catch {
+                    if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        }
+
+        /// Runs the attempt again after a serialization failure or a deadlock, up to
+        /// ``retryLimit`` times, after 2, 4, 8... ms with some jitter.
+        private func retrying<T>(_ run: () throws -> T) throws -> T {
             var attempt = 0
             while true {
                 do {
-                    return try runTransaction(readingChangesAfter: changeID, body)
+                    return try run()
                 } catch  where Self.isRetryable(error) && attempt < Self.retryLimit {
                     attempt += 1
                     retryCount += 1
@@ -137,7 +161,7 @@
 
         /// After the server went away: connects again, acts for the account and listens again.
         /// The token moves, so the change feed catches up from the history and nothing is missed.
-        private func reconnectIfNeeded() throws {
+        func reconnectIfNeeded() throws {
             guard !connection.isConnected else { return }
             try connection.reconnect()
             try Self.prepareSession(connection, account: account)

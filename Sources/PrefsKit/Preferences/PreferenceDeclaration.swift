@@ -11,17 +11,21 @@ public struct PreferenceDeclaration: Sendable, Hashable {
     public let defaultValue: PreferenceValue?
     /// What the key is for.
     public let description: String?
+    /// Whether the key's values stay on this device when it syncs (``DeviceSync``): a window
+    /// size, a device's own setting. False: they follow the user to the account's devices.
+    public let isDeviceLocal: Bool
 
     /// Creates a declaration.
     ///
     /// - Precondition: The default, when given, has the declared type.
     public init(
         key: String, type: PreferenceType, defaultValue: PreferenceValue? = nil,
-        description: String? = nil
+        description: String? = nil, isDeviceLocal: Bool = false
     ) {
         self.key = key
         self.type = type
         self.defaultValue = defaultValue
         self.description = description
+        self.isDeviceLocal = isDeviceLocal
     }
 }

@@ -226,13 +226,39 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             draft.title, draft.url?.absoluteString, draft.category, draft.note, date,
             isFolderNamed, folderID, draft.category, id,
         ])
+        // Only the tags that go are deleted (and only new ones inserted): sync stamps each
+        // tag's change, and an edit of the title must not stamp the tags it kept.
         try connection.execute(
-            sql: "DELETE FROM bookmark_tag WHERE bookmark_id = ?", arguments: [id])
+            sql: """
+                DELETE FROM bookmark_tag WHERE bookmark_id = ?
+                    AND tag NOT IN (SELECT value FROM json_each(?))
+                """, arguments: [id, Self.jsonArray(draft.tags)])
         try saveTags(draft.tags, for: id)
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
         try index(id: id, draft: draft, urlText: draft.url?.absoluteString)
         guard let updated = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
         return updated
+    }
+
+    /// Strings as a JSON array, for `json_each`.
+    private static func jsonArray(_ strings: [String]) -> String {
+        var text = "["
+        for (index, string) in strings.enumerated() {
+            if index > 0 { text += "," }
+            text += "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            text += "\""
+        }
+        return text + "]"
     }
 
     private func saveTags(_ tags: [String], for id: Int64) throws {

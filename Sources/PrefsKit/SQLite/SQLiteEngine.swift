@@ -12,6 +12,7 @@ final class SQLiteEngine: StorageEngine {
     let path: String
     let isEmpty: Bool
     let preferenceRepository: SQLitePreferenceRepository
+    let syncRepository: SQLiteSyncRepository
     let selectionRepository: SQLiteSelectionRepository
     let bookmarkRepository: SQLiteBookmarkRepository
 
@@ -22,11 +23,14 @@ final class SQLiteEngine: StorageEngine {
         preferenceRepository = SQLitePreferenceRepository(connection: connection)
         selectionRepository = SQLiteSelectionRepository(connection: connection)
         bookmarkRepository = SQLiteBookmarkRepository(connection: connection)
+        syncRepository = SQLiteSyncRepository(
+            connection: connection, preferences: preferenceRepository)
     }
 
     var preferences: any PreferenceRepository { preferenceRepository }
     var selections: any SelectionRepository { selectionRepository }
     var bookmarks: any BookmarkRepository { bookmarkRepository }
+    var sync: (any SyncRepository)? { isEmpty ? nil : syncRepository }
 
     var isInTransaction: Bool { connection.isInTransaction }
 

@@ -133,12 +133,13 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         try connection.execute(
             sql: """
                 INSERT OR REPLACE INTO preference_declaration
-                    (suite, key, type, default_value, description)
-                VALUES (?, ?, ?, ?, ?)
+                    (suite, key, type, default_value, description, device_local)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 suite, declaration.key, declaration.type.rawValue,
                 declaration.defaultValue?.storedValue, declaration.description,
+                declaration.isDeviceLocal,
             ])
     }
 
@@ -155,8 +156,8 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     func declarations(suite: String) throws -> [PreferenceDeclaration] {
         try connection.rows(
             sql: """
-                SELECT key, type, default_value, description FROM preference_declaration
-                WHERE suite = ? ORDER BY key
+                SELECT key, type, default_value, description, device_local
+                FROM preference_declaration WHERE suite = ? ORDER BY key
                 """,
             arguments: [suite]
         ).compactMap { row in
@@ -167,7 +168,8 @@ final class SQLitePreferenceRepository: PreferenceRepository {
             return PreferenceDeclaration(
                 key: key, type: type,
                 defaultValue: PreferenceValue(storedType: typeName, value: row[2]),
-                description: row.get(3, as: String.self))
+                description: row.get(3, as: String.self),
+                isDeviceLocal: row.get(4, as: Bool.self) ?? false)
         }
     }
 

@@ -12,6 +12,8 @@ package protocol StorageEngine: AnyObject {
     var selections: any SelectionRepository { get }
     /// Bookmarks, their folders, tags and search index.
     var bookmarks: any BookmarkRepository { get }
+    /// The device side of sync; nil for an engine that cannot be a device (a server's).
+    var sync: (any SyncRepository)? { get }
 
     /// True for a read-only database that has no schema yet: every read finds nothing, and
     /// the stores do not ask.

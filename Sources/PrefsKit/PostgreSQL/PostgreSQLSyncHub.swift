@@ -1,0 +1,193 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    import FoundationEssentials
+    internal import PostgresCore
+
+    /// The hub of sync over the tables of `Migrations/postgres/0004_sync.sql`, for the
+    /// engine's account.
+    extension PostgreSQLEngine: SyncHub {
+        /// One pushed change as the push statement reads it from its JSON parameter.
+        private struct PushedRow: Encodable {
+            var n: Int
+            var entity: String
+            var ident: String
+            var field: String
+            var clock: String
+            var device: String
+            var present: Bool
+            var type: String?
+            var value: String?
+            var bytes: String?
+        }
+
+        private static let incoming = """
+            jsonb_to_recordset($2::jsonb) AS c(n bigint, entity text, ident text, field text,
+                clock text, device text, present boolean, type text, value text, bytes text)
+            """
+
+        func push(_ changes: [SyncChange], device: String, cursor: Int64) throws
+            -> SyncPushOutcome
+        {
+            guard !changes.isEmpty else {
+                return SyncPushOutcome(accepted: 0, lost: [], overwritten: [])
+            }
+            let rows = changes.enumerated().map { index, change in
+                let columns = change.value?.postgresColumns
+                return PushedRow(
+                    n: index + 1, entity: change.entity.rawValue, ident: change.ident,
+                    field: change.field, clock: change.clock,
+                    device: HybridClock(change.clock)?.device ?? device,
+                    present: change.present, type: change.value?.type.rawValue,
+                    value: columns?.value, bytes: columns?.bytes)
+            }
+            let document = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+            return try transaction {
+                try connection.execute(
+                    prepared: "sync_account",
+                    """
+                    INSERT INTO prefs_account_state (account) VALUES ($1)
+                    ON CONFLICT (account) DO NOTHING
+                    """, [account])
+                // The account's row lock: pushes number their changes one after another.
+                let first =
+                    try connection.execute(
+                        prepared: "sync_sequence",
+                        "SELECT sync_sequence FROM prefs_account_state WHERE account = $1 FOR UPDATE",
+                        [account]
+                    ).integer(row: 0, column: 0) ?? 0
+                let refused = try connection.execute(
+                    prepared: "sync_refused",
+                    """
+                    SELECT c.n, s.clock FROM \(Self.incoming)
+                    JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
+                        AND s.ident = c.ident AND s.field = c.field
+                    WHERE s.clock >= c.clock COLLATE "C"
+                    """, [account, document])
+                let replaced = try connection.execute(
+                    prepared: "sync_replaced",
+                    """
+                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, s.type, s.value,
+                        s.bytes
+                    FROM \(Self.incoming)
+                    JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
+                        AND s.ident = c.ident AND s.field = c.field
+                    WHERE s.clock < c.clock COLLATE "C" AND s.sequence > $3 AND s.device <> c.device
+                    """, [account, document, String(cursor)])
+                let taken = try connection.execute(
+                    prepared: "sync_push",
+                    """
+                    INSERT INTO sync_change (account, entity, ident, field, clock, device,
+                        present, type, value, bytes, sequence)
+                    SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present, c.type,
+                        c.value, c.bytes::bytea, $3 + c.n
+                    FROM \(Self.incoming)
+                    ON CONFLICT (account, entity, ident, field) DO UPDATE SET
+                        clock = excluded.clock, device = excluded.device,
+                        present = excluded.present, type = excluded.type, value = excluded.value,
+                        bytes = excluded.bytes, sequence = excluded.sequence
+                    WHERE sync_change.clock < excluded.clock
+                    """, [account, document, String(first)]
+                ).affectedRows
+                try connection.execute(
+                    prepared: "sync_advance",
+                    """
+                    UPDATE prefs_account_state SET sync_sequence = sync_sequence + $2
+                    WHERE account = $1
+                    """, [account, String(changes.count)])
+                try connection.execute(
+                    prepared: "sync_device_known",
+                    """
+                    INSERT INTO sync_device (account, device, cursor, seen_at)
+                    VALUES ($1, $2, 0, $3) ON CONFLICT (account, device) DO NOTHING
+                    """, [account, device, PGValue.text(Date().timeIntervalSinceReferenceDate)])
+                // A hint to the account's other devices: pull now.
+                try connection.execute(
+                    prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
+                var lost: [(change: SyncChange, winner: String)] = []
+                for row in 0..<refused.rowCount {
+                    guard let n = refused.integer(row: row, column: 0),
+                        let winner = refused.text(row: row, column: 1),
+                        changes.indices.contains(Int(n) - 1)
+                    else { continue }
+                    let change = changes[Int(n) - 1]
+                    // The same change pushed again is no loss.
+                    if winner != change.clock { lost.append((change, winner)) }
+                }
+                var overwritten: [(change: SyncChange, winner: String)] = []
+                for (row, change) in Self.changes(replaced, from: 1) {
+                    guard let n = replaced.integer(row: row, column: 0),
+                        changes.indices.contains(Int(n) - 1)
+                    else { continue }
+                    overwritten.append((change, changes[Int(n) - 1].clock))
+                }
+                return SyncPushOutcome(accepted: taken, lost: lost, overwritten: overwritten)
+            }
+        }
+
+        func pull(after cursor: Int64, limit: Int) throws -> [(
+            change: SyncChange, sequence: Int64
+        )] {
+            try reconnectIfNeeded()
+            let result = try connection.execute(
+                prepared: "sync_pull",
+                """
+                SELECT entity, ident, field, clock, present, type, value, bytes, sequence
+                FROM sync_change WHERE account = $1 AND sequence > $2
+                ORDER BY sequence LIMIT $3
+                """, [account, String(cursor), String(limit)])
+            return Self.changes(result, from: 0).compactMap { row, change in
+                result.integer(row: row, column: 8).map { (change, $0) }
+            }
+        }
+
+        /// Reads changes from a result whose columns from `first` on are entity, ident,
+        /// field, clock, present, type, value, bytes; with the row of each.
+        private static func changes(_ result: PGResult, from first: Int) -> [(
+            row: Int, change: SyncChange
+        )] {
+            (0..<result.rowCount).compactMap { row in
+                guard
+                    let entity = result.text(row: row, column: first).flatMap(
+                        SyncEntity.init(rawValue:)),
+                    let ident = result.text(row: row, column: first + 1),
+                    let field = result.text(row: row, column: first + 2),
+                    let clock = result.text(row: row, column: first + 3)
+                else { return nil }
+                let value = PreferenceValue(
+                    postgresType: result.text(row: row, column: first + 5),
+                    value: result.text(row: row, column: first + 6),
+                    bytes: result.bytes(row: row, column: first + 7))
+                let change = SyncChange(
+                    entity: entity, ident: ident, field: field, clock: clock,
+                    present: result.text(row: row, column: first + 4) == "t", value: value)
+                return (row, change)
+            }
+        }
+
+        func report(device: String, cursor: Int64) throws {
+            try transaction {
+                try connection.execute(
+                    prepared: "sync_report",
+                    """
+                    INSERT INTO sync_device (account, device, cursor, seen_at)
+                    VALUES ($1, $2, $3, $4) ON CONFLICT (account, device) DO UPDATE SET
+                        cursor = greatest(sync_device.cursor, excluded.cursor),
+                        seen_at = excluded.seen_at
+                    """,
+                    [
+                        account, device, String(cursor),
+                        PGValue.text(Date().timeIntervalSinceReferenceDate),
+                    ])
+                try connection.execute(
+                    prepared: "sync_collect",
+                    """
+                    DELETE FROM sync_change WHERE account = $1 AND NOT present
+                        AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
+                    """, [account])
+            }
+        }
+    }
+
+#endif

@@ -1,0 +1,336 @@
+import FoundationEssentials
+internal import SQLiteCore
+
+/// The SQLite implementation of ``SyncRepository`` over the tables of
+/// `Migrations/0008_sync.sql`.
+final class SQLiteSyncRepository: SyncRepository {
+    let connection: Connection
+    /// Where pending preferences' values are read.
+    let preferences: SQLitePreferenceRepository
+
+    init(connection: Connection, preferences: SQLitePreferenceRepository) {
+        self.connection = connection
+        self.preferences = preferences
+    }
+
+    func deviceState() throws -> SyncDeviceState? {
+        let rows = try connection.rows(
+            sql: """
+                SELECT device_id, hub, account, cursor, last_push, last_pull, last_error
+                FROM sync_state
+                """)
+        guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
+            return nil
+        }
+        return SyncDeviceState(
+            deviceID: deviceID, hub: row.get(1), account: row.get(2),
+            cursor: row.get(3) ?? 0, lastPush: row.get(4, as: Double.self).map(Self.date),
+            lastPull: row.get(5, as: Double.self).map(Self.date), lastError: row.get(6))
+    }
+
+    private static func date(_ seconds: Double) -> Date {
+        Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    func start(deviceID: String, hub: String, account: String) throws {
+        try connection.execute(
+            sql: "INSERT INTO sync_state (only, device_id, hub, account) VALUES (1, ?, ?, ?)",
+            arguments: [deviceID, hub, account])
+        // What is there already is stamped with the time it was last written (so that an
+        // older value does not win over a newer one of another device for having been
+        // turned on later), counter 0, this device.
+        let stamp = """
+            printf('%015d-%06d-%s', CAST((updated_at + 978307200) * 1000 AS INTEGER), 0, ?)
+            """
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                SELECT 'preference', hex(suite) || '.' || hex(key), 'value', \(stamp), 1, NULL, 1
+                FROM preference AS p WHERE NOT EXISTS (
+                    SELECT 1 FROM preference_declaration AS d
+                    WHERE d.suite = p.suite AND d.key = p.key AND d.device_local = 1)
+                """, arguments: [deviceID])
+        for (field, column) in [
+            ("exists", "NULL"), ("title", "title"), ("url", "url"), ("category", "category"),
+            ("note", "note"), ("position", "position"),
+        ] {
+            try connection.execute(
+                sql: """
+                    INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                    SELECT 'bookmark', hex(kind) || '.' || hex(item_id), '\(field)', \(stamp), 1,
+                        \(column), 1
+                    FROM bookmark
+                    """, arguments: [deviceID])
+        }
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                SELECT 'tag', hex(kind) || '.' || hex(item_id) || '.' || hex(tag), 'present',
+                    \(stamp), 1, NULL, 1
+                FROM bookmark_tag JOIN bookmark ON bookmark.id = bookmark_tag.bookmark_id
+                """, arguments: [deviceID])
+        // The clock starts past every stamp.
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET clock_ms = max(clock_ms, coalesce((
+                    SELECT max(CAST(substr(clock, 1, 15) AS INTEGER)) FROM sync_field), 0))
+                """)
+    }
+
+    func setHub(_ hub: String, account: String) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET hub = ?, account = ?", arguments: [hub, account])
+    }
+
+    func pendingChanges(limit: Int) throws -> [SyncChange] {
+        let rows = try connection.rows(
+            sql: """
+                SELECT entity, ident, field, clock, present, value FROM sync_field
+                WHERE pending = 1 ORDER BY clock LIMIT ?
+                """, arguments: [limit])
+        return try rows.compactMap { row in
+            guard let entity = row.get(0, as: String.self).flatMap(SyncEntity.init(rawValue:)),
+                let ident = row.get(1, as: String.self), let field = row.get(2, as: String.self),
+                let clock = row.get(3, as: String.self)
+            else { return nil }
+            var present = row.get(4, as: Bool.self) ?? false
+            var value: PreferenceValue? = nil
+            if entity == .preference {
+                guard let parts = SyncIdent.parts(ident), parts.count == 2 else { return nil }
+                if present {
+                    value = try preferences.value(suite: parts[0], key: parts[1])
+                    // Stamped as set, but no longer there: the removal is stamped too, later.
+                    if value == nil { present = false }
+                }
+            } else {
+                value = Self.fieldValue(row[5])
+            }
+            return SyncChange(
+                entity: entity, ident: ident, field: field, clock: clock, present: present,
+                value: value)
+        }
+    }
+
+    /// A bookmark field's column as a value: text a string, an integer an int.
+    private static func fieldValue(_ column: SQLiteValue) -> PreferenceValue? {
+        switch column {
+        case .text(let text): .string(text)
+        case .integer(let integer): Int(exactly: integer).map { .int($0) }
+        default: nil
+        }
+    }
+
+    private static func fieldColumn(_ value: PreferenceValue?) -> SQLiteValue {
+        switch value {
+        case .string(let text): .text(text)
+        case .int(let integer): .integer(Int64(integer))
+        default: .null
+        }
+    }
+
+    func pendingCount() throws -> Int {
+        try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_field WHERE pending = 1")
+            ?? 0
+    }
+
+    func confirm(_ changes: [SyncChange]) throws {
+        let statement = try connection.cachedStatement(
+            sql: """
+                UPDATE sync_field SET pending = 0
+                WHERE entity = ? AND ident = ? AND field = ? AND clock = ?
+                """)
+        for change in changes {
+            try statement.execute(arguments: [
+                change.entity.rawValue, change.ident, change.field, change.clock,
+            ])
+        }
+    }
+
+    func field(_ address: SyncAddress) throws -> SyncFieldState? {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT clock, present, value, pending FROM sync_field
+                WHERE entity = ? AND ident = ? AND field = ?
+                """)
+        try statement.bind(address.entity.rawValue, at: 1)
+        try statement.bind(address.ident, at: 2)
+        try statement.bind(address.field, at: 3)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return SyncFieldState(
+            change: SyncChange(
+                entity: address.entity, ident: address.ident, field: address.field,
+                clock: statement.text(at: 0), present: statement.int64(at: 1) != 0,
+                value: Self.fieldValue(statement.value(at: 2))),
+            isPending: statement.int64(at: 3) != 0)
+    }
+
+    func setField(_ change: SyncChange, isPending: Bool) throws {
+        let statement = try connection.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sync_field
+                    (entity, ident, field, clock, present, value, pending)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            change.entity.rawValue, change.ident, change.field, change.clock, change.present,
+            change.entity == .bookmark ? Self.fieldColumn(change.value) : nil, isPending,
+        ])
+    }
+
+    func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange] {
+        let ident = SyncIdent.make([kind, itemID])
+        let rows = try connection.rows(
+            sql: """
+                SELECT field, clock, present, value FROM sync_field
+                WHERE entity = 'bookmark' AND ident = ?
+                """, arguments: [ident])
+        var fields: [String: SyncChange] = [:]
+        for row in rows {
+            guard let field = row.get(0, as: String.self) else { continue }
+            fields[field] = SyncChange(
+                entity: .bookmark, ident: ident, field: field, clock: row.get(1) ?? "",
+                present: row.get(2, as: Bool.self) ?? false, value: Self.fieldValue(row[3]))
+        }
+        return fields
+    }
+
+    func bookmarkTags(kind: String, itemID: String) throws -> [String] {
+        // Every tag's ident starts with the bookmark's and a dot; hex digits sort before "G".
+        let prefix = SyncIdent.make([kind, itemID]) + "."
+        let rows = try connection.rows(
+            sql: """
+                SELECT ident FROM sync_field
+                WHERE entity = 'tag' AND present = 1 AND ident >= ?1 AND ident < ?1 || 'G'
+                """, arguments: [prefix])
+        return rows.compactMap { row in
+            row.get(0, as: String.self).flatMap(SyncIdent.parts).flatMap {
+                $0.count == 3 ? $0[2] : nil
+            }
+        }.sorted()
+    }
+
+    func bookmarkPositions(kind: String) throws -> [String: Int] {
+        let prefix = SyncIdent.make([kind]) + "."
+        let rows = try connection.rows(
+            sql: """
+                SELECT ident, value FROM sync_field
+                WHERE entity = 'bookmark' AND ident >= ?1 AND ident < ?1 || 'G'
+                    AND field = 'position'
+                """, arguments: [prefix])
+        var positions: [String: Int] = [:]
+        for row in rows {
+            if let parts = row.get(0, as: String.self).flatMap(SyncIdent.parts), parts.count == 2,
+                let position = row.get(1, as: Int.self)
+            {
+                positions[parts[1]] = position
+            }
+        }
+        return positions
+    }
+
+    func setApplying(_ isApplying: Bool) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET applying = ?", arguments: [isApplying])
+    }
+
+    func receive(clock: HybridClock) throws {
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET
+                    clock_counter = CASE
+                        WHEN ?1 > clock_ms THEN ?2
+                        WHEN ?1 = clock_ms THEN max(clock_counter, ?2)
+                        ELSE clock_counter END,
+                    clock_ms = max(clock_ms, ?1)
+                """, arguments: [clock.milliseconds, clock.counter])
+    }
+
+    func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws {
+        let column: SQLiteValue =
+            lost.entity == .preference
+            ? lost.value?.storedValue ?? .null : Self.fieldColumn(lost.value)
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_conflict (entity, ident, field, lost_clock, lost_present,
+                    lost_type, lost_value, won_clock, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                lost.entity.rawValue, lost.ident, lost.field, lost.clock, lost.present,
+                lost.value?.type.rawValue, column, clock, date,
+            ])
+    }
+
+    func conflicts(limit: Int) throws -> [SyncConflict] {
+        let rows = try connection.rows(
+            sql: """
+                SELECT entity, ident, field, lost_clock, lost_present, lost_type, lost_value,
+                    won_clock, recorded_at
+                FROM sync_conflict ORDER BY id DESC LIMIT ?
+                """, arguments: [limit])
+        return rows.compactMap { row in
+            guard let entity = row.get(0, as: String.self).flatMap(SyncEntity.init(rawValue:)),
+                let ident = row.get(1, as: String.self),
+                let parts = SyncIdent.parts(ident),
+                let field = row.get(2, as: String.self),
+                let lost = row.get(3, as: String.self).flatMap(HybridClock.init),
+                let won = row.get(7, as: String.self).flatMap(HybridClock.init)
+            else { return nil }
+            let subject: SyncConflict.Subject
+            let value: PreferenceValue?
+            switch (entity, parts.count) {
+            case (.preference, 2):
+                subject = .preference(suite: parts[0], key: parts[1])
+                value = row.get(5, as: String.self).flatMap {
+                    PreferenceValue(storedType: $0, value: row[6])
+                }
+            case (.bookmark, 2):
+                subject = .bookmark(kind: parts[0], itemID: parts[1], field: field)
+                value = Self.fieldValue(row[6])
+            case (.tag, 3):
+                subject = .tag(kind: parts[0], itemID: parts[1], tag: parts[2])
+                value = nil
+            default: return nil
+            }
+            return SyncConflict(
+                subject: subject, lostValue: value,
+                lostPresent: row.get(4, as: Bool.self) ?? false, lostDevice: lost.device,
+                lostAt: Date(timeIntervalSince1970: Double(lost.milliseconds) / 1000),
+                wonDevice: won.device,
+                recordedAt: row.get(8, as: Double.self).map(Self.date) ?? Date())
+        }
+    }
+
+    func conflictCount() throws -> Int {
+        try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_conflict") ?? 0
+    }
+
+    func setCursor(_ cursor: Int64, pulledAt date: Date) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET cursor = max(cursor, ?), last_pull = ?",
+            arguments: [cursor, date])
+    }
+
+    func recordPush(at date: Date) throws {
+        try connection.execute(sql: "UPDATE sync_state SET last_push = ?", arguments: [date])
+    }
+
+    func recordError(_ message: String?) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET last_error = ?", arguments: [message])
+    }
+
+    func isDeviceLocal(suite: String, key: String) throws -> Bool {
+        try connection.scalar(
+            Int.self,
+            sql: """
+                SELECT device_local FROM preference_declaration WHERE suite = ? AND key = ?
+                """, arguments: [suite, key]) == 1
+    }
+
+    func setClockSkew(milliseconds: Int64) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET clock_skew_ms = ?", arguments: [milliseconds])
+    }
+}

@@ -1,0 +1,129 @@
+import FoundationEssentials
+
+/// What syncs: a preference's value, a field of a bookmark, a tag on a bookmark.
+package enum SyncEntity: String, Sendable, Hashable, Codable {
+    case preference, bookmark, tag
+}
+
+/// The newest change of one synced field that a device or the hub knows: what it belongs to,
+/// its hybrid logical clock, and the value.
+package struct SyncChange: Sendable, Hashable {
+    package var entity: SyncEntity
+    /// ``SyncIdent`` text of `suite, key`, `kind, item id` or `kind, item id, tag`.
+    package var ident: String
+    /// `value` for a preference, `present` for a tag; `exists`, `title`, `url`, `category`,
+    /// `note` or `position` for a bookmark.
+    package var field: String
+    /// ``HybridClock`` text: ordered as text.
+    package var clock: String
+    /// False for a tombstone: a removed preference, a deleted bookmark, a removed tag.
+    package var present: Bool
+    /// A preference's value; a bookmark field as a string or an int (nil: no value).
+    package var value: PreferenceValue?
+
+    package init(
+        entity: SyncEntity, ident: String, field: String, clock: String, present: Bool,
+        value: PreferenceValue?
+    ) {
+        self.entity = entity
+        self.ident = ident
+        self.field = field
+        self.clock = clock
+        self.present = present
+        self.value = value
+    }
+
+    /// The field it changes, whatever the change.
+    package var address: SyncAddress { SyncAddress(entity: entity, ident: ident, field: field) }
+}
+
+/// One synced field.
+package struct SyncAddress: Sendable, Hashable {
+    package var entity: SyncEntity
+    package var ident: String
+    package var field: String
+}
+
+/// A field as this device knows it: its newest change, and whether the hub has yet to
+/// confirm it.
+package struct SyncFieldState: Sendable, Hashable {
+    package var change: SyncChange
+    package var isPending: Bool
+}
+
+/// This device's sync settings and bookkeeping.
+package struct SyncDeviceState: Sendable, Hashable {
+    package var deviceID: String
+    package var hub: String?
+    package var account: String?
+    /// The hub's number of the last change pulled.
+    package var cursor: Int64
+    package var lastPush: Date?
+    package var lastPull: Date?
+    package var lastError: String?
+}
+
+/// The device side of sync, kept in the device's database file: the clock and the field
+/// stamps its triggers write, the cursor, the losing sides of conflicts. Calls are made with
+/// the database lock held, writes inside a transaction.
+package protocol SyncRepository {
+    /// Nil until sync is turned on.
+    func deviceState() throws -> SyncDeviceState?
+    /// Turns sync on: from now on every change of a synced field is stamped and pending;
+    /// what the database holds already is stamped with the time it was last written.
+    func start(deviceID: String, hub: String, account: String) throws
+    /// Remembers the hub and account (never credentials).
+    func setHub(_ hub: String, account: String) throws
+    /// Pending changes, preferences with their current values, oldest stamps first.
+    func pendingChanges(limit: Int) throws -> [SyncChange]
+    func pendingCount() throws -> Int
+    /// Marks changes as confirmed by the hub, unless the field changed again since.
+    func confirm(_ changes: [SyncChange]) throws
+    func field(_ address: SyncAddress) throws -> SyncFieldState?
+    /// Records a change as this device's knowledge of its field.
+    func setField(_ change: SyncChange, isPending: Bool) throws
+    /// The fields of a bookmark (`exists`, `title`...), by name.
+    func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange]
+    /// The tags a bookmark has by its sync stamps.
+    func bookmarkTags(kind: String, itemID: String) throws -> [String]
+    /// The merged positions of a kind's bookmarks, by item id.
+    func bookmarkPositions(kind: String) throws -> [String: Int]
+    /// Changes applied from now until `false` are not captured for sync.
+    func setApplying(_ isApplying: Bool) throws
+    /// Moves the clock past one seen in a pulled change.
+    func receive(clock: HybridClock) throws
+    /// Keeps the losing side of a conflict.
+    func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
+    func conflicts(limit: Int) throws -> [SyncConflict]
+    func conflictCount() throws -> Int
+    func setCursor(_ cursor: Int64, pulledAt date: Date) throws
+    func recordPush(at date: Date) throws
+    func recordError(_ message: String?) throws
+    /// Whether a preference is declared to stay on this device.
+    func isDeviceLocal(suite: String, key: String) throws -> Bool
+    /// Adds to the clock's wall-clock milliseconds (tests of devices whose clock is wrong).
+    func setClockSkew(milliseconds: Int64) throws
+}
+
+/// The hub side of sync: the newest change of every field of one account, numbered.
+package protocol SyncHub: AnyObject {
+    /// Stores the changes newer than the hub's, in one transaction; pushing the same changes
+    /// again takes none and loses none. `cursor` is how far the device has pulled: a change
+    /// it overwrites that was numbered after it is one the device never saw, a conflict.
+    func push(_ changes: [SyncChange], device: String, cursor: Int64) throws -> SyncPushOutcome
+    /// Changes numbered after the cursor, in order, with their numbers.
+    func pull(after cursor: Int64, limit: Int) throws -> [(change: SyncChange, sequence: Int64)]
+    /// Notes how far a device pulled, and drops tombstones every known device has passed.
+    func report(device: String, cursor: Int64) throws
+}
+
+/// What the hub did with pushed changes.
+package struct SyncPushOutcome: Sendable {
+    /// How many it took (newer than what it had).
+    package var accepted: Int
+    /// Those it refused for a newer change of the same field, with that change's clock.
+    package var lost: [(change: SyncChange, winner: String)]
+    /// Changes of other devices it replaced that the pushing device had not pulled yet: the
+    /// losing sides of conflicts, with the clock of the change that replaced each.
+    package var overwritten: [(change: SyncChange, winner: String)]
+}

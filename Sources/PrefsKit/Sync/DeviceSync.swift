@@ -1,0 +1,322 @@
+// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
+// static libraries in Debian).
+#if !PREFS_NO_POSTGRES
+
+    import FoundationEssentials
+    internal import PostgresCore
+
+    /// Sync of one device's preferences and bookmarks with the other devices of its account,
+    /// through a PostgreSQL hub.
+    ///
+    /// Each device keeps its own database file and works offline. Once sync is turned on
+    /// (the first ``init(database:hub:account:)``), every write to a synced field, from the
+    /// app, the command line or another process, is stamped with the device's hybrid logical
+    /// clock and kept pending until the hub confirms it. A round (``sync()``) pushes the
+    /// pending changes in one hub transaction, then pulls everyone else's from its cursor.
+    ///
+    /// Merging is deterministic: the newest clock wins per preference key and per bookmark
+    /// field; a bookmark is the same on every device by kind and item id; tags are added and
+    /// removed one by one; removals and deletes are tombstones that win or lose like writes.
+    /// Only values that were set sync: a key that reads its default has nothing to send.
+    /// Selections (and so the walkthrough's page) stay on the device, and so does a key
+    /// declared with ``PreferenceDeclaration/isDeviceLocal``. The losing side of every
+    /// conflict is kept (``conflicts(limit:)``).
+    ///
+    /// ```swift
+    /// let sync = try DeviceSync(database: database, hub: "postgresql://hub.example/prefs")
+    /// let report = try sync.sync()
+    /// ```
+    public final class DeviceSync: Sendable {
+        /// The device's database.
+        public let database: AppDatabase
+        /// The hub, opened for the account.
+        public let hub: AppDatabase
+        /// The account this device syncs.
+        public let account: String
+        /// This device's id, in every clock it stamps.
+        public let deviceID: String
+
+        /// Changes per hub round trip.
+        static let batchSize = 5_000
+
+        /// Opens the hub and turns sync on for the device when it is not on yet.
+        ///
+        /// - Parameters:
+        ///   - database: The device's database file (SQLite).
+        ///   - hub: A libpq connection string of the hub; its password (if any) is never
+        ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
+        ///   - account: The account to sync (a service role must name one); nil for the
+        ///     account the device synced before, or the role's own.
+        /// - Throws: ``SyncError`` when the device is not a file, or already syncs another
+        ///   account; ``DatabaseError`` when the hub cannot be opened.
+        public init(database: AppDatabase, hub target: String, account: String? = nil) throws {
+            self.database = database
+            let remembered = try database.read { state in
+                try Self.repository(state).deviceState()
+            }
+            if let previous = remembered?.account, let account, previous != account {
+                throw SyncError.otherAccount(device: previous, requested: account)
+            }
+            var options = AppDatabase.Options()
+            options.account = account ?? remembered?.account
+            options.watchesForChanges = false
+            let hub = try AppDatabase(path: target, options: options)
+            guard let hubAccount = hub.state.withLock({ ($0.engine as? PostgreSQLEngine)?.account })
+            else { throw SyncError.hubIsNotAServer(target: target) }
+            if let previous = remembered?.account, previous != hubAccount {
+                throw SyncError.otherAccount(device: previous, requested: hubAccount)
+            }
+            self.hub = hub
+            self.account = hubAccount
+            let previous = remembered
+            let kept = PGConnection.withoutPassword(target)
+            deviceID = try database.write { state in
+                let sync = try Self.repository(state)
+                if let previous {
+                    try sync.setHub(kept, account: hubAccount)
+                    return previous.deviceID
+                }
+                let deviceID = Self.newDeviceID()
+                try sync.start(deviceID: deviceID, hub: kept, account: hubAccount)
+                return deviceID
+            }
+        }
+
+        /// Opens the hub the device synced with last time.
+        ///
+        /// - Throws: ``SyncError/notConfigured`` when it never synced.
+        public convenience init(database: AppDatabase) throws {
+            guard let state = try Self.status(of: database), let hub = state.hub else {
+                throw SyncError.notConfigured
+            }
+            try self.init(database: database, hub: hub, account: state.account)
+        }
+
+        private static func repository(_ state: DatabaseState) throws -> any SyncRepository {
+            guard let sync = state.engine.sync else { throw SyncError.notADeviceFile }
+            return sync
+        }
+
+        private static func newDeviceID() -> String {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<8).map { _ in
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }.joined()
+        }
+
+        // MARK: - Rounds
+
+        /// One round: pushes every pending change, then pulls every change after the cursor.
+        ///
+        /// - Returns: What moved and what is left.
+        /// - Throws: ``DatabaseError/busy(path:)`` (exit 75) when the hub cannot be reached;
+        ///   changes not confirmed stay pending for the next round.
+        @discardableResult
+        public func sync() throws -> SyncReport {
+            do {
+                let (pushed, lostInPush) = try push()
+                let (pulled, lostInPull) = try pull()
+                try database.write { state in try Self.repository(state).recordError(nil) }
+                return SyncReport(
+                    pushed: pushed, pulled: pulled, conflicts: lostInPush + lostInPull,
+                    pending: try pendingCount())
+            } catch {
+                let message = String(describing: error)
+                try? database.write { state in try Self.repository(state).recordError(message) }
+                throw error
+            }
+        }
+
+        private func withHub<T>(_ body: (PostgreSQLEngine) throws -> T) throws -> T {
+            try hub.state.withLock { state in
+                guard let engine = state.engine as? PostgreSQLEngine else {
+                    throw SyncError.hubIsNotAServer(target: hub.path)
+                }
+                do {
+                    return try body(engine)
+                } catch {
+                    throw engine.translate(error)
+                }
+            }
+        }
+
+        private func push() throws -> (pushed: Int, conflicts: Int) {
+            var pushed = 0
+            var conflicts = 0
+            while true {
+                let (batch, cursor) = try database.read { state in
+                    let sync = try Self.repository(state)
+                    return (
+                        try sync.pendingChanges(limit: Self.batchSize),
+                        try sync.deviceState()?.cursor ?? 0
+                    )
+                }
+                guard !batch.isEmpty else { break }
+                let outcome = try withHub {
+                    try $0.push(batch, device: deviceID, cursor: cursor)
+                }
+                let now = Date()
+                try database.write { state in
+                    let sync = try Self.repository(state)
+                    try sync.confirm(batch)
+                    for (change, winner) in outcome.lost + outcome.overwritten {
+                        try sync.recordConflict(lost: change, wonBy: winner, at: now)
+                    }
+                    try sync.recordPush(at: now)
+                }
+                pushed += outcome.accepted
+                conflicts += outcome.lost.count + outcome.overwritten.count
+                if batch.count < Self.batchSize { break }
+            }
+            return (pushed, conflicts)
+        }
+
+        private func pull() throws -> (pulled: Int, conflicts: Int) {
+            guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0) }
+            var pulled = 0
+            var conflicts = 0
+            while true {
+                let rows = try withHub { try $0.pull(after: cursor, limit: Self.batchSize) }
+                guard let last = rows.last else { break }
+                let outcome = try database.write { state in
+                    let outcome = try SyncMerge(state: state, sync: Self.repository(state))
+                        .apply(rows.map(\.change))
+                    try Self.repository(state).setCursor(last.sequence, pulledAt: Date())
+                    return outcome
+                }
+                pulled += outcome.applied
+                conflicts += outcome.conflicts
+                cursor = last.sequence
+                if rows.count < Self.batchSize { break }
+            }
+            try withHub { try $0.report(device: deviceID, cursor: cursor) }
+            let pulledAt = Date()
+            try database.write { state in
+                try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
+            }
+            return (pulled, conflicts)
+        }
+
+        /// Rounds until the task is cancelled: one soon after each local write (looked for
+        /// every `interval`), one whenever the hub says another device pushed, and one every
+        /// `idleRounds` intervals in any case. A failed round is reported and tried again.
+        ///
+        /// - Parameter onRound: Told of every round, and of every failure.
+        public func watch(
+            interval: Duration = .milliseconds(50), idleRounds: Int = 100,
+            onRound: @Sendable (Result<SyncReport, any Error>) -> Void = { _ in }
+        ) async {
+            var hubToken = try? hub.state.withLock { try $0.engine.commitToken() }
+            var idle = idleRounds
+            while !Task.isCancelled {
+                let token = try? hub.state.withLock { try $0.engine.commitToken() }
+                let isPending = ((try? pendingCount()) ?? 0) > 0
+                idle -= 1
+                if isPending || token != hubToken || idle <= 0 {
+                    idle = idleRounds
+                    hubToken = token
+                    onRound(Result { try sync() })
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+
+        // MARK: - Status
+
+        private func pendingCount() throws -> Int {
+            try database.read { state in try Self.repository(state).pendingCount() }
+        }
+
+        /// The device's sync state; nil when sync was never turned on.
+        ///
+        /// - Throws: ``SyncError/notADeviceFile`` for a database on a server.
+        public static func status(of database: AppDatabase) throws -> SyncStatus? {
+            try database.read { state in
+                let sync = try repository(state)
+                guard let device = try sync.deviceState() else { return nil }
+                return SyncStatus(
+                    deviceID: device.deviceID, hub: device.hub, account: device.account,
+                    cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
+                    pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
+                    lastError: device.lastError)
+            }
+        }
+
+        /// The losing sides of conflicts this device saw, newest first.
+        public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
+            -> [SyncConflict]
+        {
+            try database.read { state in try repository(state).conflicts(limit: limit) }
+        }
+
+        /// Shifts this device's wall clock by an amount, as a device whose clock is wrong
+        /// would read it (for tests of clock skew).
+        func setClockSkew(milliseconds: Int64) throws {
+            try database.write { state in
+                try Self.repository(state).setClockSkew(milliseconds: milliseconds)
+            }
+        }
+    }
+
+    /// What one round of sync did.
+    public struct SyncReport: Sendable, Hashable {
+        /// Local changes the hub took.
+        public var pushed: Int
+        /// Changes of other devices applied here.
+        public var pulled: Int
+        /// Conflicts decided in this round (their losing sides are kept).
+        public var conflicts: Int
+        /// Local changes still waiting for the hub.
+        public var pending: Int
+    }
+
+    /// A device's sync state.
+    public struct SyncStatus: Sendable, Hashable {
+        /// The id in every clock the device stamps.
+        public var deviceID: String
+        /// The hub's connection string, without any password.
+        public var hub: String?
+        /// The account synced.
+        public var account: String?
+        /// The hub's number of the last change pulled.
+        public var cursor: Int64
+        /// When a push last reached the hub.
+        public var lastPush: Date?
+        /// When a pull last completed.
+        public var lastPull: Date?
+        /// Local changes waiting for the hub.
+        public var pending: Int
+        /// Losing sides of conflicts kept.
+        public var conflicts: Int
+        /// Why the last round failed; nil after a round that completed.
+        public var lastError: String?
+    }
+
+#endif
+
+/// Why sync cannot start.
+public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The device's database is on a server: a device keeps a file.
+    case notADeviceFile
+    /// The hub is a file, not a PostgreSQL server.
+    case hubIsNotAServer(target: String)
+    /// The device syncs one account; another was asked for.
+    case otherAccount(device: String, requested: String)
+    /// The device never synced, and no hub was named.
+    case notConfigured
+
+    /// One line for the user.
+    public var description: String {
+        switch self {
+        case .notADeviceFile:
+            "a device's database must be a file; the server is the hub (--hub)"
+        case .hubIsNotAServer(let target):
+            "the hub must be a PostgreSQL connection string, not '\(target)'"
+        case .otherAccount(let device, let requested):
+            "this device syncs the account '\(device)', not '\(requested)'"
+        case .notConfigured:
+            "this device has never synced: name the hub with --hub"
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import FoundationEssentials
+
+/// Applies changes pulled from the hub to the device, inside the device's write transaction:
+/// the newest clock wins per field, the losing side of a conflict is kept, bookmarks are
+/// rebuilt from their fields and their kinds renumbered in the merged order. Nothing applied
+/// here is captured for sync again.
+struct SyncMerge {
+    let state: DatabaseState
+    let sync: any SyncRepository
+
+    struct Outcome {
+        /// Changes that won and were applied.
+        var applied = 0
+        /// Conflicts decided (their losing sides kept).
+        var conflicts = 0
+    }
+
+    func apply(_ changes: [SyncChange]) throws -> Outcome {
+        try sync.setApplying(true)
+        var outcome = Outcome()
+        var bookmarks: [[String]] = []
+        var seen: Set<[String]> = []
+        for change in changes {
+            guard let clock = HybridClock(change.clock), let ident = SyncIdent.parts(change.ident)
+            else { continue }
+            try sync.receive(clock: clock)
+            let local = try sync.field(change.address)
+            if let local, local.change.clock == change.clock { continue }
+            if let local, local.change.clock > change.clock {
+                // This device wrote the field later and has yet to push it: the pulled change
+                // loses, here and (once pushed) on the hub.
+                if local.isPending {
+                    try sync.recordConflict(lost: change, wonBy: local.change.clock, at: Date())
+                    outcome.conflicts += 1
+                }
+                continue
+            }
+            if let local, local.isPending {
+                var lost = local.change
+                if lost.entity == .preference, ident.count == 2 {
+                    lost.value = try state.engine.preferences.value(
+                        suite: ident[0], key: ident[1])
+                }
+                try sync.recordConflict(lost: lost, wonBy: change.clock, at: Date())
+                outcome.conflicts += 1
+            }
+            try sync.setField(change, isPending: false)
+            outcome.applied += 1
+            switch change.entity {
+            case .preference:
+                guard ident.count == 2,
+                    try !sync.isDeviceLocal(suite: ident[0], key: ident[1])
+                else { continue }
+                try applyPreference(change, suite: ident[0], key: ident[1], clock: clock)
+            case .bookmark, .tag:
+                let bookmark = Array(ident.prefix(2))
+                if bookmark.count == 2, seen.insert(bookmark).inserted {
+                    bookmarks.append(bookmark)
+                }
+            }
+        }
+        var kinds: [String] = []
+        for bookmark in bookmarks {
+            try rebuild(kind: bookmark[0], itemID: bookmark[1])
+            if !kinds.contains(bookmark[0]) { kinds.append(bookmark[0]) }
+        }
+        for kind in kinds { try renumber(kind: kind) }
+        try sync.setApplying(false)
+        return outcome
+    }
+
+    private func applyPreference(
+        _ change: SyncChange, suite: String, key: String, clock: HybridClock
+    ) throws {
+        let preferences = state.engine.preferences
+        if !change.present {
+            try preferences.removeValue(suite: suite, key: key)
+        } else if let value = change.value {
+            try preferences.setValue(
+                value, suite: suite, key: key, version: nil,
+                at: Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000))
+        }
+    }
+
+    /// Makes the bookmark what its merged fields and tags say.
+    private func rebuild(kind: String, itemID: String) throws {
+        let repository = state.engine.bookmarks
+        let fields = try sync.bookmarkFields(kind: kind, itemID: itemID)
+        let existing = try repository.bookmark(kind: kind, itemID: itemID)
+        guard let exists = fields["exists"] else { return }
+        guard exists.present else {
+            if let existing { try repository.delete(id: existing.id) }
+            return
+        }
+        func text(_ name: String, else kept: String?) -> String? {
+            guard let field = fields[name] else { return kept }
+            if case .string(let text) = field.value { return text }
+            return nil
+        }
+        let url = text("url", else: existing?.urlString)
+        let draft = BookmarkDraft(
+            kind: kind, itemID: itemID,
+            title: text("title", else: existing?.title) ?? itemID,
+            url: url.flatMap { URL(string: $0) },
+            category: text("category", else: existing?.category),
+            tags: try sync.bookmarkTags(kind: kind, itemID: itemID),
+            note: text("note", else: existing?.note))
+        let now = Date()
+        if let existing {
+            let isSame =
+                existing.title == draft.title && existing.urlString == url
+                && existing.category == draft.category && existing.note == draft.note
+                && existing.tags == draft.tags.sorted()
+            if !isSame {
+                _ = try repository.update(id: existing.id, with: draft, in: .draft, at: now)
+            }
+        } else {
+            _ = try repository.insertIfAbsent(
+                draft, in: .draft, at: now, id: nil, createdAt: nil)
+        }
+    }
+
+    /// Orders a kind's bookmarks by their merged positions (ties by item id), densely.
+    private func renumber(kind: String) throws {
+        let repository = state.engine.bookmarks
+        let positions = try sync.bookmarkPositions(kind: kind)
+        let ordered = try repository.list(BookmarkQuery(kind: kind)).map { bookmark in
+            (order: positions[bookmark.itemID] ?? bookmark.position, bookmark: bookmark)
+        }.sorted { ($0.order, $0.bookmark.itemID) < ($1.order, $1.bookmark.itemID) }
+        for (rank, entry) in ordered.enumerated() where entry.bookmark.position != rank {
+            try repository.setPosition(rank, id: entry.bookmark.id)
+        }
+    }
+}

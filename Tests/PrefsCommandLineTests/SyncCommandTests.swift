@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `prefs sync` between two device files and a real PostgreSQL hub, with the binary alone.
+@Suite struct SyncCommandTests {
+    let server: PostgresServer
+    let hub: String
+    let folder: TemporaryFolder
+
+    init() throws {
+        server = try PostgresServer.start()
+        hub = server.target(database: try server.makeDatabase())
+        folder = try TemporaryFolder()
+    }
+
+    @Test func aWriteOnOneDeviceReachesTheOtherThroughTheCommandLine() throws {
+        let laptop = folder.path("laptop.db")
+        let phone = folder.path("phone.db")
+        #expect(try runPrefs(["--db", laptop, "set", "hasViewedWalkthrough", "true"]).status == 0)
+        #expect(
+            try runPrefs([
+                "--db", laptop, "bookmark", "add", "movie", "m1", "--title", "Heat", "--tag",
+                "crime",
+            ]).status == 0)
+        let first = try runPrefs([
+            "--db", laptop, "--json", "sync", "--hub", hub, "--account", "carol",
+        ])
+        #expect(first.status == 0, "\(first.stderr)")
+        let pushed =
+            try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Int]
+        #expect(pushed?["pushed"] == 8)  // one preference; exists, 5 fields and a tag
+        #expect(pushed?["pending"] == 0)
+        #expect(pushed?.keys.sorted() == ["conflicts", "pending", "pulled", "pushed"])
+        let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "Pushed 0, pulled 8, conflicts 0, pending 0\n")
+        #expect(try runPrefs(["--db", phone, "get", "hasViewedWalkthrough"]).stdout == "true\n")
+        let listed = try runPrefs(["--db", phone, "bookmark", "list", "--json"])
+        #expect(listed.stdout.contains("\"Heat\""), "\(listed.stdout)")
+        // The hub and account are remembered: a later round names neither.
+        #expect(try runPrefs(["--db", phone, "set", "volume", "0.25"]).status == 0)
+        #expect(try runPrefs(["--db", phone, "sync"]).status == 0)
+        #expect(try runPrefs(["--db", laptop, "sync"]).status == 0)
+        #expect(try runPrefs(["--db", laptop, "get", "volume"]).stdout == "0.25\n")
+        let status = try runPrefs(["--db", laptop, "--json", "sync", "status"])
+        let fields =
+            try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(fields?["account"] as? String == "carol")
+        #expect(fields?["pending"] as? Int == 0)
+        #expect(fields?["lastError"] is NSNull)
+    }
+
+    @Test func anUnreachableHubExits75AndKeepsTheChanges() throws {
+        let laptop = folder.path("laptop.db")
+        #expect(try runPrefs(["--db", laptop, "set", "launchCount", "3"]).status == 0)
+        let gone = "host=\(folder.path("nowhere")) dbname=prefs"
+        let failed = try runPrefs(["--db", laptop, "sync", "--hub", gone, "--account", "dave"])
+        #expect(failed.status == 75, "\(failed.stderr)")
+        #expect(failed.stderr.hasPrefix("Error: "))
+        #expect(failed.stderr.split(separator: "\n").count == 1)
+        // Nothing was turned on, nothing lost: the next round with a hub sends the change.
+        let round = try runPrefs([
+            "--db", laptop, "--json", "sync", "--hub", hub, "--account", "dave",
+        ])
+        let report =
+            try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [String: Int]
+        #expect(report?["pushed"] == 1, "\(round.stdout)")
+    }
+
+    @Test func anotherAccountOrNoHubIsAClearError() throws {
+        let laptop = folder.path("laptop.db")
+        #expect(
+            try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "erin"]).status == 0)
+        let other = try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "frank"])
+        #expect(other.status == 65)
+        #expect(other.stderr == "Error: this device syncs the account 'erin', not 'frank'\n")
+        let fresh = folder.path("fresh.db")
+        let never = try runPrefs(["--db", fresh, "sync"])
+        #expect(never.status == 64)
+        #expect(never.stderr.contains("--hub"))
+    }
+}

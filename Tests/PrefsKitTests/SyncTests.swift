@@ -1,0 +1,232 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// Devices (SQLite files) syncing one account through a real PostgreSQL hub: the cases that
+/// other preference syncs get wrong, one by one.
+@Suite struct SyncTests {
+    let server: PostgresServer
+    let hub: String
+    let folder: TemporaryFolder
+
+    init() throws {
+        server = try PostgresServer.start()
+        hub = server.target(database: try server.makeDatabase())
+        folder = try TemporaryFolder()
+    }
+
+    private func device(_ name: String) throws -> AppDatabase {
+        try AppDatabase(path: folder.path(name + ".db"))
+    }
+
+    @discardableResult
+    private func sync(_ database: AppDatabase, account: String = "alice") throws -> SyncReport {
+        try DeviceSync(database: database, hub: hub, account: account).sync()
+    }
+
+    private func prefs(_ database: AppDatabase) -> PreferenceStore {
+        PreferenceStore(database: database)
+    }
+
+    @Test func aNewDevicesDefaultNeverOverwritesAValueSetElsewhere() throws {
+        let phone = try device("phone")
+        try prefs(phone).set(true, for: .hasViewedWalkthrough)
+        #expect(try sync(phone).pushed == 1)
+        // A fresh install reads its default, and has nothing to send.
+        let tablet = try device("tablet")
+        #expect(prefs(tablet)[.hasViewedWalkthrough] == false)
+        let report = try sync(tablet)
+        #expect(report.pushed == 0)
+        #expect(report.pulled == 1)
+        #expect(prefs(tablet)[.hasViewedWalkthrough] == true)
+        try sync(phone)
+        #expect(prefs(phone)[.hasViewedWalkthrough] == true)
+    }
+
+    @Test func aDeleteRacingAnUpdateEndsTheSameOnBothDevices() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try prefs(first).set(1, for: .launchCount)
+        try sync(first)
+        try sync(second)
+        #expect(prefs(second)[.launchCount] == 1)
+        // Offline: the first removes the key, then the second sets it (a later clock).
+        try prefs(first).setValue(nil, forKey: "launchCount")
+        Thread.sleep(forTimeInterval: 0.005)
+        try prefs(second).set(2, for: .launchCount)
+        try sync(first)
+        let report = try sync(second)
+        try sync(first)
+        #expect(prefs(first)[.launchCount] == 2)
+        #expect(prefs(second)[.launchCount] == 2)
+        #expect(report.conflicts == 1)
+        // The removal lost on the second device, and was kept there.
+        let conflicts = try DeviceSync.conflicts(of: second)
+        #expect(conflicts.first?.lostPresent == false)
+        #expect(conflicts.first?.subject == .preference(suite: "standard", key: "launchCount"))
+
+        // The other way round: the later change is the removal.
+        try prefs(second).set(3, for: .launchCount)
+        Thread.sleep(forTimeInterval: 0.005)
+        try prefs(first).setValue(nil, forKey: "launchCount")
+        try sync(second)
+        try sync(first)
+        try sync(second)
+        #expect(try prefs(first).storedValue(forKey: "launchCount") == nil)
+        #expect(try prefs(second).storedValue(forKey: "launchCount") == nil)
+        #expect(try DeviceSync.conflicts(of: first).first?.lostValue == .int(3))
+    }
+
+    @Test func aTagAddedOnOneDeviceAndAnotherRemovedOnASecondBothHold() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime", "drama"]))
+        try sync(first)
+        try sync(second)
+        #expect(
+            try BookmarkStore(database: second).bookmark(kind: "movie", itemID: "m1")?.tags
+                == ["crime", "drama"])
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(
+                kind: "movie", itemID: "m1", title: "Heat", tags: ["crime", "drama", "favorite"]))
+        try BookmarkStore(database: second).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
+        try sync(first)
+        try sync(second)
+        try sync(first)
+        for database in [first, second] {
+            let bookmark = try BookmarkStore(database: database).bookmark(
+                kind: "movie", itemID: "m1")
+            #expect(bookmark?.tags == ["crime", "favorite"])
+            #expect(bookmark?.title == "Heat")
+        }
+    }
+
+    @Test func theSameItemBookmarkedOnTwoDevicesBecomesOneBookmark() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat (1995)", tags: ["crime"]))
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: second).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
+        try BookmarkStore(database: second).add(
+            BookmarkDraft(kind: "movie", itemID: "m2", title: "Ronin"))
+        try sync(first)
+        try sync(second)
+        try sync(first)
+        for database in [first, second] {
+            let bookmarks = try BookmarkStore(database: database).list(BookmarkQuery(kind: "movie"))
+            #expect(bookmarks.map(\.itemID).sorted() == ["m1", "m2"])
+            #expect(bookmarks.first { $0.itemID == "m1" }?.title == "Heat")  // the later title
+            #expect(bookmarks.first { $0.itemID == "m1" }?.tags == ["classic", "crime"])
+            #expect(bookmarks.map(\.position).sorted() == [0, 1])
+        }
+        let orders = try [first, second].map {
+            try BookmarkStore(database: $0).list(BookmarkQuery(kind: "movie")).map(\.itemID)
+        }
+        #expect(orders[0] == orders[1])
+    }
+
+    @Test func anotherAccountsChangesAreNeverPulled() throws {
+        let alices = try device("alice")
+        try prefs(alices).set(7, for: .launchCount)
+        try sync(alices, account: "alice")
+        let bobs = try device("bob")
+        let report = try sync(bobs, account: "bob")
+        #expect(report.pulled == 0)
+        #expect(try prefs(bobs).storedValue(forKey: "launchCount") == nil)
+        // A device of one account refuses another, and changes nothing.
+        #expect(throws: SyncError.otherAccount(device: "alice", requested: "bob")) {
+            try DeviceSync(database: alices, hub: hub, account: "bob")
+        }
+        #expect(try DeviceSync.status(of: alices)?.account == "alice")
+    }
+
+    @Test func devicesTwoHoursAheadAndBehindConverge() throws {
+        let ahead = try device("ahead")
+        let behind = try device("behind")
+        let honest = try device("honest")
+        for database in [ahead, behind, honest] { try sync(database) }
+        let twoHours: Int64 = 2 * 3_600_000
+        try DeviceSync(database: ahead, hub: hub, account: "alice")
+            .setClockSkew(milliseconds: twoHours)
+        try DeviceSync(database: behind, hub: hub, account: "alice")
+            .setClockSkew(milliseconds: -twoHours)
+        try prefs(ahead).set(1, for: .launchCount)
+        try sync(ahead)
+        // The device behind writes after it has seen the one ahead: its clock moved past it,
+        // so its later write wins, though its wall clock is four hours behind.
+        try sync(behind)
+        #expect(prefs(behind)[.launchCount] == 1)
+        try prefs(behind).set(2, for: .launchCount)
+        try sync(behind)
+        try sync(honest)
+        try sync(ahead)
+        #expect([ahead, behind, honest].map { prefs($0)[.launchCount] } == [2, 2, 2])
+        // And the honest device, seen both, wins over both with its next write.
+        try prefs(honest).set(3, for: .launchCount)
+        try sync(honest)
+        try sync(ahead)
+        try sync(behind)
+        #expect([ahead, behind, honest].map { prefs($0)[.launchCount] } == [3, 3, 3])
+        // Without having seen the one ahead, a write of the one behind loses (deterministically).
+        try prefs(ahead).set(10, for: .launchCount)
+        try prefs(behind).set(20, for: .launchCount)
+        for database in [behind, ahead, honest, behind] { try sync(database) }
+        #expect([ahead, behind, honest].map { prefs($0)[.launchCount] } == [10, 10, 10])
+    }
+
+    @Test func deviceLocalKeysAndSelectionsStayOnTheirDevice() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try prefs(first).declare(
+            PreferenceDeclaration(key: "windowWidth", type: .int, isDeviceLocal: true))
+        try prefs(first).setValue(.int(1280), forKey: "windowWidth")
+        try prefs(first).set(true, for: .hasViewedWalkthrough)
+        try SelectionStore(database: first).define("carousel", count: 5, policy: .clamp)
+        try SelectionStore(database: first).select(3, in: "carousel")
+        #expect(try sync(first).pushed == 1)
+        try sync(second)
+        #expect(try prefs(second).storedValue(forKey: "windowWidth") == nil)
+        #expect(prefs(second)[.hasViewedWalkthrough] == true)
+        #expect(try SelectionStore(database: second).selection(named: "carousel") == nil)
+    }
+
+    @Test func aPushReplayedAfterACrashChangesNothing() throws {
+        let first = try device("first")
+        try prefs(first).set(5, for: .launchCount)
+        try sync(first)
+        // As if the device died after the hub committed and before it cleared its outbox.
+        try first.state.withLock { state in
+            _ = try state.engine.writeTransaction(readingChangesAfter: 0) {
+                guard let engine = state.engine as? SQLiteEngine else { return }
+                try engine.connection.execute(sql: "UPDATE sync_field SET pending = 1")
+            }
+        }
+        let report = try sync(first)
+        #expect(report.pushed == 0)
+        #expect(report.conflicts == 0)
+        #expect(report.pending == 0)
+        let second = try device("second")
+        try sync(second)
+        #expect(prefs(second)[.launchCount] == 5)
+    }
+
+    @Test func valuesThatWereThereBeforeSyncKeepTheTimeTheyWereWritten() throws {
+        let old = try device("old")
+        try prefs(old).set(1, for: .launchCount)
+        Thread.sleep(forTimeInterval: 0.01)
+        let recent = try device("recent")
+        try prefs(recent).set(2, for: .launchCount)
+        // Sync is turned on for the newer value first, the older later: the newer still wins.
+        try sync(recent)
+        try sync(old)
+        try sync(recent)
+        #expect(prefs(old)[.launchCount] == 2)
+        #expect(prefs(recent)[.launchCount] == 2)
+    }
+}
