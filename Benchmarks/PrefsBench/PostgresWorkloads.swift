@@ -189,6 +189,84 @@ struct PostgresWorkloads {
     }
 }
 
+extension PostgresWorkloads {
+    /// One sync round of a device with `pending` changes (set in one transaction before sync
+    /// was turned on): the push of all of them in batches and the pull of their echo; each
+    /// sample a fresh device and hub, times in milliseconds.
+    func syncRound(pending: Int, samples: Int) throws -> [Double] {
+        var times: [Double] = []
+        let folder = try TemporaryFolder()
+        for sample in 0..<samples {
+            let hub = server.target(database: try server.makeDatabase())
+            let device = try AppDatabase(path: folder.path("device\(sample).db"))
+            try device.transaction {
+                let store = PreferenceStore(database: device)
+                for index in 0..<pending { try store.setValue(.int(index), forKey: "k\(index)") }
+            }
+            let sync = try DeviceSync(database: device, hub: hub, account: Self.account)
+            let started = ObservationWorkloads.monotonicNanoseconds()
+            let report = try sync.sync()
+            times.append(Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6)
+            guard report.pushed == pending, report.pending == 0 else {
+                throw BenchmarkError(description: "the round pushed \(report.pushed) of \(pending)")
+            }
+        }
+        return times
+    }
+
+    /// From a write on device A to its arrival in device B's file, both running
+    /// `prefs sync --watch` (real processes), in milliseconds.
+    func syncArrival(samples: Int) async throws -> [Double] {
+        let folder = try TemporaryFolder()
+        let hub = server.target(database: try server.makeDatabase())
+        let paths = [folder.path("a.db"), folder.path("b.db")]
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+            .deletingLastPathComponent().appendingPathComponent("prefs")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw BenchmarkError(
+                description: "no prefs next to prefs-bench: build both (swift build -c release)")
+        }
+        var watchers: [Process] = []
+        defer {
+            for watcher in watchers {
+                watcher.terminate()
+                watcher.waitUntilExit()
+            }
+        }
+        for path in paths {
+            let first = Process()
+            first.executableURL = executable
+            first.arguments = ["--db", path, "sync", "--hub", hub, "--account", Self.account]
+            try first.run()
+            first.waitUntilExit()
+            let watcher = Process()
+            watcher.executableURL = executable
+            watcher.arguments = ["--db", path, "-q", "sync", "--watch"]
+            watcher.standardOutput = FileHandle.nullDevice
+            try watcher.run()
+            watchers.append(watcher)
+        }
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let writer = PreferenceStore(database: try AppDatabase(path: paths[0]))
+        let reader = PreferenceStore(database: try AppDatabase(path: paths[1], options: options))
+        var delays: [Double] = []
+        for sample in 0..<samples {
+            let started = ObservationWorkloads.monotonicNanoseconds()
+            try writer.setValue(.int(sample), forKey: "arrival")
+            while try reader.storedValue(forKey: "arrival") != .int(sample) {
+                try await Task.sleep(for: .milliseconds(1))
+                if ObservationWorkloads.monotonicNanoseconds() - started > 10_000_000_000 {
+                    throw BenchmarkError(description: "a write never reached the other device")
+                }
+            }
+            delays.append(Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+        }
+        return delays
+    }
+}
+
 /// When each value reached the observer.
 final class Arrivals: @unchecked Sendable {
     private let lock = NSLock()

@@ -4,7 +4,7 @@
 //   swift build -c release --static-swift-stdlib
 //   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
 //   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
-//   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe]
+//   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe|sync]
 //                                         (the PostgreSQL engine next to raw libpq, on a
 //                                         throwaway server started for the run)
 //
@@ -54,9 +54,20 @@ if arguments.contains("--postgres") {
         wants("observe")
         ? try await postgres.observationDelay(samples: quick ? 20 : 100)
         : (median: 0, all: [])
+    var rounds: [Double] = []
+    var arrivals: [Double] = []
+    if wants("sync") {
+        rounds = try postgres.syncRound(pending: 10_000, samples: quick ? 1 : 5)
+        arrivals = try await postgres.syncArrival(samples: quick ? 10 : 50)
+    }
     if asJSON {
         print(
-            try Report.json(rows, notes: ["observationDelayMilliseconds": delay.all]),
+            try Report.json(
+                rows,
+                notes: [
+                    "observationDelayMilliseconds": delay.all,
+                    "syncRoundMilliseconds": rounds, "syncArrivalMilliseconds": arrivals,
+                ]),
             terminator: "")
     } else {
         print(Report.table(rows), terminator: "")
@@ -68,6 +79,21 @@ if arguments.contains("--postgres") {
                         format: "%.1f ms (median of %d; min %.1f, max %.1f)", delay.median,
                         sorted.count, sorted.first ?? 0, sorted.last ?? 0)
                     + "; target <= 50 ms")
+        }
+        for (name, times, target) in [
+            ("Sync: one round of 10,000 pending changes took", rounds, "<= 1 s (1,000 ms)"),
+            (
+                "Sync: a write on device A reached device B (both --watch) after", arrivals,
+                "<= 200 ms"
+            ),
+        ] where !times.isEmpty {
+            let sorted = times.sorted()
+            print(
+                name
+                    + String(
+                        format: " %.1f ms (median of %d; min %.1f, max %.1f)",
+                        sorted[sorted.count / 2], sorted.count, sorted[0], sorted[sorted.count - 1])
+                    + "; target " + target)
         }
     }
     exit(0)

@@ -80,7 +80,7 @@ import Testing
         #expect(report.status == 0, "\(report.stderr)")
         #expect(
             report.stdout.contains(
-                "Isolation:    row-level security enabled and forced on 8 of 8 tables; role"
+                "Isolation:    row-level security enabled and forced on 10 of 10 tables; role"
                     + " 'postgres' acting for account 'alice'\n"))
         #expect(report.stdout.hasSuffix("Status:       healthy\n"))
     }

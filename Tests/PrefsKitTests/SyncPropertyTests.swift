@@ -7,8 +7,8 @@ import Testing
 /// Three devices and a hub under seeded random schedules of writes, removals, bookmark edits,
 /// syncs and restarts; after a quiet round every device and the hub hold the same data, and
 /// every preference holds the value of its newest write. `PREFS_SYNC_SCHEDULES` sets how many
-/// schedules run (50 by default; `Tests/reliability --long` runs more), `PREFS_SYNC_SEED` one
-/// seed to replay.
+/// schedules run (50 by default, 1,000 with `Tests/reliability --long`), `PREFS_SYNC_SEED` one
+/// seed to replay (each failure names its seed).
 @Suite struct SyncPropertyTests {
     /// A small seeded generator (SplitMix64), so a failing schedule can be replayed.
     struct Generator: RandomNumberGenerator {
@@ -25,7 +25,8 @@ import Testing
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["PREFS_SYNC_SEED"].flatMap(UInt64.init) { return [seed] }
-        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? 50
+        let long = environment["PREFS_RELIABILITY_LONG"] == "1"
+        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? (long ? 1_000 : 50)
         return (0..<UInt64(count)).map { 1_000 + $0 }
     }
 
