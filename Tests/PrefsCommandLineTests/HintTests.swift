@@ -128,7 +128,8 @@ import Testing
         #expect(try json(["delete", "a"]) == #"{"suite":"standard","key":"a","removed":true}"#)
         #expect(
             try json(["declare", "b", "--type", "int", "--default", "3"])
-                == #"{"suite":"standard","key":"b","type":"int","default":3,"description":null}"#)
+                == #"{"suite":"standard","key":"b","type":"int","default":3,"description":null,"deviceLocal":false}"#
+        )
         #expect(try runPrefs(["--db", db, "set", "c", "x"]).status == 0)
         #expect(try json(["reset", "--force"]) == #"{"suite":"standard","removed":1}"#)
         #expect(

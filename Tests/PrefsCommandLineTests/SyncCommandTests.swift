@@ -51,6 +51,23 @@ import Testing
         #expect(fields?["lastError"] is NSNull)
     }
 
+    @Test func aKeyDeclaredDeviceLocalStaysOnItsDevice() throws {
+        let laptop = folder.path("laptop.db")
+        let phone = folder.path("phone.db")
+        let declared = try runPrefs([
+            "--db", laptop, "declare", "windowWidth", "--type", "int", "--device-local",
+        ])
+        #expect(declared.status == 0, "\(declared.stderr)")
+        #expect(try runPrefs(["--db", laptop, "set", "windowWidth", "1280"]).status == 0)
+        #expect(try runPrefs(["--db", laptop, "set", "theme", "dark"]).status == 0)
+        for path in [laptop, phone] {
+            #expect(
+                try runPrefs(["--db", path, "sync", "--hub", hub, "--account", "gina"]).status == 0)
+        }
+        #expect(try runPrefs(["--db", phone, "get", "theme"]).stdout == "dark\n")
+        #expect(try runPrefs(["--db", phone, "get", "windowWidth"]).status == 1)
+    }
+
     @Test func anUnreachableHubExits75AndKeepsTheChanges() throws {
         let laptop = folder.path("laptop.db")
         #expect(try runPrefs(["--db", laptop, "set", "launchCount", "3"]).status == 0)

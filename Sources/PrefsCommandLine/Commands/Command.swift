@@ -16,7 +16,9 @@ enum Command: Equatable, Sendable {
     case watch(keys: [String])
     case history(key: String?, limit: Int)
     case suites(isNullSeparated: Bool = false)
-    case declare(key: String, type: PreferenceType, defaultValue: String?, description: String?)
+    case declare(
+        key: String, type: PreferenceType, defaultValue: String?, description: String?,
+        isDeviceLocal: Bool = false)
     case export(format: InterchangeFormat, file: String?)
     case importPreferences(format: InterchangeFormat?, file: String, replace: Bool, force: Bool)
     // Onboarding

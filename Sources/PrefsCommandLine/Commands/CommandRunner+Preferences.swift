@@ -320,9 +320,10 @@ extension CommandRunner {
         }
     }
 
-    func declare(_ key: String, type: PreferenceType, defaultText: String?, description: String?)
-        throws
-    {
+    func declare(
+        _ key: String, type: PreferenceType, defaultText: String?, description: String?,
+        isDeviceLocal: Bool
+    ) throws {
         try PreferenceStore.validate(key: key)
         let defaultValue = try defaultText.map { text throws(CommandFailure) in
             try ValueText.parse(text, as: type, key: key)
@@ -335,7 +336,8 @@ extension CommandRunner {
         }
         try store.declare(
             PreferenceDeclaration(
-                key: key, type: type, defaultValue: defaultValue, description: description))
+                key: key, type: type, defaultValue: defaultValue, description: description,
+                isDeviceLocal: isDeviceLocal))
         if globals.isJSON {
             printJSON(
                 .object([
@@ -343,6 +345,7 @@ extension CommandRunner {
                     ("type", .string(type.rawValue)),
                     ("default", defaultValue?.jsonValue ?? .null),
                     ("description", description.map(JSONValue.string) ?? .null),
+                    ("deviceLocal", .bool(isDeviceLocal)),
                 ]))
         }
     }

@@ -105,8 +105,10 @@ struct CommandRunner {
         case .watch(let keys): try watch(keys)
         case .history(let key, let limit): try history(key, limit: limit)
         case .suites(let isNull): try suites(isNullSeparated: isNull)
-        case .declare(let key, let type, let defaultValue, let description):
-            try declare(key, type: type, defaultText: defaultValue, description: description)
+        case .declare(let key, let type, let defaultValue, let description, let isDeviceLocal):
+            try declare(
+                key, type: type, defaultText: defaultValue, description: description,
+                isDeviceLocal: isDeviceLocal)
         case .export(let format, let file): try export(format: format, to: file)
         case .importPreferences(let format, let file, let replace, let force):
             try importPreferences(format: format, from: file, replace: replace, force: force)

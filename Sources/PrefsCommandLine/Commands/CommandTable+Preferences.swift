@@ -189,6 +189,9 @@ extension CommandTable {
                     help: "The value read when none is stored."),
                 OptionSpec(
                     name: "description", kind: .value(name: "text"), help: "What the key is for."),
+                OptionSpec(
+                    name: "device-local", kind: .flag,
+                    help: "Keep the key's values on this device when it syncs ('prefs sync')."),
             ],
             build: { parsed in
                 guard let typeName = try parsed.choice("type", from: typeNames),
@@ -198,7 +201,8 @@ extension CommandTable {
                 }
                 return .declare(
                     key: parsed.positionals[0], type: type, defaultValue: parsed.value("default"),
-                    description: parsed.value("description"))
+                    description: parsed.value("description"),
+                    isDeviceLocal: parsed.flag("device-local"))
             }),
         CommandSpec(
             name: "export", abstract: "Write the suite's preferences as JSON or a property list.",

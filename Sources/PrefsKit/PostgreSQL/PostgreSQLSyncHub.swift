@@ -136,7 +136,7 @@
                 SELECT entity, ident, field, clock, present, type, value, bytes, sequence
                 FROM sync_change WHERE account = $1 AND sequence > $2
                 ORDER BY sequence LIMIT $3
-                """, [account, String(cursor), String(limit)])
+                """, [account, String(cursor), limit == Int.max ? nil : String(limit)])
             return Self.changes(result, from: 0).compactMap { row, change in
                 result.integer(row: row, column: 8).map { (change, $0) }
             }

@@ -36,9 +36,6 @@
         /// This device's id, in every clock it stamps.
         public let deviceID: String
 
-        /// Changes per hub round trip.
-        static let batchSize = 5_000
-
         /// Opens the hub and turns sync on for the device when it is not on yet.
         ///
         /// - Parameters:
@@ -141,61 +138,51 @@
             }
         }
 
+        /// Pushes every pending change in one hub transaction, so that the other devices
+        /// never see part of a local transaction; the outbox is cleared once it committed.
         private func push() throws -> (pushed: Int, conflicts: Int) {
-            var pushed = 0
-            var conflicts = 0
-            while true {
-                let (batch, cursor) = try database.read { state in
-                    let sync = try Self.repository(state)
-                    return (
-                        try sync.pendingChanges(limit: Self.batchSize),
-                        try sync.deviceState()?.cursor ?? 0
-                    )
-                }
-                guard !batch.isEmpty else { break }
-                let outcome = try withHub {
-                    try $0.push(batch, device: deviceID, cursor: cursor)
-                }
-                let now = Date()
-                try database.write { state in
-                    let sync = try Self.repository(state)
-                    try sync.confirm(batch)
-                    for (change, winner) in outcome.lost + outcome.overwritten {
-                        try sync.recordConflict(lost: change, wonBy: winner, at: now)
-                    }
-                    try sync.recordPush(at: now)
-                }
-                pushed += outcome.accepted
-                conflicts += outcome.lost.count + outcome.overwritten.count
-                if batch.count < Self.batchSize { break }
+            let (pending, cursor) = try database.read { state in
+                let sync = try Self.repository(state)
+                return (
+                    try sync.pendingChanges(limit: Int.max), try sync.deviceState()?.cursor ?? 0
+                )
             }
-            return (pushed, conflicts)
+            guard !pending.isEmpty else { return (0, 0) }
+            let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
+            let now = Date()
+            try database.write { state in
+                let sync = try Self.repository(state)
+                try sync.confirm(pending)
+                for (change, winner) in outcome.lost + outcome.overwritten {
+                    try sync.recordConflict(lost: change, wonBy: winner, at: now)
+                }
+                try sync.recordPush(at: now)
+            }
+            return (outcome.accepted, outcome.lost.count + outcome.overwritten.count)
         }
 
+        /// Pulls every change after the cursor and applies them in one device transaction
+        /// with the new cursor: a round cut short applies none of them, and a push of another
+        /// device is never applied in part.
         private func pull() throws -> (pulled: Int, conflicts: Int) {
             guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0) }
-            var pulled = 0
-            var conflicts = 0
-            while true {
-                let rows = try withHub { try $0.pull(after: cursor, limit: Self.batchSize) }
-                guard let last = rows.last else { break }
-                let outcome = try database.write { state in
+            let rows = try withHub { try $0.pull(after: cursor, limit: Int.max) }
+            var outcome = SyncMerge.Outcome()
+            if let last = rows.last {
+                outcome = try database.write { state in
                     let outcome = try SyncMerge(state: state, sync: Self.repository(state))
                         .apply(rows.map(\.change))
                     try Self.repository(state).setCursor(last.sequence, pulledAt: Date())
                     return outcome
                 }
-                pulled += outcome.applied
-                conflicts += outcome.conflicts
                 cursor = last.sequence
-                if rows.count < Self.batchSize { break }
             }
             try withHub { try $0.report(device: deviceID, cursor: cursor) }
             let pulledAt = Date()
             try database.write { state in
                 try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
             }
-            return (pulled, conflicts)
+            return (outcome.applied, outcome.conflicts)
         }
 
         /// Rounds until the task is cancelled: one soon after each local write (looked for
