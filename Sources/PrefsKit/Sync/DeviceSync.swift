@@ -20,7 +20,7 @@
     /// Only values that were set sync: a key that reads its default has nothing to send.
     /// Selections (and so the walkthrough's page) stay on the device, and so does a key
     /// declared with ``PreferenceDeclaration/isDeviceLocal``. The losing side of every
-    /// conflict is kept (``conflicts(limit:)``).
+    /// conflict is kept (``conflicts(of:limit:)``).
     ///
     /// ```swift
     /// let sync = try DeviceSync(database: database, hub: "postgresql://hub.example/prefs")
@@ -40,7 +40,7 @@
         ///
         /// - Parameters:
         ///   - database: The device's database file (SQLite).
-        ///   - hub: A libpq connection string of the hub; its password (if any) is never
+        ///   - target: A libpq connection string of the hub; its password (if any) is never
         ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
         ///   - account: The account to sync (a service role must name one); nil for the
         ///     account the device synced before, or the role's own.
@@ -189,7 +189,10 @@
         /// every `interval`), one whenever the hub says another device pushed, and one every
         /// `idleRounds` intervals in any case. A failed round is reported and tried again.
         ///
-        /// - Parameter onRound: Told of every round, and of every failure.
+        /// - Parameters:
+        ///   - interval: How often to look for local writes and the hub's notifications.
+        ///   - idleRounds: Intervals after which a round runs even with nothing seen.
+        ///   - onRound: Told of every round, and of every failure.
         public func watch(
             interval: Duration = .milliseconds(50), idleRounds: Int = 100,
             onRound: @Sendable (Result<SyncReport, any Error>) -> Void = { _ in }
