@@ -97,7 +97,7 @@ import Testing
         #expect(
             usageError(["declare", "k"]) == """
                 Error: Missing expected option '--type <type>'
-                Usage: prefs declare <key> --type <type> [--default <value>] [--description <text>]
+                Usage: prefs declare <key> --type <type> [--default <value>] [--description <text>] [--device-local]
                   See 'prefs declare --help' for more information.
 
                 """)

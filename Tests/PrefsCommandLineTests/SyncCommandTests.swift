@@ -51,6 +51,31 @@ import Testing
         #expect(fields?["lastError"] is NSNull)
     }
 
+    @Test func watchPullsWhatAnotherDevicePushes() async throws {
+        let laptop = folder.path("laptop.db")
+        let phone = folder.path("phone.db")
+        for path in [laptop, phone] {
+            #expect(
+                try runPrefs(["--db", path, "sync", "--hub", hub, "--account", "hank"]).status == 0)
+        }
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = ["--db", phone, "--json", "sync", "--watch"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        try watcher.run()
+        defer {
+            watcher.terminate()
+            watcher.waitUntilExit()
+        }
+        #expect(try runPrefs(["--db", laptop, "set", "launchCount", "9"]).status == 0)
+        #expect(try runPrefs(["--db", laptop, "sync"]).status == 0)
+        // The watcher prints a line for the round that pulled it.
+        let line = readLine(from: output, timeout: 10)
+        #expect(line?.contains("\"pulled\": 1") == true, "\(line ?? "nothing")")
+        #expect(try runPrefs(["--db", phone, "get", "launchCount"]).stdout == "9\n")
+    }
+
     @Test func aKeyDeclaredDeviceLocalStaysOnItsDevice() throws {
         let laptop = folder.path("laptop.db")
         let phone = folder.path("phone.db")

@@ -216,6 +216,33 @@ import Testing
         #expect(prefs(second)[.launchCount] == 5)
     }
 
+    /// The hub's rows of the account, as a pull from the start gets them.
+    private func hubRows(account: String = "alice") throws -> [SyncChange] {
+        var options = AppDatabase.Options()
+        options.account = account
+        let database = try AppDatabase(path: hub, options: options)
+        return try database.state.withLock { state in
+            try (state.engine as? SyncHub)?.pull(after: 0, limit: Int.max).map(\.change) ?? []
+        }
+    }
+
+    @Test func aTombstoneGoesOnceEveryKnownDeviceHasPulledPastIt() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try prefs(first).set(1, for: .launchCount)
+        try sync(first)
+        try sync(second)
+        try prefs(first).setValue(nil, forKey: "launchCount")
+        try sync(first)
+        // The second device has not pulled the removal: the hub keeps it.
+        #expect(try hubRows().map(\.present) == [false])
+        try sync(second)
+        #expect(try prefs(second).storedValue(forKey: "launchCount") == nil)
+        // Both have pulled past it; the next report drops it.
+        try sync(first)
+        #expect(try hubRows().isEmpty)
+    }
+
     @Test func valuesThatWereThereBeforeSyncKeepTheTimeTheyWereWritten() throws {
         let old = try device("old")
         try prefs(old).set(1, for: .launchCount)

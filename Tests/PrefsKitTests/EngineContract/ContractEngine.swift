@@ -41,10 +41,12 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
 
     /// A fresh database and a second, independent connection to it.
     func openPair(
-        in folder: TemporaryFolder, changeCheckIntervalMilliseconds: Int = 10
+        in folder: TemporaryFolder, changeCheckIntervalMilliseconds: Int = 10,
+        watchesForChanges: Bool = true
     ) throws -> (AppDatabase, AppDatabase) {
         var options = AppDatabase.Options()
         options.changeCheckIntervalMilliseconds = changeCheckIntervalMilliseconds
+        options.watchesForChanges = watchesForChanges
         return (try open(folder, options), try open(folder, options))
     }
 }

@@ -250,11 +250,11 @@ import Testing
 
     /// A commit reads the history after it (in the commit's round trip on a server): the
     /// other connection's earlier commit is in the cache as soon as this one's write returns,
-    /// with an hour before the cache would look by itself.
+    /// with an hour before the cache would look by itself and no watching of the file.
     @Test(arguments: ContractEngine.all)
     func aCommitBringsInWhatOtherConnectionsCommittedBeforeIt(engine: ContractEngine) throws {
         let (first, second) = try engine.openPair(
-            in: folder, changeCheckIntervalMilliseconds: 3_600_000)
+            in: folder, changeCheckIntervalMilliseconds: 3_600_000, watchesForChanges: false)
         let store = PreferenceStore(database: first)
         #expect(store[.launchCount] == 0)  // cached from now on
         try PreferenceStore(database: second).set(41, for: .launchCount)
