@@ -31,8 +31,8 @@ CREATE TABLE sync_state (
 -- The clock of every synced field (the newest change this device knows of it), and for
 -- bookmark fields their value; pending = 1 until the hub confirmed the local change.
 -- entity: preference (ident suite.key, field value), bookmark (ident kind.item id, fields
--- exists, title, url, category, note, position), tag (ident kind.item id.tag, field
--- present); each part of an ident in hex, as hex() writes it (JSON's functions may not run
+-- exists, title, url, category, note, position, folder: its path, read when pushed), tag
+-- (ident kind.item id.tag, field present); each part of an ident in hex, as hex() writes it (JSON's functions may not run
 -- in a trigger here: trusted_schema is off). present = 0 is a tombstone: removed, deleted,
 -- untagged.
 CREATE TABLE sync_field (
@@ -126,7 +126,8 @@ BEGIN
         ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'url', 1, NEW.url),
         ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'category', 1, NEW.category),
         ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'note', 1, NEW.note),
-        ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position);
+        ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position),
+        ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL);
 END;
 
 CREATE TRIGGER sync_bookmark_updated AFTER UPDATE ON bookmark
@@ -147,6 +148,11 @@ BEGIN
     INSERT INTO sync_capture
     SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position
     WHERE OLD.position IS NOT NEW.position;
+    -- The folder path is read when pushed (a trigger cannot walk the folder tree).
+    INSERT INTO sync_capture
+    SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL
+    WHERE OLD.folder_id IS NOT NEW.folder_id
+        OR (NEW.folder_id IS NULL AND OLD.category IS NOT NEW.category);
 END;
 
 CREATE TRIGGER sync_bookmark_deleted AFTER DELETE ON bookmark

@@ -29,12 +29,12 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         let pushed =
             try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Int]
-        #expect(pushed?["pushed"] == 8)  // one preference; exists, 5 fields and a tag
+        #expect(pushed?["pushed"] == 9)  // one preference; exists, 6 fields and a tag
         #expect(pushed?["pending"] == 0)
         #expect(pushed?.keys.sorted() == ["conflicts", "pending", "pulled", "pushed"])
         let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == "Pushed 0, pulled 8, conflicts 0, pending 0\n")
+        #expect(second.stdout == "Pushed 0, pulled 9, conflicts 0, pending 0\n")
         #expect(try runPrefs(["--db", phone, "get", "hasViewedWalkthrough"]).stdout == "true\n")
         let listed = try runPrefs(["--db", phone, "bookmark", "list", "--json"])
         #expect(listed.stdout.contains("\"Heat\""), "\(listed.stdout)")

@@ -131,6 +131,32 @@ import Testing
         #expect(orders[0] == orders[1])
     }
 
+    @Test func aBookmarksFolderPathFollowsIt() throws {
+        let first = try device("first")
+        let second = try device("second")
+        let bookmarks = BookmarkStore(database: first)
+        try bookmarks.add(
+            BookmarkDraft(
+                kind: "link", itemID: "https://swift.org", title: "Swift", category: "Work",
+                folder: ["Bookmarks bar", "Work"]))
+        try bookmarks.add(BookmarkDraft(kind: "link", itemID: "https://a.example", title: "A"))
+        try sync(first)
+        try sync(second)
+        func folders(_ database: AppDatabase) throws -> [[String]] {
+            try BookmarkStore(database: database).list(BookmarkQuery(kind: "link")).map(\.folder)
+        }
+        #expect(try folders(second) == [["Bookmarks bar", "Work"], []])
+        // Moved to another folder on the first device, it moves on the second.
+        try bookmarks.add(
+            BookmarkDraft(
+                kind: "link", itemID: "https://swift.org", title: "Swift", category: "Home",
+                folder: ["Bookmarks bar", "Home"]))
+        try sync(first)
+        try sync(second)
+        #expect(try folders(second) == [["Bookmarks bar", "Home"], []])
+        #expect(try folders(first) == folders(second))
+    }
+
     @Test func anotherAccountsChangesAreNeverPulled() throws {
         let alices = try device("alice")
         try prefs(alices).set(7, for: .launchCount)

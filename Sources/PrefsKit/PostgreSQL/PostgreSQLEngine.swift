@@ -149,7 +149,6 @@
 
         func commitToken() throws -> Int64 {
             try reconnectIfNeeded()
-            notificationCount += Int64(try connection.takeNotifications())
             return notificationCount
         }
 
@@ -161,7 +160,15 @@
 
         /// After the server went away: connects again, acts for the account and listens again.
         /// The token moves, so the change feed catches up from the history and nothing is missed.
+        /// Reads what is waiting on the socket first (notifications kept), so that a server
+        /// that went away while the connection was idle is noticed here and not by the next
+        /// statement.
         func reconnectIfNeeded() throws {
+            if connection.isConnected, !connection.isInTransaction,
+                let count = try? connection.takeNotifications()
+            {
+                notificationCount += Int64(count)
+            }
             guard !connection.isConnected else { return }
             try connection.reconnect()
             try Self.prepareSession(connection, account: account)

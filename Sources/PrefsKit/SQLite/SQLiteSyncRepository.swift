@@ -52,7 +52,7 @@ final class SQLiteSyncRepository: SyncRepository {
                 """, arguments: [deviceID])
         for (field, column) in [
             ("exists", "NULL"), ("title", "title"), ("url", "url"), ("category", "category"),
-            ("note", "note"), ("position", "position"),
+            ("note", "note"), ("position", "position"), ("folder", "NULL"),
         ] {
             try connection.execute(
                 sql: """
@@ -102,6 +102,9 @@ final class SQLiteSyncRepository: SyncRepository {
                     // Stamped as set, but no longer there: the removal is stamped too, later.
                     if value == nil { present = false }
                 }
+            } else if entity == .bookmark, field == "folder" {
+                guard let parts = SyncIdent.parts(ident), parts.count == 2 else { return nil }
+                value = try folderPath(kind: parts[0], itemID: parts[1]).map { .string($0) }
             } else {
                 value = Self.fieldValue(row[5])
             }
@@ -109,6 +112,32 @@ final class SQLiteSyncRepository: SyncRepository {
                 entity: entity, ident: ident, field: field, clock: clock, present: present,
                 value: value)
         }
+    }
+
+    /// A bookmark's folder path as ``SyncIdent`` text of its names (empty at the top level;
+    /// a bookmark with only a category is in the top-level folder of that name); nil when
+    /// there is no such bookmark.
+    private func folderPath(kind: String, itemID: String) throws -> String? {
+        let statement = try connection.cachedStatement(
+            sql: """
+                WITH RECURSIVE chain (id, parent_id, name, depth) AS (
+                    SELECT f.id, f.parent_id, f.name, 0 FROM bookmark_folder AS f
+                    WHERE f.id = (SELECT folder_id FROM bookmark WHERE kind = ?1 AND item_id = ?2)
+                    UNION ALL
+                    SELECT f.id, f.parent_id, f.name, c.depth + 1
+                    FROM bookmark_folder AS f JOIN chain AS c ON f.id = c.parent_id
+                )
+                SELECT b.folder_id IS NOT NULL, b.category,
+                    (SELECT group_concat(hex(name), '.')
+                     FROM (SELECT name FROM chain ORDER BY depth DESC))
+                FROM bookmark AS b WHERE b.kind = ?1 AND b.item_id = ?2
+                """)
+        try statement.bind(kind, at: 1)
+        try statement.bind(itemID, at: 2)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        if statement.int64(at: 0) != 0 { return statement.optionalText(at: 2) ?? "" }
+        return statement.optionalText(at: 1).map { SyncIdent.make([$0]) } ?? ""
     }
 
     /// A bookmark field's column as a value: text a string, an integer an int.

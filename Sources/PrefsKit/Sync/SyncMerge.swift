@@ -98,11 +98,13 @@ struct SyncMerge {
             return nil
         }
         let url = text("url", else: existing?.urlString)
+        // The folder path, as SyncIdent text of its names ("" at the top level).
+        let folder = text("folder", else: nil).map { $0.isEmpty ? [] : SyncIdent.parts($0) ?? [] }
         let draft = BookmarkDraft(
             kind: kind, itemID: itemID,
             title: text("title", else: existing?.title) ?? itemID,
             url: url.flatMap { URL(string: $0) },
-            category: text("category", else: existing?.category),
+            category: text("category", else: existing?.category), folder: folder,
             tags: try sync.bookmarkTags(kind: kind, itemID: itemID),
             note: text("note", else: existing?.note))
         let now = Date()
@@ -111,6 +113,7 @@ struct SyncMerge {
                 existing.title == draft.title && existing.urlString == url
                 && existing.category == draft.category && existing.note == draft.note
                 && existing.tags == draft.tags.sorted()
+                && (folder == nil || existing.folder == folder)
             if !isSame {
                 _ = try repository.update(id: existing.id, with: draft, in: .draft, at: now)
             }
