@@ -26,7 +26,7 @@ import Testing
         database.state.withLock { ($0.engine as? PostgreSQLEngine)?.retryCount ?? -1 }
     }
 
-    @Test func aDeadlockedTransactionRunsAgainAndCommits() async throws {
+    @Test func aDeadlockedTransactionRunsAgainAndCommits() throws {
         let first = try open()
         let second = try open()
         try SelectionStore(database: first).define("carousel", count: 13, policy: .clamp)
@@ -34,7 +34,9 @@ import Testing
         // second holds the counter (a preference write), then wants the carousel's row.
         let firstLocked = DispatchSemaphore(value: 0)
         let secondLocked = DispatchSemaphore(value: 0)
-        let firstDone = Task.detached {
+        // Threads of their own: blocked on semaphores, tasks could wait for a free thread of
+        // the shared pool while the other side's wait runs out.
+        let firstDone = TransactionThread {
             var isFirstRun = true
             try first.transaction {
                 try SelectionStore(database: first).select(3, in: "carousel")
@@ -46,7 +48,7 @@ import Testing
                 try PreferenceStore(database: first).set(1, for: .launchCount)
             }
         }
-        let secondDone = Task.detached {
+        let secondDone = TransactionThread {
             var isFirstRun = true
             try second.transaction {
                 if isFirstRun {
@@ -58,8 +60,8 @@ import Testing
                 try SelectionStore(database: second).select(7, in: "carousel")
             }
         }
-        try await firstDone.value
-        try await secondDone.value
+        try firstDone.wait()
+        try secondDone.wait()
         // One of them was the server's victim and ran again.
         #expect(retries(of: first) + retries(of: second) == 1)
         let reader = try open()
@@ -67,5 +69,24 @@ import Testing
         #expect(PreferenceStore(database: reader)[.hasViewedWalkthrough])
         let selected = try SelectionStore(database: reader).selection(named: "carousel")?.index
         #expect(selected == 3 || selected == 7)
+    }
+}
+
+/// Runs a throwing closure on a thread of its own; `wait()` joins it and rethrows.
+final class TransactionThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var failure: (any Error)?
+
+    init(_ body: @escaping @Sendable () throws -> Void) {
+        let thread = Thread { [self] in
+            do { try body() } catch { failure = error }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func wait() throws {
+        done.wait()
+        if let failure { throw failure }
     }
 }

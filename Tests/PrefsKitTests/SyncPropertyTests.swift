@@ -143,13 +143,22 @@ import Testing
             })
     }
 
-    /// The hub's own store of the account, as a server app reads it.
     static func hubPreferences(server: PostgresServer, hub: String) throws
         -> [String: PreferenceValue]
     {
         var options = AppDatabase.Options()
         options.account = "p"
-        return try PreferenceStore(database: try AppDatabase(path: hub, options: options))
-            .storedValues()
+        let database = try AppDatabase(path: hub, options: options)
+        let rows = try database.state.withLock { state in
+            try (state.engine as? SyncHub)?.pull(after: 0, limit: 100_000) ?? []
+        }
+        var values: [String: PreferenceValue] = [:]
+        for (change, _) in rows where change.entity == .preference && change.present {
+            if let parts = SyncIdent.parts(change.ident), parts.count == 2, let value = change.value
+            {
+                values[parts[1]] = value
+            }
+        }
+        return values
     }
 }

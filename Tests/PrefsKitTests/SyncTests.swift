@@ -252,43 +252,6 @@ import Testing
         }
     }
 
-    /// The hub's own store of the account, as a server app opens it.
-    private func hubStore(account: String = "alice") throws -> PreferenceStore {
-        var options = AppDatabase.Options()
-        options.account = account
-        return PreferenceStore(database: try AppDatabase(path: hub, options: options))
-    }
-
-    @Test func theHubsOwnStoreFollowsSyncBothWays() throws {
-        let laptop = try device("laptop")
-        let phone = try device("phone")
-        try prefs(laptop).set(1, for: .launchCount)
-        try sync(laptop)
-        let server = try hubStore()
-        #expect(server[.launchCount] == 1)
-        // A server app's write reaches the devices, and wins over what it had seen.
-        try server.set(true, for: .hasViewedWalkthrough)
-        try server.set(7, for: .launchCount)
-        try sync(phone)
-        try sync(laptop)
-        #expect([laptop, phone].map { prefs($0)[.launchCount] } == [7, 7])
-        #expect([laptop, phone].map { prefs($0)[.hasViewedWalkthrough] } == [true, true])
-        // A removal on a device removes it on the server.
-        try prefs(phone).setValue(nil, forKey: "launchCount")
-        try sync(phone)
-        #expect(try server.storedValue(forKey: "launchCount") == nil)
-        try sync(laptop)
-        #expect(try prefs(laptop).storedValue(forKey: "launchCount") == nil)
-    }
-
-    @Test func theFirstDeviceTakesInWhatTheHubHeld() throws {
-        let server = try hubStore(account: "zed")
-        try server.set("dark", for: .nickname)
-        let laptop = try device("laptop")
-        try sync(laptop, account: "zed")
-        #expect(prefs(laptop)[.nickname] == "dark")
-    }
-
     @Test func aTombstoneGoesOnceEveryKnownDeviceHasPulledPastIt() throws {
         let first = try device("first")
         let second = try device("second")

@@ -44,15 +44,27 @@
             }
             let document = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
             return try reconnecting {
-                try pushTransaction(changes, document: document, cursor: cursor)
+                try pushTransaction(changes, device: device, document: document, cursor: cursor)
             }
         }
 
-        private func pushTransaction(_ changes: [SyncChange], document: String, cursor: Int64)
-            throws -> SyncPushOutcome
-        {
+        private func pushTransaction(
+            _ changes: [SyncChange], device: String, document: String, cursor: Int64
+        ) throws -> SyncPushOutcome {
             try transaction {
-                let first = try lockAccount()
+                try connection.execute(
+                    prepared: "sync_account",
+                    """
+                    INSERT INTO prefs_account_state (account) VALUES ($1)
+                    ON CONFLICT (account) DO NOTHING
+                    """, [account])
+                // The account's row lock: pushes number their changes one after another.
+                let first =
+                    try connection.execute(
+                        prepared: "sync_sequence",
+                        "SELECT sync_sequence FROM prefs_account_state WHERE account = $1 FOR UPDATE",
+                        [account]
+                    ).integer(row: 0, column: 0) ?? 0
                 let refused = try connection.execute(
                     prepared: "sync_refused",
                     """
@@ -71,80 +83,33 @@
                         AND s.ident = c.ident AND s.field = c.field
                     WHERE s.clock < c.clock COLLATE "C" AND s.sequence > $3 AND s.device <> c.device
                     """, [account, document, String(cursor)])
-                // What the hub takes, and of it the preferences, applied to the account's
-                // preference table (not captured back: prefs.sync_applying).
-                try connection.execute(
-                    prepared: "sync_applying",
-                    "SELECT set_config('prefs.sync_applying', 'on', true)")
-                let taken =
-                    try connection.execute(
-                        prepared: "sync_push",
-                        """
-                        WITH taken AS (
-                            INSERT INTO sync_change (account, entity, ident, field, clock, device,
-                                present, type, value, bytes, sequence)
-                            SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present,
-                                c.type, c.value, c.bytes::bytea, $3 + c.n
-                            FROM \(Self.incoming)
-                            ON CONFLICT (account, entity, ident, field) DO UPDATE SET
-                                clock = excluded.clock, device = excluded.device,
-                                present = excluded.present, type = excluded.type,
-                                value = excluded.value, bytes = excluded.bytes,
-                                sequence = excluded.sequence
-                            WHERE sync_change.clock < excluded.clock
-                            RETURNING entity, ident, clock, present, type, value, bytes
-                        ), preferences AS (
-                            SELECT convert_from(decode(split_part(ident, '.', 1), 'hex'), 'UTF8')
-                                    AS suite,
-                                convert_from(decode(split_part(ident, '.', 2), 'hex'), 'UTF8')
-                                    AS key,
-                                clock, present, type, value, bytes
-                            FROM taken WHERE entity = 'preference'
-                        ), stored AS (
-                            INSERT INTO preference (account, suite, key, type, value, bytes,
-                                updated_at, value_version)
-                            SELECT $1, suite, key, type, value, bytes,
-                                substr(clock, 1, 15)::bigint / 1000.0 - 978307200, NULL
-                            FROM preferences WHERE present
-                            ON CONFLICT (account, suite, key) DO UPDATE SET
-                                type = excluded.type, value = excluded.value,
-                                bytes = excluded.bytes, updated_at = excluded.updated_at,
-                                value_version = NULL
-                            RETURNING 1
-                        ), removed AS (
-                            DELETE FROM preference AS p USING preferences AS r
-                            WHERE NOT r.present AND p.account = $1 AND p.suite = r.suite
-                                AND p.key = r.key
-                            RETURNING 1
-                        )
-                        SELECT (SELECT count(*) FROM taken), (SELECT count(*) FROM stored),
-                            (SELECT count(*) FROM removed)
-                        """, [account, document, String(first)]
-                    ).integer(row: 0, column: 0).map { Int($0) } ?? 0
-                // The hub's clock moves past every clock pushed to it.
-                try connection.execute(
-                    prepared: "sync_receive",
+                let taken = try connection.execute(
+                    prepared: "sync_push",
                     """
-                    UPDATE prefs_account_state SET
-                        sync_clock_counter = CASE
-                            WHEN seen.ms > sync_clock_ms THEN seen.counter
-                            WHEN seen.ms = sync_clock_ms
-                                THEN greatest(sync_clock_counter, seen.counter)
-                            ELSE sync_clock_counter END,
-                        sync_clock_ms = greatest(sync_clock_ms, seen.ms)
-                    FROM (
-                        SELECT substr(newest, 1, 15)::bigint AS ms,
-                            substr(newest, 17, 6)::integer AS counter
-                        FROM (SELECT max(c.clock COLLATE "C") AS newest FROM \(Self.incoming)) AS m
-                    ) AS seen
-                    WHERE account = $1
-                    """, [account, document])
+                    INSERT INTO sync_change (account, entity, ident, field, clock, device,
+                        present, type, value, bytes, sequence)
+                    SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present, c.type,
+                        c.value, c.bytes::bytea, $3 + c.n
+                    FROM \(Self.incoming)
+                    ON CONFLICT (account, entity, ident, field) DO UPDATE SET
+                        clock = excluded.clock, device = excluded.device,
+                        present = excluded.present, type = excluded.type, value = excluded.value,
+                        bytes = excluded.bytes, sequence = excluded.sequence
+                    WHERE sync_change.clock < excluded.clock
+                    """, [account, document, String(first)]
+                ).affectedRows
                 try connection.execute(
                     prepared: "sync_advance",
                     """
                     UPDATE prefs_account_state SET sync_sequence = sync_sequence + $2
                     WHERE account = $1
                     """, [account, String(changes.count)])
+                try connection.execute(
+                    prepared: "sync_device_known",
+                    """
+                    INSERT INTO sync_device (account, device, cursor, seen_at)
+                    VALUES ($1, $2, 0, $3) ON CONFLICT (account, device) DO NOTHING
+                    """, [account, device, PGValue.text(Date().timeIntervalSinceReferenceDate)])
                 // A hint to the account's other devices: pull now.
                 try connection.execute(
                     prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
@@ -223,90 +188,30 @@
             }
         }
 
-        /// Takes the account's row lock (pushes and registrations number their changes one
-        /// after another) and returns the last number given.
-        private func lockAccount() throws -> Int64 {
-            try connection.execute(
-                prepared: "sync_account",
-                """
-                INSERT INTO prefs_account_state (account) VALUES ($1)
-                ON CONFLICT (account) DO NOTHING
-                """, [account])
-            return try connection.execute(
-                prepared: "sync_sequence",
-                "SELECT sync_sequence FROM prefs_account_state WHERE account = $1 FOR UPDATE",
-                [account]
-            ).integer(row: 0, column: 0) ?? 0
-        }
-
-        func register(device: String) throws {
-            try reconnecting {
-                try transaction {
-                    let first = try lockAccount()
-                    // The first device of the account: what the hub's table holds joins sync,
-                    // stamped with the time each value was written.
-                    let taken =
-                        try connection.execute(
-                            prepared: "sync_take_in",
-                            """
-                            WITH taken AS (
-                                INSERT INTO sync_change (account, entity, ident, field, clock, device,
-                                    present, type, value, bytes, sequence)
-                                SELECT $1, 'preference',
-                                    prefs_sync_hex(suite) || '.' || prefs_sync_hex(key), 'value',
-                                    lpad(((updated_at + 978307200) * 1000)::bigint::text, 15, '0')
-                                        || '-000000-hub',
-                                    'hub', true, type, value, bytes,
-                                    $2 + row_number() OVER (ORDER BY suite, key)
-                                FROM preference
-                                WHERE account = $1
-                                    AND NOT EXISTS (SELECT 1 FROM sync_device WHERE account = $1)
-                                ON CONFLICT (account, entity, ident, field) DO NOTHING
-                                RETURNING clock
-                            )
-                            SELECT count(*), max(clock COLLATE "C") FROM taken
-                            """, [account, String(first)])
-                    if let count = taken.integer(row: 0, column: 0), count > 0 {
-                        try connection.execute(
-                            prepared: "sync_take_in_advance",
-                            """
-                            UPDATE prefs_account_state SET sync_sequence = sync_sequence + $2,
-                                sync_clock_ms = greatest(sync_clock_ms, substr($3, 1, 15)::bigint)
-                            WHERE account = $1
-                            """, [account, String(count), taken.text(row: 0, column: 1)])
-                    }
-                    try connection.execute(
-                        prepared: "sync_device_known",
-                        """
-                        INSERT INTO sync_device (account, device, cursor, seen_at)
-                        VALUES ($1, $2, 0, $3) ON CONFLICT (account, device) DO NOTHING
-                        """, [account, device, PGValue.text(Date().timeIntervalSinceReferenceDate)])
-                }
-            }
-        }
-
         func report(device: String, cursor: Int64) throws {
-            try reconnecting {
-                try transaction {
-                    try connection.execute(
-                        prepared: "sync_report",
-                        """
-                        INSERT INTO sync_device (account, device, cursor, seen_at)
-                        VALUES ($1, $2, $3, $4) ON CONFLICT (account, device) DO UPDATE SET
-                            cursor = greatest(sync_device.cursor, excluded.cursor),
-                            seen_at = excluded.seen_at
-                        """,
-                        [
-                            account, device, String(cursor),
-                            PGValue.text(Date().timeIntervalSinceReferenceDate),
-                        ])
-                    try connection.execute(
-                        prepared: "sync_collect",
-                        """
-                        DELETE FROM sync_change WHERE account = $1 AND NOT present
-                            AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
-                        """, [account])
-                }
+            try reconnecting { try reportTransaction(device: device, cursor: cursor) }
+        }
+
+        private func reportTransaction(device: String, cursor: Int64) throws {
+            try transaction {
+                try connection.execute(
+                    prepared: "sync_report",
+                    """
+                    INSERT INTO sync_device (account, device, cursor, seen_at)
+                    VALUES ($1, $2, $3, $4) ON CONFLICT (account, device) DO UPDATE SET
+                        cursor = greatest(sync_device.cursor, excluded.cursor),
+                        seen_at = excluded.seen_at
+                    """,
+                    [
+                        account, device, String(cursor),
+                        PGValue.text(Date().timeIntervalSinceReferenceDate),
+                    ])
+                try connection.execute(
+                    prepared: "sync_collect",
+                    """
+                    DELETE FROM sync_change WHERE account = $1 AND NOT present
+                        AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
+                    """, [account])
             }
         }
     }

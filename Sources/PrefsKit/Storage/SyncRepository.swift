@@ -111,9 +111,6 @@ package protocol SyncHub: AnyObject {
     /// again takes none and loses none. `cursor` is how far the device has pulled: a change
     /// it overwrites that was numbered after it is one the device never saw, a conflict.
     func push(_ changes: [SyncChange], device: String, cursor: Int64) throws -> SyncPushOutcome
-    /// Makes the device known to the hub; the account's first device takes in what the
-    /// hub's own preference table holds.
-    func register(device: String) throws
     /// Changes numbered after the cursor, in order, with their numbers.
     func pull(after cursor: Int64, limit: Int) throws -> [(change: SyncChange, sequence: Int64)]
     /// Notes how far a device pulled, and drops tombstones every known device has passed.

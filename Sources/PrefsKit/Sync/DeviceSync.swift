@@ -112,7 +112,6 @@
         @discardableResult
         public func sync() throws -> SyncReport {
             do {
-                try withHub { try $0.register(device: deviceID) }
                 let (pushed, lostInPush) = try push()
                 let (pulled, lostInPull) = try pull()
                 try database.write { state in try Self.repository(state).recordError(nil) }
