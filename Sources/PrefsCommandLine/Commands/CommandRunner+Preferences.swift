@@ -433,7 +433,9 @@ extension CommandRunner {
 
     // MARK: - Watching
 
-    func watch(_ keys: [String]) throws -> Never {
+    /// For the commands that run until interrupted: SIGINT and SIGTERM end the process with
+    /// 0, a closed pipe does not kill it.
+    static func exitOnStopSignals() {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
@@ -443,6 +445,10 @@ extension CommandRunner {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+    }
+
+    func watch(_ keys: [String]) throws -> Never {
+        Self.exitOnStopSignals()
         while !databaseExists {
             usleep(50_000)
         }

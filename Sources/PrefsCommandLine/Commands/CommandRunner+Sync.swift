@@ -65,14 +65,7 @@ extension CommandRunner {
         /// Rounds until SIGINT or SIGTERM: a line for each round that moved something, and
         /// for each failure (the changes wait for the next round).
         private func watchSync(_ sync: DeviceSync) throws -> Never {
-            signal(SIGPIPE, SIG_IGN)
-            signal(SIGINT) { _ in _exit(0) }
-            signal(SIGTERM) { _ in _exit(0) }
-            var stopSignals = sigset_t()
-            sigemptyset(&stopSignals)
-            sigaddset(&stopSignals, SIGINT)
-            sigaddset(&stopSignals, SIGTERM)
-            pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+            Self.exitOnStopSignals()
             let isJSON = globals.isJSON
             let console = self.console
             let done = DispatchSemaphore(value: 0)
