@@ -5,12 +5,14 @@ import Testing
 /// `prefs sync` between two device files and a real PostgreSQL hub, with the binary alone.
 @Suite struct SyncCommandTests {
     let server: PostgresServer
+    let database: String
     let hub: String
     let folder: TemporaryFolder
 
     init() throws {
         server = try PostgresServer.start()
-        hub = server.target(database: try server.makeDatabase())
+        database = try server.makeDatabase()
+        hub = server.target(database: database)
         folder = try TemporaryFolder()
     }
 
@@ -108,6 +110,22 @@ import Testing
         let report =
             try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [String: Int]
         #expect(report?["pushed"] == 1, "\(round.stdout)")
+    }
+
+    @Test func aHubOfANewerSchemaIsRefusedAndNothingIsTurnedOn() throws {
+        let laptop = folder.path("laptop.db")
+        #expect(try runPrefs(["--db", laptop, "set", "launchCount", "3"]).status == 0)
+        // The hub's schema, then a version this prefs does not know.
+        #expect(try runPrefs(["--db", hub, "--account", "ivy", "get", "x"]).status == 1)
+        let future = try server.psql(
+            "INSERT INTO prefs_schema_migration (version, name) VALUES (99, 'future')",
+            database: database)
+        #expect(future.status == 0, "\(future.stderr)")
+        let refused = try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "ivy"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("99"), "\(refused.stderr)")
+        #expect(try runPrefs(["--db", laptop, "sync", "status"]).status == 1)
+        #expect(try runPrefs(["--db", laptop, "get", "launchCount"]).stdout == "3\n")
     }
 
     @Test func anotherAccountOrNoHubIsAClearError() throws {
