@@ -74,6 +74,21 @@ import Testing
         #expect(!json.stderr.contains("pa55word") && !json.stdout.contains("pa55word"))
     }
 
+    @Test func anotherApplicationsDatabaseIsLeftUnchanged() throws {
+        let other = try server.makeDatabase()
+        #expect(try server.psql("CREATE TABLE orders (id integer)", database: other).status == 0)
+        let target = server.target(database: other)
+        let refused = try runPrefs(["--db", target, "--account", "alice", "set", "a", "1"])
+        #expect(refused.status == 65)
+        #expect(
+            refused.stderr
+                == "Error: '\(target)' is another application's database; it was left unchanged\n")
+        let tables = try server.psql(
+            "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'",
+            database: other)
+        #expect(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "orders")
+    }
+
     @Test func doctorReportsTheIsolation() throws {
         #expect(try runPrefs(["--db", target, "--account", "alice", "set", "a", "1"]).status == 0)
         let report = try runPrefs(["--db", target, "--account", "alice", "doctor"])

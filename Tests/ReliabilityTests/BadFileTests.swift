@@ -103,7 +103,7 @@ import Testing
         }
         try expectRefused(
             foreign, code: 65,
-            message: "'\(foreign)' is another application's SQLite database; it was left unchanged")
+            message: "'\(foreign)' is another application's database; it was left unchanged")
         let newer = try sampleDatabase()
         do {
             let connection = try Connection(path: newer)

@@ -9,7 +9,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case isSymlink(path: String)
     /// The file is not a SQLite database, or it is damaged.
     case notADatabase(path: String, detail: String)
-    /// The file is another application's SQLite database.
+    /// The file is another application's SQLite database, or the server's database holds
+    /// another application's tables and no prefs schema.
     case foreignDatabase(path: String)
     /// The file was written by a newer version of prefs.
     case newerVersion(path: String, found: Int, supported: Int)
@@ -48,7 +49,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notADatabase(let path, let detail):
             "'\(path)' is not a prefs database or is corrupt (\(detail)); it was left unchanged"
         case .foreignDatabase(let path):
-            "'\(path)' is another application's SQLite database; it was left unchanged"
+            "'\(path)' is another application's database; it was left unchanged"
         case .newerVersion(let path, let found, let supported):
             "'\(path)' was written by a newer prefs (schema \(found), this one knows \(supported)); upgrade prefs"
         case .needsUpgrade(let path, let found, let supported):

@@ -68,6 +68,16 @@
             try connection.execute("BEGIN")
             do {
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [String(migrationLock)])
+                // Tables of another application and no prefs schema (read under the lock: a
+                // process that migrated meanwhile made the schema): left as they are.
+                let isForeign = try connection.execute(
+                    """
+                    SELECT to_regclass('prefs_schema_migration') IS NULL AND EXISTS (
+                        SELECT 1 FROM pg_tables WHERE schemaname = 'public')
+                    """)
+                if isForeign.bool(row: 0, column: 0) == true {
+                    throw DatabaseError.foreignDatabase(path: target)
+                }
                 try connection.executeScript(
                     """
                     CREATE TABLE IF NOT EXISTS prefs_schema_migration (
