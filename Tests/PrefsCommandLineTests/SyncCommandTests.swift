@@ -135,6 +135,21 @@ import Testing
         let other = try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "frank"])
         #expect(other.status == 65)
         #expect(other.stderr == "Error: this device syncs the account 'erin', not 'frank'\n")
+        // A path is not a hub, and none is made there.
+        let notAHub = folder.path("hub.db")
+        let file = try runPrefs(["--db", laptop, "sync", "--hub", notAHub])
+        #expect(file.status == 64)
+        #expect(
+            file.stderr
+                == "Error: the hub must be a PostgreSQL connection string, not '\(notAHub)'\n")
+        #expect(!FileManager.default.fileExists(atPath: notAHub))
+        // An option of another form is refused, not ignored.
+        let misplaced = try runPrefs(["--db", laptop, "sync", "status", "--watch"])
+        #expect(misplaced.status == 64)
+        #expect(
+            misplaced.stderr.hasPrefix("Error: '--watch' does not apply to 'prefs sync status'\n"))
+        #expect(try runPrefs(["--db", laptop, "sync", "--limit", "3"]).status == 64)
+        #expect(try runPrefs(["--db", laptop, "sync", "conflicts", "--limit", "3"]).status == 0)
         let fresh = folder.path("fresh.db")
         let never = try runPrefs(["--db", fresh, "sync"])
         #expect(never.status == 64)

@@ -63,7 +63,17 @@ extension CommandTable {
                 help: "With conflicts: show at most this many (default: 20)."),
         ],
         build: { parsed in
-            switch parsed.positional(0) {
+            // Each option belongs to one form; given to another, it would do nothing.
+            let what = parsed.positional(0)
+            for (option, form) in [("hub", nil), ("watch", nil), ("limit", "conflicts")]
+            where (option == "watch" ? parsed.flag(option) : parsed.value(option) != nil)
+                && what != form
+            {
+                throw UsageError(
+                    "'--\(option)' does not apply to 'prefs sync\(what.map { " " + $0 } ?? "")'",
+                    path: parsed.path)
+            }
+            switch what {
             case nil:
                 return .sync(hub: parsed.value("hub"), watch: parsed.flag("watch"))
             case "status":

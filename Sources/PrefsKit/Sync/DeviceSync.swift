@@ -48,6 +48,10 @@
         ///   account; ``DatabaseError`` when the hub cannot be opened.
         public init(database: AppDatabase, hub target: String, account: String? = nil) throws {
             self.database = database
+            // Checked before anything opens it: a path would make a file.
+            guard AppDatabase.isConnectionString(target) else {
+                throw SyncError.hubIsNotAServer(target: target)
+            }
             let remembered = try database.read { state in
                 try Self.repository(state).deviceState()
             }
