@@ -98,7 +98,7 @@ extension CommandTable {
             options: [
                 OptionSpec(
                     name: "type", short: "t", kind: .value(name: "type"),
-                    help: "The value's type: \(typeNames.joined(separator: ", ")).",
+                    help: "The value's type: \(typeList).",
                     completions: typeNames)
             ],
             build: { parsed in
@@ -182,7 +182,7 @@ extension CommandTable {
             options: [
                 OptionSpec(
                     name: "type", short: "t", kind: .value(name: "type"),
-                    help: "The key's type: \(typeNames.joined(separator: ", ")).",
+                    help: "The key's type: \(typeList).",
                     completions: typeNames, isRequired: true),
                 OptionSpec(
                     name: "default", kind: .value(name: "value"),

@@ -22,6 +22,18 @@ enum CommandTable {
 
     static let typeNames = PreferenceType.allCases.map(\.rawValue)
 
+    /// The type names for help texts, joined by a plain loop: the table is built on every
+    /// run, and the first call of the generic `joined(separator:)` has the runtime look up
+    /// its iterator's metadata (about 0.3 M instructions of a 3 M instruction `prefs get`).
+    static let typeList: String = {
+        var list = ""
+        for name in typeNames {
+            if !list.isEmpty { list += ", " }
+            list += name
+        }
+        return list
+    }()
+
     static let root = CommandSpec(
         name: "prefs",
         abstract: "Read and write an app's preferences, selections and bookmarks.",

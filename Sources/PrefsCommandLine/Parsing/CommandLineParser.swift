@@ -78,19 +78,19 @@ struct CommandLineParser: Sendable {
                     throw UsageError(
                         "Missing value for '\(option.synopsis)'", path: parsed.path)
                 }
-                if case .value = option.kind, parsed.values[option.name] != nil,
+                if case .value = option.kind, parsed.hasValue(option.name),
                     !globalOptions.contains(where: { $0.name == option.name })
                 {
                     throw UsageError(
                         "'--\(option.name)' was given more than once", path: parsed.path)
                 }
-                parsed.values[option.name, default: []].append(value)
+                parsed.values.append((option.name, value))
             } else {
                 if inlineValue != nil {
                     throw UsageError(
                         "'--\(option.name)' does not take a value", path: parsed.path)
                 }
-                parsed.flags.insert(option.name)
+                parsed.setFlag(option.name)
             }
         }
 
@@ -109,7 +109,7 @@ struct CommandLineParser: Sendable {
         }
         try checkPositionals(parsed, against: node)
         if let missing = node.options.first(where: {
-            $0.isRequired && parsed.values[$0.name] == nil
+            $0.isRequired && !parsed.hasValue($0.name)
         }) {
             throw UsageError("Missing expected option '\(missing.synopsis)'", path: parsed.path)
         }

@@ -3,14 +3,25 @@ struct ParsedArguments: Sendable {
     /// The command's names from the root, e.g. `["selection", "set"]`.
     var path: [String]
     var positionals: [String] = []
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
+    /// Option values in the order given. A command has a handful of options, so arrays
+    /// searched in order beat hash tables here, and they keep start-up free of the
+    /// runtime's hashed-collection metadata.
+    var values: [(name: String, value: String)] = []
+    var flags: [String] = []
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    func value(_ name: String) -> String? { values[name]?.last }
+    func value(_ name: String) -> String? { values.last(where: { $0.name == name })?.value }
 
-    func repeated(_ name: String) -> [String] { values[name] ?? [] }
+    func repeated(_ name: String) -> [String] {
+        values.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    func hasValue(_ name: String) -> Bool { values.contains(where: { $0.name == name }) }
+
+    mutating func setFlag(_ name: String) {
+        if !flags.contains(name) { flags.append(name) }
+    }
 
     func positional(_ index: Int) -> String? {
         positionals.indices.contains(index) ? positionals[index] : nil
