@@ -32,11 +32,7 @@ struct InstructionCount {
 
     /// nil when valgrind is not installed.
     static func measure(executable: String) throws -> [InstructionCount]? {
-        guard
-            let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else { return nil }
+        guard let valgrind else { return nil }
         func perOperation(_ kind: String, _ count: Int) throws -> Int {
             let one = try collected(valgrind, executable, kind, count)
             let two = try collected(valgrind, executable, kind, 2 * count)
@@ -50,18 +46,53 @@ struct InstructionCount {
         }
     }
 
+    /// Instructions of one whole `prefs get` process and of the C program doing the same,
+    /// on a database of their own; nil when valgrind is not installed.
+    static func wholeProcessGet(prefs: String, cget: String, folder: URL) throws -> (
+        prefs: Int, c: Int
+    )? {
+        guard let valgrind else { return nil }
+        let path = folder.appendingPathComponent("instructions-cli.sqlite").path
+        let setUp = Process()
+        setUp.executableURL = URL(fileURLWithPath: prefs)
+        setUp.arguments = ["--db", path, "set", "hasViewedWalkthrough", "true"]
+        setUp.standardOutput = FileHandle.nullDevice
+        try setUp.run()
+        setUp.waitUntilExit()
+        guard setUp.terminationStatus == 0 else {
+            throw BenchmarkError(description: "\(prefs) set exited with \(setUp.terminationStatus)")
+        }
+        return (
+            try collected(valgrind, [prefs, "--db", path, "get", "hasViewedWalkthrough"]),
+            try collected(valgrind, [cget, path, "hasViewedWalkthrough"])
+        )
+    }
+
+    private static var valgrind: String? {
+        ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        })
+    }
+
     private static func collected(
         _ valgrind: String, _ executable: String, _ kind: String, _ count: Int
     )
         throws -> Int
     {
+        try collected(
+            valgrind, [executable, "--operations", kind, String(count)],
+            options: ["--collect-atstart=no", "--toggle-collect=*OperationCounter*counted*"])
+    }
+
+    /// The instructions callgrind counts for one run of `command` (all of it, unless
+    /// `options` narrow the collection).
+    private static func collected(
+        _ valgrind: String, _ command: [String], options: [String] = []
+    ) throws -> Int {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind)
-        process.arguments = [
-            "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
-            "--toggle-collect=*OperationCounter*counted*", executable, "--operations", kind,
-            String(count),
-        ]
+        process.arguments =
+            ["--tool=callgrind", "--callgrind-out-file=/dev/null"] + options + command
         var environment = ProcessInfo.processInfo.environment
         // A fixed hash seed, so that both runs do the same set-up work.
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
@@ -77,7 +108,13 @@ struct InstructionCount {
             let line = output.split(separator: "\n").first(where: { $0.contains("Collected : ") }),
             let number = line.split(separator: " ").last.flatMap({ Int($0) })
         else {
-            throw BenchmarkError(description: "callgrind of \(kind) \(count) failed:\n\(output)")
+            var reason = "callgrind of \(command.joined(separator: " ")) failed"
+            if output.contains("dwarf") || output.contains("debuginfo") {
+                // valgrind 3.19 reads DWARF 4, not the DWARF 5 of today's toolchains.
+                reason +=
+                    " (its debug information: build with -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4)"
+            }
+            throw BenchmarkError(description: "\(reason):\n\(output)")
         }
         return number
     }

@@ -410,7 +410,10 @@ struct Workloads {
     // MARK: - Whole process and memory
 
     /// `prefs get KEY` against the C program, spawned alike; also the CLI's peak RSS.
-    func commandLine(prefs: String, cget: String) throws -> (WorkloadResult, peakKilobytes: Int) {
+    func commandLine(
+        prefs: String, cget: String, name: String = "`prefs get KEY`, whole process",
+        target: String = "<= 2x the C program"
+    ) throws -> (WorkloadResult, peakKilobytes: Int) {
         let (database, path) = try freshDatabase("cli")
         try PreferenceStore(database: database).set(
             true, for: Prefs.Key("hasViewedWalkthrough", default: false))
@@ -432,7 +435,7 @@ struct Workloads {
             }
         }
         let result = try measure(
-            "`prefs get KEY`, whole process", target: "<= 2x the C program", rounds: rounds,
+            name, target: target, rounds: rounds,
             iterations: quick ? 10 : 40,
             [
                 Contender(name: "PrefsKit") { n in

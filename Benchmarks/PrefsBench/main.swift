@@ -174,6 +174,28 @@ if wants("cli") {
     } else {
         notes["cli"] = "skipped: build prefs and prefs-cget first"
     }
+    // The README's install command's fully static file against the C program linked
+    // statically too, as `Benchmarks/static-get` builds them (paths from the package root).
+    let staticPrefs = ".build/static/release/prefs"
+    let staticCget = ".build/static/prefs-cget-static"
+    if FileManager.default.isExecutableFile(atPath: staticPrefs),
+        FileManager.default.isExecutableFile(atPath: staticCget)
+    {
+        progress("whole-process get, both static")
+        let (result, _) = try workloads.commandLine(
+            prefs: staticPrefs, cget: staticCget,
+            name: "`prefs get KEY`, whole process, both static",
+            target: "<= 1.5x the static C program")
+        results.append(result)
+        if !quick,
+            let counts = try InstructionCount.wholeProcessGet(
+                prefs: staticPrefs, cget: staticCget, folder: workloads.folder)
+        {
+            notes["staticGetInstructions"] = ["prefs": counts.prefs, "C": counts.c]
+        }
+    } else {
+        notes["staticCLI"] = "skipped: run Benchmarks/static-get first (it builds .build/static)"
+    }
 }
 if wants("memory") {
     progress("memory over many operations")
@@ -246,6 +268,15 @@ if asJSON {
     }
     if let peak = notes["cliPeakRSSKilobytes"] as? Int {
         print("prefs get peak RSS: \(peak / 1024) MB (\(peak) KB); target <= 20 MB")
+    }
+    if let counts = notes["staticGetInstructions"] as? [String: Int], let prefs = counts["prefs"],
+        let c = counts["C"], c > 0
+    {
+        print(
+            String(
+                format:
+                    "prefs get, whole process, both static: %@ instructions against the C program's %@ (%.2fx; callgrind)",
+                prefs.formatted(), c.formatted(), Double(prefs) / Double(c)))
     }
     if let instructionCounts {
         print()

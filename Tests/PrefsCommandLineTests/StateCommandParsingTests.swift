@@ -198,4 +198,22 @@ import Testing
             #expect(overview.hasSuffix("."), "\(path): \(overview)")
         }
     }
+
+    /// Subcommands are found by the names their group holds, before they are built: those
+    /// names must be the specs' own, or a command would answer to a name help never shows.
+    @Test func everyGroupKnowsItsSubcommandsByTheirOwnNames() {
+        var groups = 0
+        func visit(_ spec: CommandSpec) {
+            if spec.hasSubcommands { groups += 1 }
+            for entry in spec.subcommandEntries {
+                let built = entry.spec()
+                #expect(entry.name == built.name, "\(spec.name): \(entry.name)")
+                #expect(entry.aliases == built.aliases, "\(spec.name) \(entry.name)")
+                visit(built)
+            }
+        }
+        visit(CommandTable.root)
+        #expect(groups >= 4)
+        #expect(CommandTable.root.subcommands.map(\.name).starts(with: ["get", "describe"]))
+    }
 }

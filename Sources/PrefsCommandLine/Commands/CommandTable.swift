@@ -41,8 +41,29 @@ enum CommandTable {
             The database is one SQLite file shared with the apps that link PrefsKit.
             Plain output is made for $(...); pass --json for scripts.
             """,
-        subcommands: preferenceCommands + [
-            onboarding, selection, bookmark, sync, doctor, version, completion, help,
+        subcommandEntries: [
+            SubcommandEntry("get") { getCommand },
+            SubcommandEntry("describe") { describeCommand },
+            SubcommandEntry("rename", aliases: ["mv"]) { renameCommand },
+            SubcommandEntry("find") { findCommand },
+            SubcommandEntry("set") { setCommand },
+            SubcommandEntry("delete", aliases: ["remove", "unset"]) { deleteCommand },
+            SubcommandEntry("list", aliases: ["ls"]) { listCommand },
+            SubcommandEntry("reset") { resetCommand },
+            SubcommandEntry("watch") { watchCommand },
+            SubcommandEntry("history") { historyCommand },
+            SubcommandEntry("suites") { suitesCommand },
+            SubcommandEntry("declare") { declareCommand },
+            SubcommandEntry("export") { exportCommand },
+            SubcommandEntry("import") { importCommand },
+            SubcommandEntry("onboarding") { onboarding },
+            SubcommandEntry("selection", aliases: ["selections"]) { selection },
+            SubcommandEntry("bookmark", aliases: ["bookmarks"]) { bookmark },
+            SubcommandEntry("sync") { sync },
+            SubcommandEntry("doctor") { doctor },
+            SubcommandEntry("version") { version },
+            SubcommandEntry("completion") { completion },
+            SubcommandEntry("help") { help },
         ])
 
     /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that

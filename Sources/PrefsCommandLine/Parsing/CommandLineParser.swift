@@ -21,7 +21,7 @@ struct CommandLineParser: Sendable {
             if optionsEnded || argument == "-" || !argument.hasPrefix("-")
                 || Self.isNegativeNumber(argument)
             {
-                if !optionsEnded && parsed.positionals.isEmpty && !node.subcommands.isEmpty {
+                if !optionsEnded && parsed.positionals.isEmpty && node.hasSubcommands {
                     guard let sub = node.subcommand(named: argument) else {
                         if node.arguments.isEmpty {
                             throw unknownCommand(argument, in: node, path: parsed.path)
