@@ -23,7 +23,8 @@ struct raw_db {
 static const char *columns =
     "b.id, b.kind, b.item_id, b.title, b.url, b.category, b.note, b.position, "
     "b.created_at, b.updated_at, "
-    "(SELECT group_concat(t.tag, char(31)) FROM bookmark_tag t WHERE t.bookmark_id = b.id)";
+    "(SELECT group_concat(t.tag, char(31)) FROM bookmark_tag t WHERE t.bookmark_id = b.id), "
+    "b.folder_id";
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
     return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, statement, NULL);
@@ -233,6 +234,8 @@ static int read_rows(sqlite3_stmt *s) {
         (void)sqlite3_column_double(s, 8);
         (void)sqlite3_column_double(s, 9);
         (void)sqlite3_column_text(s, 10);
+        // The folder id, read when not NULL.
+        if (sqlite3_column_type(s, 11) != SQLITE_NULL) sink = sqlite3_column_int64(s, 11);
         rows++;
     }
     sqlite3_reset(s);

@@ -340,21 +340,6 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// Whether a text column holds exactly the bytes of `text` (both nil: NULL), without
-    /// making a String: columns that repeat from row to row (a kind, a category) are then
-    /// read once.
-    public func text(at index: Int, equals text: String?) -> Bool {
-        let column = Int32(index)
-        let pointer = sqlite3_column_text(handle, column)
-        guard var text else { return pointer == nil }
-        guard let pointer else { return false }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard text.utf8.count == count else { return false }
-        return text.withUTF8 { stored in
-            count == 0 || stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? false
-        }
-    }
-
     /// Calls a closure with a text column's UTF-8 bytes, without making a String. The bytes
     /// are valid only inside the closure. (Package-wide, not public: it hands out a pointer.)
     package func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
@@ -370,5 +355,41 @@ public final class Statement {
         guard let pointer = sqlite3_column_blob(handle, column) else { return Data() }
         let count = Int(sqlite3_column_bytes(handle, column))
         return Data(bytes: pointer, count: count)
+    }
+}
+
+/// A text column whose value tends to repeat from row to row (a kind, a category, a joined
+/// tag list): the last value is kept with its bytes, and a row with the same bytes keeps
+/// that String instead of making another one.
+package struct RepeatedText {
+    /// The value of the last row read; nil for NULL (and before the first row).
+    package private(set) var value: String? = nil
+    /// Its UTF-8 bytes.
+    package private(set) var bytes: [UInt8] = []
+
+    package init() {}
+
+    /// Reads the column of the current row; true when it differs from the last row's.
+    @discardableResult
+    package mutating func read(_ statement: Statement, at index: Int) -> Bool {
+        let column = Int32(index)
+        guard let pointer = sqlite3_column_text(statement.handle, column) else {
+            guard value != nil else { return false }
+            value = nil
+            bytes.removeAll(keepingCapacity: true)
+            return true
+        }
+        let count = Int(sqlite3_column_bytes(statement.handle, column))
+        if value != nil, bytes.count == count,
+            bytes.withUnsafeBufferPointer({ stored in
+                stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? true
+            })
+        {
+            return false
+        }
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+        value = String(decoding: bytes, as: UTF8.self)
+        return true
     }
 }

@@ -501,35 +501,31 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         var inFolders = false
         // Kinds, categories and tag sets repeat from row to row: the previous row's strings
         // and arrays are kept when the bytes are the same.
-        var kind = ""
-        var category: String? = nil
+        var kind = RepeatedText()
+        var category = RepeatedText()
         var folder: [String] = []
-        var tagText: String? = nil
+        var tagText = RepeatedText()
         var tags: [String] = []
         while try statement.step() {
-            if !statement.text(at: 1, equals: kind) { kind = statement.text(at: 1) }
-            if !statement.text(at: 5, equals: category) {
-                category = statement.optionalText(at: 5)
-                folder = category.map { [$0] } ?? []
-            }
-            if !statement.text(at: 10, equals: tagText) {
-                tagText = statement.optionalText(at: 10)
+            kind.read(statement, at: 1)
+            if category.read(statement, at: 5) { folder = category.value.map { [$0] } ?? [] }
+            if tagText.read(statement, at: 10) {
                 // Split the joined tags on their bytes: no intermediate Substrings.
                 tags =
-                    tagText == nil
+                    tagText.value == nil
                     ? []
-                    : statement.withUTF8Text(at: 10) { bytes in
-                        bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
+                    : tagText.bytes.split(separator: 0x1F).map {
+                        String(decoding: $0, as: UTF8.self)
                     }
             }
             result.append(
                 Bookmark(
                     id: statement.int64(at: 0),
-                    kind: kind,
+                    kind: kind.value ?? "",
                     itemID: statement.text(at: 2),
                     title: statement.text(at: 3),
                     urlString: statement.optionalText(at: 4),
-                    category: category,
+                    category: category.value,
                     folder: folder, tags: tags,
                     note: statement.optionalText(at: 6),
                     position: Int(statement.int64(at: 7)),
