@@ -142,6 +142,12 @@ import Testing
         let original = try prefs("bookmark", "list", "--json")
         let copy = try runPrefs(["--db", other, "bookmark", "list", "--json"])
         #expect(copy.stdout == original.stdout)
+        let single = folder.path("single.sqlite")
+        #expect(
+            try runPrefs(["--db", single, "bookmark", "add", "trip", "rome", "--title", "Rome"])
+                .status == 0)
+        let one = try runPrefs(["--db", single, "bookmark", "export", folder.path("one.json")])
+        #expect(one.stderr == "Exported 1 bookmark to '\(folder.path("one.json"))'\n")
 
         let html = folder.path("bookmarks.html")
         try expect(

@@ -154,7 +154,8 @@ extension CommandRunner {
         let text = format == .json ? try store.exportJSON() : try store.exportHTML()
         if let file, file != "-" {
             try FileAccess.writeAtomically(Array(text.utf8), to: file)
-            inform("Exported \(try store.count()) bookmarks to '\(file)'")
+            let count = try store.count()
+            inform("Exported \(count) bookmark\(count == 1 ? "" : "s") to '\(file)'")
         } else {
             console.print(text)
         }
