@@ -160,8 +160,13 @@ int raw_set_batch(raw_db *raw, const char *suite, int count, int64_t base, doubl
 
 int raw_insert_bookmark_rows(raw_db *raw, int count, const char *const *items, const char *const *titles,
                              const char *const *urls, const char *const *categories, double now) {
+    sqlite3_int64 *ids = malloc((size_t)(count > 0 ? count : 1) * sizeof(sqlite3_int64));
+    if (!ids) return SQLITE_NOMEM;
     int code = run(raw->begin);
-    if (code != SQLITE_OK) return code;
+    if (code != SQLITE_OK) {
+        free(ids);
+        return code;
+    }
     for (int i = 0; i < count && code == SQLITE_OK; i++) {
         sqlite3_stmt *next = raw->next_position;
         sqlite3_bind_text(next, 1, "movie", -1, SQLITE_STATIC);
@@ -179,21 +184,27 @@ int raw_insert_bookmark_rows(raw_db *raw, int count, const char *const *items, c
         sqlite3_bind_double(s, 8, now);
         code = run(s);
         sqlite3_int64 id = sqlite3_last_insert_rowid(raw->db);
+        ids[i] = id;
         const char *tags[] = {"featured", "watchlist"};
         for (int t = 0; t < 2 && code == SQLITE_OK; t++) {
             sqlite3_bind_int64(raw->insert_tag, 1, id);
             sqlite3_bind_text(raw->insert_tag, 2, tags[t], -1, SQLITE_STATIC);
             code = run(raw->insert_tag);
         }
-        if (code != SQLITE_OK) break;
+    }
+    // The search rows after the others, as PrefsKit writes a bulk insert's: FTS5 writes its
+    // pending rows out at every statement savepoint (each insert into the triggered tables
+    // opens one), so rows written between those inserts cost a segment each.
+    for (int i = 0; i < count && code == SQLITE_OK; i++) {
         sqlite3_stmt *f = raw->insert_search;
-        sqlite3_bind_int64(f, 1, id);
+        sqlite3_bind_int64(f, 1, ids[i]);
         sqlite3_bind_text(f, 2, titles[i], -1, SQLITE_STATIC);
         sqlite3_bind_text(f, 3, categories[i], -1, SQLITE_STATIC);
         sqlite3_bind_text(f, 4, "featured watchlist", -1, SQLITE_STATIC);
         sqlite3_bind_text(f, 5, urls[i], -1, SQLITE_STATIC);
         code = run(f);
     }
+    free(ids);
     if (code != SQLITE_OK) {
         sqlite3_exec(raw->db, "ROLLBACK", NULL, NULL, NULL);
         return code;

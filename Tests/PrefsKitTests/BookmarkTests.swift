@@ -153,6 +153,37 @@ import Testing
         }
     }
 
+    /// A bulk add writes its search rows at its end: an update of an item added earlier in
+    /// the same batch, and a bad draft that undoes the batch, leave the index in step.
+    @Test func bulkAddsKeepTheSearchIndexInStep() throws {
+        var drafts = (0..<300).map { index in
+            BookmarkDraft(
+                kind: "movie", itemID: "m\(index)", title: "Movie \(index)",
+                category: "category\(index % 7)", tags: ["bulk"])
+        }
+        // The same item again, renamed: the update comes after the first copy's insert.
+        drafts.append(
+            BookmarkDraft(kind: "movie", itemID: "m5", title: "Renamed five", tags: ["bulk"]))
+        #expect(try bookmarks.add(contentsOf: drafts) == 301)
+        #expect(try bookmarks.search("bulk", limit: 1_000).count == 300)
+        #expect(try bookmarks.search("renamed").map(\.itemID) == ["m5"])
+        #expect(try bookmarks.search("\"Movie 5\"").isEmpty)
+        let database = try AppDatabase(path: path)
+        #expect(try database.diagnostics().searchIndexMismatchCount == 0)
+
+        var failing = (0..<50).map { index in
+            BookmarkDraft(kind: "trip", itemID: "t\(index)", title: "Trip \(index)")
+        }
+        failing.insert(BookmarkDraft(kind: "trip", itemID: "", title: "No id"), at: 25)
+        #expect(throws: BookmarkError.self) { try bookmarks.add(contentsOf: failing) }
+        #expect(try bookmarks.search("trip").isEmpty)
+        #expect(try bookmarks.count() == 300)
+        #expect(try database.diagnostics().searchIndexMismatchCount == 0)
+        // A single add after the failed batch writes its row at once.
+        try bookmarks.add(london())
+        #expect(try bookmarks.search("london").map(\.itemID) == ["london"])
+    }
+
     @Test func searchIndexStaysInStepAndIsRebuiltAfterOutsideWrites() throws {
         _ = try addMovies()
         try bookmarks.add(

@@ -248,41 +248,44 @@ extension BookmarkStore {
             let folderIDs = try Self.storeFolders(of: document, in: repository)
             let now = Date()
             let step = max(1, links.count / 100)
-            for (index, link) in links.enumerated() {
-                if index % step == 0 { progress?(index, links.count) }
-                let placement: BookmarkPlacement =
-                    link.folder.map { .folder(folderIDs[$0]) } ?? .draft
-                // Insert first: a new bookmark (the usual case) then costs no lookup.
-                var id = link.id
-                if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
-                if let stored = try repository.insertIfAbsent(
-                    link.draft, in: placement, at: link.updatedAt ?? now, id: id,
-                    createdAt: link.createdAt)
-                {
-                    if let position = link.position, position != stored.position {
-                        // Ties with existing positions are settled by id in the renumbering.
-                        try repository.setPosition(position, id: stored.id)
+            try repository.batchingSearchRows {
+                for (index, link) in links.enumerated() {
+                    if index % step == 0 { progress?(index, links.count) }
+                    let placement: BookmarkPlacement =
+                        link.folder.map { .folder(folderIDs[$0]) } ?? .draft
+                    // Insert first: a new bookmark (the usual case) then costs no lookup.
+                    var id = link.id
+                    if let wanted = id, try repository.bookmark(id: wanted) != nil { id = nil }
+                    if let stored = try repository.insertIfAbsent(
+                        link.draft, in: placement, at: link.updatedAt ?? now, id: id,
+                        createdAt: link.createdAt)
+                    {
+                        if let position = link.position, position != stored.position {
+                            // Ties with existing positions are settled by id in the renumbering.
+                            try repository.setPosition(position, id: stored.id)
+                        }
+                        summary.added += 1
+                    } else if let existing = try repository.bookmark(
+                        kind: link.draft.kind, itemID: link.draft.itemID)
+                    {
+                        let isSame =
+                            existing.title == link.draft.title
+                            && existing.urlString == link.draft.url?.absoluteString
+                            && existing.folder == link.draft.folderPath
+                            && existing.tags == link.draft.tags && existing.note == link.draft.note
+                            && (link.position == nil || link.position == existing.position)
+                        if isSame {
+                            summary.unchanged += 1
+                            continue
+                        }
+                        _ = try repository.update(
+                            id: existing.id, with: link.draft, in: placement,
+                            at: link.updatedAt ?? now)
+                        if let position = link.position, position != existing.position {
+                            try repository.setPosition(position, id: existing.id)
+                        }
+                        summary.updated += 1
                     }
-                    summary.added += 1
-                } else if let existing = try repository.bookmark(
-                    kind: link.draft.kind, itemID: link.draft.itemID)
-                {
-                    let isSame =
-                        existing.title == link.draft.title
-                        && existing.urlString == link.draft.url?.absoluteString
-                        && existing.folder == link.draft.folderPath
-                        && existing.tags == link.draft.tags && existing.note == link.draft.note
-                        && (link.position == nil || link.position == existing.position)
-                    if isSame {
-                        summary.unchanged += 1
-                        continue
-                    }
-                    _ = try repository.update(
-                        id: existing.id, with: link.draft, in: placement, at: link.updatedAt ?? now)
-                    if let position = link.position, position != existing.position {
-                        try repository.setPosition(position, id: existing.id)
-                    }
-                    summary.updated += 1
                 }
             }
             // Only explicit positions (our own exports) can leave gaps or ties.

@@ -46,9 +46,11 @@ public final class BookmarkStore: Sendable {
         try database.write { state in
             let now = Date()
             var count = 0
-            for draft in drafts {
-                try Self.store(draft, in: state.bookmarks, at: now)
-                count += 1
+            try state.bookmarks.batchingSearchRows {
+                for draft in drafts {
+                    try Self.store(draft, in: state.bookmarks, at: now)
+                    count += 1
+                }
             }
             return count
         }

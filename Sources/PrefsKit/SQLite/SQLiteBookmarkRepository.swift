@@ -234,6 +234,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                     AND tag NOT IN (SELECT value FROM json_each(?))
                 """, arguments: [id, Self.jsonArray(draft.tags)])
         try saveTags(draft.tags, for: id)
+        try writePendingSearchRows()
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
         try index(id: id, draft: draft, urlText: draft.url?.absoluteString)
         guard let updated = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
@@ -273,14 +274,58 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         }
     }
 
+    /// A search row of a bulk write, written when the write ends.
+    private struct PendingSearchRow {
+        let id: Int64
+        let title: String
+        let category: String?
+        let tags: String
+        let note: String?
+        let url: String?
+    }
+
+    /// The search rows of the bulk write in progress (``batchingSearchRows(_:)``).
+    private var pendingSearchRows: [PendingSearchRow] = []
+    private var searchRowBatches = 0
+
+    func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
+        searchRowBatches += 1
+        // On an error the transaction rolls back: what is pending goes with it.
+        defer {
+            searchRowBatches -= 1
+            if searchRowBatches == 0 { pendingSearchRows.removeAll() }
+        }
+        let result = try body()
+        if searchRowBatches == 1 { try writePendingSearchRows() }
+        return result
+    }
+
+    /// Writes the pending search rows; every other use of the index comes after this.
+    private func writePendingSearchRows() throws {
+        guard !pendingSearchRows.isEmpty else { return }
+        for row in pendingSearchRows { try writeSearchRow(row) }
+        pendingSearchRows.removeAll(keepingCapacity: true)
+    }
+
     private func index(id: Int64, draft: BookmarkDraft, urlText: String?) throws {
+        let row = PendingSearchRow(
+            id: id, title: draft.title, category: draft.category,
+            tags: Self.searchText(ofTags: draft.tags), note: draft.note, url: urlText)
+        if searchRowBatches > 0 {
+            pendingSearchRows.append(row)
+        } else {
+            try writeSearchRow(row)
+        }
+    }
+
+    private func writeSearchRow(_ row: PendingSearchRow) throws {
         let statement = try statement(.insertSearchRow)
-        try statement.bind(id, at: 1)
-        try statement.bind(draft.title, at: 2)
-        try statement.bind(draft.category, at: 3)
-        try statement.bind(Self.searchText(ofTags: draft.tags), at: 4)
-        try statement.bind(draft.note, at: 5)
-        try statement.bind(urlText, at: 6)
+        try statement.bind(row.id, at: 1)
+        try statement.bind(row.title, at: 2)
+        try statement.bind(row.category, at: 3)
+        try statement.bind(row.tags, at: 4)
+        try statement.bind(row.note, at: 5)
+        try statement.bind(row.url, at: 6)
         defer { statement.rewind() }
         try statement.step()
     }
@@ -288,6 +333,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     @discardableResult
     func delete(id: Int64) throws -> Bool {
         guard let existing = try bookmark(id: id) else { return false }
+        try writePendingSearchRows()
         try connection.execute(sql: "DELETE FROM bookmark WHERE id = ?", arguments: [id])
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
         try connection.execute(
@@ -404,6 +450,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark] {
+        try writePendingSearchRows()
         let statement = try connection.cachedStatement(
             sql: """
                 SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
@@ -443,6 +490,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         """
 
     func rebuildSearchIndex() throws {
+        pendingSearchRows.removeAll()
         try connection.execute(sql: "DELETE FROM bookmark_search")
         try connection.execute(
             sql: """
@@ -453,6 +501,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func searchIndexMismatchCount() throws -> Int {
+        try writePendingSearchRows()
         let differing =
             try connection.scalar(
                 Int.self,

@@ -35,6 +35,11 @@ package protocol BookmarkRepository {
     func delete(id: Int64) throws -> Bool
     /// Moves a bookmark within its kind; others shift so positions stay dense.
     func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark
+    /// Runs a bulk write whose search-index rows the engine may write together at its end.
+    /// (SQLite's FTS5 writes its pending rows out at every statement savepoint, and every
+    /// insert into a table with triggers opens one: search rows written one by one between
+    /// such inserts cost a new index segment each, three times the insert.)
+    func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result
     /// Sets positions explicitly (imports), then renumbers each kind densely.
     func setPosition(_ position: Int, id: Int64) throws
     func renumberPositions() throws
@@ -74,6 +79,10 @@ extension BookmarkRepository {
             }
             return parent
         }
+    }
+
+    func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
+        try body()
     }
 
     /// Inserts a new bookmark at the end of its kind (or with the given id, position and
