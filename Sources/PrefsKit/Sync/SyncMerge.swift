@@ -59,12 +59,15 @@ struct SyncMerge {
                 }
             }
         }
-        var kinds: [String] = []
-        for bookmark in bookmarks {
-            try rebuild(kind: bookmark[0], itemID: bookmark[1])
-            if !kinds.contains(bookmark[0]) { kinds.append(bookmark[0]) }
+        // One batch: a pull of many bookmarks writes their search rows together.
+        try state.engine.bookmarks.batchingSearchRows {
+            var kinds: [String] = []
+            for bookmark in bookmarks {
+                try rebuild(kind: bookmark[0], itemID: bookmark[1])
+                if !kinds.contains(bookmark[0]) { kinds.append(bookmark[0]) }
+            }
+            for kind in kinds { try renumber(kind: kind) }
         }
-        for kind in kinds { try renumber(kind: kind) }
         try sync.setApplying(false)
         return outcome
     }
