@@ -193,7 +193,7 @@ import Testing
         }
         for wrong in [
             "", "in", "dat", "datx", "dates", "bool ", "Bool", "strinG", "dictionarx", "jsonb",
-            "urx",
+            "urx", "int\u{0}", "in\u{0}", "dictionar\u{0}", "Dictionary", "doublf",
         ] {
             var name = wrong
             #expect(name.withUTF8 { PreferenceType(utf8: $0) } == nil, "\(wrong)")

@@ -27,32 +27,51 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
 
 extension PreferenceType {
     /// Reads a type name from UTF-8 bytes (a column) without making a String.
+    ///
+    /// This runs on every uncached read, so the bytes are loaded as one integer (a name is
+    /// at most 8 bytes, but for `dictionary`) and compared with each name's bytes in order.
     init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        // The length and two bytes pick the only candidate; the whole name then confirms it
-        // (this runs on every uncached read).
-        guard bytes.count >= 3 else { return nil }
+        guard let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> UInt64 {
+            UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self)))
+        }
         let candidate: PreferenceType
-        switch (bytes.count, bytes[0], bytes[3 % bytes.count]) {
-        case (4, UInt8(ascii: "b"), _): candidate = .bool
-        case (3, UInt8(ascii: "i"), _): candidate = .int
-        case (6, UInt8(ascii: "d"), _): candidate = .double
-        case (5, UInt8(ascii: "f"), _): candidate = .float
-        case (6, UInt8(ascii: "s"), _): candidate = .string
-        case (3, UInt8(ascii: "u"), _): candidate = .url
-        case (4, UInt8(ascii: "d"), UInt8(ascii: "e")): candidate = .date
-        case (4, UInt8(ascii: "d"), UInt8(ascii: "a")): candidate = .data
-        case (5, UInt8(ascii: "a"), _): candidate = .array
-        case (10, UInt8(ascii: "d"), _): candidate = .dictionary
-        case (4, UInt8(ascii: "j"), _): candidate = .json
-        default: return nil
+        switch bytes.count {
+        case 3:
+            switch load(UInt16.self, at: 0) | load(UInt8.self, at: 2) << 16 {
+            case 0x746e69: candidate = .int
+            case 0x6c7275: candidate = .url
+            default: return nil
+            }
+        case 4:
+            switch load(UInt32.self, at: 0) {
+            case 0x6c6f_6f62: candidate = .bool
+            case 0x6574_6164: candidate = .date
+            case 0x6174_6164: candidate = .data
+            case 0x6e6f_736a: candidate = .json
+            default: return nil
+            }
+        case 5:
+            switch load(UInt32.self, at: 0) | load(UInt8.self, at: 4) << 32 {
+            case 0x74_616f_6c66: candidate = .float
+            case 0x79_6172_7261: candidate = .array
+            default: return nil
+            }
+        case 6:
+            switch load(UInt32.self, at: 0) | load(UInt16.self, at: 4) << 32 {
+            case 0x656c_6275_6f64: candidate = .double
+            case 0x676e_6972_7473: candidate = .string
+            default: return nil
+            }
+        case 10:
+            guard load(UInt64.self, at: 0) == 0x616e_6f69_7463_6964,
+                load(UInt16.self, at: 8) == 0x7972
+            else { return nil }
+            candidate = .dictionary
+        default:
+            return nil
         }
-        var name = candidate.rawValue
-        let matches = name.withUTF8 { expected in
-            var index = 0
-            while index < expected.count, expected[index] == bytes[index] { index += 1 }
-            return index == expected.count
-        }
-        guard matches else { return nil }
         self = candidate
     }
 }
