@@ -297,64 +297,78 @@ public final class Statement {
         return Row(values: values)
     }
 
+    /// A column of the current row as SQLite's value object: one call into SQLite per
+    /// column read, where `sqlite3_column_type` then `sqlite3_column_int64` (or `_text`
+    /// then `_bytes`) would be two, each looking the column up again. The object is
+    /// "unprotected": it is read here at once, under the lock that serializes every use of
+    /// the connection, and never kept.
+    @inline(__always)
+    fileprivate func column(_ index: Int) -> OpaquePointer? {
+        sqlite3_column_value(handle, Int32(index))
+    }
+
     /// The value of a column of the current row.
     public func value(at index: Int) -> SQLiteValue {
-        let column = Int32(index)
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(text(at: index))
-        case SQLITE_BLOB: return .blob(blob(at: index))
+        let value = column(index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: return .text(Self.text(of: value) ?? "")
+        case SQLITE_BLOB: return .blob(Self.blob(of: value))
         default: return .null
         }
     }
 
     /// Whether a column of the current row is NULL.
     public func isNull(at index: Int) -> Bool {
-        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+        sqlite3_value_type(column(index)) == SQLITE_NULL
     }
 
     /// A column read as an integer (SQLite converts other classes).
     public func int64(at index: Int) -> Int64 {
-        sqlite3_column_int64(handle, Int32(index))
+        sqlite3_value_int64(column(index))
     }
 
     /// A column read as a real (SQLite converts other classes).
     public func double(at index: Int) -> Double {
-        sqlite3_column_double(handle, Int32(index))
+        sqlite3_value_double(column(index))
     }
 
     /// A column read as text (SQLite converts other classes).
     public func text(at index: Int) -> String {
-        let column = Int32(index)
-        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        Self.text(of: column(index)) ?? ""
     }
 
     /// A text column, or nil when NULL, in one call (no separate type check).
     public func optionalText(at index: Int) -> String? {
-        let column = Int32(index)
-        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        Self.text(of: column(index))
     }
 
     /// Calls a closure with a text column's UTF-8 bytes, without making a String. The bytes
     /// are valid only inside the closure. (Package-wide, not public: it hands out a pointer.)
     package func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let column = Int32(index)
-        let pointer = sqlite3_column_text(handle, column)
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+        body(Self.utf8(of: column(index)) ?? UnsafeBufferPointer(start: nil, count: 0))
     }
 
     /// A column read as bytes (SQLite converts other classes).
     public func blob(at index: Int) -> Data {
-        let column = Int32(index)
-        guard let pointer = sqlite3_column_blob(handle, column) else { return Data() }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return Data(bytes: pointer, count: count)
+        Self.blob(of: column(index))
+    }
+
+    /// A value's UTF-8 bytes (valid until the statement moves on); nil for NULL.
+    @inline(__always)
+    fileprivate static func utf8(of value: OpaquePointer?) -> UnsafeBufferPointer<UInt8>? {
+        guard let pointer = sqlite3_value_text(value) else { return nil }
+        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value)))
+    }
+
+    private static func text(of value: OpaquePointer?) -> String? {
+        utf8(of: value).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func blob(of value: OpaquePointer?) -> Data {
+        guard let pointer = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_value_bytes(value)))
     }
 }
 
@@ -372,23 +386,24 @@ package struct RepeatedText {
     /// Reads the column of the current row; true when it differs from the last row's.
     @discardableResult
     package mutating func read(_ statement: Statement, at index: Int) -> Bool {
-        let column = Int32(index)
-        guard let pointer = sqlite3_column_text(statement.handle, column) else {
+        guard let text = Statement.utf8(of: statement.column(index)) else {
             guard value != nil else { return false }
             value = nil
             bytes.removeAll(keepingCapacity: true)
             return true
         }
-        let count = Int(sqlite3_column_bytes(statement.handle, column))
-        if value != nil, bytes.count == count,
+        if value != nil, bytes.count == text.count,
             bytes.withUnsafeBufferPointer({ stored in
-                stored.baseAddress.map { memcmp($0, pointer, count) == 0 } ?? true
+                guard let stored = stored.baseAddress, let base = text.baseAddress else {
+                    return true
+                }
+                return memcmp(stored, base, text.count) == 0
             })
         {
             return false
         }
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+        bytes.append(contentsOf: text)
         value = String(decoding: bytes, as: UTF8.self)
         return true
     }
