@@ -26,6 +26,7 @@ extension Prefs {
         @usableFromInline let cacheSlot: PreferenceCacheSlot
         @usableFromInline let encode: @Sendable (Value) -> PreferenceValue?
 
+        @usableFromInline
         init(
             name: String, defaultValue: Value, type: PreferenceType, summary: String?,
             previousNames: [String] = [], version: Int? = nil,
@@ -100,6 +101,7 @@ extension Prefs {
         ///   - defaultValue: The value read when nothing is stored.
         ///   - summary: What the key is for.
         ///   - previousNames: Names the key was stored under before (see ``previousNames``).
+        @inlinable
         public convenience init(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -112,6 +114,7 @@ extension Prefs {
         }
 
         /// Creates a key of an enum whose raw value is a String, as `@AppStorage` allows.
+        @inlinable
         public convenience init(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -125,6 +128,7 @@ extension Prefs {
         }
 
         /// Creates a key of an enum whose raw value is an Int, as `@AppStorage` allows.
+        @inlinable
         public convenience init(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -139,6 +143,7 @@ extension Prefs {
 
         /// Creates an optional key of a String enum: nil when nothing is stored, and storing
         /// nil removes the key.
+        @inlinable
         public convenience init<Wrapped: RawRepresentable & Sendable>(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -151,6 +156,7 @@ extension Prefs {
         }
 
         /// Creates an optional key of an Int enum: nil when nothing is stored.
+        @inlinable
         public convenience init<Wrapped: RawRepresentable & Sendable>(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -163,6 +169,7 @@ extension Prefs {
         }
 
         /// Creates a key of a String enum that also declares `PreferenceStorable`.
+        @inlinable
         public convenience init(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []
@@ -175,6 +182,7 @@ extension Prefs {
         }
 
         /// Creates a key of an Int enum that also declares `PreferenceStorable`.
+        @inlinable
         public convenience init(
             _ name: String, default defaultValue: Value, summary: String? = nil,
             previousNames: [String] = []

@@ -15,7 +15,8 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     /// (Behind a pointer: stored properties of a class cost a dynamic exclusivity check on
     /// every access.)
     private struct SelectValue {
-        var statement: Statement?
+        /// Retained while kept here (released at deinit): a read borrows it, unretained.
+        var statement: Unmanaged<Statement>?
         var suite: String?
         var clears = 0
     }
@@ -27,34 +28,38 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     }()
 
     deinit {
+        select.pointee.statement?.release()
         select.deinitialize(count: 1)
         select.deallocate()
     }
 
     func value(suite: String, key: String) throws -> PreferenceValue? {
         // Kept here: the hottest read skips even the statement cache's lookup.
-        let statement: Statement
-        if let prepared = select.pointee.statement {
-            statement = prepared
+        let prepared: Unmanaged<Statement>
+        if let kept = select.pointee.statement {
+            prepared = kept
         } else {
-            statement = try connection.makeStatement(
-                sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?")
-            select.pointee.statement = statement
+            prepared = .passRetained(
+                try connection.makeStatement(
+                    sql: "SELECT type, value FROM preference WHERE suite = ? AND key = ?"))
+            select.pointee.statement = prepared
         }
-        // A store reads one suite: it stays bound (as SQLite's own copy) from read to read.
-        if select.pointee.suite != suite || select.pointee.clears != statement.bindingClears {
-            select.pointee.suite = nil
-            try statement.bindKept(suite, at: 1)
-            select.pointee.suite = suite
-            select.pointee.clears = statement.bindingClears
+        return try prepared._withUnsafeGuaranteedRef { statement in
+            // A store reads one suite: it stays bound (as SQLite's own copy) between reads.
+            if select.pointee.suite != suite || select.pointee.clears != statement.bindingClears {
+                select.pointee.suite = nil
+                try statement.bindKept(suite, at: 1)
+                select.pointee.suite = suite
+                select.pointee.clears = statement.bindingClears
+            }
+            try statement.bind(key, at: 2)
+            // Every parameter is bound again or kept: rewinding does not clear them.
+            defer { statement.rewind() }
+            guard try statement.step(),
+                let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
+            else { return nil }
+            return PreferenceValue(type: type, value: statement.value(at: 1))
         }
-        try statement.bind(key, at: 2)
-        // Every parameter is bound again or kept: rewinding does not clear them.
-        defer { statement.rewind() }
-        guard try statement.step(),
-            let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
-        else { return nil }
-        return PreferenceValue(type: type, value: statement.value(at: 1))
     }
 
     func setValue(
