@@ -16,6 +16,15 @@ final class PreferenceCacheSlot: @unchecked Sendable {
 
     /// The ``SuiteCache/identifier`` of the cache that claimed the slot, 0 while unclaimed.
     private let owner = Atomic<Int>(0)
+    // What every read checks comes next: fields are laid out as declared, and a read among
+    // 100,000 keys should touch as few cache lines as it can.
+
+    /// The key's previous names, whose values move to it on first use in each suite.
+    let previousNames: [String]
+
+    /// The version of the key's value shape, nil for an unversioned key.
+    let version: Int?
+
     // Touched only by the owning cache, under its database's lock (or in its deinit).
     @exclusivity(unchecked) var generation = -1
     @exclusivity(unchecked) var value: PreferenceValue?
@@ -40,11 +49,6 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.
     let defaultValue: PreferenceValue?
 
-    /// The key's previous names, whose values move to it on first use in each suite.
-    let previousNames: [String]
-
-    /// The version of the key's value shape, nil for an unversioned key.
-    let version: Int?
     /// Turns a stored value of an older shape (and its version) into the current shape; nil
     /// when it cannot.
     let upgrade: (@Sendable (PreferenceValue, Int) -> PreferenceValue?)?

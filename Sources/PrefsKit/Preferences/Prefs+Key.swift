@@ -6,6 +6,11 @@ extension Prefs {
     /// The default is never written. A stored number of another numeric type is bridged (see
     /// ``PreferenceStorable``); any other stored value of another type reads as the default.
     public final class Key<Value: Sendable>: Keys, @unchecked Sendable {
+        // First, in the order a read uses them: a class's fields are laid out as declared,
+        // and a read of a key among 100,000 should touch one cache line of it, not three.
+        @usableFromInline let cacheKey: PreferenceCacheKey
+        @usableFromInline let cacheSlot: PreferenceCacheSlot
+        @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
         /// The key's name in the store.
         public let name: String
         /// The value read when the key is absent (and no default is registered).
@@ -21,9 +26,6 @@ extension Prefs {
         /// The version of the value's shape, stored beside every value the key writes; nil for
         /// a key whose shape never changed (see ``init(_:default:summary:previousNames:version:migrate:)``).
         public let version: Int?
-        @usableFromInline let decode: @Sendable (PreferenceValue) -> Value?
-        @usableFromInline let cacheKey: PreferenceCacheKey
-        @usableFromInline let cacheSlot: PreferenceCacheSlot
         @usableFromInline let encode: @Sendable (Value) -> PreferenceValue?
 
         @usableFromInline
