@@ -13,10 +13,10 @@ import Synchronization
 /// may take it from another thread) is queued with ``afterUnlocking(_:)`` and runs once the
 /// outermost ``withLock(_:)`` has let go.
 ///
-/// The recursion is counted here, over a plain mutex: the thread that holds it is known by
-/// its id, which only that thread ever stores, so a relaxed read tells a thread whether it
-/// is the holder. (A recursive pthread mutex costs about 60 instructions more per use,
-/// which is 1% of an uncached read.)
+/// The recursion is counted here, over Synchronization's `Mutex`: the thread that holds it
+/// is known by its id, which only that thread ever stores, so a relaxed read tells a thread
+/// whether it is the holder. (A recursive pthread mutex took about 30 instructions more per
+/// use, callgrind says, and a plain pthread mutex under this count about 25 more.)
 final class Locked<State>: @unchecked Sendable {
     private let mutex = Mutex(())
     private let holder = Atomic<UInt>(0)
