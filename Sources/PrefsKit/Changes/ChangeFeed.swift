@@ -24,9 +24,8 @@ final class ChangeFeed {
         self.caches = caches
         self.observers = observers
         self.checkInterval = checkInterval
-        lastToken = try engine.commitToken()
+        (lastToken, lastChangeID) = try engine.changeFeedStart()
         lastCheck = coarseMonotonicNanoseconds()
-        lastChangeID = engine.isEmpty ? 0 : try engine.preferences.latestChangeID()
     }
 
     /// Checks, at most once per interval, whether another connection committed; if so,

@@ -152,6 +152,12 @@
             return notificationCount
         }
 
+        /// The token first: a commit between the two readings is then already among the rows,
+        /// never missed.
+        func changeFeedStart() throws -> (token: Int64, changeID: Int64) {
+            (try commitToken(), try preferenceRepository.latestChangeID())
+        }
+
         /// Notifications arrive on the connection's socket, which the lock holder reads: taken
         /// up when the token is read, every 20 ms while anyone observes.
         var changeSignal: ChangeSignal {

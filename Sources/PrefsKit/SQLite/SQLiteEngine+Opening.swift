@@ -31,8 +31,21 @@ extension SQLiteEngine {
                 try DatabaseFile.prepare(
                     at: path, create: options.createIfMissing && !options.isReadOnly)
             }
-            let connection = try connect(path: path, options: options)
-            let version = try configure(connection, path: path, options: options)
+            var connection = try connect(path: path, options: options, isImmutable: false)
+            let version: Int
+            do {
+                version = try configure(connection, path: path, options: options)
+            } catch let error as SQLiteError
+                where options.isReadOnly && path != ":memory:"
+                && (error.isCannotOpen || error.isReadOnly)
+            {
+                // A read-only open of a file in a folder we cannot write (so no `-shm` can be
+                // made) reads it as immutable when it has no `-wal` file, that is no commits
+                // outside the main file.
+                guard !DatabaseFile.exists(atPath: path + "-wal") else { throw error }
+                connection = try connect(path: path, options: options, isImmutable: true)
+                version = try configure(connection, path: path, options: options)
+            }
             return SQLiteEngine(
                 connection: connection, path: path, isEmpty: version == 0 && options.isReadOnly)
         } catch {
@@ -40,23 +53,16 @@ extension SQLiteEngine {
         }
     }
 
-    /// Opens the connection. A read-only open of a file in a folder we cannot write (so no
-    /// `-shm` can be made) reads it as immutable when it has no `-wal` file, that is no
-    /// commits outside the main file.
-    private static func connect(path: String, options: AppDatabase.Options) throws -> Connection {
-        let connection = try Connection(
-            path: path, mode: options.isReadOnly ? .readOnly : .readWrite, vfs: vfsName)
+    private static func connect(
+        path: String, options: AppDatabase.Options, isImmutable: Bool
+    ) throws -> Connection {
+        let connection =
+            isImmutable
+            ? try Connection(path: path, mode: .readOnly, isImmutable: true)
+            : try Connection(
+                path: path, mode: options.isReadOnly ? .readOnly : .readWrite, vfs: vfsName)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-        guard options.isReadOnly, path != ":memory:" else { return connection }
-        do {
-            _ = try connection.scalar(Int.self, sql: "PRAGMA user_version")
-            return connection
-        } catch let error as SQLiteError where error.isCannotOpen || error.isReadOnly {
-            guard !DatabaseFile.exists(atPath: path + "-wal") else { throw error }
-            let immutable = try Connection(path: path, mode: .readOnly, isImmutable: true)
-            immutable.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-            return immutable
-        }
+        return connection
     }
 
     /// Sets the pragmas, checks the schema version and migrates (unless read-only).
@@ -65,13 +71,16 @@ extension SQLiteEngine {
     private static func configure(
         _ connection: Connection, path: String, options: AppDatabase.Options
     ) throws -> Int {
+        let migrator = Self.migrator
+        // The checks (and the schema, which the first read loads) in one read transaction:
+        // each transaction of its own would take and let go of the file's locks again.
+        let version = try connection.transaction(.deferred) { try migrator.validate(connection) }
+        // Outside any transaction: `foreign_keys` is a no-op inside one.
         try connection.execute(sql: "PRAGMA foreign_keys = ON")
         try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
         // Savepoints inside a transaction (each store call nested in a larger one) keep
         // their statement journal in memory instead of a temporary file.
         try connection.execute(sql: "PRAGMA temp_store = MEMORY")
-        let migrator = Self.migrator
-        let version = try migrator.validate(connection)
         if !options.isReadOnly {
             let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
             if mode.lowercased() != "wal" && path != ":memory:" {

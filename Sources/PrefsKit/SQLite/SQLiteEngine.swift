@@ -49,6 +49,12 @@ final class SQLiteEngine: StorageEngine {
         try connection.dataVersion()
     }
 
+    func changeFeedStart() throws -> (token: Int64, changeID: Int64) {
+        try connection.transaction(.deferred) {
+            (try connection.dataVersion(), isEmpty ? 0 : try preferenceRepository.latestChangeID())
+        }
+    }
+
     /// A commit writes the write-ahead log (or, in rollback mode, the file and its journal).
     var changeSignal: ChangeSignal {
         guard path != ":memory:" else { return .none }

@@ -41,6 +41,11 @@ package protocol StorageEngine: AnyObject {
     /// change-check interval.
     func commitToken() throws -> Int64
 
+    /// Where the change feed starts: the commit token and the id of the newest history row
+    /// (0 when there is none), read together, in one read transaction where the engine has
+    /// them.
+    func changeFeedStart() throws -> (token: Int64, changeID: Int64)
+
     /// How commits of other connections can be noticed without a read asking.
     var changeSignal: ChangeSignal { get }
 
