@@ -45,6 +45,28 @@ final class PreferenceCacheSlot: @unchecked Sendable {
         observationReference?._withUnsafeGuaranteedRef { $0.access() }
     }
 
+    /// Registers a read as ``registerAccess()`` does, when the cache with this identifier
+    /// owns the slot (the usual case, asked of a borrowed slot: no retain).
+    ///
+    /// - Returns: Whether that cache owns it.
+    @inline(__always)
+    func registerAccess(ifOwnedBy identifier: Int) -> Bool {
+        guard owner.load(ordering: .acquiring) == identifier else { return false }
+        registerAccess()
+        return true
+    }
+
+    /// The cached value, with the read registered, when the cache with this identifier owns
+    /// the slot and the value is of this generation of the cache's values (the usual cached
+    /// read, asked of a borrowed slot: no retain); nil otherwise.
+    @inline(__always)
+    func currentValue(ownedBy identifier: Int, generation: Int) -> PreferenceValue?? {
+        guard owner.load(ordering: .acquiring) == identifier, self.generation == generation
+        else { return nil }
+        registerAccess()
+        return .some(value)
+    }
+
     /// The key's default as stored, registered in each suite the key is read through so that
     /// the untyped getters (`bool(forKey:)`...) read it too; nil for an Optional key.
     let defaultValue: PreferenceValue?

@@ -23,6 +23,9 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The suite (namespace) of this store; `standard` by default.
     public let suite: String
     private let cache: SuiteCache
+    /// The database's lock, unretained: the store holds the database, which holds the lock,
+    /// so a typed read borrows it instead of retaining and releasing it every time.
+    private let lock: Unmanaged<Locked<DatabaseState>>
     /// The identity a key's ``PreferenceCacheSlot`` records for this suite's cache.
     var suiteCacheIdentifier: Int { cache.identifier }
     private let errorHandlerBox: Locked<ErrorHandlerBox>
@@ -41,6 +44,7 @@ public final class PreferenceStore: @unchecked Sendable {
         self.database = database
         self.suite = suite
         self.cache = database.state.withLock { $0.cache(for: suite) }
+        self.lock = .passUnretained(database.state)
         self.errorHandlerBox = Locked(ErrorHandlerBox())
         do {
             try Self.validate(suite: suite)
@@ -144,9 +148,13 @@ public final class PreferenceStore: @unchecked Sendable {
     func value(for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil) throws
         -> PreferenceValue?
     {
-        try database.state.withLock { state in
-            if let stored = try storedValue(for: key, slot: slot, state: state) { return stored }
-            return try fallback(forKey: key.name, state: state)
+        try lock._withUnsafeGuaranteedRef { lock in
+            try lock.withLock { state in
+                if let stored = try storedValue(for: key, slot: slot, state: state) {
+                    return stored
+                }
+                return try fallback(forKey: key.name, state: state)
+            }
         }
     }
 
@@ -201,7 +209,9 @@ public final class PreferenceStore: @unchecked Sendable {
             if state.isWriting || !database.cachesValues {
                 // The slot's value is not used here, its observation is: a lookup among
                 // 100,000 keys' observations is a few cache misses on every uncached read.
-                if let owned = cache.usableSlot(slot, key: key) {
+                if slot?.registerAccess(ifOwnedBy: cache.identifier) == true {
+                    // The usual case, asked first of the borrowed slot.
+                } else if let owned = cache.usableSlot(slot, key: key) {
                     owned.registerAccess()
                 } else {
                     if let slot { cache.registerDefault(of: slot, name: key.name) }
@@ -213,6 +223,12 @@ public final class PreferenceStore: @unchecked Sendable {
             }
             try state.feed.refreshIfStale()
             // No local copy of cache.values: it would make the store below copy the table.
+            // The usual case first: this cache's slot, current.
+            if let current = slot?.currentValue(
+                ownedBy: cache.identifier, generation: cache.values.generation)
+            {
+                return current
+            }
             let slot = cache.usableSlot(slot, key: key)
             if let slot, slot.generation == cache.values.generation {
                 slot.registerAccess()

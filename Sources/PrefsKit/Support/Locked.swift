@@ -40,8 +40,11 @@ final class Locked<State>: @unchecked Sendable {
             defer { depth &-= 1 }
             return try body(state)
         }
-        var work: [() -> Void] = []
-        defer { for item in work { item() } }
+        // Optional: releasing an empty array at every unlock costs a call, releasing nil none.
+        var work: [() -> Void]?
+        defer {
+            if let work { for item in work { item() } }
+        }
         return try mutex.withLock { _ in
             holder.store(thread, ordering: .relaxed)
             depth = 1
