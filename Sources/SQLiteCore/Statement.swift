@@ -346,8 +346,16 @@ public final class Statement {
 
     /// Calls a closure with a text column's UTF-8 bytes, without making a String. The bytes
     /// are valid only inside the closure. (Package-wide, not public: it hands out a pointer.)
+    /// Inlined, so that the closure is called directly, not through a generic thunk.
+    @inlinable
     package func withUTF8Text<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        body(Self.utf8(of: column(index)) ?? UnsafeBufferPointer(start: nil, count: 0))
+        body(utf8Text(at: index))
+    }
+
+    /// The bytes of ``withUTF8Text(at:_:)``: valid until the statement moves on.
+    @usableFromInline
+    package func utf8Text(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        Self.utf8(of: column(index)) ?? UnsafeBufferPointer(start: nil, count: 0)
     }
 
     /// A column read as bytes (SQLite converts other classes).
