@@ -16,16 +16,29 @@ public enum PrefsCommand {
     ///
     /// - Returns: The process exit code (sysexits).
     public static func run(_ arguments: [String]) -> Int32 {
+        run(arguments, console: Console.standard())
+    }
+
+    /// Runs the command with the process's own arguments, on its standard streams. They are
+    /// read from `argv` once, as bytes, and each must be UTF-8: `CommandLine.arguments`
+    /// would repair invalid UTF-8 with U+FFFD, which would quietly turn a key into another.
+    ///
+    /// - Returns: The process exit code (sysexits).
+    public static func runWithProcessArguments() -> Int32 {
         let console = Console.standard()
-        // CommandLine.arguments repairs invalid UTF-8 with U+FFFD, which would quietly
-        // turn a key into another; check the raw bytes first.
-        for index in 1..<max(1, Int(CommandLine.argc)) {
+        let count = Int(CommandLine.argc)
+        var arguments: [String] = []
+        arguments.reserveCapacity(max(0, count - 1))
+        for index in 1..<max(1, count) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw))
-            if String(validating: bytes.lazy.map { UInt8(bitPattern: $0) }, as: UTF8.self) == nil {
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self),
+                count: strlen(raw))
+            guard let argument = String(validating: bytes, as: UTF8.self) else {
                 console.printError("Argument \(index) is not valid UTF-8")
                 return CommandFailure.usage
             }
+            arguments.append(argument)
         }
         return run(arguments, console: console)
     }

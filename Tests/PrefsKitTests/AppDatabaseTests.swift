@@ -12,6 +12,17 @@ import Testing
         folder = try TemporaryFolder()
     }
 
+    @Test(arguments: [
+        ("postgresql://localhost/prefs", true), ("postgres://u@h/d", true),
+        ("host=/run/postgresql dbname=prefs", true), ("  dbname=prefs", true),
+        ("service_name=x", true), ("prefs.sqlite", false), ("/tmp/a=b/prefs.sqlite", false),
+        ("./host=x", false), ("=x", false), ("host =x", false), ("", false), ("   ", false),
+        ("hôst=x", false), ("db-name=x", false), ("dbname", false),
+    ])
+    func connectionStringsAreToldFromPaths(location: String, isConnection: Bool) {
+        #expect(AppDatabase.isConnectionString(location) == isConnection, "\(location)")
+    }
+
     @Test func everyMigrationFileShipsInTheBinaryInOrder() throws {
         let migrationsFolder = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -141,13 +141,22 @@ public final class AppDatabase: Sendable {
 
     /// Whether a database location is a PostgreSQL connection string (a `postgresql://` or
     /// `postgres://` URI, or libpq's `keyword=value` pairs) rather than a file path. Name a
-    /// file whose name starts with `word=` as `./word=...`.
+    /// file whose name starts with `word=` as `./word=...`. (libpq's keywords are ASCII
+    /// letters and underscores.)
     public static func isConnectionString(_ location: String) -> Bool {
         if location.hasPrefix("postgresql://") || location.hasPrefix("postgres://") { return true }
-        let firstWord = location.drop { $0 == " " }.prefix { $0 != " " }
-        guard let equals = firstWord.firstIndex(of: "=") else { return false }
-        let keyword = firstWord[..<equals]
-        return !keyword.isEmpty && keyword.allSatisfy { $0.isLetter || $0 == "_" }
+        // Read as bytes, not Characters: every command asks this of its path at start-up.
+        var keywordLength = 0
+        for byte in location.utf8.drop(while: { $0 == UInt8(ascii: " ") }) {
+            switch byte {
+            case UInt8(ascii: "="): return keywordLength > 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "_"):
+                keywordLength += 1
+            default: return false
+            }
+        }
+        return false
     }
 
     // MARK: - Access
