@@ -19,6 +19,7 @@ struct TextArena {
     private var overflow: [UnsafeMutablePointer<CChar>] = []
 
     /// A NUL-terminated copy of the bytes, valid until ``reuse()`` or ``release()``.
+    @inline(__always)
     mutating func store(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
         let size = bytes.count + 1
         needed += size

@@ -15,7 +15,7 @@ final class KeyObservation: Observable, @unchecked Sendable {
     private static let valueKeyPath = \KeyObservation.value
 
     /// Registers a read with the observation tracking in progress on this thread, if any.
-    @inline(never)
+    @inline(__always)
     func access() {
         registrar.access(self, keyPath: Self.valueKeyPath)
     }
