@@ -204,6 +204,7 @@ public final class Statement {
         if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
     }
 
+    @inline(__always)
     private func bindText(_ text: String, at position: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { bytes in

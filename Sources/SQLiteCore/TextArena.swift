@@ -43,6 +43,7 @@ struct TextArena {
     var reuseWouldMove: Bool { !overflow.isEmpty }
 
     /// Makes all the memory available again; call only when no binding points into it.
+    @inline(__always)
     mutating func reuse() {
         if !overflow.isEmpty {
             for pointer in overflow { pointer.deallocate() }
