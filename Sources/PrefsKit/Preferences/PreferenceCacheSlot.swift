@@ -51,7 +51,7 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     /// - Returns: Whether that cache owns it.
     @inline(__always)
     func registerAccess(ifOwnedBy identifier: Int) -> Bool {
-        guard owner.load(ordering: .acquiring) == identifier else { return false }
+        guard ownerIdentifier == identifier else { return false }
         registerAccess()
         return true
     }
@@ -61,8 +61,7 @@ final class PreferenceCacheSlot: @unchecked Sendable {
     /// read, asked of a borrowed slot: no retain); nil otherwise.
     @inline(__always)
     func currentValue(ownedBy identifier: Int, generation: Int) -> PreferenceValue?? {
-        guard owner.load(ordering: .acquiring) == identifier, self.generation == generation
-        else { return nil }
+        guard ownerIdentifier == identifier, self.generation == generation else { return nil }
         registerAccess()
         return .some(value)
     }

@@ -209,13 +209,14 @@ public final class PreferenceStore: @unchecked Sendable {
             if state.isWriting || !database.cachesValues {
                 // The slot's value is not used here, its observation is: a lookup among
                 // 100,000 keys' observations is a few cache misses on every uncached read.
-                if slot?.registerAccess(ifOwnedBy: cache.identifier) == true {
-                    // The usual case, asked first of the borrowed slot.
-                } else if let owned = cache.usableSlot(slot, key: key) {
-                    owned.registerAccess()
-                } else {
-                    if let slot { cache.registerDefault(of: slot, name: key.name) }
-                    cache.observation(for: key).access()
+                // The usual case, asked first of the borrowed slot: this cache's.
+                if slot?.registerAccess(ifOwnedBy: cache.identifier) != true {
+                    if let owned = cache.usableSlot(slot, key: key) {
+                        owned.registerAccess()
+                    } else {
+                        if let slot { cache.registerDefault(of: slot, name: key.name) }
+                        cache.observation(for: key).access()
+                    }
                 }
                 // Inside a transaction, see its uncommitted writes.
                 return state.isEmpty
