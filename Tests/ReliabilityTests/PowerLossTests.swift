@@ -223,7 +223,7 @@ import Testing
         do {
             var options = AppDatabase.Options()
             options.synchronous = synchronous
-            let database = try SQLiteEngine.$vfsName.withValue("crashsim") {
+            let database = try SQLiteEngine.withVFS(named: "crashsim") {
                 try AppDatabase(path: path, options: options)
             }
             let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
@@ -304,7 +304,7 @@ import Testing
     @Test func powerCutsDuringTheFirstStartLeaveNothingOrAValidFile() throws {
         // Operations of a whole first start (the file made, every migration run).
         func firstStart(_ path: String) throws {
-            _ = try SQLiteEngine.$vfsName.withValue("crashsim") { try AppDatabase(path: path) }
+            _ = try SQLiteEngine.withVFS(named: "crashsim") { try AppDatabase(path: path) }
         }
         let probe = folder.path("probe.sqlite")
         crashvfs_reset(0)
@@ -398,7 +398,7 @@ import Testing
             crashvfs_arm_error(failing, kind, error)
             var ledger = Ledger(selection: templateSelection)
             do {
-                let database = try SQLiteEngine.$vfsName.withValue("crashsim") {
+                let database = try SQLiteEngine.withVFS(named: "crashsim") {
                     try AppDatabase(path: path)
                 }
                 let checkpointer = try? Connection(path: path, mode: .readWrite, vfs: "crashsim")
@@ -441,7 +441,7 @@ import Testing
             crashvfs_reset(7)
             crashvfs_arm_error(1, kind, error)
             let status = silenced {
-                SQLiteEngine.$vfsName.withValue("crashsim") {
+                SQLiteEngine.withVFS(named: "crashsim") {
                     PrefsCommand.run(["--db", path, "set", "volume", "2", "--type", "int"])
                 }
             }

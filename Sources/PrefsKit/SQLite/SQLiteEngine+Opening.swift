@@ -1,5 +1,6 @@
 import FoundationEssentials
 internal import SQLiteCore
+import Synchronization
 
 extension SQLiteEngine {
     /// The `application_id` that marks a prefs file ("PRFS").
@@ -16,8 +17,21 @@ extension SQLiteEngine {
 
     /// The SQLite VFS that databases opened by this task go through; nil for the default.
     /// For tests only (power-loss and I/O-error simulation), which set it around the code
-    /// they test, the command line included, without touching other tasks.
-    @TaskLocal static var vfsName: String?
+    /// they test, the command line included, without touching other tasks
+    /// (``withVFS(named:_:)``).
+    @TaskLocal private static var vfsName: String?
+
+    /// Whether any task ever named a VFS. Until one has, an open does not look the
+    /// task-local value up: the lookup would bring Swift's concurrency runtime (its code,
+    /// its metadata) into every `prefs` process.
+    private static let anyVFSNamed = Atomic(false)
+
+    /// Runs `body` with the databases it opens going through the SQLite VFS `name` (tests:
+    /// the power-loss and I/O-error simulation), in this task only.
+    static func withVFS<T>(named name: String, _ body: () throws -> T) rethrows -> T {
+        anyVFSNamed.store(true, ordering: .releasing)
+        return try $vfsName.withValue(name, operation: body)
+    }
 
     /// Opens (and when needed creates and migrates) a prefs file.
     ///
@@ -60,7 +74,8 @@ extension SQLiteEngine {
             isImmutable
             ? try Connection(path: path, mode: .readOnly, isImmutable: true)
             : try Connection(
-                path: path, mode: options.isReadOnly ? .readOnly : .readWrite, vfs: vfsName)
+                path: path, mode: options.isReadOnly ? .readOnly : .readWrite,
+                vfs: anyVFSNamed.load(ordering: .acquiring) ? vfsName : nil)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         return connection
     }
