@@ -19,8 +19,12 @@ public final class TemporaryFolder: @unchecked Sendable {
     }
 }
 
-/// The built `prefs` executable, next to the test bundle.
+/// The built `prefs` executable, next to the test bundle, or the one `PREFS_EXECUTABLE`
+/// names (`.ci/run` runs the command-line suites again against the static install file).
 public func prefsExecutable() -> URL {
+    if let path = ProcessInfo.processInfo.environment["PREFS_EXECUTABLE"], !path.isEmpty {
+        return URL(fileURLWithPath: path)
+    }
     var folder = Bundle.main.bundleURL
     if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
     let candidates = [
