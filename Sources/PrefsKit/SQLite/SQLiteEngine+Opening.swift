@@ -46,9 +46,9 @@ extension SQLiteEngine {
                     at: path, create: options.createIfMissing && !options.isReadOnly)
             }
             var connection = try connect(path: path, options: options, isImmutable: false)
-            let version: Int
+            let opened: Opened
             do {
-                version = try configure(connection, path: path, options: options)
+                opened = try configure(connection, path: path, options: options)
             } catch let error as SQLiteError
                 where options.isReadOnly && path != ":memory:"
                 && (error.isCannotOpen || error.isReadOnly)
@@ -58,10 +58,11 @@ extension SQLiteEngine {
                 // outside the main file.
                 guard !DatabaseFile.exists(atPath: path + "-wal") else { throw error }
                 connection = try connect(path: path, options: options, isImmutable: true)
-                version = try configure(connection, path: path, options: options)
+                opened = try configure(connection, path: path, options: options)
             }
             return SQLiteEngine(
-                connection: connection, path: path, isEmpty: version == 0 && options.isReadOnly)
+                connection: connection, path: path,
+                isEmpty: opened.version == 0 && options.isReadOnly, feedStart: opened.feedStart)
         } catch {
             throw databaseError(for: error, path: path)
         }
@@ -80,16 +81,29 @@ extension SQLiteEngine {
         return connection
     }
 
+    /// What opening found: the schema version before migrating (0 for an empty file), and,
+    /// when there was nothing to migrate, where the change feed starts.
+    private struct Opened {
+        let version: Int
+        let feedStart: (token: Int64, changeID: Int64)?
+    }
+
     /// Sets the pragmas, checks the schema version and migrates (unless read-only).
-    ///
-    /// - Returns: The schema version found before migrating; 0 for an empty file.
     private static func configure(
         _ connection: Connection, path: String, options: AppDatabase.Options
-    ) throws -> Int {
+    ) throws -> Opened {
         let migrator = Self.migrator
         // The checks (and the schema, which the first read loads) in one read transaction:
-        // each transaction of its own would take and let go of the file's locks again.
-        let version = try connection.transaction(.deferred) { try migrator.validate(connection) }
+        // each transaction of its own would take and let go of the file's locks again. When
+        // the schema is current nothing will be written before the change feed starts, so
+        // its starting point is read there too.
+        let opened = try connection.transaction(.deferred) { () throws -> Opened in
+            let version = try migrator.validate(connection)
+            guard version == migrator.latestVersion else {
+                return Opened(version: version, feedStart: nil)
+            }
+            return Opened(version: version, feedStart: try feedStart(of: connection))
+        }
         // Outside any transaction: `foreign_keys` is a no-op inside one.
         try connection.execute(sql: "PRAGMA foreign_keys = ON")
         try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
@@ -101,11 +115,17 @@ extension SQLiteEngine {
             if mode.lowercased() != "wal" && path != ":memory:" {
                 try connection.execute(sql: "PRAGMA journal_mode = WAL")
             }
-            try migrator.migrate(connection)
-        } else if version != 0 && version < migrator.latestVersion {
+            if opened.version < migrator.latestVersion { try migrator.migrate(connection) }
+        } else if opened.version != 0 && opened.version < migrator.latestVersion {
             throw DatabaseError.needsUpgrade(
-                path: path, found: version, supported: migrator.latestVersion)
+                path: path, found: opened.version, supported: migrator.latestVersion)
         }
-        return version
+        return opened
+    }
+
+    /// The commit token and the newest history row: where a change feed starts reading.
+    /// Call inside a read transaction, on a file with the current schema.
+    static func feedStart(of connection: Connection) throws -> (token: Int64, changeID: Int64) {
+        (try connection.dataVersion(), try SQLitePreferenceRepository.latestChangeID(connection))
     }
 }

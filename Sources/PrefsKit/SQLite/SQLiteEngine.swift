@@ -16,10 +16,17 @@ final class SQLiteEngine: StorageEngine {
     let selectionRepository: SQLiteSelectionRepository
     let bookmarkRepository: SQLiteBookmarkRepository
 
-    init(connection: Connection, path: String, isEmpty: Bool) {
+    /// Where the change feed starts, when opening read it (in its checks' transaction).
+    private var openingFeedStart: (token: Int64, changeID: Int64)?
+
+    init(
+        connection: Connection, path: String, isEmpty: Bool,
+        feedStart: (token: Int64, changeID: Int64)? = nil
+    ) {
         self.connection = connection
         self.path = path
         self.isEmpty = isEmpty
+        openingFeedStart = feedStart
         preferenceRepository = SQLitePreferenceRepository(connection: connection)
         selectionRepository = SQLiteSelectionRepository(connection: connection)
         bookmarkRepository = SQLiteBookmarkRepository(connection: connection)
@@ -50,7 +57,11 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func changeFeedStart() throws -> (token: Int64, changeID: Int64) {
-        try connection.transaction(.deferred) {
+        if let start = openingFeedStart {
+            openingFeedStart = nil
+            return start
+        }
+        return try connection.transaction(.deferred) {
             (try connection.dataVersion(), isEmpty ? 0 : try preferenceRepository.latestChangeID())
         }
     }

@@ -208,6 +208,11 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     }
 
     func latestChangeID() throws -> Int64 {
+        try Self.latestChangeID(connection)
+    }
+
+    /// The newest history row's id (0 when there is none), on any connection to the file.
+    static func latestChangeID(_ connection: Connection) throws -> Int64 {
         try connection.scalar(Int64.self, sql: "SELECT max(id) FROM preference_history") ?? 0
     }
 
