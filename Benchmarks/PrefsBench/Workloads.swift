@@ -434,9 +434,11 @@ struct Workloads {
                 throw BenchmarkError(description: "\(arguments) exited with \(status)")
             }
         }
+        // One process of each in turn, many times: a whole process takes milliseconds, and
+        // this machine's speed drifts over tens of milliseconds, which batches of one side
+        // at a time would count against whichever ran in the slower stretch.
         let result = try measure(
-            name, target: target, rounds: rounds,
-            iterations: quick ? 10 : 40,
+            name, target: target, rounds: quick ? 30 : 300, iterations: 1,
             [
                 Contender(name: "PrefsKit") { n in
                     for _ in 0..<n {

@@ -177,7 +177,7 @@ if wants("cli") {
     // The README's install command's fully static file against the C program linked
     // statically too, as `Benchmarks/static-get` builds them (paths from the package root).
     let staticPrefs = ".build/static/release/prefs"
-    let staticCget = ".build/static/prefs-cget-static"
+    let staticCget = ".build/prefs-cget-static"
     if FileManager.default.isExecutableFile(atPath: staticPrefs),
         FileManager.default.isExecutableFile(atPath: staticCget)
     {
