@@ -74,6 +74,26 @@ private final class Firings: Sendable {
         #expect(untyped.value == 1)
     }
 
+    @Test(arguments: [true, false])
+    func untrackedReadsRegisterNothingAndStillRead(cachesValues: Bool) throws {
+        var options = AppDatabase.Options()
+        options.tracksReadsForObservation = false
+        options.cachesValues = cachesValues
+        let untracked = PreferenceStore(database: try AppDatabase(path: path, options: options))
+        let typed = track { _ = untracked[.hasViewedWalkthrough] }
+        let untyped = track { _ = untracked.integer(forKey: "launchCount") }
+        try untracked.set(true, for: .hasViewedWalkthrough)
+        try untracked.setValue(.int(2), forKey: "launchCount")
+        #expect(typed.value == 0)
+        #expect(untyped.value == 0)
+        #expect(untracked[.hasViewedWalkthrough])
+        #expect(untracked.integer(forKey: "launchCount") == 2)
+        // A tracked store on the same file is not affected.
+        let tracked = track { _ = store[.hasViewedWalkthrough] }
+        try store.set(false, for: .hasViewedWalkthrough)
+        #expect(tracked.value == 1)
+    }
+
     @Test func theHandlerSeesTheNewValueAndMayReadTheStore() throws {
         let seen = Mutex<[Bool]>([])
         withObservationTracking {

@@ -143,11 +143,13 @@ struct CommandRunner {
         try AppDatabase(path: databasePath, options: baseOptions)
     }
 
-    /// The options every open shares: the account of a PostgreSQL database; no watching for
-    /// Observation's sake (a command reads and exits; `watch` observes, which watches anyway).
+    /// The options every open shares: the account of a PostgreSQL database; no watching and
+    /// no read tracking for Observation's sake (a command reads and exits, with no view to
+    /// tell; `watch` observes through its own observers).
     var baseOptions: AppDatabase.Options {
         var options = AppDatabase.Options()
         options.watchesForChanges = false
+        options.tracksReadsForObservation = false
         options.account =
             globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
         return options

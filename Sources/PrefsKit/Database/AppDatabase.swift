@@ -34,6 +34,11 @@ public final class AppDatabase: Sendable {
         /// Keep read preferences in memory (the default). Without the cache every read is
         /// one SQLite query, always current.
         public var cachesValues = true
+        /// Register every read with Swift's Observation (the default), so that a view or a
+        /// `withObservationTracking` closure that read a key hears when it changes. A tool
+        /// with no such readers turns it off: reads then skip the registrar, and the process
+        /// never builds Observation's machinery (key paths, registrars, their metadata).
+        public var tracksReadsForObservation = true
 
         /// The default options.
         public init() {}
@@ -71,6 +76,9 @@ public final class AppDatabase: Sendable {
     public let cachesValues: Bool
     /// Whether stores start noticing other processes' commits (``Options/watchesForChanges``).
     public let watchesForChanges: Bool
+    /// Whether reads are registered with Swift's Observation
+    /// (``Options/tracksReadsForObservation``).
+    public let tracksReadsForObservation: Bool
     let state: Locked<DatabaseState>
     /// How the file monitor and the polling task reach the state without keeping it alive.
     let changeCheck: ChangeCheck
@@ -88,6 +96,7 @@ public final class AppDatabase: Sendable {
         self.isReadOnly = options.isReadOnly
         self.cachesValues = options.cachesValues
         self.watchesForChanges = options.watchesForChanges
+        self.tracksReadsForObservation = options.tracksReadsForObservation
         let engine: any StorageEngine
         if Self.isConnectionString(path) {
             #if PREFS_NO_POSTGRES
@@ -105,7 +114,10 @@ public final class AppDatabase: Sendable {
         }
         let interval = UInt64(max(0, options.changeCheckIntervalMilliseconds)) * 1_000_000
         do {
-            let state = Locked(try DatabaseState(engine: engine, checkInterval: interval))
+            let state = Locked(
+                try DatabaseState(
+                    engine: engine, checkInterval: interval,
+                    tracksReads: options.tracksReadsForObservation))
             state.withLock {
                 // Unowned, not weak: a weak reference would move every retain of the lock, on
                 // every read, to the runtime's slow side-table path. The feed lives inside it.

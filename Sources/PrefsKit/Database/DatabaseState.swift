@@ -9,7 +9,7 @@ final class DatabaseState {
     let bookmarks: any BookmarkRepository
     /// True for a read-only database that has no schema yet: every read finds nothing.
     let isEmpty: Bool
-    let caches = PreferenceCaches()
+    let caches: PreferenceCaches
     let observers = ObserverRegistry()
     let feed: ChangeFeed
     /// How other connections' commits are noticed when no read asks.
@@ -22,8 +22,10 @@ final class DatabaseState {
     /// Whether a write transaction of ours is open (cheaper to ask than the engine).
     @exclusivity(unchecked) var isWriting = false
 
-    init(engine: any StorageEngine, checkInterval: UInt64) throws {
+    /// - Parameter tracksReads: Whether reads are registered with Swift's Observation.
+    init(engine: any StorageEngine, checkInterval: UInt64, tracksReads: Bool = true) throws {
         self.engine = engine
+        caches = PreferenceCaches(tracksReads: tracksReads)
         preferences = engine.preferences
         selections = engine.selections
         bookmarks = engine.bookmarks

@@ -1,11 +1,17 @@
 /// The preference caches of a database, one per suite.
 final class PreferenceCaches {
     private var suites: [String: SuiteCache] = [:]
+    /// Whether the suites' reads are registered with Swift's Observation.
+    private let tracksReads: Bool
+
+    init(tracksReads: Bool = true) {
+        self.tracksReads = tracksReads
+    }
 
     /// The cache of one suite, created on first use.
     func cache(for suite: String) -> SuiteCache {
         if let cache = suites[suite] { return cache }
-        let cache = SuiteCache()
+        let cache = SuiteCache(tracksReads: tracksReads)
         suites[suite] = cache
         return cache
     }

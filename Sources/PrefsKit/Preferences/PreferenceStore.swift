@@ -215,7 +215,7 @@ public final class PreferenceStore: @unchecked Sendable {
                         owned.registerAccess()
                     } else {
                         if let slot { cache.registerDefault(of: slot, name: key.name) }
-                        cache.observation(for: key).access()
+                        cache.observation(for: key)?.access()
                     }
                 }
                 // Inside a transaction, see its uncommitted writes.
@@ -235,7 +235,7 @@ public final class PreferenceStore: @unchecked Sendable {
                 slot.registerAccess()
                 return slot.value
             }
-            (slot?.observation ?? cache.observation(for: key)).access()
+            (slot?.observation ?? cache.observation(for: key))?.access()
             let value: PreferenceValue?
             if let cached = cache.values[key] {
                 value = cached

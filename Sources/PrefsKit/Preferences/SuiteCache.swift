@@ -37,11 +37,20 @@ final class SuiteCache {
     /// When `claimedSlots` reaches this size, the slots of keys gone since are dropped.
     private var compactionThreshold = 64
 
+    /// Whether reads are registered with Swift's Observation
+    /// (``AppDatabase/Options/tracksReadsForObservation``).
+    private let tracksReads: Bool
+
     /// How many claimed slots are remembered (live or not yet compacted away).
     var claimedSlotCount: Int { claimedSlots.count }
 
-    /// The observation of a key, made on first need.
-    func observation(for key: PreferenceCacheKey) -> KeyObservation {
+    init(tracksReads: Bool = true) {
+        self.tracksReads = tracksReads
+    }
+
+    /// The observation of a key, made on first need; nil when reads are not tracked.
+    func observation(for key: PreferenceCacheKey) -> KeyObservation? {
+        guard tracksReads else { return nil }
         if let observation = observations[key] { return observation }
         let observation = KeyObservation()
         observations[key] = observation
