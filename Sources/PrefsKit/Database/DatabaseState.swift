@@ -23,7 +23,7 @@ final class DatabaseState {
     @exclusivity(unchecked) var isWriting = false
 
     /// - Parameter tracksReads: Whether reads are registered with Swift's Observation.
-    init(engine: any StorageEngine, checkInterval: UInt64, tracksReads: Bool = true) throws {
+    init(engine: any StorageEngine, checkInterval: UInt64, tracksReads: Bool) throws {
         self.engine = engine
         caches = PreferenceCaches(tracksReads: tracksReads)
         preferences = engine.preferences

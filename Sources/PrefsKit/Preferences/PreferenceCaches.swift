@@ -4,7 +4,7 @@ final class PreferenceCaches {
     /// Whether the suites' reads are registered with Swift's Observation.
     private let tracksReads: Bool
 
-    init(tracksReads: Bool = true) {
+    init(tracksReads: Bool) {
         self.tracksReads = tracksReads
     }
 

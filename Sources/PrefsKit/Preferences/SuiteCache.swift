@@ -44,7 +44,7 @@ final class SuiteCache {
     /// How many claimed slots are remembered (live or not yet compacted away).
     var claimedSlotCount: Int { claimedSlots.count }
 
-    init(tracksReads: Bool = true) {
+    init(tracksReads: Bool) {
         self.tracksReads = tracksReads
     }
 

@@ -62,7 +62,7 @@ final class SQLiteEngine: StorageEngine {
             return start
         }
         return try connection.transaction(.deferred) {
-            (try connection.dataVersion(), isEmpty ? 0 : try preferenceRepository.latestChangeID())
+            isEmpty ? (try connection.dataVersion(), 0) : try Self.feedStart(of: connection)
         }
     }
 
