@@ -58,13 +58,14 @@ struct CompletionScript {
             _prefs() {
                 # Not "path": zsh ties that name to PATH.
                 local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+                COMPREPLY=()
                 local command_path="" word i skip=0 option="" positionals=0
                 local -a database=()
                 for ((i = 1; i < COMP_CWORD; i++)); do
                     word="${COMP_WORDS[i]}"
                     if [[ $skip == 1 ]]; then
                         skip=0
-                        [[ -n $option ]] && database+=("$option" "$word")
+                        [[ -n $option ]] && database+=("$option" "$(_prefs_dequote "$word")")
                         option=""
                         continue
                     fi
@@ -85,7 +86,7 @@ struct CompletionScript {
                     esac
                 done
                 case "$prev" in
-                    --db) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                    --db) _prefs_reply < <(compgen -f -- "$cur"); return ;;
 
             """
         script += "    esac\n"
@@ -97,7 +98,7 @@ struct CompletionScript {
             for option in spec.options where !option.completions.isEmpty {
                 let values = option.completions.joined(separator: " ")
                 script +=
-                    "        \"\(key):--\(option.name)\") COMPREPLY=($(compgen -W \"\(values)\" -- \"$cur\")); return ;;\n"
+                    "        \"\(key):--\(option.name)\") _prefs_reply < <(compgen -W \"\(values)\" -- \"$cur\"); return ;;\n"
             }
         }
         script += "    esac\n    local words\n    case \"$command_path\" in\n"
@@ -107,18 +108,46 @@ struct CompletionScript {
                 "        \"\(key)\") words=\"\(words(for: spec).joined(separator: " "))\" ;;\n"
         }
         script += "    esac\n"
-        // Key names, from the database the command line names, where a key goes.
+        // Key names, from the database the command line names, where a key goes. Keys are
+        // data: they never pass through compgen -W (which expands $(...) and backticks) or
+        // an unquoted expansion; each is quoted with printf %q, so that accepting it types
+        // exactly that key. The list is NUL-separated, so no key can split into two.
+        script += "    local keys=0\n"
         script += "    if [[ $cur != -* ]]; then\n        case \"$command_path:$positionals\" in\n"
         for (path, index, repeats) in keyArguments {
             let key = "/" + path.joined(separator: "/")
             let pattern = repeats ? "\"\(key):\"*" : "\"\(key):\(index)\""
-            script +=
-                "            \(pattern)) words=\"$words $(\"${COMP_WORDS[0]}\" \"${database[@]}\" list --names --all 2>/dev/null)\" ;;\n"
+            script += "            \(pattern)) keys=1 ;;\n"
         }
         script += """
                     esac
                 fi
-                COMPREPLY=($(compgen -W "$words" -- "$cur"))
+                _prefs_reply < <(compgen -W "$words" -- "$cur")
+                if [[ $keys == 1 ]]; then
+                    local key quoted
+                    while IFS= read -r -d '' key; do
+                        printf -v quoted '%q' "$key"
+                        if [[ $key == "$cur"* || $quoted == "$cur"* ]]; then
+                            COMPREPLY+=("$quoted")
+                        fi
+                    done < <("${COMP_WORDS[0]}" "${database[@]}" list --names --all -z 2>/dev/null)
+                fi
+            }
+            # One candidate a line into COMPREPLY, never split on spaces or expanded as a glob.
+            _prefs_reply() {
+                local line
+                while IFS= read -r line; do COMPREPLY+=("$line"); done
+            }
+            # A word as typed, without its quotes, with nothing expanded (for --db and --suite).
+            _prefs_dequote() {
+                local word="$1"
+                case "$word" in
+                    \\'*\\') word="${word:1:${#word}-2}" ;;
+                    \\"*\\") word="${word:1:${#word}-2}" ;;
+                    "~/"*) word="$HOME/${word:2}" ;;
+                    *) word="${word//\\\\/}" ;;
+                esac
+                printf '%s' "$word"
             }
             complete -F _prefs prefs
 
@@ -181,7 +210,13 @@ struct CompletionScript {
                         set database $database $words[$i] $words[(math $i + 1)]
                     end
                 end
-                command $words[1] $database list --names --all 2>/dev/null
+                # NUL-separated, so that no key splits in two; fish cannot offer a candidate
+                # with a TAB in it (the rest would be taken as its description), so those are
+                # left out rather than offered wrong.
+                set -l keys (command $words[1] $database list --names --all -z 2>/dev/null | string split0)
+                for key in $keys
+                    string match -q -- '*'\\t'*' $key; or printf '%s\\0' $key
+                end
             end
 
             """
@@ -215,7 +250,8 @@ struct CompletionScript {
         for (path, index, repeats) in keyArguments {
             let here = (["__prefs_at"] + path).joined(separator: " ")
             let position = "test (__prefs_positionals) \(repeats ? "-ge" : "-eq") \(index)"
-            script += "complete -c prefs -n '\(here); and \(position)' -a '(__prefs_keys)'\n"
+            script +=
+                "complete -c prefs -n '\(here); and \(position)' -a '(__prefs_keys | string split0)'\n"
         }
         return script
     }
