@@ -99,16 +99,26 @@ import Testing
         defer { _ = try? Reliability.shell("chmod 700 '\(shared)'") }
         let before = FileManager.default.contents(atPath: path)
 
-        let read = try asNobody(["--db", path, "get", "hasViewedWalkthrough"])
+        // Another user's file is refused unless sharing is allowed on purpose.
+        let refused = try asNobody(["--db", path, "get", "hasViewedWalkthrough"])
+        #expect(refused.status == 77, "\(what): \(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix("Error: Refusing to open '\(path)': '\(path)' is not safe"))
+        let read = try asNobody(["--allow-shared", "--db", path, "get", "hasViewedWalkthrough"])
         #expect(read.status == 0, "\(what): \(read.stderr)")
         #expect(read.stdout == "true\n")
-        let write = try asNobody(["--db", path, "set", "hasViewedWalkthrough", "false"])
+        let write = try asNobody([
+            "--allow-shared", "--db", path, "set", "hasViewedWalkthrough", "false",
+        ])
         #expect(write.status == 74, "\(what): \(write.status) \(write.stderr)")
         #expect(
             write.stderr
                 == "Error: '\(path)' is read-only; check the permissions of the file and its folder\n"
         )
         #expect(FileManager.default.contents(atPath: path) == before)
-        #expect(try runPrefs(["--db", path, "get", "hasViewedWalkthrough"]).stdout == "true\n")
+        // nobody may have left a -shm behind, which the owner too opens only on purpose.
+        #expect(
+            try runPrefs(["--allow-shared", "--db", path, "get", "hasViewedWalkthrough"]).stdout
+                == "true\n")
     }
 }

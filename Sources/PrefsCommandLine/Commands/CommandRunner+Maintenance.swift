@@ -49,13 +49,18 @@ extension CommandRunner {
                     ("bookmarks", .integer(report.bookmarkCount)),
                     ("searchIndexRows", .integer(report.searchIndexCount)),
                     ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
+                    ("sharedFiles", .array(report.sharedFiles.map(JSONValue.string))),
                     ("changeDetection", .string(changeDetection)),
                     ("repaired", .array(repairs.map(JSONValue.string))),
                 ]))
         } else {
             var permissions =
                 "file \(report.fileMode.map(Self.octal) ?? "?"), folder \(report.directoryMode.map(Self.octal) ?? "?")"
-            if !report.isFilePrivate {
+            if !report.sharedFiles.isEmpty {
+                permissions +=
+                    " (another user owns or may write "
+                    + report.sharedFiles.map { "'\($0)'" }.joined(separator: ", ") + ")"
+            } else if !report.isFilePrivate {
                 permissions += " (others can open the file; run 'prefs doctor --repair')"
             } else if !report.isPrivate {
                 permissions += " (others can list the folder; chmod 700 it unless it is shared)"
@@ -94,6 +99,12 @@ extension CommandRunner {
             throw CommandFailure(
                 "'\(report.path)' failed its checks; restore it from a backup or export what can be read",
                 exitCode: CommandFailure.dataError)
+        }
+        if let shared = report.sharedFiles.first {
+            throw CommandFailure(
+                "'\(shared)' belongs to another user or may be written by others; whoever"
+                    + " controls it controls what prefs reads",
+                exitCode: 77)
         }
         guard report.isHealthy else {
             throw CommandFailure(

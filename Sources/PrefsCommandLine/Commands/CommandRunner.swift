@@ -8,6 +8,11 @@ struct CommandRunner {
     var globals: GlobalOptions { invocation.globals }
 
     /// The database path: `--db`, else `$PREFS_DB`, else the default location.
+    /// Whether the database was named (`--db` or `$PREFS_DB`) rather than the default.
+    var isExplicitPath: Bool {
+        globals.databasePath != nil || !(console.variable("PREFS_DB") ?? "").isEmpty
+    }
+
     var databasePath: String {
         globals.databasePath ?? DatabaseLocation.defaultPath(variable: console.variable)
     }
@@ -152,6 +157,11 @@ struct CommandRunner {
         options.tracksReadsForObservation = false
         options.account =
             globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
+        options.allowsSharedFile =
+            globals.allowsSharedFile || console.variable("PREFS_ALLOW_SHARED") == "1"
+        // Only the default location's folders are made: a path the user names must be in a
+        // folder that exists (a typo must not create a tree).
+        options.createsMissingFolders = !isExplicitPath
         return options
     }
 

@@ -14,6 +14,11 @@ enum CommandTable {
         OptionSpec(
             name: "suite", kind: .value(name: "name"),
             help: "The preference suite (default: $PREFS_SUITE, else 'standard')."),
+        OptionSpec(
+            name: "allow-shared", kind: .flag,
+            help:
+                "Open a database file that another user owns or may write (default:"
+                + " $PREFS_ALLOW_SHARED=1)."),
         OptionSpec(name: "json", kind: .flag, help: "Print JSON instead of text."),
         OptionSpec(
             name: "quiet", short: "q", kind: .flag, help: "Print no messages, only data and errors."

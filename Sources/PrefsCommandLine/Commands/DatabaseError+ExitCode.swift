@@ -4,7 +4,8 @@ extension DatabaseError {
     /// The sysexits code the `prefs` command exits with for this error.
     var exitCode: Int32 {
         switch self {
-        case .notFound: 66
+        case .notFound, .specialFile, .accessDenied, .folderMissing: 66
+        case .untrustedFile: 77
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
         case .cannotCreate: 73
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74

@@ -152,6 +152,7 @@ struct CommandLineParser: Sendable {
             databasePath: parsed.value("db"),
             suite: parsed.value("suite"),
             account: parsed.value("account"),
+            allowsSharedFile: parsed.flag("allow-shared"),
             isJSON: parsed.flag("json"),
             isQuiet: parsed.flag("quiet"))
     }

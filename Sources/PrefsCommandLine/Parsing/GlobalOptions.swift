@@ -4,6 +4,8 @@ struct GlobalOptions: Equatable, Sendable {
     var suite: String?
     /// The account of a PostgreSQL database (`--account`).
     var account: String?
+    /// Open a database file that another user owns or may write (`--allow-shared`).
+    var allowsSharedFile = false
     var isJSON = false
     var isQuiet = false
 }

@@ -14,6 +14,15 @@ public final class AppDatabase: Sendable {
     public struct Options: Sendable {
         /// Create the file (0600, in a 0700 folder) when it is missing.
         public var createIfMissing = true
+        /// Create missing folders on the way to a file that is to be created (mode 0700).
+        /// Without it a missing folder is ``DatabaseError/folderMissing(path:)``.
+        public var createsMissingFolders = true
+        /// Open a file (or a `-wal`, `-shm` or `-journal` beside it) that another user owns
+        /// or that group or others may write. Off by default: such a file is refused with
+        /// ``DatabaseError/untrustedFile(path:file:reason:)``, since whoever controls it can
+        /// feed this process values or read what it writes. Turn it on only for a file
+        /// shared on purpose.
+        public var allowsSharedFile = false
         /// Open read-only: nothing is created, migrated or written.
         public var isReadOnly = false
         /// The `synchronous` level; `.full` makes every commit durable across power loss.

@@ -47,9 +47,15 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
     /// who this connection is; nil for a file.
     public var serverIsolation: String? = nil
 
-    /// Whether the integrity check passed and the search index is in step.
+    /// The database's files (and the `-wal`, `-shm` and `-journal` beside it) that another
+    /// user owns or that group or others may write: a file opened with
+    /// ``AppDatabase/Options/allowsSharedFile``. Empty for a server.
+    public var sharedFiles: [String] = []
+
+    /// Whether the integrity check passed, the search index is in step and no other user
+    /// controls one of the files.
     public var isHealthy: Bool {
-        integrityProblems == ["ok"] && searchIndexMismatchCount == 0
+        integrityProblems == ["ok"] && searchIndexMismatchCount == 0 && sharedFiles.isEmpty
     }
 
     /// Whether the file and its folder are closed to other users.

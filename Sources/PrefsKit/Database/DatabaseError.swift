@@ -7,6 +7,16 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case isDirectory(path: String)
     /// The path is a symbolic link, which is refused.
     case isSymlink(path: String)
+    /// The path (or a file SQLite keeps beside it) is a FIFO, a device or a socket.
+    case specialFile(path: String, kind: String)
+    /// The database or a file SQLite keeps beside it (`file`) belongs to another user or
+    /// may be written by others, and sharing was not allowed (``AppDatabase/Options/allowsSharedFile``).
+    case untrustedFile(path: String, file: String, reason: String)
+    /// The file, or a folder on its path, may not be read or entered by this user.
+    case accessDenied(path: String)
+    /// The folder the file is to be created in does not exist (only the default location's
+    /// folders are made).
+    case folderMissing(path: String)
     /// The file is not a SQLite database, or it is damaged.
     case notADatabase(path: String, detail: String)
     /// The file is another application's SQLite database, or the server's database holds
@@ -46,6 +56,15 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(path)' is a directory, not a prefs database"
         case .isSymlink(let path):
             "'\(path)' is a symbolic link; pass the real path of the database"
+        case .specialFile(let path, let kind):
+            "'\(path)' is \(kind), not a prefs database"
+        case .untrustedFile(let path, let file, let reason):
+            "Refusing to open '\(path)': '\(file)' is not safe, \(reason); if the file is"
+                + " shared on purpose, pass --allow-shared or set PREFS_ALLOW_SHARED=1"
+        case .accessDenied(let path):
+            "Permission denied reading '\(path)' or a folder on its path"
+        case .folderMissing(let path):
+            "The folder of '\(path)' does not exist; create it first"
         case .notADatabase(let path, let detail):
             "'\(path)' is not a prefs database or is corrupt (\(detail)); it was left unchanged"
         case .foreignDatabase(let path):

@@ -7,39 +7,138 @@
 /// The file-system side of a database kept in files: creating the file and its folders
 /// with private modes, refusing what is not a plain file, and reading modes and sizes.
 enum DatabaseFile {
-    /// Whether anything exists at a path (a symbolic link counts, even a dangling one).
+    /// Whether anything exists at a path (a symbolic link counts, even a dangling one, and so
+    /// does a path that cannot be looked at: opening it says why).
     static func exists(atPath path: String) -> Bool {
         var status = stat()
-        return lstat(path, &status) == 0
+        if lstat(path, &status) == 0 { return true }
+        return errno != ENOENT && errno != ENOTDIR
     }
 
-    /// Refuses directories and symlinks, and creates a missing file with mode 0600 in
-    /// folders of mode 0700.
+    /// The files SQLite keeps beside a database: its write-ahead log, its shared-memory index
+    /// and its rollback journal. SQLite reads each of them when it opens the database.
+    static func companions(of path: String) -> [String] {
+        [path + "-wal", path + "-shm", path + "-journal"]
+    }
+
+    /// Refuses what is not a plain file of this user's, and creates a missing file with mode
+    /// 0600 (in folders of mode 0700 when `createsFolders`).
     ///
-    /// - Parameter create: Whether a missing file is to be created; `.notFound` otherwise.
-    static func prepare(at path: String, create: Bool) throws(DatabaseError) {
+    /// The database and each of its companion files must be regular files, owned by the
+    /// effective user and not writable by group or others, as git's `safe.directory` and
+    /// ssh's `StrictModes` require: a file someone else controls could feed this process
+    /// values (a planted `-wal`) or receive its secrets. One `lstat` per file.
+    ///
+    /// - Parameters:
+    ///   - create: Whether a missing file is to be created; `.notFound` otherwise.
+    ///   - createsFolders: Whether missing folders on the way are made; `.folderMissing`
+    ///     otherwise.
+    ///   - allowsShared: Accept files of other users, or writable by them (a file shared on
+    ///     purpose).
+    static func prepare(
+        at path: String, create: Bool, createsFolders: Bool = true, allowsShared: Bool = false
+    ) throws(DatabaseError) {
         var status = stat()
         if lstat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {
+            case S_IFREG: break
             case S_IFDIR: throw .isDirectory(path: path)
             case S_IFLNK: throw .isSymlink(path: path)
-            default: return
+            default: throw .specialFile(path: path, kind: kind(of: status.st_mode))
+            }
+            if !allowsShared { try checkTrust(of: path, status: status, database: path) }
+            try checkCompanions(of: path, allowsShared: allowsShared)
+            return
+        }
+        let code = errno
+        guard code == ENOENT || code == ENOTDIR else { throw error(for: code, path: path) }
+        guard create else { throw .notFound(path: path) }
+        // A companion planted before the database exists would be read by the first open.
+        try checkCompanions(of: path, allowsShared: allowsShared)
+        if createsFolders {
+            try createDirectories(for: path)
+        } else {
+            var folder = stat()
+            guard stat(directory(of: path), &folder) == 0 else {
+                if errno == ENOENT { throw .folderMissing(path: path) }
+                throw error(for: errno, path: path)
             }
         }
-        guard errno == ENOENT else {
-            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
-        }
-        guard create else { throw .notFound(path: path) }
-        try createDirectories(for: path)
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 {
-            if errno == EEXIST { return }  // another process created it first
+            if errno == EEXIST {  // another process created it first
+                return try prepare(
+                    at: path, create: false, createsFolders: false, allowsShared: allowsShared)
+            }
             let reason = String(cString: strerror(errno))
             if errno == ENOSPC { throw .diskFull(path: path) }
             if errno == EROFS || errno == EDQUOT { throw .readOnly(path: path) }
+            if errno == EACCES { throw .accessDenied(path: path) }
             throw .cannotCreate(path: path, reason: reason)
         }
         close(descriptor)
+    }
+
+    private static func checkCompanions(of path: String, allowsShared: Bool)
+        throws(DatabaseError)
+    {
+        for file in companions(of: path) {
+            var status = stat()
+            guard lstat(file, &status) == 0 else {
+                if errno == ENOENT || errno == ENOTDIR { continue }
+                throw error(for: errno, path: file)
+            }
+            // SQLite would follow a link or block on a FIFO, whoever owns it.
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw .specialFile(path: file, kind: kind(of: status.st_mode))
+            }
+            if !allowsShared { try checkTrust(of: file, status: status, database: path) }
+        }
+    }
+
+    private static func checkTrust(of file: String, status: stat, database: String)
+        throws(DatabaseError)
+    {
+        let user = geteuid()
+        if status.st_uid != user {
+            throw .untrustedFile(
+                path: database, file: file,
+                reason: "it belongs to user id \(status.st_uid), not to this user (\(user))")
+        }
+        if status.st_mode & 0o022 != 0 {
+            let mode = String(Int(status.st_mode & 0o777), radix: 8)
+            throw .untrustedFile(
+                path: database, file: file,
+                reason: "other users may write it (mode \(mode)); chmod go-w it")
+        }
+    }
+
+    /// The database's files that another user owns or that group or others may write.
+    static func sharedFiles(of path: String) -> [String] {
+        ([path] + companions(of: path)).filter { file in
+            var status = stat()
+            guard lstat(file, &status) == 0 else { return false }
+            return status.st_uid != geteuid() || status.st_mode & 0o022 != 0
+        }
+    }
+
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
+    }
+
+    private static func error(for code: Int32, path: String) -> DatabaseError {
+        switch code {
+        case EACCES, EPERM: .accessDenied(path: path)
+        default: .cannotCreate(path: path, reason: String(cString: strerror(code)))
+        }
     }
 
     private static func createDirectories(for path: String) throws(DatabaseError) {

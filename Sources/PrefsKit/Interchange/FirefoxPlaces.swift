@@ -30,19 +30,13 @@ enum FirefoxPlaces {
                     path: path, mode: .readOnly, followsSymlinks: true, isImmutable: true)
             }
         }
-        let folder =
-            manager.temporaryDirectory.path + "/prefs-places-\(UInt64.random(in: 0...UInt64.max))"
-        defer { try? manager.removeItem(atPath: folder) }
-        do {
-            try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            try manager.copyItem(atPath: path, toPath: folder + "/places.sqlite")
-            try manager.copyItem(atPath: path + "-wal", toPath: folder + "/places.sqlite-wal")
-        } catch {
-            throw DatabaseError.ioError(
-                path: folder, detail: "cannot copy '\(path)' and its WAL to read them: \(error)")
-        }
-        return try reading(path) {
-            try Connection(path: folder + "/places.sqlite", mode: .readWrite)
+        // A private copy (0700 folder, 0600 files), removed on every path when `folder` is
+        // dropped: places.sqlite holds the user's history.
+        let folder = try PrivateTemporaryFolder(prefix: "prefs-places")
+        let copy = try folder.copy(path, as: "places.sqlite")
+        _ = try folder.copy(path + "-wal", as: "places.sqlite-wal")
+        return try withExtendedLifetime(folder) {
+            try reading(path) { try Connection(path: copy, mode: .readWrite) }
         }
     }
 

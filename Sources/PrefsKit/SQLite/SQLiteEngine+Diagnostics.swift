@@ -33,7 +33,8 @@ extension SQLiteEngine {
             bookmarkCount: try count("bookmark"),
             searchIndexCount: try count("bookmark_search"),
             searchIndexMismatchCount: isEmpty || integrity != ["ok"]
-                ? 0 : try bookmarkRepository.searchIndexMismatchCount())
+                ? 0 : try bookmarkRepository.searchIndexMismatchCount(),
+            sharedFiles: DatabaseFile.sharedFiles(of: path))
     }
 
     /// The pragmas ``connectionSettings()`` reads.

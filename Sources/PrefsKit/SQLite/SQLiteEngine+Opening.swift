@@ -43,7 +43,9 @@ extension SQLiteEngine {
         do {
             if path != ":memory:" {
                 try DatabaseFile.prepare(
-                    at: path, create: options.createIfMissing && !options.isReadOnly)
+                    at: path, create: options.createIfMissing && !options.isReadOnly,
+                    createsFolders: options.createsMissingFolders,
+                    allowsShared: options.allowsSharedFile)
             }
             var connection = try connect(path: path, options: options, isImmutable: false)
             let opened: Opened
