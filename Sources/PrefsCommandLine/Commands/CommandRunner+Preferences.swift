@@ -196,9 +196,8 @@ extension CommandRunner {
             matches = { fnmatch(pattern, $0, 0) == 0 }
         }
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
-        let rows = try (store?.storedValues() ?? [:]).filter { matches($0.key) }.sorted {
-            $0.key < $1.key
-        }
+        // Stored entries, in byte order: keys Swift calls equal are still two keys.
+        let rows = try (store?.storedEntries() ?? []).filter { matches($0.key) }
         guard !rows.isEmpty else {
             throw CommandFailure(
                 "No key of suite '\(suite)' matches '\(ValueText.shown(pattern))'",
@@ -228,19 +227,21 @@ extension CommandRunner {
 
     func list(includeDeclared: Bool, isNullSeparated: Bool = false) throws {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
-        let stored = try store?.storedValues() ?? [:]
+        let stored = try store?.storedEntries() ?? []
         var rows: [(key: String, value: PreferenceValue, isDefault: Bool)] = stored.map {
             ($0.key, $0.value, false)
         }
         if includeDeclared {
+            let storedNames = Set(stored.map { ExactName($0.key) })
             for declaration in try store?.declarations() ?? []
-            where stored[declaration.key] == nil {
+            where !storedNames.contains(ExactName(declaration.key)) {
                 if let value = declaration.defaultValue {
                     rows.append((declaration.key, value, true))
                 }
             }
         }
-        rows.sort { $0.key < $1.key }
+        // Byte order, as the database sorts: keys Swift calls equal stay two rows.
+        rows.sort { ExactName.precedes($0.key, $1.key) }
         if globals.isJSON {
             printJSON(
                 .array(
@@ -263,11 +264,13 @@ extension CommandRunner {
     /// declared key too, sorted.
     func listNames(includeDeclared: Bool, isNullSeparated: Bool) throws {
         let store = try openForReading().map { PreferenceStore(database: $0, suite: suite) }
-        var names = Set(try store?.storedValues().keys.map { $0 } ?? [])
+        var names = Set(try (store?.storedEntries() ?? []).map { ExactName($0.key) })
         if includeDeclared {
-            for declaration in try store?.declarations() ?? [] { names.insert(declaration.key) }
+            for declaration in try store?.declarations() ?? [] {
+                names.insert(ExactName(declaration.key))
+            }
         }
-        let sorted = names.sorted()
+        let sorted = names.sorted().map(\.string)
         if globals.isJSON {
             printJSON(.array(sorted.map(JSONValue.string)))
         } else {
@@ -397,30 +400,32 @@ extension CommandRunner {
             try confirm(
                 "Replace every preference of suite '\(suite)'?", force: force, flagHint: "--force")
         }
-        let store = PreferenceStore(database: try openForWriting(), suite: suite)
-        let progress = ProgressBar(console: console, label: "Importing")
-        defer { progress.finish() }
         let count: Int
         do {
+            // The whole file is read and checked before the database is opened: a file that
+            // does not parse, or exceeds a decoding limit, changes nothing, not even by
+            // creating the database.
+            let document: PreferenceImport
             switch detected {
             case .json:
                 guard let text = String(validating: bytes, as: UTF8.self) else {
                     throw CommandFailure(
                         "'\(file)' is not valid UTF-8 JSON", exitCode: CommandFailure.dataError)
                 }
-                count = try store.importJSON(text, replacing: replace) {
-                    progress.update(done: $0, total: $1)
-                }
+                document = try PreferenceImport(json: text)
             case .plist, .binaryPlist:
-                count = try store.importPropertyList(Data(bytes), replacing: replace) {
-                    progress.update(done: $0, total: $1)
-                }
+                document = try PreferenceImport(propertyList: Data(bytes))
+            }
+            let store = PreferenceStore(database: try openForWriting(), suite: suite)
+            let progress = ProgressBar(console: console, label: "Importing")
+            defer { progress.finish() }
+            count = try store.importValues(document, replacing: replace) {
+                progress.update(done: $0, total: $1)
             }
         } catch let error as PreferenceError {
             throw CommandFailure(
                 "\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
         }
-        progress.finish()
         inform("Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(suite)'")
     }
 
@@ -458,12 +463,13 @@ extension CommandRunner {
         }
         let store = PreferenceStore(database: database, suite: suite)
         let stream = store.changes()
-        let wanted = Set(keys)
+        let wanted = Set(keys.map(ExactName.init))
         let isJSON = globals.isJSON
         let console = self.console
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            for await change in stream where wanted.isEmpty || wanted.contains(change.key) {
+            for await change in stream
+            where wanted.isEmpty || wanted.contains(ExactName(change.key)) {
                 let line: String
                 if isJSON {
                     line = JSONShapes.change(change).serialized(.spaced)

@@ -81,17 +81,22 @@ public struct BookmarkDraft: Sendable, Hashable {
             try check(trimmed, "tag")
             cleanedTags[index] = trimmed
         }
+        // Tags are bytes, as the database keeps them: sorted by bytes, and only identical
+        // bytes are one tag ("é" and "e\u{301}" are two).
         var isOrdered = true
         for index in cleanedTags.indices.dropFirst()
-        where cleanedTags[index - 1] >= cleanedTags[index] {
+        where !ExactName.precedes(cleanedTags[index - 1], cleanedTags[index]) {
             isOrdered = false
             break
         }
         if !isOrdered {
-            cleanedTags.sort()
+            cleanedTags.sort(by: ExactName.precedes)
             var unique: [String] = []
             unique.reserveCapacity(cleanedTags.count)
-            for tag in cleanedTags where unique.last != tag { unique.append(tag) }
+            for tag in cleanedTags
+            where !(unique.last.map { ExactName.sameBytes($0, tag) } ?? false) {
+                unique.append(tag)
+            }
             cleanedTags = unique
         }
         cleaned.tags = cleanedTags

@@ -55,7 +55,7 @@ package struct BookmarkFolderTree {
     func identifiers(under path: [String]) -> [Int64] {
         var level: [BookmarkFolder] = children(of: nil)
         for (depth, name) in path.enumerated() {
-            let matching = level.filter { $0.name == name }
+            let matching = level.filter { ExactName.sameBytes($0.name, name) }
             level = depth == path.count - 1 ? matching : matching.flatMap { children(of: $0.id) }
         }
         var result: [Int64] = []

@@ -341,13 +341,13 @@ extension BookmarkStore {
             }
             summary.merged += 1
             var kept = result[first]
-            var tags = Set(kept.draft.tags).union(link.draft.tags)
+            var tags = Set((kept.draft.tags + link.draft.tags).map(ExactName.init))
             let keptPath = kept.draft.folderPath
             let otherPath = link.draft.folderPath
             if otherPath != keptPath && !otherPath.isEmpty {
-                tags.insert(BookmarkFolderPath.text(otherPath))
+                tags.insert(ExactName(BookmarkFolderPath.text(otherPath)))
             }
-            kept.draft.tags = tags.sorted()
+            kept.draft.tags = tags.sorted().map(\.string)
             if let newer = link.updatedAt, let older = kept.updatedAt, newer > older {
                 kept.draft.title = link.draft.title
                 kept.updatedAt = newer

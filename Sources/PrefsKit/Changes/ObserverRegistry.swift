@@ -5,19 +5,19 @@ final class ObserverRegistry {
     /// For each suite watched by a suite-wide observer, its values as the observers last
     /// heard of them. When history rows were pruned before they were read (a gap), the
     /// difference between this and the table is what the observers missed.
-    private var observedSuites: [String: [String: PreferenceValue]] = [:]
+    private var observedSuites: [ExactName: [ExactName: PreferenceValue]] = [:]
     private var nextID = 0
 
     var isEmpty: Bool { observers.isEmpty }
 
     /// Whether adding this observer needs a picture of its suite's values first.
     func needsSnapshot(for observer: PreferenceObserver) -> Bool {
-        observer.key == nil && observedSuites[observer.suite] == nil
+        observer.key == nil && observedSuites[ExactName(observer.suite)] == nil
     }
 
     /// Adds an observer; a suite-wide one starts from `snapshot`, the suite's values now.
-    func add(_ observer: PreferenceObserver, snapshot: [String: PreferenceValue]?) -> Int {
-        if let snapshot { observedSuites[observer.suite] = snapshot }
+    func add(_ observer: PreferenceObserver, snapshot: [ExactName: PreferenceValue]?) -> Int {
+        if let snapshot { observedSuites[ExactName(observer.suite)] = snapshot }
         nextID += 1
         observers[nextID] = observer
         return nextID
@@ -25,8 +25,10 @@ final class ObserverRegistry {
 
     func remove(_ id: Int) {
         guard let removed = observers.removeValue(forKey: id), removed.key == nil else { return }
-        if !observers.values.contains(where: { $0.key == nil && $0.suite == removed.suite }) {
-            observedSuites[removed.suite] = nil
+        if !observers.values.contains(where: {
+            $0.key == nil && ExactName.sameBytes($0.suite, removed.suite)
+        }) {
+            observedSuites[ExactName(removed.suite)] = nil
         }
     }
 
@@ -39,8 +41,8 @@ final class ObserverRegistry {
         guard !observers.isEmpty, let newest = changes.last else { return }
         let missed = hasGap ? resynchronize(at: newest, preferences: preferences) : [:]
         if !hasGap {
-            for change in changes where observedSuites[change.suite] != nil {
-                observedSuites[change.suite]?[change.key] = change.value
+            for change in changes where observedSuites[ExactName(change.suite)] != nil {
+                observedSuites[ExactName(change.suite)]?[ExactName(change.key)] = change.value
             }
         }
         for observer in observers.values {
@@ -51,7 +53,7 @@ final class ObserverRegistry {
                         id: newest.id, suite: observer.suite, key: key, value: current,
                         oldValue: nil, changedAt: newest.changedAt))
             } else if hasGap {
-                for change in missed[observer.suite] ?? [] { observer.deliver(change) }
+                for change in missed[ExactName(observer.suite)] ?? [] { observer.deliver(change) }
             } else {
                 for change in changes where observer.matches(change) { observer.deliver(change) }
             }
@@ -62,21 +64,31 @@ final class ObserverRegistry {
     /// current ones (sorted by key), dated like the newest history row.
     private func resynchronize(
         at newest: PreferenceChange, preferences: any PreferenceRepository
-    ) -> [String: [PreferenceChange]] {
-        var missed: [String: [PreferenceChange]] = [:]
+    ) -> [ExactName: [PreferenceChange]] {
+        var missed: [ExactName: [PreferenceChange]] = [:]
         for (suite, heard) in observedSuites {
-            guard let current = try? preferences.values(suite: suite) else { continue }
+            guard let entries = try? preferences.entries(suite: suite.string) else { continue }
+            let current = Self.byName(entries)
             var changes: [PreferenceChange] = []
             for key in Set(heard.keys).union(current.keys).sorted() where heard[key] != current[key]
             {
                 changes.append(
                     PreferenceChange(
-                        id: newest.id, suite: suite, key: key, value: current[key],
+                        id: newest.id, suite: suite.string, key: key.string, value: current[key],
                         oldValue: heard[key], changedAt: newest.changedAt))
             }
             missed[suite] = changes
             observedSuites[suite] = current
         }
         return missed
+    }
+
+    /// Entries as a dictionary by exact name (nil, a failed read, as empty).
+    static func byName(_ entries: [(key: String, value: PreferenceValue)]?) -> [ExactName:
+        PreferenceValue]
+    {
+        var result: [ExactName: PreferenceValue] = [:]
+        for entry in entries ?? [] { result[ExactName(entry.key)] = entry.value }
+        return result
     }
 }

@@ -5,6 +5,7 @@ struct PreferenceObserver {
     let deliver: @Sendable (PreferenceChange) -> Void
 
     func matches(_ change: PreferenceChange) -> Bool {
-        change.suite == suite && (key == nil || change.key == key)
+        ExactName.sameBytes(change.suite, suite)
+            && (key.map { ExactName.sameBytes(change.key, $0) } ?? true)
     }
 }

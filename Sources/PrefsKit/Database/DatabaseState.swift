@@ -39,11 +39,13 @@ final class DatabaseState {
 
     /// Adds an observer; one of a whole suite starts from the suite's values now.
     func addObserver(_ observer: PreferenceObserver) -> Int {
-        var snapshot: [String: PreferenceValue]?
+        var snapshot: [ExactName: PreferenceValue]?
         if observers.needsSnapshot(for: observer) {
             // Catch up first, so that what the observer hears next starts from this picture.
             try? feed.refresh()
-            snapshot = isEmpty ? [:] : (try? preferences.values(suite: observer.suite)) ?? [:]
+            snapshot =
+                isEmpty
+                ? [:] : ObserverRegistry.byName(try? preferences.entries(suite: observer.suite))
         }
         return observers.add(observer, snapshot: snapshot)
     }

@@ -1,7 +1,16 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads `bplist00` binary property lists, checking every offset and count against the
 /// data so that a damaged or hostile file is an error, never a crash or a loop.
+///
+/// Objects may be shared: an array may hold the same object many times, and that object
+/// may be an array that does the same. Each object is decoded once, and every reference to
+/// it is charged to the ``DecodingBudget`` with what it expands to, so that a file of a few
+/// hundred bytes cannot describe gigabytes.
 struct BinaryPropertyListReader {
     typealias ParseError = PropertyList.ParseError
 
@@ -11,7 +20,12 @@ struct BinaryPropertyListReader {
     private let objectCount: Int
     private let offsetTableOffset: Int
     private var visiting: Set<Int> = []
-    private static let maximumDepth = 512
+    /// Each object decoded so far, with what it expands to (values and bytes).
+    private var decoded: [Int: (value: PreferenceValue, values: Int, bytes: Int)] = [:]
+    private var budget = DecodingBudget()
+    /// The top object, when its entries are wanted whole (``decodeEntries(_:)``).
+    private var topIndex: Int?
+    private var topLevelEntries: [(key: String, value: PreferenceValue)]?
 
     static func decode(_ bytes: [UInt8]) throws(ParseError) -> PreferenceValue {
         var reader = try BinaryPropertyListReader(bytes: bytes)
@@ -19,7 +33,23 @@ struct BinaryPropertyListReader {
         guard top < UInt64(reader.objectCount) else {
             throw ParseError(reason: "binary plist: top object \(top) out of range")
         }
-        return try reader.object(at: Int(top), depth: 0)
+        return try reader.charged(Int(top), depth: 0).value
+    }
+
+    /// The entries of a property list whose top object is a dictionary, in the file's order,
+    /// with keys whose bytes differ kept apart even where Swift's `String ==` calls them
+    /// equal; nil when the top object is not a dictionary.
+    static func decodeEntries(_ bytes: [UInt8]) throws(ParseError) -> [(
+        key: String, value: PreferenceValue
+    )]? {
+        var reader = try BinaryPropertyListReader(bytes: bytes)
+        let top = try reader.readTrailerInteger(at: bytes.count - 16)
+        guard top < UInt64(reader.objectCount) else {
+            throw ParseError(reason: "binary plist: top object \(top) out of range")
+        }
+        reader.topIndex = Int(top)
+        _ = try reader.charged(Int(top), depth: 0)
+        return reader.topLevelEntries
     }
 
     private init(bytes: [UInt8]) throws(ParseError) {
@@ -87,18 +117,54 @@ struct BinaryPropertyListReader {
         return (Int(value), offset + 2 + size)
     }
 
-    private mutating func object(at index: Int, depth: Int) throws(ParseError) -> PreferenceValue {
+    /// The object at `index`, decoded once, and charged to the budget on every reference
+    /// with what it expands to.
+    private mutating func charged(_ index: Int, depth: Int) throws(ParseError) -> (
+        value: PreferenceValue, values: Int, bytes: Int
+    ) {
         guard index >= 0, index < objectCount else {
             throw error("reference \(index) out of range", at: 0)
         }
-        guard depth < Self.maximumDepth else { throw error("nesting too deep", at: 0) }
+        guard depth < DecodingBudget.maximumDepth else { throw error("nesting too deep", at: 0) }
+        let entry: (value: PreferenceValue, values: Int, bytes: Int)
+        let cost: (values: Int, bytes: Int)
+        if let known = decoded[index] {
+            // Another reference to it: charged with everything it expands to.
+            entry = known
+            cost = (known.values, known.bytes)
+        } else {
+            guard visiting.insert(index).inserted else {
+                throw error("object \(index) contains itself", at: 0)
+            }
+            defer { visiting.remove(index) }
+            entry = try object(at: index, depth: depth)
+            decoded[index] = entry
+            // The first time, its children were charged as they were decoded.
+            switch entry.value {
+            case .array, .dictionary: cost = (1, 0)
+            default: cost = (entry.values, entry.bytes)
+            }
+        }
+        do {
+            try budget.spend(values: cost.values, bytes: cost.bytes)
+        } catch {
+            throw ParseError(reason: "binary plist: \(error.reason)")
+        }
+        return entry
+    }
+
+    /// Decodes the object at `index` and counts what it expands to: its children's values and
+    /// bytes (each reference counted) plus its own.
+    private mutating func object(at index: Int, depth: Int) throws(ParseError) -> (
+        value: PreferenceValue, values: Int, bytes: Int
+    ) {
         let start = try offset(ofObject: index)
         let marker = try read(1, at: start).first ?? 0
         switch marker >> 4 {
         case 0x0:
             switch marker {
-            case 0x08: return .bool(false)
-            case 0x09: return .bool(true)
+            case 0x08: return (.bool(false), 1, 0)
+            case 0x09: return (.bool(true), 1, 0)
             default:
                 throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
             }
@@ -113,32 +179,32 @@ struct BinaryPropertyListReader {
                 guard Self.bigEndian(raw.prefix(8)) == 0, let exact = Int(exactly: value) else {
                     throw error("integer out of range", at: start)
                 }
-                return .int(exact)
+                return (.int(exact), 1, 0)
             }
             let value = Self.bigEndian(raw)
-            return .int(size == 8 ? Int(Int64(bitPattern: value)) : Int(value))
+            return (.int(size == 8 ? Int(Int64(bitPattern: value)) : Int(value)), 1, 0)
         case 0x2:
             let size = 1 << Int(marker & 0x0F)
             let raw = Self.bigEndian(try read(size, at: start + 1))
             switch size {
-            case 4: return .double(Double(Float(bitPattern: UInt32(raw))))
-            case 8: return .double(Double(bitPattern: raw))
+            case 4: return (.double(Double(Float(bitPattern: UInt32(raw)))), 1, 0)
+            case 8: return (.double(Double(bitPattern: raw)), 1, 0)
             default: throw error("invalid real size", at: start)
             }
         case 0x3:
             guard marker == 0x33 else { throw error("invalid date", at: start) }
             let raw = Self.bigEndian(try read(8, at: start + 1))
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: raw)))
+            return (.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: raw))), 1, 0)
         case 0x4:
             let (length, dataStart) = try count(marker: marker, at: start)
-            return .data(Data(try read(length, at: dataStart)))
+            return (.data(Data(try read(length, at: dataStart))), 1, length)
         case 0x5:
             let (length, textStart) = try count(marker: marker, at: start)
             let raw = try read(length, at: textStart)
             guard raw.allSatisfy({ $0 < 0x80 }) else {
                 throw error("invalid ASCII string", at: start)
             }
-            return .string(String(decoding: raw, as: UTF8.self))
+            return (.string(String(decoding: raw, as: UTF8.self)), 1, length)
         case 0x6:
             let (length, textStart) = try count(marker: marker, at: start)
             guard length <= Int.max / 2 else { throw error("string too long", at: start) }
@@ -152,24 +218,53 @@ struct BinaryPropertyListReader {
             guard let text = String(validating: units, as: UTF16.self) else {
                 throw error("invalid UTF-16 string", at: start)
             }
-            return .string(text)
+            return (.string(text), 1, length * 2)
         case 0xA:
             let (length, listStart) = try count(marker: marker, at: start)
             let references = try self.references(length, at: listStart)
-            return .array(try children(references, of: index, depth: depth))
+            var values: [PreferenceValue] = []
+            values.reserveCapacity(references.count)
+            var (count, size) = (1, 0)
+            for reference in references {
+                let child = try charged(reference, depth: depth + 1)
+                values.append(child.value)
+                count += child.values
+                size += child.bytes
+            }
+            return (.array(values), count, size)
         case 0xD:
             let (length, listStart) = try count(marker: marker, at: start)
             let references = try self.references(length * 2, at: listStart)
-            let keys = try children(Array(references.prefix(length)), of: index, depth: depth)
-            let values = try children(Array(references.suffix(length)), of: index, depth: depth)
+            let isTopLevel = index == topIndex
             var entries: [String: PreferenceValue] = [:]
-            for (key, value) in zip(keys, values) {
-                guard case .string(let name) = key else {
+            var ordered: [(key: String, value: PreferenceValue)] = []
+            var names: Set<ExactName> = []
+            var (count, size) = (1, 0)
+            for (keyReference, valueReference) in zip(
+                references.prefix(length), references.suffix(length))
+            {
+                let key = try charged(keyReference, depth: depth + 1)
+                guard case .string(let name) = key.value else {
                     throw error("dictionary key is not a string", at: start)
                 }
-                entries[name] = value
+                let value = try charged(valueReference, depth: depth + 1)
+                guard names.insert(ExactName(name)).inserted else {
+                    throw error("dictionary key '\(name)' appears twice", at: start)
+                }
+                if isTopLevel {
+                    // Kept whole in `ordered`; the dictionary keeps one of two spellings.
+                    ordered.append((name, value.value))
+                    entries[name] = value.value
+                } else if entries.updateValue(value.value, forKey: name) != nil {
+                    throw error(
+                        "a nested dictionary holds the key '\(name)' in two Unicode spellings",
+                        at: start)
+                }
+                count += key.values + value.values
+                size += key.bytes + value.bytes
             }
-            return .dictionary(entries)
+            if isTopLevel { topLevelEntries = ordered }
+            return (.dictionary(entries), count, size)
         default:
             throw error("unsupported object type 0x\(String(marker, radix: 16))", at: start)
         }
@@ -190,20 +285,5 @@ struct BinaryPropertyListReader {
             position += referenceSize
         }
         return result
-    }
-
-    private mutating func children(
-        _ references: [Int], of parent: Int, depth: Int
-    ) throws(ParseError) -> [PreferenceValue] {
-        guard visiting.insert(parent).inserted else {
-            throw error("object \(parent) contains itself", at: 0)
-        }
-        defer { visiting.remove(parent) }
-        var values: [PreferenceValue] = []
-        values.reserveCapacity(references.count)
-        for reference in references {
-            values.append(try object(at: reference, depth: depth + 1))
-        }
-        return values
     }
 }

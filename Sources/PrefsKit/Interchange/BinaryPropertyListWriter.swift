@@ -13,6 +13,20 @@ enum BinaryPropertyListWriter {
     static func encode(_ value: PreferenceValue) -> Data {
         var objects: [Object] = []
         _ = flatten(value, into: &objects)
+        return encode(objects)
+    }
+
+    /// A property list whose top level is a dictionary of these entries, in this order (keys
+    /// that Swift calls equal but whose bytes differ stay two entries).
+    static func encode(entries: [(key: String, value: PreferenceValue)]) -> Data {
+        var objects: [Object] = [.encoded([])]
+        let keyReferences = entries.map { flatten(.string($0.key), into: &objects) }
+        let valueReferences = entries.map { flatten($0.value, into: &objects) }
+        objects[0] = .dictionary(keys: keyReferences, values: valueReferences)
+        return encode(objects)
+    }
+
+    private static func encode(_ objects: [Object]) -> Data {
         let referenceSize = byteCount(for: UInt64(objects.count))
         var body: [UInt8] = Array("bplist00".utf8)
         var offsets: [Int] = []

@@ -61,7 +61,7 @@ public enum JSONValue: Sendable, Hashable {
     /// The member of an object with this key.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
+        return members.first { ExactName.sameBytes($0.key, key) }?.value
     }
 
     /// The string, when this is one.

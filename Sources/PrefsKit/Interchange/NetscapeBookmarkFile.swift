@@ -58,17 +58,18 @@ public enum NetscapeBookmarkFile {
         let topLevel = tree.children(of: nil)
         var byFolder: [Int64: [Bookmark]] = [:]
         var categoryFolders: [String] = []
-        var byCategory: [String: [Bookmark]] = [:]
+        var byCategory: [ExactName: [Bookmark]] = [:]
         var loose: [Bookmark] = []
         for bookmark in bookmarks {
             if let id = bookmark.folderID, tree.contains(id) {
                 byFolder[id, default: []].append(bookmark)
             } else if let category = bookmark.category {
-                if let folder = topLevel.first(where: { $0.name == category }) {
+                if let folder = topLevel.first(where: { ExactName.sameBytes($0.name, category) }) {
                     byFolder[folder.id, default: []].append(bookmark)
                 } else {
-                    if byCategory[category] == nil { categoryFolders.append(category) }
-                    byCategory[category, default: []].append(bookmark)
+                    let name = ExactName(category)
+                    if byCategory[name] == nil { categoryFolders.append(category) }
+                    byCategory[name, default: []].append(bookmark)
                 }
             } else {
                 loose.append(bookmark)
@@ -107,7 +108,7 @@ public enum NetscapeBookmarkFile {
             case .categoryFolder(let name):
                 text += "    <DT><H3>\(escape(name))</H3>\n    <DL><p>\n"
                 steps.append(.close(depth: 1))
-                steps.append(.links(byCategory[name] ?? [], depth: 2))
+                steps.append(.links(byCategory[ExactName(name)] ?? [], depth: 2))
             case .links(let links, let depth):
                 for bookmark in links { text += link(bookmark, indent: indent(depth)) }
             case .close(let depth):

@@ -33,6 +33,17 @@ public enum PropertyList {
         }
     }
 
+    /// Encodes a dictionary given as entries, in their order: unlike a Swift dictionary,
+    /// entries keep keys whose bytes differ though Swift's `String ==` calls them equal.
+    public static func encode(
+        entries: [(key: String, value: PreferenceValue)], format: Format
+    ) -> Data {
+        switch format {
+        case .xml: Data(XMLPropertyListWriter.document(forEntries: entries).utf8)
+        case .binary: BinaryPropertyListWriter.encode(entries: entries)
+        }
+    }
+
     /// Decodes a property list, detecting the format from its first bytes.
     ///
     /// - Throws: ``ParseError`` naming where the data went wrong.
@@ -47,6 +58,21 @@ public enum PropertyList {
         switch format {
         case .xml: try XMLPropertyListReader.decode(Array(data))
         case .binary: try BinaryPropertyListReader.decode(Array(data))
+        }
+    }
+
+    /// Decodes a property list whose top level is a dictionary into its entries, in the
+    /// file's order, keeping keys whose bytes differ though Swift's `String ==` calls them
+    /// equal (a dictionary would keep one); nil when the top level is not a dictionary.
+    ///
+    /// - Throws: ``ParseError`` naming where the data went wrong, or a key that appears
+    ///   twice.
+    public static func decodeEntries(_ data: Data) throws(ParseError) -> [(
+        key: String, value: PreferenceValue
+    )]? {
+        switch detectFormat(data) {
+        case .xml: try XMLPropertyListReader.decodeEntries(Array(data))
+        case .binary: try BinaryPropertyListReader.decodeEntries(Array(data))
         }
     }
 

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads XML property lists: the `plist` element and the element types of Apple's DTD,
 /// with comments, processing instructions, the DOCTYPE, CDATA sections and character
@@ -9,11 +13,25 @@ struct XMLPropertyListReader: MarkupCursor {
     let bytes: [UInt8]
     var position = 0
     private var depth = 0
-    private static let maximumDepth = 512
+    private static let maximumDepth = DecodingBudget.maximumDepth
+    private var budget = DecodingBudget()
+    /// The entries of the top-level dictionary, every key kept (see ``decodeEntries(_:)``).
+    private var topLevelEntries: [(key: String, value: PreferenceValue)]?
 
     static func decode(_ bytes: [UInt8]) throws(ParseError) -> PreferenceValue {
         var reader = XMLPropertyListReader(bytes: bytes)
         return try reader.parseDocument()
+    }
+
+    /// The entries of a document whose top level is a dictionary, in the file's order, with
+    /// keys whose bytes differ kept apart even where Swift's `String ==` calls them equal;
+    /// nil when the top level is not a dictionary.
+    static func decodeEntries(_ bytes: [UInt8]) throws(ParseError) -> [(
+        key: String, value: PreferenceValue
+    )]? {
+        var reader = XMLPropertyListReader(bytes: bytes)
+        _ = try reader.parseDocument()
+        return reader.topLevelEntries
     }
 
     private init(bytes: [UInt8]) {
@@ -124,6 +142,7 @@ struct XMLPropertyListReader: MarkupCursor {
 
     private mutating func parseValue(startingWith tag: Tag) throws(ParseError) -> PreferenceValue {
         guard !tag.isClosing else { throw error("unexpected </\(tag.name)>") }
+        try spend(bytes: 0)
         switch tag.name {
         case "true", "false":
             if !tag.isEmpty { try expectClosing(tag.name, allowingText: true) }
@@ -168,6 +187,15 @@ struct XMLPropertyListReader: MarkupCursor {
     private mutating func enterContainer() throws(ParseError) {
         depth += 1
         if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth)") }
+        try spend(bytes: 0)
+    }
+
+    private mutating func spend(bytes: Int) throws(ParseError) {
+        do {
+            try budget.spend(values: 1, bytes: bytes)
+        } catch {
+            throw self.error(error.reason)
+        }
     }
 
     private mutating func parseArray(_ tag: Tag) throws(ParseError) -> [PreferenceValue] {
@@ -192,12 +220,16 @@ struct XMLPropertyListReader: MarkupCursor {
         if tag.isEmpty { return [:] }
         try enterContainer()
         defer { depth -= 1 }
+        let isTopLevel = depth == 1
         var entries: [String: PreferenceValue] = [:]
+        var ordered: [(key: String, value: PreferenceValue)] = []
+        var names: Set<ExactName> = []
         while true {
             try skipMisc()
             let keyTag = try readTag()
             if keyTag.isClosing {
                 guard keyTag.name == "dict" else { throw error("expected </dict>") }
+                if isTopLevel { topLevelEntries = ordered }
                 return entries
             }
             guard keyTag.name == "key" else {
@@ -207,7 +239,18 @@ struct XMLPropertyListReader: MarkupCursor {
             try skipMisc()
             let valueTag = try readTag()
             guard !valueTag.isClosing else { throw error("<key>\(key)</key> has no value") }
-            entries[key] = try parseValue(startingWith: valueTag)
+            let value = try parseValue(startingWith: valueTag)
+            guard names.insert(ExactName(key)).inserted else {
+                throw error("the key '\(key)' appears twice in one <dict>")
+            }
+            if isTopLevel {
+                // Kept whole in `ordered`; the dictionary keeps one of two spellings.
+                ordered.append((key, value))
+                entries[key] = value
+            } else if entries.updateValue(value, forKey: key) != nil {
+                // A nested dictionary is a Swift dictionary, which would keep one of them.
+                throw error("the keys of a nested <dict> hold '\(key)' in two Unicode spellings")
+            }
         }
     }
 

@@ -3,6 +3,27 @@ import FoundationEssentials
 /// Writes XML property lists in Apple's layout (tab indentation, sorted keys).
 enum XMLPropertyListWriter {
     static func document(for value: PreferenceValue) -> String {
+        document { write(value, into: &$0, indent: 0) }
+    }
+
+    /// A document whose top level is a dictionary of these entries, in this order (keys that
+    /// Swift calls equal but whose bytes differ stay two entries).
+    static func document(forEntries entries: [(key: String, value: PreferenceValue)]) -> String {
+        document { output in
+            if entries.isEmpty {
+                output += "<dict/>\n"
+                return
+            }
+            output += "<dict>\n"
+            for (key, value) in entries {
+                output += "\t<key>\(escape(key))</key>\n"
+                write(value, into: &output, indent: 1)
+            }
+            output += "</dict>\n"
+        }
+    }
+
+    private static func document(body: (inout String) -> Void) -> String {
         var output = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" \
@@ -10,7 +31,7 @@ enum XMLPropertyListWriter {
             <plist version="1.0">
 
             """
-        write(value, into: &output, indent: 0)
+        body(&output)
         output += "</plist>\n"
         return output
     }

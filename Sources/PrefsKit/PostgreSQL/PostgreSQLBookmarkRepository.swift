@@ -101,7 +101,7 @@
         static func searchText(
             title: String, category: String?, tags: [String], note: String?, url: String?
         ) -> String {
-            let sortedTags = Set(tags).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let sortedTags = Set(tags.map(ExactName.init)).sorted().map(\.string)
             return ([title, category ?? ""] + sortedTags + [note ?? "", url ?? ""])
                 .filter { !$0.isEmpty }.joined(separator: " ")
         }

@@ -72,12 +72,15 @@
             ).affectedRows
         }
 
-        func values(suite: String) throws -> [String: PreferenceValue] {
+        func entries(suite: String) throws -> [(key: String, value: PreferenceValue)] {
             let result = try connection.execute(
-                prepared: "preference_values",
-                "SELECT key, type, value, bytes FROM preference WHERE account = $1 AND suite = $2",
+                prepared: "preference_entries",
+                """
+                SELECT key, type, value, bytes FROM preference WHERE account = $1 AND suite = $2
+                ORDER BY key COLLATE "C"
+                """,
                 [account, suite])
-            var values: [String: PreferenceValue] = [:]
+            var values: [(key: String, value: PreferenceValue)] = []
             for row in 0..<result.rowCount {
                 if let key = result.text(row: row, column: 0),
                     let value = PreferenceValue(
@@ -85,7 +88,7 @@
                         value: result.text(row: row, column: 2),
                         bytes: result.bytes(row: row, column: 3))
                 {
-                    values[key] = value
+                    values.append((key, value))
                 }
             }
             return values

@@ -18,7 +18,8 @@ struct PreferenceCacheKey: Hashable, Sendable {
 
     @usableFromInline
     static func == (lhs: PreferenceCacheKey, rhs: PreferenceCacheKey) -> Bool {
-        lhs.precomputedHash == rhs.precomputedHash && lhs.name == rhs.name
+        // Bytes, not canonical equivalence: the database keeps "é" and "e\u{301}" apart.
+        lhs.precomputedHash == rhs.precomputedHash && ExactName.sameBytes(lhs.name, rhs.name)
     }
 
     @usableFromInline

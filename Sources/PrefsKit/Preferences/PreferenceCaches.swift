@@ -1,6 +1,6 @@
 /// The preference caches of a database, one per suite.
 final class PreferenceCaches {
-    private var suites: [String: SuiteCache] = [:]
+    private var suites: [ExactName: SuiteCache] = [:]
     /// Whether the suites' reads are registered with Swift's Observation.
     private let tracksReads: Bool
 
@@ -10,19 +10,22 @@ final class PreferenceCaches {
 
     /// The cache of one suite, created on first use.
     func cache(for suite: String) -> SuiteCache {
-        if let cache = suites[suite] { return cache }
+        let name = ExactName(suite)
+        if let cache = suites[name] { return cache }
         let cache = SuiteCache(tracksReads: tracksReads)
-        suites[suite] = cache
+        suites[name] = cache
         return cache
     }
 
     /// Records committed changes in the caches of their suites.
     func apply(_ changes: [PreferenceChange]) {
         for change in changes {
-            guard let cache = suites[change.suite] else { continue }
+            guard let cache = suites[ExactName(change.suite)] else { continue }
             cache.values.store(change.value, for: PreferenceCacheKey(change.key))
             // Another writer may have stored an older shape: look again at the next read.
-            if !cache.versionCheckedKeys.isEmpty { cache.versionCheckedKeys.remove(change.key) }
+            if !cache.versionCheckedKeys.isEmpty {
+                cache.versionCheckedKeys.remove(ExactName(change.key))
+            }
         }
     }
 
@@ -30,7 +33,8 @@ final class PreferenceCaches {
     func observations(of changes: [PreferenceChange]) -> [KeyObservation] {
         var found: [KeyObservation] = []
         for change in changes {
-            if let observation = suites[change.suite]?.observations[PreferenceCacheKey(change.key)]
+            if let observation = suites[ExactName(change.suite)]?.observations[
+                PreferenceCacheKey(change.key)]
             {
                 found.append(observation)
             }

@@ -9,12 +9,13 @@ extension PreferenceStore {
     /// `{"format": "prefs-preferences", "version": 1, "suite": "standard",
     ///   "preferences": [{"key": ..., "type": ..., "value": ...}]}`.
     ///
+    /// Every stored key is there, in byte order, also keys that Swift's `String ==` calls
+    /// equal (`"é"` and `"e\u{301}"`), each with its own value.
+    ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportJSON() throws -> String {
-        let values = try storedValues()
-        let entries: [JSONValue] = values.keys.sorted().compactMap { key in
-            guard let value = values[key] else { return nil }
-            return .object([
+        let entries: [JSONValue] = try storedEntries().map { key, value in
+            .object([
                 ("key", .string(key)), ("type", .string(value.type.rawValue)),
                 ("value", value.jsonValue),
             ])
@@ -27,11 +28,11 @@ extension PreferenceStore {
     }
 
     /// The stored values of the suite as a property list dictionary, as
-    /// `defaults export` writes it.
+    /// `defaults export` writes it, every stored key in byte order.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportPropertyList(format: PropertyList.Format) throws -> Data {
-        PropertyList.encode(.dictionary(try storedValues()), format: format)
+        PropertyList.encode(entries: try storedEntries(), format: format)
     }
 
     /// Imports values from JSON in one transaction: all of them, or on any error none.
@@ -48,14 +49,7 @@ extension PreferenceStore {
     public func importJSON(
         _ text: String, replacing: Bool = false, progress: ImportProgress? = nil
     ) throws -> Int {
-        let document: JSONValue
-        do {
-            document = try JSONValue(parsing: text)
-        } catch {
-            throw PreferenceError.malformedImport("invalid JSON: \(error)")
-        }
-        return try importValues(
-            try Self.values(fromJSON: document), replacing: replacing, progress: progress)
+        try importValues(PreferenceImport(json: text), replacing: replacing, progress: progress)
     }
 
     /// Imports a property list dictionary (XML or binary) in one transaction.
@@ -71,32 +65,32 @@ extension PreferenceStore {
     public func importPropertyList(
         _ data: Data, replacing: Bool = false, progress: ImportProgress? = nil
     ) throws -> Int {
-        let root: PreferenceValue
-        do {
-            root = try PropertyList.decode(data)
-        } catch {
-            throw PreferenceError.malformedImport(error.description)
-        }
-        guard case .dictionary(let entries) = root else {
-            throw PreferenceError.malformedImport("the property list is not a dictionary")
-        }
-        return try importValues(
-            entries.keys.sorted().compactMap { key in
-                entries[key].map { (key, $0) }
-            }, replacing: replacing, progress: progress)
+        try importValues(
+            PreferenceImport(propertyList: data), replacing: replacing, progress: progress)
     }
 
-    private func importValues(
-        _ values: [(key: String, value: PreferenceValue)], replacing: Bool,
-        progress: ImportProgress?
+    /// Writes values read from a file (``PreferenceImport``) in one transaction: all of
+    /// them, or on any error none.
+    ///
+    /// - Parameters:
+    ///   - document: The values, read and checked.
+    ///   - replacing: Remove the suite's other values first.
+    ///   - progress: Called with (done, total) as the import goes.
+    /// - Returns: How many values were imported.
+    /// - Throws: ``PreferenceError/typeMismatch(key:declared:given:)`` against a
+    ///   declaration, or ``DatabaseError``.
+    @discardableResult
+    public func importValues(
+        _ document: PreferenceImport, replacing: Bool = false, progress: ImportProgress? = nil
     ) throws -> Int {
         if let suiteProblem { throw suiteProblem }
-        let declared = Dictionary(
-            (try declarations()).map { ($0.key, $0.type) }, uniquingKeysWith: { $1 })
+        let values = document.entries
+        var declared: [ExactName: PreferenceType] = [:]
+        for declaration in try declarations() {
+            declared[ExactName(declaration.key)] = declaration.type
+        }
         for (key, value) in values {
-            try Self.validate(key: key)
-            try value.validateForStorage(key: key)
-            if let type = declared[key], type != value.type {
+            if let type = declared[ExactName(key)], type != value.type {
                 throw PreferenceError.typeMismatch(key: key, declared: type, given: value.type)
             }
         }
@@ -113,7 +107,7 @@ extension PreferenceStore {
         }
     }
 
-    private static func values(fromJSON document: JSONValue) throws
+    static func values(fromJSON document: JSONValue) throws
         -> [(key: String, value: PreferenceValue)]
     {
         guard case .object(let members) = document else {

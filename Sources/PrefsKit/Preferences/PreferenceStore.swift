@@ -165,21 +165,22 @@ public final class PreferenceStore: @unchecked Sendable {
     func fallback(forKey key: String, state: DatabaseState, isTyped: Bool = true) throws
         -> PreferenceValue?
     {
-        if let registered = cache.registered[key] { return registered }
-        if let registered = Self.processRegistration.withLock({ $0[key] }) { return registered }
-        if let declared = try declaredDefault(forKey: key, state: state) { return declared }
-        return isTyped ? nil : cache.keyDefaults[key]
+        let name = ExactName(key)
+        if let registered = cache.registered[name] { return registered }
+        if let registered = Self.processRegistration.withLock({ $0[name] }) { return registered }
+        if let declared = try declaredDefault(forKey: name, state: state) { return declared }
+        return isTyped ? nil : cache.keyDefaults[name]
     }
 
-    private func declaredDefault(forKey key: String, state: DatabaseState) throws
+    private func declaredDefault(forKey key: ExactName, state: DatabaseState) throws
         -> PreferenceValue?
     {
         if state.isEmpty { return nil }
         if let declared = cache.declaredDefaults { return declared[key] }
         do {
-            var defaults: [String: PreferenceValue] = [:]
+            var defaults: [ExactName: PreferenceValue] = [:]
             for declaration in try state.preferences.declarations(suite: suite) {
-                defaults[declaration.key] = declaration.defaultValue
+                defaults[ExactName(declaration.key)] = declaration.defaultValue
             }
             // Inside a transaction the declarations may not be committed: not kept then.
             if !state.isWriting && database.cachesValues { cache.declaredDefaults = defaults }
@@ -199,10 +200,12 @@ public final class PreferenceStore: @unchecked Sendable {
     private func storedValue(
         for key: PreferenceCacheKey, slot: PreferenceCacheSlot? = nil, state: DatabaseState
     ) throws -> PreferenceValue? {
-        if let slot, !slot.previousNames.isEmpty, !cache.renamedKeys.contains(key.name) {
+        if let slot, !slot.previousNames.isEmpty, !cache.renamedKeys.contains(ExactName(key.name)) {
             adoptPreviousNames(slot.previousNames, for: key.name)
         }
-        if let slot, let version = slot.version, !cache.versionCheckedKeys.contains(key.name) {
+        if let slot, let version = slot.version,
+            !cache.versionCheckedKeys.contains(ExactName(key.name))
+        {
             upgradeStoredShape(of: key.name, to: version, through: slot, state: state)
         }
         do {
@@ -259,13 +262,13 @@ public final class PreferenceStore: @unchecked Sendable {
     /// records a set and a removal). A failure is reported and tried again on the next read.
     /// Called under the database lock.
     private func adoptPreviousNames(_ previousNames: [String], for name: String) {
-        cache.renamedKeys.insert(name)
+        cache.renamedKeys.insert(ExactName(name))
         guard !database.isReadOnly else { return }
         do {
             try database.write { state in
                 guard !state.isEmpty, try state.preferences.value(suite: suite, key: name) == nil
                 else { return }
-                for old in previousNames where old != name {
+                for old in previousNames where !ExactName.sameBytes(old, name) {
                     guard let value = try state.preferences.value(suite: suite, key: old) else {
                         continue
                     }
@@ -275,7 +278,7 @@ public final class PreferenceStore: @unchecked Sendable {
                 }
             }
         } catch {
-            cache.renamedKeys.remove(name)
+            cache.renamedKeys.remove(ExactName(name))
             report(error)
         }
     }
@@ -288,7 +291,7 @@ public final class PreferenceStore: @unchecked Sendable {
     private func upgradeStoredShape(
         of name: String, to version: Int, through slot: PreferenceCacheSlot, state: DatabaseState
     ) {
-        cache.versionCheckedKeys.insert(name)
+        cache.versionCheckedKeys.insert(ExactName(name))
         do {
             guard !state.isEmpty, try state.preferences.value(suite: suite, key: name) != nil,
                 (try state.preferences.valueVersion(suite: suite, key: name) ?? 0) < version,
@@ -305,7 +308,7 @@ public final class PreferenceStore: @unchecked Sendable {
                 try write(upgraded, forKey: name, version: version, state: state)
             }
         } catch {
-            cache.versionCheckedKeys.remove(name)
+            cache.versionCheckedKeys.remove(ExactName(name))
             report(error)
         }
     }
@@ -374,12 +377,26 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
-    /// Every stored value of the suite.
+    /// Every stored value of the suite, by key.
+    ///
+    /// A key is its bytes: `"é"` (U+00E9) and `"e\u{301}"` are two keys, which Swift's
+    /// `String ==` calls equal. A dictionary keeps one of two such keys; read
+    /// ``storedEntries()`` where every key counts (exports, listings).
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func storedValues() throws -> [String: PreferenceValue] {
+        var values: [String: PreferenceValue] = [:]
+        for entry in try storedEntries() { values[entry.key] = entry.value }
+        return values
+    }
+
+    /// Every stored value of the suite, in the byte order of the keys, each key once however
+    /// many other keys Swift's `String ==` would call equal to it.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func storedEntries() throws -> [(key: String, value: PreferenceValue)] {
         try database.read { state in
-            state.isEmpty ? [:] : try state.preferences.values(suite: suite)
+            state.isEmpty ? [] : try state.preferences.entries(suite: suite)
         }
     }
 
@@ -435,10 +452,10 @@ public final class PreferenceStore: @unchecked Sendable {
     ///   - defaults: The values by key; values of unsupported types are ignored.
     ///   - scope: Every store of the process (the default, as UserDefaults), or this suite.
     public func register(defaults: [String: Any], scope: RegistrationScope = .process) {
-        var converted: [String: PreferenceValue] = [:]
+        var converted: [ExactName: PreferenceValue] = [:]
         for (key, value) in defaults {
             if let preferenceValue = PreferenceValue(any: value) {
-                converted[key] = preferenceValue
+                converted[ExactName(key)] = preferenceValue
             }
         }
         switch scope {
@@ -453,7 +470,11 @@ public final class PreferenceStore: @unchecked Sendable {
     public var registeredDefaults: [String: PreferenceValue] {
         let process = Self.processRegistration.withLock { $0 }
         let suite = database.state.withLock { _ in cache.registered }
-        return process.merging(suite) { $1 }
+        var result: [String: PreferenceValue] = [:]
+        for (name, value) in process.merging(suite, uniquingKeysWith: { $1 }) {
+            result[name.string] = value
+        }
+        return result
     }
 
     // MARK: - Declarations and history

@@ -13,17 +13,17 @@ final class SuiteCache {
     @exclusivity(unchecked) var values = PreferenceValueCache()
     /// The defaults of the typed keys read through this suite, below the declared ones:
     /// what `bool(forKey:)` and friends read when nothing else gives a value.
-    @exclusivity(unchecked) var keyDefaults: [String: PreferenceValue] = [:]
+    @exclusivity(unchecked) var keyDefaults: [ExactName: PreferenceValue] = [:]
     /// The typed keys with previous names whose old values this suite already looked for.
-    @exclusivity(unchecked) var renamedKeys: Set<String> = []
+    @exclusivity(unchecked) var renamedKeys: Set<ExactName> = []
     /// The versioned typed keys whose stored shape this suite checked since their last
     /// change (see `PreferenceStore.upgradeStoredShape`).
-    @exclusivity(unchecked) var versionCheckedKeys: Set<String> = []
+    @exclusivity(unchecked) var versionCheckedKeys: Set<ExactName> = []
     /// The volatile registration domain (`register(defaults:)`).
-    @exclusivity(unchecked) var registered: [String: PreferenceValue] = [:]
+    @exclusivity(unchecked) var registered: [ExactName: PreferenceValue] = [:]
     /// The defaults of the suite's declarations, read on first need; nil until then, and
     /// again after any commit (a declaration may have changed).
-    @exclusivity(unchecked) var declaredDefaults: [String: PreferenceValue]?
+    @exclusivity(unchecked) var declaredDefaults: [ExactName: PreferenceValue]?
     /// The keys read through this suite as Swift's Observation sees them. Never emptied
     /// while the cache lives: a registration must survive a reset of the values.
     @exclusivity(unchecked) private(set) var observations: [PreferenceCacheKey: KeyObservation] =
@@ -76,7 +76,8 @@ final class SuiteCache {
 
     /// Records a typed key's default (once per key name: the first key read wins).
     func registerDefault(of slot: PreferenceCacheSlot, name: String) {
-        if keyDefaults[name] == nil, let value = slot.defaultValue { keyDefaults[name] = value }
+        let exact = ExactName(name)
+        if keyDefaults[exact] == nil, let value = slot.defaultValue { keyDefaults[exact] = value }
     }
 
     private func dropSlotsOfKeysGone() {

@@ -479,7 +479,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             if zip(tags, tags.dropFirst()).allSatisfy({ precedes($0, $1) }) {
                 return tags.joined(separator: " ")
             }
-            return Set(tags).sorted(by: precedes).joined(separator: " ")
+            return Set(tags.map(ExactName.init)).sorted().map(\.string).joined(separator: " ")
         }
     }
 

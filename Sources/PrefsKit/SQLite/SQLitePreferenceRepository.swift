@@ -109,17 +109,18 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         return connection.changes
     }
 
-    func values(suite: String) throws -> [String: PreferenceValue] {
+    func entries(suite: String) throws -> [(key: String, value: PreferenceValue)] {
+        // The primary key's BINARY collation: byte order.
         let statement = try connection.cachedStatement(
-            sql: "SELECT key, type, value FROM preference WHERE suite = ?")
+            sql: "SELECT key, type, value FROM preference WHERE suite = ? ORDER BY key")
         try statement.bind([suite])
         defer { statement.reset() }
-        var result: [String: PreferenceValue] = [:]
+        var result: [(key: String, value: PreferenceValue)] = []
         while try statement.step() {
             if let value = PreferenceValue(
                 storedType: statement.text(at: 1), value: statement.value(at: 2))
             {
-                result[statement.text(at: 0)] = value
+                result.append((statement.text(at: 0), value))
             }
         }
         return result

@@ -236,10 +236,10 @@ final class SQLiteSyncRepository: SyncRepository {
             row.get(0, as: String.self).flatMap(SyncIdent.parts).flatMap {
                 $0.count == 3 ? $0[2] : nil
             }
-        }.sorted()
+        }.sorted(by: ExactName.precedes)
     }
 
-    func bookmarkPositions(kind: String) throws -> [String: Int] {
+    func bookmarkPositions(kind: String) throws -> [ExactName: Int] {
         let prefix = SyncIdent.make([kind]) + "."
         let rows = try connection.rows(
             sql: """
@@ -247,12 +247,12 @@ final class SQLiteSyncRepository: SyncRepository {
                 WHERE entity = 'bookmark' AND ident >= ?1 AND ident < ?1 || 'G'
                     AND field = 'position'
                 """, arguments: [prefix])
-        var positions: [String: Int] = [:]
+        var positions: [ExactName: Int] = [:]
         for row in rows {
             if let parts = row.get(0, as: String.self).flatMap(SyncIdent.parts), parts.count == 2,
                 let position = row.get(1, as: Int.self)
             {
-                positions[parts[1]] = position
+                positions[ExactName(parts[1])] = position
             }
         }
         return positions

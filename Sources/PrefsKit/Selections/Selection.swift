@@ -153,7 +153,10 @@ public struct Selection: Sendable, Hashable {
     /// is still there the index moves with it; when it is gone, the policy applies to the
     /// new count. The count becomes the list's length.
     public func following(itemIDs: [String]) -> Selection {
-        if let itemID, let position = itemIDs.firstIndex(of: itemID) {
+        // By bytes: an identifier Swift calls equal to the recorded one is another item.
+        if let itemID,
+            let position = itemIDs.firstIndex(where: { ExactName.sameBytes($0, itemID) })
+        {
             var copy = self
             copy.count = itemIDs.count
             copy.index = position

@@ -29,8 +29,9 @@ package protocol PreferenceRepository {
     /// Removes every key of a suite; returns how many there were.
     @discardableResult
     func removeAll(suite: String) throws -> Int
-    /// Every stored value of a suite.
-    func values(suite: String) throws -> [String: PreferenceValue]
+    /// Every stored value of a suite, in the byte order of the keys (names are bytes: two
+    /// spellings of one text are two keys).
+    func entries(suite: String) throws -> [(key: String, value: PreferenceValue)]
     /// The names of suites that hold values or declarations.
     func suites() throws -> [String]
     /// Stores a declaration, replacing an earlier one of the same key.

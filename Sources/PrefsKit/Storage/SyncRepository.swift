@@ -87,7 +87,7 @@ package protocol SyncRepository {
     /// The tags a bookmark has by its sync stamps.
     func bookmarkTags(kind: String, itemID: String) throws -> [String]
     /// The merged positions of a kind's bookmarks, by item id.
-    func bookmarkPositions(kind: String) throws -> [String: Int]
+    func bookmarkPositions(kind: String) throws -> [ExactName: Int]
     /// Changes applied from now until `false` are not captured for sync.
     func setApplying(_ isApplying: Bool) throws
     /// Moves the clock past one seen in a pulled change.

@@ -64,7 +64,9 @@ struct SyncMerge {
             var kinds: [String] = []
             for bookmark in bookmarks {
                 try rebuild(kind: bookmark[0], itemID: bookmark[1])
-                if !kinds.contains(bookmark[0]) { kinds.append(bookmark[0]) }
+                if !kinds.contains(where: { ExactName.sameBytes($0, bookmark[0]) }) {
+                    kinds.append(bookmark[0])
+                }
             }
             for kind in kinds { try renumber(kind: kind) }
         }
@@ -112,11 +114,15 @@ struct SyncMerge {
             note: text("note", else: existing?.note))
         let now = Date()
         if let existing {
+            // By bytes: a title that changed only in its Unicode spelling is still a change,
+            // or devices would keep different bytes forever.
             let isSame =
-                existing.title == draft.title && existing.urlString == url
-                && existing.category == draft.category && existing.note == draft.note
-                && existing.tags == draft.tags.sorted()
-                && (folder == nil || existing.folder == folder)
+                ExactName.sameBytes(existing.title, draft.title)
+                && ExactName.sameBytes(existing.urlString, url)
+                && ExactName.sameBytes(existing.category, draft.category)
+                && ExactName.sameBytes(existing.note, draft.note)
+                && ExactName.sameBytes(existing.tags, draft.tags.sorted(by: ExactName.precedes))
+                && (folder.map { ExactName.sameBytes(existing.folder, $0) } ?? true)
             if !isSame {
                 _ = try repository.update(id: existing.id, with: draft, in: .draft, at: now)
             }
@@ -131,8 +137,13 @@ struct SyncMerge {
         let repository = state.engine.bookmarks
         let positions = try sync.bookmarkPositions(kind: kind)
         let ordered = try repository.list(BookmarkQuery(kind: kind)).map { bookmark in
-            (order: positions[bookmark.itemID] ?? bookmark.position, bookmark: bookmark)
-        }.sorted { ($0.order, $0.bookmark.itemID) < ($1.order, $1.bookmark.itemID) }
+            (order: positions[ExactName(bookmark.itemID)] ?? bookmark.position, bookmark: bookmark)
+        }.sorted {
+            // Ties by the item id's bytes: the same order on every device, also for ids that
+            // Swift's `<` cannot tell apart.
+            $0.order != $1.order
+                ? $0.order < $1.order : ExactName.precedes($0.bookmark.itemID, $1.bookmark.itemID)
+        }
         for (rank, entry) in ordered.enumerated() where entry.bookmark.position != rank {
             try repository.setPosition(rank, id: entry.bookmark.id)
         }
