@@ -268,11 +268,15 @@ extension BookmarkStore {
                     } else if let existing = try repository.bookmark(
                         kind: link.draft.kind, itemID: link.draft.itemID)
                     {
+                        // By bytes: a title that differs only in its Unicode spelling is
+                        // an update, not "unchanged".
                         let isSame =
-                            existing.title == link.draft.title
-                            && existing.urlString == link.draft.url?.absoluteString
-                            && existing.folder == link.draft.folderPath
-                            && existing.tags == link.draft.tags && existing.note == link.draft.note
+                            ExactName.sameBytes(existing.title, link.draft.title)
+                            && ExactName.sameBytes(
+                                existing.urlString, link.draft.url?.absoluteString)
+                            && ExactName.sameBytes(existing.folder, link.draft.folderPath)
+                            && ExactName.sameBytes(existing.tags, link.draft.tags)
+                            && ExactName.sameBytes(existing.note, link.draft.note)
                             && (link.position == nil || link.position == existing.position)
                         if isSame {
                             summary.unchanged += 1
@@ -368,7 +372,7 @@ extension BookmarkStore {
         let existing = BookmarkFolderTree(try repository.folders())
         struct Sibling: Hashable {
             var parent: Int64?
-            var name: String
+            var name: ExactName
         }
         var seen: [Sibling: Int] = [:]
         var made: [Sibling: [BookmarkFolder]] = [:]
@@ -380,15 +384,19 @@ extension BookmarkStore {
             } else {
                 parentID = nil
             }
-            let sibling = Sibling(parent: parentID, name: folder.name)
+            let sibling = Sibling(parent: parentID, name: ExactName(folder.name))
             let ordinal = seen[sibling, default: 0]
             seen[sibling] = ordinal + 1
             let rows =
-                existing.children(of: parentID).filter { $0.name == folder.name }
+                existing.children(of: parentID).filter {
+                    ExactName.sameBytes($0.name, folder.name)
+                }
                 + made[sibling, default: []]
             if ordinal < rows.count {
                 let row = rows[ordinal]
-                if let description = folder.description, description != row.description {
+                if let description = folder.description,
+                    !ExactName.sameBytes(description, row.description)
+                {
                     try repository.setFolderDescription(description, id: row.id)
                 }
                 result[index] = row.id
@@ -404,10 +412,16 @@ extension BookmarkStore {
     }
 }
 
-/// The identity of a bookmark: its kind and item ID.
+/// The identity of a bookmark: its kind and item ID, as bytes (as the database's unique
+/// constraint compares them).
 private struct BookmarkIdentity: Hashable {
-    var kind: String
-    var itemID: String
+    var kind: ExactName
+    var itemID: ExactName
+
+    init(kind: String, itemID: String) {
+        self.kind = ExactName(kind)
+        self.itemID = ExactName(itemID)
+    }
 }
 
 /// Reports how far an import has come: (items done, items in all).

@@ -122,7 +122,15 @@ extension PreferenceValue {
             }
             var entries: [String: PreferenceValue] = [:]
             for member in members {
-                entries[member.key] = try Self(nestedJSON: member.value, key: key)
+                // A dictionary keeps one of two keys Swift calls equal: refused, not lost.
+                let value = try Self(nestedJSON: member.value, key: key)
+                guard entries.updateValue(value, forKey: member.key) == nil else {
+                    throw .invalidValue(
+                        key: key,
+                        reason:
+                            "the object holds the key '\(MessageText.shown(member.key))' twice"
+                            + " (or in two Unicode spellings)")
+                }
             }
             self = .dictionary(entries)
         }

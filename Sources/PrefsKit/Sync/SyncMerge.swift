@@ -19,7 +19,7 @@ struct SyncMerge {
         try sync.setApplying(true)
         var outcome = Outcome()
         var bookmarks: [[String]] = []
-        var seen: Set<[String]> = []
+        var seen: Set<[ExactName]> = []
         for change in changes {
             guard let clock = HybridClock(change.clock), let ident = SyncIdent.parts(change.ident)
             else { continue }
@@ -54,7 +54,7 @@ struct SyncMerge {
                 try applyPreference(change, suite: ident[0], key: ident[1], clock: clock)
             case .bookmark, .tag:
                 let bookmark = Array(ident.prefix(2))
-                if bookmark.count == 2, seen.insert(bookmark).inserted {
+                if bookmark.count == 2, seen.insert(bookmark.map(ExactName.init)).inserted {
                     bookmarks.append(bookmark)
                 }
             }
