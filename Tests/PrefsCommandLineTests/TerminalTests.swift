@@ -117,3 +117,17 @@ struct TerminalTests {
         #expect(try runPrefs(["--db", db, "get", "a"]).stdout == "1\n")
     }
 }
+
+extension TerminalTests {
+    /// On a terminal `get` shows control characters escaped; on a pipe it prints the bytes.
+    @Test func getEscapesControlCharactersOnATerminalOnly() throws {
+        let key = "bell"
+        #expect(
+            try runPrefs(["--db", db, "set", "--type", "string", key, "a\u{7}\u{1B}[2Jb"]).status
+                == 0)
+        let shown = try onTerminal(["get", key], noColor: true)
+        #expect(shown.status == 0)
+        #expect(shown.output == "a\\u{7}\\u{1b}[2Jb\r\n")
+        #expect(try runPrefs(["--db", db, "get", key]).stdout == "a\u{7}\u{1B}[2Jb\n")
+    }
+}

@@ -70,7 +70,8 @@ extension CommandRunner {
                 for group in groups {
                     text +=
                         (group.folder.isEmpty
-                            ? "(top level)" : BookmarkFolderPath.text(group.folder)) + "\n"
+                            ? "(top level)"
+                            : ValueText.listed(BookmarkFolderPath.text(group.folder))) + "\n"
                     text += group.bookmarks.map { "  " + Self.line($0) }.joined()
                 }
                 console.print(text)
@@ -86,7 +87,7 @@ extension CommandRunner {
             } else {
                 var text = ""
                 for group in groups {
-                    text += (group.category ?? "(no category)") + "\n"
+                    text += (group.category.map(ValueText.listed) ?? "(no category)") + "\n"
                     text += group.bookmarks.map { "  " + Self.line($0) }.joined()
                 }
                 console.print(text)
@@ -134,8 +135,9 @@ extension CommandRunner {
             return
         }
         inform(summary.description)
-        for issue in summary.skipped { inform("  skipped: \(issue)") }
-        for issue in summary.warnings { inform("  warning: \(issue)") }
+        // Issues quote titles and URLs of the file, which may hold terminal controls.
+        for issue in summary.skipped { inform("  skipped: " + ValueText.listed("\(issue)")) }
+        for issue in summary.warnings { inform("  warning: " + ValueText.listed("\(issue)")) }
     }
 
     /// A hint for a file that another command reads.
@@ -172,8 +174,8 @@ extension CommandRunner {
     /// One bookmark on one line, tab-separated: id, kind, item ID, title, category.
     static func line(_ bookmark: Bookmark) -> String {
         [
-            String(bookmark.id), bookmark.kind, bookmark.itemID, bookmark.title,
-            bookmark.category ?? "-",
+            String(bookmark.id), ValueText.listed(bookmark.kind), ValueText.listed(bookmark.itemID),
+            ValueText.listed(bookmark.title), bookmark.category.map(ValueText.listed) ?? "-",
         ]
         .joined(separator: "\t") + "\n"
     }

@@ -32,7 +32,7 @@ extension CommandRunner {
             printJSON(
                 JSONShapes.preference(suite: suite, key: key, value: value, isDefault: isDefault))
         } else {
-            console.print(ValueText.plain(value) + "\n")
+            console.print(terminalSafe(ValueText.plain(value)) + "\n")
         }
     }
 
@@ -54,9 +54,9 @@ extension CommandRunner {
             printJSON(
                 JSONShapes.rawPreference(suite: suite, key: key, value: value, version: version))
         } else if case .json(let text) = value {
-            console.print(text + "\n")
+            console.print(terminalSafe(text) + "\n")
         } else {
-            console.print(ValueText.plain(value) + "\n")
+            console.print(terminalSafe(ValueText.plain(value)) + "\n")
         }
     }
 
@@ -165,15 +165,16 @@ extension CommandRunner {
         var lines = ["key: \(ValueText.shown(key))", "suite: \(suite)"]
         if let declaration {
             lines.append("declared type: \(declaration.type)")
-            lines.append("default: \(declaration.defaultValue.map(ValueText.plain) ?? "(none)")")
-            lines.append("description: \(declaration.description ?? "(none)")")
+            lines.append("default: \(declaration.defaultValue.map(ValueText.listed) ?? "(none)")")
+            lines.append(
+                "description: \(declaration.description.map(ValueText.listed) ?? "(none)")")
         } else {
             lines.append("declared: no")
         }
-        lines.append("stored: \(stored.map { "\(ValueText.plain($0)) (\($0.type))" } ?? "(none)")")
+        lines.append("stored: \(stored.map { "\(ValueText.listed($0)) (\($0.type))" } ?? "(none)")")
         if let lastChange {
-            let old = lastChange.oldValue.map(ValueText.plain) ?? "(none)"
-            let new = lastChange.value.map(ValueText.plain) ?? "(removed)"
+            let old = lastChange.oldValue.map(ValueText.listed) ?? "(none)"
+            let new = lastChange.value.map(ValueText.listed) ?? "(removed)"
             lines.append(
                 "last change: \(ISO8601.string(from: lastChange.changedAt)) \(old) -> \(new)")
         }
@@ -222,7 +223,8 @@ extension CommandRunner {
         -> String
     {
         if isNullSeparated { return "\(key)\n\(ValueText.plain(value))\0" }
-        return "\(key)=\(ValueText.plain(value))" + (isDefault ? " (default)\n" : "\n")
+        return "\(ValueText.listed(key))=\(ValueText.listed(value))"
+            + (isDefault ? " (default)\n" : "\n")
     }
 
     func list(includeDeclared: Bool, isNullSeparated: Bool = false) throws {
@@ -274,8 +276,8 @@ extension CommandRunner {
         if globals.isJSON {
             printJSON(.array(sorted.map(JSONValue.string)))
         } else {
-            let separator = isNullSeparated ? "\0" : "\n"
-            console.print(sorted.map { $0 + separator }.joined())
+            console.print(
+                sorted.map { isNullSeparated ? $0 + "\0" : ValueText.listed($0) + "\n" }.joined())
         }
     }
 
@@ -306,9 +308,11 @@ extension CommandRunner {
         }
         var text = ""
         for change in changes {
-            let old = change.oldValue.map(ValueText.plain) ?? "(none)"
-            let new = change.value.map(ValueText.plain) ?? "(removed)"
-            text += "\(ISO8601.string(from: change.changedAt))  \(change.key): \(old) -> \(new)\n"
+            let old = change.oldValue.map(ValueText.listed) ?? "(none)"
+            let new = change.value.map(ValueText.listed) ?? "(removed)"
+            text +=
+                "\(ISO8601.string(from: change.changedAt))  \(ValueText.listed(change.key)):"
+                + " \(old) -> \(new)\n"
         }
         console.print(text)
     }
@@ -319,7 +323,8 @@ extension CommandRunner {
         if globals.isJSON {
             printJSON(.array(names.map(JSONValue.string)))
         } else {
-            console.print(names.map { $0 + (isNullSeparated ? "\0" : "\n") }.joined())
+            console.print(
+                names.map { isNullSeparated ? $0 + "\0" : ValueText.listed($0) + "\n" }.joined())
         }
     }
 
@@ -474,9 +479,9 @@ extension CommandRunner {
                 if isJSON {
                     line = JSONShapes.change(change).serialized(.spaced)
                 } else if let value = change.value {
-                    line = "\(change.key)=\(ValueText.plain(value))"
+                    line = "\(ValueText.listed(change.key))=\(ValueText.listed(value))"
                 } else {
-                    line = "\(change.key) (removed)"
+                    line = "\(ValueText.listed(change.key)) (removed)"
                 }
                 if !console.print(line + "\n") { break }
             }

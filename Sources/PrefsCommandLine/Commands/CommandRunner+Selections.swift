@@ -8,7 +8,7 @@ extension CommandRunner {
         } else {
             console.print(
                 selections.map {
-                    "\($0.name)\t\($0.index.map(String.init) ?? "none")\t\($0.count)\t\($0.policy.rawValue)\n"
+                    "\(ValueText.listed($0.name))\t\($0.index.map(String.init) ?? "none")\t\($0.count)\t\($0.policy.rawValue)\n"
                 }.joined())
         }
     }

@@ -198,6 +198,12 @@ struct CommandRunner {
         return try AppDatabase(path: databasePath, options: options)
     }
 
+    /// Data for standard output: escaped for a terminal (``ValueText/listed(_:)``), exact for
+    /// a pipe or a file, where a script reads the bytes.
+    func terminalSafe(_ text: String) -> String {
+        console.isOutputTerminal ? ValueText.listed(text) : text
+    }
+
     /// Prints a message on stderr unless `--quiet`.
     func inform(_ text: String) {
         if !globals.isQuiet { console.message(text) }

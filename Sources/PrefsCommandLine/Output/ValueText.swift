@@ -128,4 +128,12 @@ enum ValueText {
 
     /// Text shown inside a message: control characters escaped, long text cut.
     static func shown(_ text: String) -> String { MessageText.shown(text) }
+
+    /// Data in human output on a line of its own (a listing): whole, with what a terminal
+    /// would act on escaped (``MessageText/escaped(_:)``). `-z`, `--json` and `get` on a
+    /// pipe keep the exact bytes instead.
+    static func listed(_ text: String) -> String { MessageText.escaped(text) }
+
+    /// A value's plain text, escaped for a listing.
+    static func listed(_ value: PreferenceValue) -> String { MessageText.escaped(plain(value)) }
 }
