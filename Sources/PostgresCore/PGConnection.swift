@@ -280,69 +280,10 @@
             "\"" + name.replacingAll("\"", with: "\"\"") + "\""
         }
 
-        /// A connection string with the password of a URI's user part, a `password` query
-        /// parameter or a `password=` pair replaced by `***`.
+        /// A connection string with every secret libpq would read replaced by `***`
+        /// (``ConnectionString/redacted(_:)``).
         public static func redacted(_ target: String) -> String {
-            var text = target
-            if let scheme = text.firstRange(of: "://") {
-                let afterScheme = scheme.upperBound
-                let authorityEnd =
-                    text[afterScheme...].firstIndex(where: { "/?#".contains($0) })
-                    ?? text.endIndex
-                if let at = text[afterScheme..<authorityEnd].lastIndex(of: "@"),
-                    let colon = text[afterScheme..<at].firstIndex(of: ":")
-                {
-                    text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-                }
-            }
-            return redactPairs(text)
-        }
-
-        /// A connection string with any password taken out (to be remembered: the password
-        /// then comes from libpq's own mechanisms).
-        public static func withoutPassword(_ target: String) -> String {
-            var text = redacted(target).replacingAll(":***@", with: "@")
-            for pair in ["&password=***", "?password=***&", "?password=***", "password=*** "] {
-                text = text.replacingAll(
-                    pair, with: pair.hasPrefix("?") && pair.hasSuffix("&") ? "?" : "")
-            }
-            return text.replacingAll("password=***", with: "")
-        }
-
-        /// Replaces the value after each `password=` (in a query string or a key=value list).
-        private static func redactPairs(_ text: String) -> String {
-            var result = ""
-            var rest = Substring(text)
-            while let found = rest.firstRange(of: "password") {
-                result += rest[..<found.upperBound]
-                rest = rest[found.upperBound...]
-                var cursor = rest.startIndex
-                while cursor < rest.endIndex, rest[cursor] == " " {
-                    cursor = rest.index(after: cursor)
-                }
-                guard cursor < rest.endIndex, rest[cursor] == "=" else { continue }
-                result += rest[rest.startIndex...cursor]
-                cursor = rest.index(after: cursor)
-                while cursor < rest.endIndex, rest[cursor] == " " {
-                    cursor = rest.index(after: cursor)
-                }
-                var end = cursor
-                if end < rest.endIndex, rest[end] == "'" {
-                    end = rest.index(after: end)
-                    while end < rest.endIndex, rest[end] != "'" {
-                        if rest[end] == "\\" { end = rest.index(after: end) }
-                        if end < rest.endIndex { end = rest.index(after: end) }
-                    }
-                    if end < rest.endIndex { end = rest.index(after: end) }
-                } else {
-                    while end < rest.endIndex, !" &".contains(rest[end]) {
-                        end = rest.index(after: end)
-                    }
-                }
-                result += "***"
-                rest = rest[end...]
-            }
-            return result + rest
+            ConnectionString.redacted(target)
         }
     }
 

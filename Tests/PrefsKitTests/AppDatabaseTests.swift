@@ -16,7 +16,8 @@ import Testing
         ("postgresql://localhost/prefs", true), ("postgres://u@h/d", true),
         ("host=/run/postgresql dbname=prefs", true), ("  dbname=prefs", true),
         ("service_name=x", true), ("prefs.sqlite", false), ("/tmp/a=b/prefs.sqlite", false),
-        ("./host=x", false), ("=x", false), ("host =x", false), ("", false), ("   ", false),
+        ("./host=x", false), ("=x", false), ("host =x", true),
+        ("host = /run/postgresql dbname=p", true), ("host x=y", false), ("", false), ("   ", false),
         ("hôst=x", false), ("db-name=x", false), ("dbname", false),
     ])
     func connectionStringsAreToldFromPaths(location: String, isConnection: Bool) {

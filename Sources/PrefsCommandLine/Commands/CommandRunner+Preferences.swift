@@ -286,7 +286,7 @@ extension CommandRunner {
             if globals.isJSON {
                 printJSON(.object([("suite", .string(suite)), ("removed", .number("0"))]))
             }
-            inform("Nothing to reset: no database at '\(databasePath)'")
+            inform("Nothing to reset: no database at '\(shownDatabasePath)'")
             return
         }
         let store = PreferenceStore(database: database, suite: suite)
@@ -464,7 +464,7 @@ extension CommandRunner {
         }
         guard let database = try openForReading() else {
             throw CommandFailure(
-                "No database at '\(databasePath)'", exitCode: CommandFailure.noInput)
+                "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
         }
         let store = PreferenceStore(database: database, suite: suite)
         let stream = store.changes()

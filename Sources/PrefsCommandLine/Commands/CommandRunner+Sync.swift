@@ -30,6 +30,7 @@ extension CommandRunner {
             let database = try openForWriting()
             let sync: DeviceSync
             if let hub {
+                warnOfPassword(in: hub)
                 sync = try DeviceSync(database: database, hub: hub, account: requestedAccount)
             } else if let status = try DeviceSync.status(of: database), let remembered = status.hub
             {
@@ -101,7 +102,7 @@ extension CommandRunner {
                 printJSON(
                     .object([
                         ("device", .string(status.deviceID)),
-                        ("hub", status.hub.map(JSONValue.string) ?? .null),
+                        ("hub", status.hub.map { .string(DatabaseLocation.shown($0)) } ?? .null),
                         ("account", status.account.map(JSONValue.string) ?? .null),
                         ("cursor", .integer(Int(status.cursor))),
                         (
@@ -122,7 +123,7 @@ extension CommandRunner {
             console.print(
                 """
                 Device:     \(status.deviceID)
-                Hub:        \(status.hub ?? "none") (account \(status.account ?? "none"))
+                Hub:        \(status.hub.map(DatabaseLocation.shown) ?? "none") (account \(status.account ?? "none"))
                 Last push:  \(status.lastPush.map(ISO8601.string(from:)) ?? never)
                 Last pull:  \(status.lastPull.map(ISO8601.string(from:)) ?? never)
                 Pending:    \(status.pending) changes
@@ -135,7 +136,7 @@ extension CommandRunner {
         func syncConflicts(limit: Int) throws {
             guard let database = try openForReading() else {
                 throw CommandFailure(
-                    "No database at '\(databasePath)'", exitCode: CommandFailure.noInput)
+                    "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
             }
             let conflicts = try DeviceSync.conflicts(of: database, limit: limit)
             if globals.isJSON {
@@ -145,9 +146,10 @@ extension CommandRunner {
             for conflict in conflicts {
                 let lost =
                     conflict.lostPresent
-                    ? conflict.lostValue.map(ValueText.plain) ?? "(no value)" : "(removed)"
+                    ? conflict.lostValue.map(ValueText.listed) ?? "(no value)" : "(removed)"
                 console.print(
-                    "\(ISO8601.string(from: conflict.recordedAt))  \(Self.subject(conflict.subject))"
+                    "\(ISO8601.string(from: conflict.recordedAt))"
+                        + "  \(ValueText.listed(Self.subject(conflict.subject)))"
                         + "  lost \(lost) from \(conflict.lostDevice) at"
                         + " \(ISO8601.string(from: conflict.lostAt)), won by \(conflict.wonDevice)\n"
                 )

@@ -13,6 +13,9 @@ struct CommandRunner {
         globals.databasePath != nil || !(console.variable("PREFS_DB") ?? "").isEmpty
     }
 
+    /// The database for messages: a connection string without its password.
+    var shownDatabasePath: String { DatabaseLocation.shown(databasePath) }
+
     var databasePath: String {
         globals.databasePath ?? DatabaseLocation.defaultPath(variable: console.variable)
     }
@@ -43,13 +46,14 @@ struct CommandRunner {
                 "The account name must be 1 to 56 bytes without control characters",
                 exitCode: CommandFailure.usage)
         }
+        if let named = globals.databasePath { warnOfPassword(in: named) }
         // Sync's account is the hub's.
         if globals.account != nil, !AppDatabase.isConnectionString(databasePath),
             invocation.command.isSync == false
         {
             throw CommandFailure(
                 "--account applies only to a PostgreSQL database (--db postgresql://...);"
-                    + " '\(databasePath)' is a file",
+                    + " '\(shownDatabasePath)' is a file",
                 exitCode: CommandFailure.usage)
         }
         switch invocation.command {
@@ -202,6 +206,15 @@ struct CommandRunner {
     /// a pipe or a file, where a script reads the bytes.
     func terminalSafe(_ text: String) -> String {
         console.isOutputTerminal ? ValueText.listed(text) : text
+    }
+
+    /// Warns when a connection string given on the command line holds a password: every
+    /// user of the machine can read a process's arguments (`ps`).
+    func warnOfPassword(in location: String) {
+        guard DatabaseLocation.holdsPassword(location) else { return }
+        console.message(
+            "Warning: the password in the connection string is visible to every user in 'ps';"
+                + " keep it in ~/.pgpass (or the file PGPASSFILE names) or a service file instead")
     }
 
     /// Prints a message on stderr unless `--quiet`.

@@ -167,12 +167,16 @@ public final class AppDatabase: Sendable {
     public static func isConnectionString(_ location: String) -> Bool {
         if location.hasPrefix("postgresql://") || location.hasPrefix("postgres://") { return true }
         // Read as bytes, not Characters: every command asks this of its path at start-up.
+        // libpq allows spaces around the `=`, so `host = /run/postgresql` is one too.
         var keywordLength = 0
+        var keywordEnded = false
         for byte in location.utf8.drop(while: { $0 == UInt8(ascii: " ") }) {
             switch byte {
             case UInt8(ascii: "="): return keywordLength > 0
+            case UInt8(ascii: " "): keywordEnded = keywordLength > 0
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "_"):
+                if keywordEnded { return false }
                 keywordLength += 1
             default: return false
             }

@@ -17,6 +17,9 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The folder the file is to be created in does not exist (only the default location's
     /// folders are made).
     case folderMissing(path: String)
+    /// libpq cannot parse the connection string. It is not shown: a mistyped string may hold
+    /// a password where libpq would not look for one.
+    case invalidConnectionString
     /// The file is not a SQLite database, or it is damaged.
     case notADatabase(path: String, detail: String)
     /// The file is another application's SQLite database, or the server's database holds
@@ -65,6 +68,9 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "Permission denied reading '\(path)' or a folder on its path"
         case .folderMissing(let path):
             "The folder of '\(path)' does not exist; create it first"
+        case .invalidConnectionString:
+            "libpq cannot parse the connection string (not shown, as it may hold a password);"
+                + " check its syntax: postgresql://user@host/dbname or host=... dbname=..."
         case .notADatabase(let path, let detail):
             "'\(path)' is not a prefs database or is corrupt (\(detail)); it was left unchanged"
         case .foreignDatabase(let path):

@@ -17,6 +17,9 @@
         static func open(target: String, options: AppDatabase.Options) throws(DatabaseError)
             -> PostgreSQLEngine
         {
+            guard ConnectionString.options(target) != nil else {
+                throw .invalidConnectionString
+            }
             let redacted = PGConnection.redacted(target)
             do {
                 let connection = try PGConnection(target)

@@ -63,14 +63,15 @@
             options.watchesForChanges = false
             let hub = try AppDatabase(path: target, options: options)
             guard let hubAccount = hub.state.withLock({ ($0.engine as? PostgreSQLEngine)?.account })
-            else { throw SyncError.hubIsNotAServer(target: target) }
+            else { throw SyncError.hubIsNotAServer(target: ConnectionString.redacted(target)) }
             if let previous = remembered?.account, previous != hubAccount {
                 throw SyncError.otherAccount(device: previous, requested: hubAccount)
             }
             self.hub = hub
             self.account = hubAccount
             let previous = remembered
-            let kept = PGConnection.withoutPassword(target)
+            // As libpq parsed it, without the password: what the device file remembers.
+            let kept = ConnectionString.withoutSecrets(target) ?? ConnectionString.redacted(target)
             deviceID = try database.write { state in
                 let sync = try Self.repository(state)
                 if let previous {
