@@ -12,16 +12,22 @@
 
 -- Roles belong to the whole server: another database's first migration may be making them
 -- at the same moment.
+-- An owner without CREATEROLE migrates once an administrator made them (the README's set-up):
+-- only missing roles are created.
 DO $roles$
 BEGIN
-    BEGIN
-        CREATE ROLE prefs_account NOLOGIN;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
-    BEGIN
-        CREATE ROLE prefs_service NOLOGIN;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'prefs_account') THEN
+        BEGIN
+            CREATE ROLE prefs_account NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'prefs_service') THEN
+        BEGIN
+            CREATE ROLE prefs_service NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+    END IF;
 END
 $roles$;
 

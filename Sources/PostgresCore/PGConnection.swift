@@ -60,6 +60,11 @@
                 || (lowered.contains("role \"") && lowered.contains("does not exist"))
                 || lowered.contains("password is required")
                 || lowered.contains("permission denied for database")
+            // libpq gives no SQLSTATE for a database that is not there; it is not a matter of
+            // retrying.
+            if lowered.contains("database \"") && lowered.contains("does not exist") {
+                return PGError(sqlState: "3D000", message: message)
+            }
             return PGError(
                 sqlState: isAuthentication ? "28000" : nil, message: message,
                 isConnectionLost: !isAuthentication)

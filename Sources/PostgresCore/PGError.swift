@@ -36,6 +36,11 @@
         public var isPermissionDenied: Bool {
             sqlStateClass == "28" || sqlState == "42501"
         }
+        /// The server cancelled a wait: `lock_timeout` (55P03) or `statement_timeout`
+        /// (57014).
+        public var isTimeout: Bool { sqlState == "55P03" || sqlState == "57014" }
+        /// The database named in the connection string does not exist (3D000).
+        public var isMissingDatabase: Bool { sqlState == "3D000" }
         /// The server is out of disk space.
         public var isDiskFull: Bool { sqlState == "53100" }
         /// The server is shutting down, starting up, or refused the connection.

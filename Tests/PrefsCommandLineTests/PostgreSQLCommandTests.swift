@@ -60,7 +60,12 @@ import Testing
         let refused = try runPrefs(["--db", carol, "--account", "dave", "set", "x", "1"])
         #expect(refused.status == 77)
         #expect(refused.stderr.hasPrefix("Error: Permission denied by '"))
-        #expect(refused.stderr.contains("acting for account 'dave'"))
+        #expect(
+            refused.stderr.hasSuffix(
+                "the role 'carol' may act only for its own account, not 'dave'\n"))
+        // Reads too: not "no value".
+        let read = try runPrefs(["--db", carol, "--account", "dave", "get", "x"])
+        #expect(read.status == 77, "\(read.stderr)")
         #expect(try runPrefs(["--db", carol, "set", "x", "1"]).status == 0)
     }
 

@@ -10,7 +10,8 @@ extension DatabaseError {
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
         case .cannotCreate: 73
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
-        case .busy, .unavailable: 75
+        case .busy, .unavailable, .timedOut: 75
+        case .serverDatabaseMissing: 66
         case .permissionDenied: 77
         case .unsupported: 69
         case .internalError: 70

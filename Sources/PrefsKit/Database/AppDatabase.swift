@@ -29,6 +29,10 @@ public final class AppDatabase: Sendable {
         public var synchronous: Synchronous = .full
         /// How long a write waits for another process's lock before failing as busy.
         public var busyTimeoutMilliseconds = 5000
+        /// On a PostgreSQL server: how long one statement may run before the server cancels
+        /// it (`statement_timeout`), ending in ``DatabaseError/timedOut(path:detail:)``. Locks
+        /// wait ``busyTimeoutMilliseconds`` (`lock_timeout`). A file ignores it.
+        public var statementTimeoutMilliseconds = 30_000
         /// How often a cached read checks whether another process committed.
         public var changeCheckIntervalMilliseconds = 10
         /// The account a PostgreSQL database acts for (a service role may act for any); nil

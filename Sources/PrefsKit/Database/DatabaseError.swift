@@ -40,6 +40,11 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Another process held the lock past the busy timeout (or, on a server, a transaction
     /// could not be serialized with another).
     case busy(path: String)
+    /// The server gave up waiting: a lock held by another session past the lock timeout, or a
+    /// statement past the statement timeout. Nothing was changed; retry.
+    case timedOut(path: String, detail: String)
+    /// The server has no database of that name.
+    case serverDatabaseMissing(path: String)
     /// The server refused: authentication failed, or the role may not do this (row-level
     /// security included).
     case permissionDenied(path: String, detail: String)
@@ -89,6 +94,11 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "I/O error on '\(path)': \(detail)"
         case .busy(let path):
             "'\(path)' is locked by another process; retry in a moment"
+        case .timedOut(let path, let detail):
+            "'\(path)' gave up waiting (\(detail)); nothing was changed, retry in a moment"
+        case .serverDatabaseMissing(let path):
+            "The database of '\(path)' does not exist on the server; create it first"
+                + " (createdb NAME, as the README's server set-up shows)"
         case .permissionDenied(let path, let detail):
             "Permission denied by '\(path)': \(detail)"
         case .unavailable(let path, let detail):

@@ -23,6 +23,8 @@
                     return .permissionDenied(path: target, detail: error.message + acting)
                 }
                 if error.isDiskFull { return .diskFull(path: target) }
+                if error.isTimeout { return .timedOut(path: target, detail: error.message) }
+                if error.isMissingDatabase { return .serverDatabaseMissing(path: target) }
                 if error.isRetryable { return .busy(path: target) }
                 if error.isServerUnavailable {
                     return .unavailable(path: target, detail: error.message)

@@ -23,11 +23,20 @@
             let redacted = PGConnection.redacted(target)
             do {
                 let connection = try PGConnection(target)
-                let account = options.account ?? connection.user
-                guard !account.isEmpty, account.utf8.count <= 56 else {
+                if let account = options.account, account.isEmpty || account.utf8.count > 56 {
                     throw DatabaseError.cannotCreate(
                         path: redacted, reason: "the account name must be 1 to 56 bytes")
                 }
+                // Before anything waits for a lock (the migration's included).
+                let timeouts = (
+                    lock: options.busyTimeoutMilliseconds,
+                    statement: options.statementTimeoutMilliseconds
+                )
+                try connection.execute(
+                    """
+                    SELECT set_config('lock_timeout', $1, false),
+                        set_config('statement_timeout', $2, false)
+                    """, [String(timeouts.lock), String(timeouts.statement)])
                 if options.isReadOnly {
                     try connection.execute("SET default_transaction_read_only = on")
                 }
@@ -44,8 +53,9 @@
                     }
                     try migrate(connection, target: redacted)
                 }
-                try prepareSession(connection, account: account)
-                return PostgreSQLEngine(connection: connection, account: account)
+                let session = try prepareSession(
+                    connection, account: options.account, timeouts: timeouts)
+                return PostgreSQLEngine(connection: connection, session: session)
             } catch let error as DatabaseError {
                 throw error
             } catch {

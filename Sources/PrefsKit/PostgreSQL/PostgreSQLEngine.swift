@@ -29,11 +29,15 @@
         let bookmarkRepository: PostgreSQLBookmarkRepository
         /// Notifications received so far: the commit token.
         private var notificationCount: Int64 = 0
+        /// The session settings, set again after a reconnection.
+        private let session: Session
 
-        init(connection: PGConnection, account: String) {
+        init(connection: PGConnection, session: Session) {
             self.connection = connection
             self.target = connection.redactedTarget
-            self.account = account
+            self.account = session.account
+            self.channel = session.channel
+            self.session = session
             preferenceRepository = PostgreSQLPreferenceRepository(
                 connection: connection, account: account)
             selectionRepository = PostgreSQLSelectionRepository(
@@ -49,8 +53,9 @@
 
         var isInTransaction: Bool { connection.isInTransaction }
 
-        /// The channel the schema's trigger notifies at each commit of the account's preferences.
-        var channel: String { "prefs:" + account }
+        /// The channel the schema's trigger notifies at each commit of the account's
+        /// preferences: a random token of the account's, which other accounts cannot read.
+        let channel: String
 
         /// How many times a transaction runs again after a serialization failure or a deadlock
         /// before the error goes up (as ``DatabaseError/busy(path:)``, exit 75).
@@ -177,14 +182,74 @@
             }
             guard !connection.isConnected else { return }
             try connection.reconnect()
-            try Self.prepareSession(connection, account: account)
+            _ = try Self.prepareSession(
+                connection, account: account, timeouts: session.timeouts)
             notificationCount += 1
         }
 
-        /// Acts for the account and listens on its channel.
-        static func prepareSession(_ connection: PGConnection, account: String) throws {
-            try connection.execute("SELECT set_config('prefs.account', $1, false)", [account])
-            try connection.execute("LISTEN " + PGConnection.quotedIdentifier("prefs:" + account))
+        /// What a session was prepared with: the account it acts for, its channel, and its
+        /// timeouts.
+        struct Session {
+            let account: String
+            let channel: String
+            let timeouts: (lock: Int, statement: Int)
+        }
+
+        /// Sets the session's timeouts, acts for the account and listens on its channel.
+        ///
+        /// A service role (a member of `prefs_service`) must name the account it acts for; any
+        /// other role acts for its own account only, and naming another is refused, as is a
+        /// group role (`SET ROLE prefs_account`), which is no account.
+        ///
+        /// - Parameter account: The account asked for; nil for the role's own.
+        /// - Throws: ``DatabaseError/permissionDenied(path:detail:)`` for the refusals above.
+        static func prepareSession(
+            _ connection: PGConnection, account: String?, timeouts: (lock: Int, statement: Int)
+        ) throws -> Session {
+            try connection.execute(
+                """
+                SELECT set_config('lock_timeout', $1, false),
+                    set_config('statement_timeout', $2, false),
+                    set_config('prefs.account', $3, false)
+                """, [String(timeouts.lock), String(timeouts.statement), account ?? ""])
+            let who = try connection.execute(
+                """
+                SELECT prefs_current_account(), current_user::text,
+                    pg_has_role(current_user, 'prefs_service', 'MEMBER')
+                """)
+            let role = who.text(row: 0, column: 1) ?? ""
+            let isService = who.bool(row: 0, column: 2) == true
+            if isService, account == nil {
+                throw DatabaseError.permissionDenied(
+                    path: connection.redactedTarget,
+                    detail:
+                        "the role '\(role)' acts for other accounts; name the account"
+                        + " (--account or PREFS_ACCOUNT)")
+            }
+            if !isService, let account, account != role {
+                throw DatabaseError.permissionDenied(
+                    path: connection.redactedTarget,
+                    detail: "the role '\(role)' may act only for its own account, not '\(account)'")
+            }
+            guard let acting = who.text(row: 0, column: 0) else {
+                throw DatabaseError.permissionDenied(
+                    path: connection.redactedTarget,
+                    detail: "the role '\(role)' is a group role, not an account")
+            }
+            // Made on first need, also by a read-only session.
+            try connection.execute("BEGIN READ WRITE")
+            let channel: String
+            do {
+                channel =
+                    try connection.execute("SELECT prefs_account_channel()")
+                    .text(row: 0, column: 0) ?? ""
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+            try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+            return Session(account: acting, channel: channel, timeouts: timeouts)
         }
 
         func restrictFileModes() throws -> [(path: String, oldMode: Int)] { [] }

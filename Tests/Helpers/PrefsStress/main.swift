@@ -30,7 +30,10 @@ func fail(_ message: String, _ code: Int32) -> Never {
 
 let store: PreferenceStore
 do {
-    store = PreferenceStore(database: try AppDatabase(path: path))
+    // On a server, the account of PREFS_ACCOUNT (a service role must name one).
+    var options = AppDatabase.Options()
+    options.account = ProcessInfo.processInfo.environment["PREFS_ACCOUNT"]
+    store = PreferenceStore(database: try AppDatabase(path: path, options: options))
 } catch  where error == .busy(path: path) {
     fail("\(error)", 75)
 } catch {
