@@ -1,0 +1,258 @@
+import Foundation
+import PostgresCore
+import PrefsKit
+import TestSupport
+import Testing
+
+/// Another account on the same server, attacking by raw SQL as a real login role (psql and
+/// libpq), not through PrefsKit: every key includes the account, ids are the account's own,
+/// functions pin their search_path, group roles are no account, waits end, and channels are
+/// secret. Each test is named after its attack.
+@Suite struct PostgreSQLAttackTests {
+    let server: PostgresServer
+    let database: String
+
+    init() throws {
+        server = try PostgresServer.start()
+        database = try server.makeDatabase()
+        var options = AppDatabase.Options()
+        options.account = "admin"
+        _ = try AppDatabase(path: server.target(database: database), options: options)
+        let roles = try server.psql(
+            """
+            DO $$ BEGIN
+                BEGIN CREATE ROLE mallory LOGIN IN ROLE prefs_account;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+                BEGIN CREATE ROLE victor LOGIN IN ROLE prefs_account;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+                BEGIN CREATE ROLE webapp LOGIN IN ROLE prefs_service;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+            END $$
+            """)
+        #expect(roles.status == 0, "\(roles.stderr)")
+    }
+
+    func open(as role: String, account: String? = nil) throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = account
+        options.watchesForChanges = false
+        return try AppDatabase(
+            path: server.target(database: database, user: role), options: options)
+    }
+
+    /// SQL as the attacker, through psql.
+    func asMallory(_ sql: String) throws -> ProcessOutput {
+        try server.psql(sql, database: database, user: "mallory")
+    }
+
+    /// The victim's bookmark with a secret tag; returns its id.
+    func victimsTaggedBookmark() throws -> Int64 {
+        let victor = BookmarkStore(database: try open(as: "victor"))
+        return try victor.add(
+            BookmarkDraft(kind: "trip", itemID: "hideout", title: "Hideout", tags: ["secret"])
+        ).id
+    }
+
+    @Test func probingAnotherAccountsTagsThroughKeyErrorsLearnsNothing() throws {
+        let id = try victimsTaggedBookmark()
+        // The same statement for a tag the victim has and one it has not: the same answer.
+        let present = try asMallory(
+            "INSERT INTO bookmark_tag (bookmark_id, tag) VALUES (\(id), 'secret')")
+        let absent = try asMallory(
+            "INSERT INTO bookmark_tag (bookmark_id, tag) VALUES (\(id), 'nothing-here')")
+        #expect(present.status != 0 && absent.status != 0)
+        let normalize = { (text: String) in
+            text.replacingOccurrences(of: "nothing-here", with: "secret")
+        }
+        #expect(normalize(absent.stderr) == present.stderr, "\(present.stderr) / \(absent.stderr)")
+        #expect(!present.stderr.contains("already exists"))
+    }
+
+    @Test func aPlantedTagRowDoesNotShadowAnotherAccountsTag() throws {
+        // Mallory takes the id the victim's next bookmark would have had under one sequence,
+        // in her own account, with the tag the victim will use.
+        let planted = try asMallory(
+            """
+            INSERT INTO bookmark (id, kind, item_id, title, position, created_at, updated_at)
+                VALUES (1, 'trip', 'decoy', 'Decoy', 0, 0, 0);
+            INSERT INTO bookmark_tag (bookmark_id, tag) VALUES (1, 'secret');
+            """)
+        #expect(planted.status == 0, "\(planted.stderr)")
+        let id = try victimsTaggedBookmark()
+        let victor = BookmarkStore(database: try open(as: "victor"))
+        #expect(try victor.bookmark(id: id)?.tags == ["secret"])
+        #expect(try victor.list(BookmarkQuery(tag: "secret")).count == 1)
+    }
+
+    @Test func plantedIdsNeitherBlockNorForetellAnotherAccountsInserts() throws {
+        // A thousand ids of Mallory's own, bookmarks and folders.
+        let planted = try asMallory(
+            """
+            INSERT INTO bookmark (id, kind, item_id, title, position, created_at, updated_at)
+                SELECT n, 'trip', 'x' || n, 'X', n, 0, 0 FROM generate_series(1, 1000) AS n;
+            INSERT INTO bookmark_folder (id, name, position)
+                SELECT n, 'f' || n, n FROM generate_series(1, 1000) AS n;
+            """)
+        #expect(planted.status == 0, "\(planted.stderr)")
+        let victor = BookmarkStore(database: try open(as: "victor"))
+        var ids: [Int64] = []
+        for index in 0..<5 {
+            ids.append(
+                try victor.add(BookmarkDraft(kind: "trip", itemID: "v\(index)", title: "V")).id)
+        }
+        // Numbered in the victim's account alone: what Mallory did moves nothing.
+        #expect(ids == [1, 2, 3, 4, 5])
+        let folder = try asMallory("SELECT max(id) FROM bookmark_folder")
+        #expect(folder.stdout == "1000\n")
+    }
+
+    @Test func aWritableSearchPathCannotImpersonateAnotherAccount() throws {
+        try PreferenceStore(database: try open(as: "victor")).set(7, for: .launchCount)
+        // The PostgreSQL 14 default, kept by upgrades: everyone may create in public.
+        #expect(
+            try server.psql("GRANT CREATE ON SCHEMA public TO PUBLIC", database: database).status
+                == 0)
+        defer {
+            _ = try? server.psql("REVOKE CREATE ON SCHEMA public FROM PUBLIC", database: database)
+        }
+        let attack = try asMallory(
+            """
+            CREATE FUNCTION public.pg_has_role(name, text, text) RETURNS boolean
+                LANGUAGE sql AS 'SELECT true';
+            SET search_path = public, pg_catalog;
+            SET prefs.account = 'victor';
+            SELECT count(*) FROM preference;
+            """)
+        #expect(attack.stdout.hasSuffix("0\n"), "\(attack.stdout) \(attack.stderr)")
+        _ = try asMallory("DROP FUNCTION IF EXISTS public.pg_has_role(name, text, text)")
+        let pinned = try server.psql(
+            """
+            SELECT count(*) FROM pg_proc WHERE proname LIKE 'prefs\\_%'
+                AND NOT coalesce(proconfig::text LIKE '%search_path=pg_catalog%', false)
+            """, database: database)
+        #expect(pinned.stdout == "0\n", "functions without a pinned search_path: \(pinned.stdout)")
+    }
+
+    @Test func aGroupRoleIsNoAccount() throws {
+        let attack = try asMallory(
+            """
+            SET ROLE prefs_account;
+            SELECT count(*) FROM preference;
+            """)
+        #expect(attack.stdout == "0\n", "\(attack.stderr)")
+        let write = try asMallory(
+            """
+            SET ROLE prefs_account;
+            INSERT INTO preference (suite, key, type, value, updated_at)
+                VALUES ('standard', 'k', 'int', '1', 0);
+            """)
+        #expect(write.status != 0)
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM preference WHERE account = 'prefs_account'",
+                database: database
+            ).stdout == "0\n")
+    }
+
+    @Test func aServiceRoleThatNamesNoAccountIsRefused() throws {
+        let error = #expect(throws: DatabaseError.self) { _ = try open(as: "webapp") }
+        guard case .permissionDenied(_, let detail)? = error else {
+            Issue.record("expected permissionDenied, got \(String(describing: error))")
+            return
+        }
+        #expect(
+            detail
+                == "the role 'webapp' acts for other accounts; name the account (--account or"
+                + " PREFS_ACCOUNT)")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM prefs_account_state WHERE account = 'webapp'",
+                database: database
+            ).stdout == "0\n")
+    }
+
+    @Test func anotherAccountsTableLockEndsIn75WithinSeconds() throws {
+        try PreferenceStore(database: try open(as: "victor")).set(1, for: .launchCount)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        holder.arguments = [
+            "-c",
+            "printf 'BEGIN;\\nLOCK TABLE preference IN ACCESS EXCLUSIVE MODE;\\nSELECT pg_sleep(60);\\n'"
+                + " | psql -X -q '\(server.target(database: database, user: "mallory"))'",
+        ]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { holder.terminate() }
+        // Until the lock is held.
+        var isHeld = false
+        for _ in 0..<100 where !isHeld {
+            let locks = try server.psql(
+                """
+                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE c.relname = 'preference' AND l.mode = 'AccessExclusiveLock' AND l.granted
+                """, database: database)
+            isHeld = locks.stdout == "1\n"
+            if !isHeld { usleep(50_000) }
+        }
+        #expect(isHeld)
+        let start = Date()
+        let read = try runPrefs([
+            "--db", server.target(database: database, user: "victor"), "get", "launchCount",
+        ])
+        let seconds = Date().timeIntervalSince(start)
+        #expect(read.status == 75, "\(read.stderr)")
+        #expect(read.stderr.contains("gave up waiting"), "\(read.stderr)")
+        #expect(seconds < 20, "waited \(seconds) s")
+        _ = try server.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mallory'",
+            database: database)
+    }
+
+    @Test func listeningOnAnotherAccountsChannelHearsNothing() throws {
+        let victor = PreferenceStore(database: try open(as: "victor"))
+        try victor.set(1, for: .launchCount)
+        let mallory = try PGConnection(server.target(database: database, user: "mallory"))
+        // The old channel name, and every channel Mallory can read.
+        try mallory.execute("LISTEN \"prefs:victor\"")
+        let readable = try mallory.execute("SELECT channel FROM prefs_account_state")
+        for row in 0..<readable.rowCount {
+            if let channel = readable.text(row: row, column: 0) {
+                try mallory.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+            }
+        }
+        _ = try mallory.takeNotifications()
+        for value in 2...5 { try victor.set(value, for: .launchCount) }
+        usleep(200_000)
+        #expect(try mallory.takeNotifications() == 0)
+        let channel = try server.psql(
+            "SELECT channel FROM prefs_account_state WHERE account = 'victor'", database: database)
+        #expect(channel.stdout.hasPrefix("prefs:") && !channel.stdout.contains("victor"))
+        #expect(channel.stdout.count > 30)
+    }
+
+    @Test func aMissingDatabaseIs66WithTheCreatedbHint() throws {
+        let missing = server.target(database: "no_such_database_here")
+        let result = try runPrefs(["--db", missing, "--account", "admin", "get", "x"])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("does not exist on the server; create it first (createdb"))
+    }
+
+    @Test func anOwnerWithoutCreateroleMigratesOnceTheGroupRolesExist() throws {
+        let name = "t_owner_" + UUID().uuidString.lowercased().prefix(8)
+        let role = try server.psql(
+            """
+            DO $$ BEGIN
+                BEGIN CREATE ROLE plain_owner LOGIN NOCREATEROLE;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+            END $$
+            """)
+        #expect(role.status == 0, "\(role.stderr)")
+        let made = try server.psql("CREATE DATABASE \(name) OWNER plain_owner")
+        #expect(made.status == 0, "\(made.stderr)")
+        let store = PreferenceStore(
+            database: try AppDatabase(path: server.target(database: name, user: "plain_owner")))
+        try store.set(true, for: .hasViewedWalkthrough)
+        #expect(store[.hasViewedWalkthrough] == true)
+    }
+}
