@@ -210,6 +210,29 @@ public final class Connection {
         sqlite3_interrupt(handle)
     }
 
+    /// Limits how long a string or blob may be (`SQLITE_LIMIT_LENGTH`), for reading a file
+    /// from elsewhere; a longer value read or made fails with `SQLITE_TOOBIG`.
+    public func limitValueLength(to bytes: Int) {
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: bytes))
+    }
+
+    /// Runs `body` with statements that stop (`SQLITE_INTERRUPT`) once `seconds` have
+    /// passed, checked every 10,000 virtual-machine steps by SQLite's progress handler: the
+    /// time budget for reading a file from elsewhere.
+    public func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+        let deadline = Unmanaged.passRetained(Deadline(seconds: seconds))
+        defer { deadline.release() }
+        sqlite3_progress_handler(
+            handle, 10_000,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().hasPassed
+                    ? 1 : 0
+            }, deadline.toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        return try body()
+    }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func check(_ code: Int32, sql: String? = nil, arguments: [SQLiteValue] = []) throws {

@@ -44,7 +44,13 @@ enum FirefoxPlaces {
         -> BookmarkImportDocument
     {
         do {
-            return try read(try open())
+            // A file from elsewhere: no value longer than the text budget, no statement longer
+            // than the time budget (trusted_schema is off on every connection).
+            let connection = try open()
+            connection.limitValueLength(to: 16 << 20)
+            return try connection.withTimeLimit(seconds: Double(DecodingBudget.maximumSeconds)) {
+                try read(connection)
+            }
         } catch let error as BookmarkError {
             throw error
         } catch {
@@ -61,6 +67,18 @@ enum FirefoxPlaces {
         guard tables.contains("moz_bookmarks"), tables.contains("moz_places") else {
             throw BookmarkError.malformedImport(
                 "an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
+        }
+        // Reading must not make the file compute: a generated column would run its
+        // expression on every row read (views and triggers are never read or fired here).
+        for table in ["moz_bookmarks", "moz_places", "moz_items_annos", "moz_anno_attributes"]
+        where tables.contains(table) {
+            let generated = try connection.rows(
+                sql: "SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)",
+                arguments: [table])
+            if case .integer(let count) = generated.first?[0], count > 0 {
+                throw BookmarkError.malformedImport(
+                    "\(table) has generated columns, which Firefox never makes; not read")
+            }
         }
         struct Item {
             var id: Int64
