@@ -255,4 +255,45 @@ import Testing
         try store.set(true, for: .hasViewedWalkthrough)
         #expect(store[.hasViewedWalkthrough] == true)
     }
+
+    /// Whoever can notify the account's channel (only the account can read its name) cannot
+    /// make `sync --watch` run more than one round per interval.
+    @Test func aFloodOfNotificationsCostsABoundedNumberOfRounds() async throws {
+        let folder = try TemporaryFolder()
+        let device = try AppDatabase(path: folder.path("device.sqlite"))
+        let sync = try DeviceSync(
+            database: device, hub: server.target(database: database), account: "flooded")
+        _ = try sync.sync()
+        let channel = try server.psql(
+            "SELECT channel FROM prefs_account_state WHERE account = 'flooded'",
+            database: database
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(channel.hasPrefix("prefs:"))
+        let rounds = RoundCounter()
+        let watcher = Task { await sync.watch(interval: .milliseconds(50)) { _ in rounds.add() } }
+        let start = Date()
+        for batch in 0..<10 {
+            let sent = try server.psql(
+                "SELECT count(pg_notify('\(channel)', n::text)) FROM generate_series(\(batch * 1000), \(batch * 1000 + 999)) AS n",
+                database: database)
+            #expect(sent.status == 0, "\(sent.stderr)")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        watcher.cancel()
+        await watcher.value
+        let seconds = Date().timeIntervalSince(start)
+        let bound = Int(seconds / 0.05) + 2
+        #expect(
+            rounds.count <= bound, "\(rounds.count) rounds in \(seconds) s for 10,000 notifications"
+        )
+        #expect(rounds.count >= 1)
+    }
+}
+
+/// Counts rounds reported from the watcher's task.
+private final class RoundCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
 }

@@ -1,9 +1,11 @@
-/// A strict RFC 8259 parser with a nesting limit, behind ``JSONValue/parse(_:)``.
+/// A strict RFC 8259 parser with the decoding budgets (depth, values, bytes, time), behind
+/// ``JSONValue/parse(_:)``.
 struct JSONParser {
     let bytes: [UInt8]
     var position = 0
     var depth = 0
-    static let maximumDepth = 512
+    static let maximumDepth = DecodingBudget.maximumDepth
+    var budget = DecodingBudget()
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -44,6 +46,11 @@ struct JSONParser {
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input") }
+        do {
+            try budget.spend()
+        } catch {
+            throw self.error(error.reason)
+        }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

@@ -200,6 +200,8 @@ public enum NetscapeBookmarkFile {
         let bytes: [UInt8]
         var position = 0
         var document = BookmarkImportDocument(format: .html)
+        /// Tags read, against the decoding budget (values and time).
+        var budget = DecodingBudget()
         /// The folder of each open `<DL>` (nil for the top level).
         var lists: [Int?] = []
         var depths: [Int] = []
@@ -276,6 +278,11 @@ public enum NetscapeBookmarkFile {
                 guard let tag = readTag() else {
                     position += 1
                     continue
+                }
+                do {
+                    try budget.spend()
+                } catch {
+                    throw ParseError(reason: error.reason, line: line(at: start))
                 }
                 handle(tag, at: start)
             }
