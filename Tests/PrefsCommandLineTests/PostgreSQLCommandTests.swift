@@ -48,14 +48,7 @@ import Testing
         // The schema (and the roles it makes) exists once an administrator (here the
         // superuser) opened the database.
         #expect(try runPrefs(["--db", target, "--account", "admin", "get", "x"]).status == 1)
-        let roles = try server.psql(
-            """
-            DO $$ BEGIN
-                BEGIN CREATE ROLE carol LOGIN IN ROLE prefs_account;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-            END $$
-            """)
-        #expect(roles.status == 0, "\(roles.stderr)")
+        try server.makeLoginRoles([("carol", "prefs_account")])
         let carol = server.target(database: database, user: "carol")
         let refused = try runPrefs(["--db", carol, "--account", "dave", "set", "x", "1"])
         #expect(refused.status == 77)

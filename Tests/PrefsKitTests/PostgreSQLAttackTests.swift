@@ -18,18 +18,9 @@ import Testing
         var options = AppDatabase.Options()
         options.account = "admin"
         _ = try AppDatabase(path: server.target(database: database), options: options)
-        let roles = try server.psql(
-            """
-            DO $$ BEGIN
-                BEGIN CREATE ROLE mallory LOGIN IN ROLE prefs_account;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-                BEGIN CREATE ROLE victor LOGIN IN ROLE prefs_account;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-                BEGIN CREATE ROLE webapp LOGIN IN ROLE prefs_service;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-            END $$
-            """)
-        #expect(roles.status == 0, "\(roles.stderr)")
+        try server.makeLoginRoles([
+            ("mallory", "prefs_account"), ("victor", "prefs_account"), ("webapp", "prefs_service"),
+        ])
     }
 
     func open(as role: String, account: String? = nil) throws -> AppDatabase {

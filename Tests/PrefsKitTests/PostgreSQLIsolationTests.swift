@@ -17,19 +17,9 @@ import Testing
         var options = AppDatabase.Options()
         options.account = "admin"
         _ = try AppDatabase(path: server.target(database: database), options: options)
-        // Roles belong to the server; tests running at once make them once.
-        let roles = try server.psql(
-            """
-            DO $$ BEGIN
-                BEGIN CREATE ROLE alice LOGIN IN ROLE prefs_account;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-                BEGIN CREATE ROLE bob LOGIN IN ROLE prefs_account;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-                BEGIN CREATE ROLE app LOGIN IN ROLE prefs_service;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-            END $$
-            """)
-        #expect(roles.status == 0, "\(roles.stderr)")
+        try server.makeLoginRoles([
+            ("alice", "prefs_account"), ("bob", "prefs_account"), ("app", "prefs_service"),
+        ])
     }
 
     func open(as role: String, account: String? = nil) throws -> AppDatabase {

@@ -176,6 +176,19 @@ public final class PostgresServer: @unchecked Sendable {
             ])
     }
 
+    /// Makes login roles, each in its group role (`prefs_account` or `prefs_service`). Roles
+    /// belong to the server, so a role that exists already (another test made it) is kept.
+    public func makeLoginRoles(_ roles: [(name: String, group: String)]) throws {
+        let statements = roles.map { role in
+            """
+                BEGIN CREATE ROLE \(role.name) LOGIN IN ROLE \(role.group);
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+            """
+        }
+        let output = try psql("DO $$ BEGIN\n" + statements.joined(separator: "\n") + "\nEND $$")
+        guard output.status == 0 else { throw PostgresServerError(output.stderr) }
+    }
+
     /// Makes a new, empty database and returns its name.
     public func makeDatabase() throws -> String {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
