@@ -1,9 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Where libpq exists: the PostgreSQL engine and sync are built there only. iOS, tvOS,
+/// watchOS and visionOS get the SQLite store alone (their SDKs have no libpq-fe.h).
+let withPostgreSQL: [Platform] = [.linux, .macOS]
+let withoutPostgreSQL: [Platform] = [.iOS, .tvOS, .watchOS, .visionOS]
+
 let package = Package(
     name: "prefs",
-    platforms: [.macOS(.v15)],
+    // The floors are Synchronization's Mutex and Atomic (macOS 15, iOS 18, tvOS 18, watchOS
+    // 11, visionOS 2); Observation needs less (macOS 14, iOS 17, tvOS 17, watchOS 10).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "PrefsKit", targets: ["PrefsKit"]),
         .executable(name: "prefs", targets: ["prefs"]),
@@ -29,10 +36,16 @@ let package = Package(
         ),
         .target(
             name: "PrefsKit",
-            dependencies: ["SQLiteCore", "PostgresCore"],
+            dependencies: [
+                "SQLiteCore",
+                .target(name: "PostgresCore", condition: .when(platforms: withPostgreSQL)),
+            ],
+            swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))],
             plugins: ["EmbedMigrationsPlugin"]
         ),
-        .target(name: "PrefsCommandLine", dependencies: ["PrefsKit"]),
+        .target(
+            name: "PrefsCommandLine", dependencies: ["PrefsKit"],
+            swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))]),
         .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
         .target(
             name: "CRawSQLite", path: "Benchmarks/CRawSQLite",

@@ -6,7 +6,11 @@
 // No Swift concurrency here: an async main parks the main thread and runs its code on a
 // worker, and a worker blocked in sleep starts libdispatch's once-a-second check for blocked
 // workers, which would be counted against the store.
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Observation
 import PrefsKit
 

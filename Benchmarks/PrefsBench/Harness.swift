@@ -67,14 +67,18 @@ func measure(
     return WorkloadResult(name: name, unit: unit, target: target, samples: samples)
 }
 
-/// Resident set size of this process in bytes.
+/// Resident set size of this process in bytes (0 where `/proc` is missing: not Linux).
 func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+    #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+            return 0
+        }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
         return 0
-    }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #endif
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -1,6 +1,11 @@
 import Dispatch
-import FoundationEssentials
 import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

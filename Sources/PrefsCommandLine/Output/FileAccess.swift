@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

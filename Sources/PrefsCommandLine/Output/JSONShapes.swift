@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The JSON documents of `--json` output; field names are fixed (see the README).
 enum JSONShapes {

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Bookmark {
     /// The bookmark as the JSON object of the README (`prefs bookmark list --json`).

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What to bookmark: everything but the generated fields.
 public struct BookmarkDraft: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a bookmark operation was refused.
 public enum BookmarkError: Error, Equatable, Sendable, CustomStringConvertible {

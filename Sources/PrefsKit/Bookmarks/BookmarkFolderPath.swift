@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Folder paths as text: the names from the top joined by `/`, a `/` or `\` inside a name
 /// written `\/` or `\\` (`Bookmarks bar/Work/Projects`, `AC\/DC`).

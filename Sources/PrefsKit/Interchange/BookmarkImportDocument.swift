@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Bookmarks read from a file, before they are stored: its folder tree, its links, and
 /// what was skipped or looked wrong, each with its line (or place, in formats without

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Chromium's `Bookmarks` file (Chrome, Brave, Edge, Vivaldi): JSON with `roots`
 /// (`bookmark_bar`, `other`, `synced`), each a folder of `children` of type `url` or

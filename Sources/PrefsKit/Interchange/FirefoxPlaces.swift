@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Firefox's `places.sqlite`: bookmarks in `moz_bookmarks` (type 1 a link to a
 /// `moz_places` row, 2 a folder, 3 a separator) under the roots `menu________`,

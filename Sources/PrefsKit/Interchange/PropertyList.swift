@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Property lists in the XML and binary (`bplist00`) formats that UserDefaults and macOS
 /// `defaults export` write.

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Safari's `Bookmarks.plist` (binary or XML): a tree of `WebBookmarkTypeList` folders
 /// (`Title`, `Children`) and `WebBookmarkTypeLeaf` links (`URLString`,

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes XML property lists in Apple's layout (tab indentation, sorted keys).
 enum XMLPropertyListWriter {

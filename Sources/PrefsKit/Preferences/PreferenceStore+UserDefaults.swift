@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // The API of Foundation's UserDefaults, so that an app switches by changing one line:
 // `let defaults = PreferenceStore(database: database, suite: "group.app")` in place of

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes made inside ``PreferenceStore/transaction(_:)``; they commit together.
 public struct PreferenceTransaction {

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // The conversions of Foundation's UserDefaults getters (NSUserDefaults.h): numbers and
 // booleans convert among themselves, strings are read the way NSString's boolValue,

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // JSON encodings of values. At the top level the type travels beside the value (as in the
 // export file and the CLI's `--json`): bool, int, double and string are JSON scalars, url

@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // How each type is kept in the `value` column (see Migrations/0001_preferences.sql and
 // 0007_float_and_nan.sql): bool INTEGER 0/1, int INTEGER, double and float REAL (NaN, which

@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The SQLite implementation of ``BookmarkRepository`` over the tables of
 /// `Migrations/0003_bookmarks.sql`; it keeps `bookmark_search` in step with every write.

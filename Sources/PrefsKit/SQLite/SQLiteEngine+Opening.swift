@@ -1,6 +1,11 @@
-import FoundationEssentials
 internal import SQLiteCore
 import Synchronization
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SQLiteEngine {
     /// The `application_id` that marks a prefs file ("PRFS").

@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The SQLite engine: one connection to a prefs file, its repositories, and what only SQLite
 /// knows (`PRAGMA data_version` as the commit token, `BEGIN IMMEDIATE`, savepoints, its

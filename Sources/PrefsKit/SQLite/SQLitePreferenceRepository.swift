@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The SQLite implementation of ``PreferenceRepository`` over the tables of
 /// `Migrations/0001_preferences.sql`. Hot paths use cached prepared statements and decode

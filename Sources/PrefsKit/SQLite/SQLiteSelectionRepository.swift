@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The SQLite implementation of ``SelectionRepository`` over the `selection` table.
 final class SQLiteSelectionRepository: SelectionRepository {

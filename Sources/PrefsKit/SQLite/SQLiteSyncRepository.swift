@@ -1,5 +1,10 @@
-import FoundationEssentials
 internal import SQLiteCore
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The SQLite implementation of ``SyncRepository`` over the tables of
 /// `Migrations/0008_sync.sql`.

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a written bookmark goes in the folder tree.
 package enum BookmarkPlacement: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Storage of bookmarks, their tags and their search index. Calls are made with the
 /// database lock held, writes inside a transaction (``BookmarkStore`` does both).

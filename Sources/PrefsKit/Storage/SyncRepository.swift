@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What syncs: a preference's value, a field of a bookmark, a tag on a bookmark.
 package enum SyncEntity: String, Sendable, Hashable, Codable {

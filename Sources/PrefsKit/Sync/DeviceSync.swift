@@ -2,7 +2,11 @@
 // static libraries in Debian).
 #if !PREFS_NO_POSTGRES
 
-    import FoundationEssentials
+    #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
     internal import PostgresCore
 
     /// Sync of one device's preferences and bookmarks with the other devices of its account,

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A reading of a hybrid logical clock: wall-clock milliseconds since 1970, a counter
 /// within the millisecond, and the device that read it. Its text,

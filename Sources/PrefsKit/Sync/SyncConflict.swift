@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The losing side of a sync conflict, kept on the device that saw both sides: what was
 /// written, by which device and when, and the clock of the change that won.

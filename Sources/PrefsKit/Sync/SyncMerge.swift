@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Applies changes pulled from the hub to the device, inside the device's write transaction:
 /// the newest clock wins per field, the losing side of a conflict is kept, bookmarks are

@@ -1,6 +1,6 @@
 // prefs-fuzz: the fuzzing executable. Built normally it replays files through a target:
 //   prefs-fuzz TARGET FILE...
-// Built for libFuzzer, libFuzzer's main calls LLVMFuzzerTestOneInput (see Tests/fuzz):
+// Built for libFuzzer, libFuzzer's main calls LLVMFuzzerTestOneInput (see Tests/run-fuzz):
 //   swift build --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING --product prefs-fuzz
 //   PREFS_FUZZ_TARGET=json .build/debug/prefs-fuzz Tests/Fuzz/Corpus/json -max_total_time=60
 import Foundation

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrefsCommandLine
 import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The entry points that fuzzing drives and that `swift test` replays the corpus through.
 /// Each must return for any input: errors are fine, crashes and hangs are bugs.
