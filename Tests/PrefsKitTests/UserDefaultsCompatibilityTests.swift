@@ -73,6 +73,23 @@ import Testing
         #expect(store.url(forKey: "number") == nil)
     }
 
+    /// A typed URL key reads a path string as `url(forKey:)` does: a file URL, tilde
+    /// expanded (property lists from macOS hold paths so).
+    @Test(arguments: ["~/Sites/index.html", "/tmp/some file.txt", "relative/name.txt"])
+    func aTypedURLKeyReadsAPathStringAsUrlForKeyDoes(path: String) throws {
+        try store.setValue(.string(path), forKey: "location")
+        let key = Prefs.Key("location", default: URL(string: "https://default.example")!)
+        let read = store[key]
+        #expect(read == store.url(forKey: "location"))
+        #expect(read.isFileURL)
+        if path.hasPrefix("~/") {
+            let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+            #expect(read.path == home + "/Sites/index.html")
+        }
+        try store.setValue(.string("https://example.com/a"), forKey: "location")
+        #expect(store[key] == URL(string: "https://example.com/a"))
+    }
+
     @Test func containerGettersReturnOnlyTheirType() throws {
         store.set(["a", "b"], forKey: "strings")
         store.set(["a", 1] as [Any], forKey: "mixed")

@@ -122,13 +122,21 @@ extension String: PreferenceStorable {
 extension URL: PreferenceStorable {
     /// The type values of this Swift type are stored with.
     public static var preferenceType: PreferenceType { .url }
-    /// Reads a URL, or a string holding one (inside arrays, URLs are kept as strings).
+    /// Reads a URL, or a string holding one (inside arrays, URLs are kept as strings). A
+    /// string without a scheme is a path, as property lists from macOS hold them
+    /// (`~/Sites/index.html`, `/tmp/some file.txt`): it reads as the file URL that
+    /// `url(forKey:)` returns, tilde expanded, as with `@AppStorage`.
     public init?(preferenceValue: PreferenceValue) {
         switch preferenceValue {
         case .url(let value): self = value
         case .string(let text):
-            guard let url = URL(string: text) else { return nil }
-            self = url
+            if let url = URL(string: text), url.scheme != nil {
+                self = url
+            } else if let url = preferenceValue.coercedURL {
+                self = url
+            } else {
+                return nil
+            }
         default: return nil
         }
     }
