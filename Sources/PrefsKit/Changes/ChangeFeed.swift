@@ -5,6 +5,8 @@ final class ChangeFeed {
     private let engine: any StorageEngine
     private let caches: PreferenceCaches
     private let observers: ObserverRegistry
+    /// Selections read for Swift's Observation.
+    let states: StateObservations
     private var lastToken: Int64
     // Read on every cached get, always under the database lock.
     @exclusivity(unchecked) private var lastCheck: UInt64
@@ -18,11 +20,12 @@ final class ChangeFeed {
     ///   read path.
     init(
         engine: any StorageEngine, caches: PreferenceCaches, observers: ObserverRegistry,
-        checkInterval: UInt64
+        states: StateObservations, checkInterval: UInt64
     ) throws {
         self.engine = engine
         self.caches = caches
         self.observers = observers
+        self.states = states
         self.checkInterval = checkInterval
         (lastToken, lastChangeID) = try engine.changeFeedStart()
         lastCheck = coarseMonotonicNanoseconds()
@@ -45,6 +48,7 @@ final class ChangeFeed {
         guard token != lastToken else { return }
         lastToken = token
         caches.forgetDeclaredDefaults()
+        if states.isObserving { notify(states.afterOtherCommit(reading: engine.selections)) }
         try catchUp()
     }
 
@@ -71,6 +75,7 @@ final class ChangeFeed {
     func didCommit(_ commit: Commit) {
         caches.forgetDeclaredDefaults()
         if let token = commit.token { lastToken = token }
+        notify(states.didCommit(reading: engine.selections))
         do {
             apply(try commit.changes.get())
         } catch {

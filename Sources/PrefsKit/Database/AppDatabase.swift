@@ -237,6 +237,7 @@ public final class AppDatabase: Sendable {
                 state.feed.didCommit(commit)
                 return result
             } catch {
+                state.feed.states.didRollBack()
                 throw state.engine.translate(error)
             }
         }

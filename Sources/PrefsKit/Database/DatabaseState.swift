@@ -31,7 +31,8 @@ final class DatabaseState {
         bookmarks = engine.bookmarks
         isEmpty = engine.isEmpty
         feed = try ChangeFeed(
-            engine: engine, caches: caches, observers: observers, checkInterval: checkInterval)
+            engine: engine, caches: caches, observers: observers,
+            states: StateObservations(tracksReads: tracksReads), checkInterval: checkInterval)
     }
 
     /// The cache of one suite, created on first use.

@@ -21,22 +21,42 @@ public final class SelectionStore: Sendable {
     /// Creates a store over a database.
     public init(database: AppDatabase) {
         self.database = database
+        if database.watchesForChanges { database.startWatchingForChanges(forObservation: true) }
     }
 
     /// The selection with a name, nil when none was defined.
     ///
+    /// The read registers with Swift's Observation: a view (or `withObservationTracking`)
+    /// that read it hears of its next change, made here, in a transaction (at its commit)
+    /// or by another process.
+    ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func selection(named name: String) throws -> Selection? {
         try database.read { state in
-            state.isEmpty ? nil : try state.selections.selection(named: name)
+            let selection = state.isEmpty ? nil : try state.selections.selection(named: name)
+            state.feed.states.observation(ofSelection: name, reading: selection)?.access()
+            return selection
         }
     }
 
-    /// Every selection, by name.
+    /// Every selection, by name. The read registers with Swift's Observation, as
+    /// ``selection(named:)``'s does, for a change of any selection.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func all() throws -> [Selection] {
-        try database.read { state in state.isEmpty ? [] : try state.selections.all() }
+        try database.read { state in
+            let selections = state.isEmpty ? [] : try state.selections.all()
+            state.feed.states.observationOfEverySelection(reading: selections)?.access()
+            return selections
+        }
+    }
+
+    /// A write that changes the selection `name`, told to Swift's Observation at its commit.
+    private func write<T>(_ name: String, _ body: (DatabaseState) throws -> T) throws -> T {
+        try database.write { state in
+            state.feed.states.willChange(selection: name)
+            return try body(state)
+        }
     }
 
     /// Returns the selection with a name, creating it first when there is none. An existing
@@ -53,7 +73,7 @@ public final class SelectionStore: Sendable {
     public func define(
         _ name: String, count: Int, policy: SelectionPolicy, initialIndex: Int? = nil
     ) throws -> Selection {
-        try database.write { state in
+        try write(name) { state in
             if let existing = try state.selections.selection(named: name) {
                 guard existing.count != count else { return existing }
                 var updated = try existing.withCount(count)
@@ -73,7 +93,7 @@ public final class SelectionStore: Sendable {
     /// - Throws: ``SelectionError``, ``DatabaseError``.
     @discardableResult
     public func redefine(_ name: String, count: Int, policy: SelectionPolicy) throws -> Selection {
-        try database.write { state in
+        try write(name) { state in
             let previous = try state.selections.selection(named: name)
             var selection = try Selection(name: name, count: count, policy: policy)
             if let index = previous?.index, index < count {
@@ -139,13 +159,13 @@ public final class SelectionStore: Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     @discardableResult
     public func remove(_ name: String) throws -> Bool {
-        try database.write { try $0.selections.delete(named: name) }
+        try write(name) { try $0.selections.delete(named: name) }
     }
 
     private func update(_ name: String, _ change: (Selection) throws -> Selection) throws
         -> Selection
     {
-        try database.write { state in
+        try write(name) { state in
             guard let current = try state.selections.selection(named: name) else {
                 throw SelectionError.notFound(name: name)
             }
