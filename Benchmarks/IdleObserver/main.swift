@@ -6,13 +6,14 @@
 // No Swift concurrency here: an async main parks the main thread and runs its code on a
 // worker, and a worker blocked in sleep starts libdispatch's once-a-second check for blocked
 // workers, which would be counted against the store.
+import Observation
+import PrefsKit
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Observation
-import PrefsKit
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let seconds = UInt32(arguments[2]) else {
