@@ -247,7 +247,7 @@ extension BookmarkStore {
         summary.skipped = document.skipped
         summary.warnings = document.warnings
         let links = Self.mergedLinks(of: document, into: &summary)
-        try database.write { state in
+        try write { state in
             let repository = state.bookmarks
             let folderIDs = try Self.storeFolders(of: document, in: repository)
             let now = Date()

@@ -20,6 +20,7 @@ public final class BookmarkStore: Sendable {
     /// Creates a store over a database.
     public init(database: AppDatabase) {
         self.database = database
+        if database.watchesForChanges { database.startWatchingForChanges(forObservation: true) }
     }
 
     /// Bookmarks an item; when it is already bookmarked, its fields are updated instead
@@ -31,7 +32,7 @@ public final class BookmarkStore: Sendable {
     @discardableResult
     public func add(_ draft: BookmarkDraft) throws -> Bookmark {
         let draft = try draft.validated()
-        return try database.write { state in
+        return try write { state in
             try Self.upsert(draft, in: state.bookmarks, at: Date())
         }
     }
@@ -47,7 +48,7 @@ public final class BookmarkStore: Sendable {
     @discardableResult
     public func add<Drafts: Sequence>(contentsOf drafts: Drafts) throws -> Int
     where Drafts.Element == BookmarkDraft {
-        try database.write { state in
+        try write { state in
             let now = Date()
             var count = 0
             try state.bookmarks.batchingSearchRows {
@@ -103,7 +104,7 @@ public final class BookmarkStore: Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     @discardableResult
     public func remove(kind: String, itemID: String) throws -> Bool {
-        try database.write { state in
+        try write { state in
             guard let existing = try state.bookmarks.bookmark(kind: kind, itemID: itemID) else {
                 return false
             }
@@ -117,7 +118,7 @@ public final class BookmarkStore: Sendable {
     /// - Throws: ``DatabaseError`` when the write fails.
     @discardableResult
     public func remove(id: Int64) throws -> Bool {
-        try database.write { try $0.bookmarks.delete(id: id) }
+        try write { try $0.bookmarks.delete(id: id) }
     }
 
     /// The detail screen's bookmark button: removes the bookmark when the item has one,
@@ -128,7 +129,7 @@ public final class BookmarkStore: Sendable {
     @discardableResult
     public func toggle(_ draft: BookmarkDraft) throws -> Bool {
         let draft = try draft.validated()
-        return try database.write { state in
+        return try write { state in
             if let existing = try state.bookmarks.identifier(kind: draft.kind, itemID: draft.itemID)
             {
                 try state.bookmarks.delete(id: existing)
@@ -148,17 +149,43 @@ public final class BookmarkStore: Sendable {
 
     /// The bookmark with an id, nil when there is none.
     ///
+    /// Reads of bookmarks (one, an item's, a list) register with Swift's Observation: a view
+    /// that read one hears when its result changes, by a write here, at a transaction's
+    /// commit or by another process.
+    ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func bookmark(id: Int64) throws -> Bookmark? {
-        try database.read { state in state.isEmpty ? nil : try state.bookmarks.bookmark(id: id) }
+        try observedRead(.id(id)) { try $0.bookmark(id: id) }
     }
 
     /// The bookmark of an item, nil when there is none.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func bookmark(kind: String, itemID: String) throws -> Bookmark? {
+        try observedRead(.item(kind: ExactName(kind), itemID: ExactName(itemID))) {
+            try $0.bookmark(kind: kind, itemID: itemID)
+        }
+    }
+
+    /// Reads through the repository and registers the read with Swift's Observation.
+    private func observedRead<Result: Hashable & Sendable>(
+        _ key: StateObservations.BookmarkRead, empty: Result? = nil,
+        _ read: @escaping (any BookmarkRepository) throws -> Result?
+    ) throws -> Result? {
         try database.read { state in
-            state.isEmpty ? nil : try state.bookmarks.bookmark(kind: kind, itemID: itemID)
+            let result = state.isEmpty ? empty : try read(state.bookmarks)
+            state.feed.states.observation(
+                of: key, reading: AnyHashable(result), readAgain: { AnyHashable(try read($0)) }
+            )?.access()
+            return result
+        }
+    }
+
+    /// A write of bookmarks, told to Swift's Observation at its commit.
+    func write<T>(_ body: (DatabaseState) throws -> T) throws -> T {
+        try database.write { state in
+            state.feed.states.willChangeBookmarks()
+            return try body(state)
         }
     }
 
@@ -169,14 +196,14 @@ public final class BookmarkStore: Sendable {
     ///   ``BookmarkError/positionOutOfRange(position:count:kind:)``, ``DatabaseError``.
     @discardableResult
     public func move(id: Int64, to position: Int) throws -> Bookmark {
-        try database.write { try $0.bookmarks.move(id: id, to: position, at: Date()) }
+        try write { try $0.bookmarks.move(id: id, to: position, at: Date()) }
     }
 
     /// Bookmarks matching the query's filters, in its order, one page of them.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func list(_ query: BookmarkQuery = BookmarkQuery()) throws -> [Bookmark] {
-        try database.read { state in state.isEmpty ? [] : try state.bookmarks.list(query) }
+        try observedRead(.query(query), empty: []) { try $0.list(query) } ?? []
     }
 
     /// How many bookmarks match the query's filters (its paging is ignored).
@@ -268,6 +295,6 @@ public final class BookmarkStore: Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the write fails.
     public func rebuildSearchIndex() throws {
-        try database.write { try $0.bookmarks.rebuildSearchIndex() }
+        try write { try $0.bookmarks.rebuildSearchIndex() }
     }
 }

@@ -48,7 +48,10 @@ final class ChangeFeed {
         guard token != lastToken else { return }
         lastToken = token
         caches.forgetDeclaredDefaults()
-        if states.isObserving { notify(states.afterOtherCommit(reading: engine.selections)) }
+        if states.isObserving {
+            notify(
+                states.afterOtherCommit(reading: engine.selections, bookmarks: engine.bookmarks))
+        }
         try catchUp()
     }
 
@@ -75,7 +78,7 @@ final class ChangeFeed {
     func didCommit(_ commit: Commit) {
         caches.forgetDeclaredDefaults()
         if let token = commit.token { lastToken = token }
-        notify(states.didCommit(reading: engine.selections))
+        notify(states.didCommit(reading: engine.selections, bookmarks: engine.bookmarks))
         do {
             apply(try commit.changes.get())
         } catch {

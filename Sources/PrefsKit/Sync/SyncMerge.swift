@@ -63,6 +63,7 @@ struct SyncMerge {
                 }
             }
         }
+        if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
         // One batch: a pull of many bookmarks writes their search rows together.
         try state.engine.bookmarks.batchingSearchRows {
             var kinds: [String] = []
