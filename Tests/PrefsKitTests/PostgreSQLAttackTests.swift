@@ -14,21 +14,13 @@ import Testing
 
     init() throws {
         server = try PostgresServer.start()
-        database = try server.makeDatabase()
-        var options = AppDatabase.Options()
-        options.account = "admin"
-        _ = try AppDatabase(path: server.target(database: database), options: options)
-        try server.makeLoginRoles([
+        database = try server.makePrefsDatabase(roles: [
             ("mallory", "prefs_account"), ("victor", "prefs_account"), ("webapp", "prefs_service"),
         ])
     }
 
     func open(as role: String, account: String? = nil) throws -> AppDatabase {
-        var options = AppDatabase.Options()
-        options.account = account
-        options.watchesForChanges = false
-        return try AppDatabase(
-            path: server.target(database: database, user: role), options: options)
+        try server.open(database, as: role, account: account)
     }
 
     /// SQL as the attacker, through psql.

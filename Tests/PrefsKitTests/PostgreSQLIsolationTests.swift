@@ -13,20 +13,13 @@ import Testing
 
     init() throws {
         server = try PostgresServer.start()
-        database = try server.makeDatabase()
-        var options = AppDatabase.Options()
-        options.account = "admin"
-        _ = try AppDatabase(path: server.target(database: database), options: options)
-        try server.makeLoginRoles([
+        database = try server.makePrefsDatabase(roles: [
             ("alice", "prefs_account"), ("bob", "prefs_account"), ("app", "prefs_service"),
         ])
     }
 
     func open(as role: String, account: String? = nil) throws -> AppDatabase {
-        var options = AppDatabase.Options()
-        options.account = account
-        return try AppDatabase(
-            path: server.target(database: database, user: role), options: options)
+        try server.open(database, as: role, account: account)
     }
 
     @Test func eachRoleSeesOnlyItsOwnAccount() throws {

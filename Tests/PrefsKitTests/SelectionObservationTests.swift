@@ -1,6 +1,5 @@
 import Foundation
 import Observation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -22,17 +21,8 @@ import Testing
         try selections.define("pager", count: 4, policy: .wrap)
     }
 
-    /// Counts `onChange` calls of one tracking.
-    private final class Firings: Sendable {
-        private let count = Atomic<Int>(0)
-        var value: Int { count.load(ordering: .acquiring) }
-        func fire() { count.add(1, ordering: .releasing) }
-    }
-
-    private func track(_ apply: () -> Void) -> Firings {
-        let firings = Firings()
-        withObservationTracking(apply) { firings.fire() }
-        return firings
+    private func track(_ apply: () -> Void) -> ObservationFirings {
+        trackObservation(apply)
     }
 
     @Test func aLocalChangeFiresForTheSelectionReadOnly() throws {
