@@ -1,0 +1,81 @@
+/// A property that says whether an item is bookmarked, for a detail screen's bookmark
+/// button, shaped like `@AppStorage`.
+///
+/// ```swift
+/// @ObservationIgnored @Bookmarked(kind: "trip", itemID: trip.id, title: trip.name,
+///     store: bookmarks) var isBookmarked: Bool
+/// Button { $isBookmarked.toggle() } label: { Image(systemName: isBookmarked ? "bookmark.fill" : "bookmark") }
+/// ```
+/// Setting true bookmarks the item (updating it when it is there), false removes it. A
+/// setter cannot throw: a failed write goes to `onError` (by default one line on standard
+/// error) and the property keeps reading what the file holds. Reads register with Swift's
+/// Observation for the item, so a view refreshes when it is bookmarked or removed, in this
+/// process or another.
+@propertyWrapper
+public struct Bookmarked: Sendable {
+    /// What is stored when the item is bookmarked: its kind, item ID, title and the rest.
+    public let draft: BookmarkDraft
+    /// The store the bookmark lives in.
+    public let store: BookmarkStore
+    /// Told of a write that failed.
+    public let onError: @Sendable (any Error) -> Void
+
+    /// Creates a property for an item.
+    ///
+    /// - Parameters:
+    ///   - draft: The bookmark to store when the property is set to true.
+    ///   - store: The bookmark store.
+    ///   - onError: Told of a failed write (default: one line on standard error).
+    public init(
+        _ draft: BookmarkDraft, store: BookmarkStore,
+        onError: (@Sendable (any Error) -> Void)? = nil
+    ) {
+        self.draft = draft
+        self.store = store
+        self.onError = onError ?? { standardErrorWrite("prefs: \($0)\n") }
+    }
+
+    /// Creates a property for an item of a kind.
+    public init(
+        kind: String, itemID: String, title: String, store: BookmarkStore,
+        onError: (@Sendable (any Error) -> Void)? = nil
+    ) {
+        self.init(
+            BookmarkDraft(kind: kind, itemID: itemID, title: title), store: store, onError: onError)
+    }
+
+    /// Whether the item is bookmarked.
+    public var wrappedValue: Bool {
+        get {
+            do {
+                return try store.isBookmarked(kind: draft.kind, itemID: draft.itemID)
+            } catch {
+                onError(error)
+                return false
+            }
+        }
+        nonmutating set {
+            do {
+                if newValue {
+                    _ = try store.add(draft)
+                } else {
+                    _ = try store.remove(kind: draft.kind, itemID: draft.itemID)
+                }
+            } catch {
+                onError(error)
+            }
+        }
+    }
+
+    /// The property itself, for `$isBookmarked.toggle()`.
+    public var projectedValue: Bookmarked { self }
+
+    /// Bookmarks the item, or removes its bookmark, in one transaction.
+    public func toggle() {
+        do {
+            _ = try store.toggle(draft)
+        } catch {
+            onError(error)
+        }
+    }
+}
