@@ -218,6 +218,24 @@ import Testing
                 == "Error: Permission denied reading '\(path)' or a folder on its path\n")
     }
 
+    /// Creating in a folder this user may enter but not write stays "cannot create" (73),
+    /// not the access error of a folder that cannot be entered.
+    @Test func creatingInAFolderThatCannotBeWrittenIs73() throws {
+        guard geteuid() == 0 else {
+            Reliability.report("skipped: needs root to run as nobody (root writes any folder)")
+            return
+        }
+        let locked = folder.path("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        #expect(chmod(folder.url.path, 0o755) == 0 && chmod(locked, 0o555) == 0)
+        let path = locked + "/prefs.sqlite"
+        let result = try Reliability.shell(
+            "setpriv --reuid=nobody --regid=nogroup --clear-groups \"$PREFS\" --db '\(path)' set a 1"
+        )
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr == "Error: Cannot create '\(path)': Permission denied\n")
+    }
+
     @Test func explicitPathInAMissingFolderIsNotCreated() throws {
         let path = folder.path("typo/nested/prefs.sqlite")
         let result = try run(["--db", path, "set", "secret", "mine"])

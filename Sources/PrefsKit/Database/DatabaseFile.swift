@@ -73,7 +73,6 @@ enum DatabaseFile {
             let reason = String(cString: strerror(errno))
             if errno == ENOSPC { throw .diskFull(path: path) }
             if errno == EROFS || errno == EDQUOT { throw .readOnly(path: path) }
-            if errno == EACCES { throw .accessDenied(path: path) }
             throw .cannotCreate(path: path, reason: reason)
         }
         close(descriptor)
