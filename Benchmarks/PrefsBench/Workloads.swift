@@ -100,6 +100,64 @@ struct Workloads {
         return result
     }
 
+    /// A view's reads of its state on every frame: the carousel's selection and the detail
+    /// screen's bookmark button, each read again and again between commits.
+    func cachedStateReads() throws -> [WorkloadResult] {
+        let (database, _) = try freshDatabase("state")
+        let selections = SelectionStore(database: database)
+        let bookmarks = BookmarkStore(database: database)
+        let names = (0..<16).map { "carousel\($0)" }
+        for name in names { try selections.define(name, count: 13, policy: .clamp) }
+        let items = (0..<1_000).map { "trip\($0)" }
+        _ = try bookmarks.add(
+            contentsOf: items.enumerated().compactMap { index, item in
+                index.isMultiple(of: 2)
+                    ? BookmarkDraft(kind: "trip", itemID: item, title: item) : nil
+            })
+        // As a view reads them: through the property wrappers, which make their keys once.
+        let pages = names.map {
+            SelectedIndex($0, count: 13, policy: .clamp, store: selections)
+        }
+        let buttons = items.map {
+            Bookmarked(kind: "trip", itemID: $0, title: $0, store: bookmarks)
+        }
+        // Let the change watcher settle after the set-up's writes: it re-checks for a while
+        // after every commit it sees (issue 31 is about that cost on the write path).
+        usleep(200_000)
+        var sink = 0
+        let iterations = quick ? 200_000 : 1_000_000
+        let selection = try measure(
+            "selection read, cached", target: "<= 100 ns", rounds: rounds,
+            iterations: iterations,
+            [
+                Contender(name: "@SelectedIndex") { n in
+                    for i in 0..<n { sink &+= pages[i & 15].wrappedValue ?? 0 }
+                },
+                Contender(name: "selection(named:)") { n in
+                    for i in 0..<n {
+                        sink &+= try selections.selection(named: names[i & 15])?.index ?? 0
+                    }
+                },
+            ])
+        let bookmarked = try measure(
+            "isBookmarked, cached (1,000 items)", target: "<= 100 ns", rounds: rounds,
+            iterations: iterations,
+            [
+                Contender(name: "@Bookmarked") { n in
+                    for i in 0..<n where buttons[i % 1_000].wrappedValue { sink &+= 1 }
+                },
+                Contender(name: "isBookmarked(kind:itemID:)") { n in
+                    for i in 0..<n {
+                        if try bookmarks.isBookmarked(kind: "trip", itemID: items[i % 1_000]) {
+                            sink &+= 1
+                        }
+                    }
+                },
+            ])
+        blackHole(sink)
+        return [selection, bookmarked]
+    }
+
     func uncachedGet(keys: Int) throws -> WorkloadResult {
         var options = AppDatabase.Options()
         options.cachesValues = false

@@ -142,6 +142,10 @@ if wants("get") {
         results.append(try workloads.uncachedGet(keys: keys))
     }
 }
+if wants("state") {
+    progress("cached selection and bookmark reads")
+    results += try workloads.cachedStateReads()
+}
 if wants("set") {
     for keys in keyCounts {
         progress("set with \(keys) keys")

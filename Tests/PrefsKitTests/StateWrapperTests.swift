@@ -13,6 +13,7 @@ import Testing
     @ObservationIgnored @SelectedIndex var currentPage: Int?
     @ObservationIgnored @SelectedIndex var selectedArticleIndex: Int?
     @ObservationIgnored @Bookmarked var isLondonBookmarked: Bool
+    @ObservationIgnored @BookmarkList var savedTrips: [Bookmark]
 
     init(selections: SelectionStore, bookmarks: BookmarkStore, errors: ErrorLog) {
         _currentTripIndex = SelectedIndex(
@@ -24,6 +25,7 @@ import Testing
         _isLondonBookmarked = Bookmarked(
             kind: "trip", itemID: "london", title: "London", store: bookmarks,
             onError: errors.record)
+        _savedTrips = BookmarkList(BookmarkQuery(kind: "trip"), store: bookmarks)
     }
 }
 
@@ -97,5 +99,23 @@ final class ErrorLog: Sendable {
         #expect(await waitUntil(upTo: 10) { again.value == 1 && pageAgain.value == 1 })
         #expect(model.isLondonBookmarked == false)
         #expect(model.currentTripIndex == 9)
+    }
+
+    @Test func theSavedListFollowsItsRowsOnly() async throws {
+        let list = trackObservation { _ = model.savedTrips }
+        _ = try bookmarks.add(BookmarkDraft(kind: "article", itemID: "a1", title: "A1"))
+        #expect(list.value == 0, "a bookmark of another kind changed the trip list")
+        model.isLondonBookmarked = true
+        #expect(list.value == 1)
+        _ = try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "rome", title: "Rome"))
+        #expect(model.savedTrips.map(\.itemID) == ["london", "rome"])
+        #expect(model.$savedTrips.count == 2)
+        if let rome = model.savedTrips.last { model.$savedTrips.move(rome, to: 0) }
+        #expect(model.savedTrips.map(\.itemID) == ["rome", "london"])
+        // Another process removes one.
+        let again = trackObservation { _ = model.savedTrips }
+        #expect(try runPrefs(["--db", path, "bookmark", "remove", "trip", "rome"]).status == 0)
+        #expect(await waitUntil(upTo: 10) { again.value == 1 })
+        #expect(model.savedTrips.map(\.itemID) == ["london"])
     }
 }

@@ -144,7 +144,24 @@ public final class BookmarkStore: Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func isBookmarked(kind: String, itemID: String) throws -> Bool {
-        try bookmark(kind: kind, itemID: itemID) != nil
+        try isBookmarked(ReadKey(kind, itemID))
+    }
+
+    /// Whether the item a key names (its kind and item ID, made once by a property wrapper)
+    /// is bookmarked.
+    func isBookmarked(_ key: ReadKey, slot: StateReadSlot? = nil) throws -> Bool {
+        try database.read { state in
+            if let slot,
+                let cached = state.feed.states.cachedIsBookmarked(
+                    slot: slot, canCache: !state.isWriting)
+            {
+                return cached
+            }
+            return try state.feed.states.isBookmarked(key, slot: slot, canCache: !state.isWriting) {
+                state.isEmpty
+                    ? nil : try state.bookmarks.bookmark(kind: key.first, itemID: key.second)
+            }
+        }
     }
 
     /// The bookmark with an id, nil when there is none.
@@ -162,12 +179,15 @@ public final class BookmarkStore: Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func bookmark(kind: String, itemID: String) throws -> Bookmark? {
-        try observedRead(.item(kind: ExactName(kind), itemID: ExactName(itemID))) {
-            try $0.bookmark(kind: kind, itemID: itemID)
+        try database.read { state in
+            try state.feed.states.bookmark(
+                ReadKey(kind, itemID), slot: nil, canCache: !state.isWriting
+            ) {
+                state.isEmpty ? nil : try state.bookmarks.bookmark(kind: kind, itemID: itemID)
+            }
         }
     }
 
-    /// Reads through the repository and registers the read with Swift's Observation.
     private func observedRead<Result: Hashable & Sendable>(
         _ key: StateObservations.BookmarkRead, empty: Result? = nil,
         _ read: @escaping (any BookmarkRepository) throws -> Result?

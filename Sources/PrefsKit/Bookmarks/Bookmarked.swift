@@ -7,32 +7,54 @@
 /// Button { $isBookmarked.toggle() } label: { Image(systemName: isBookmarked ? "bookmark.fill" : "bookmark") }
 /// ```
 /// Setting true bookmarks the item (updating it when it is there), false removes it. A
-/// setter cannot throw: a failed write goes to `onError` (by default one line on standard
-/// error) and the property keeps reading what the file holds. Reads register with Swift's
+/// setter cannot throw: a failed write goes to `onError` (by default
+/// ``FailedWrite/report(_:)``: one line on standard error, and a stop at the fault in a debug
+/// build under a debugger) and the property keeps reading what the file holds. Reads register with Swift's
 /// Observation for the item, so a view refreshes when it is bookmarked or removed, in this
 /// process or another.
 @propertyWrapper
 public struct Bookmarked: Sendable {
+    /// What the property was made with, in one reference: a view's model copies the
+    /// property on every read, and a copy is then one retain.
+    private final class Storage: Sendable {
+        let draft: BookmarkDraft
+        let store: BookmarkStore
+        let onError: @Sendable (any Error) -> Void
+        /// The item's kind and ID as the store's read cache knows them, made once.
+        let key: ReadKey
+        let slot = StateReadSlot()
+
+        init(
+            draft: BookmarkDraft, store: BookmarkStore,
+            onError: @escaping @Sendable (any Error) -> Void
+        ) {
+            self.draft = draft
+            self.store = store
+            self.onError = onError
+            key = ReadKey(draft.kind, draft.itemID)
+        }
+    }
+
+    private let storage: Storage
+
     /// What is stored when the item is bookmarked: its kind, item ID, title and the rest.
-    public let draft: BookmarkDraft
+    public var draft: BookmarkDraft { storage.draft }
     /// The store the bookmark lives in.
-    public let store: BookmarkStore
+    public var store: BookmarkStore { storage.store }
     /// Told of a write that failed.
-    public let onError: @Sendable (any Error) -> Void
+    public var onError: @Sendable (any Error) -> Void { storage.onError }
 
     /// Creates a property for an item.
     ///
     /// - Parameters:
     ///   - draft: The bookmark to store when the property is set to true.
     ///   - store: The bookmark store.
-    ///   - onError: Told of a failed write (default: one line on standard error).
+    ///   - onError: Told of a failed write (default: ``FailedWrite/report(_:)``).
     public init(
         _ draft: BookmarkDraft, store: BookmarkStore,
         onError: (@Sendable (any Error) -> Void)? = nil
     ) {
-        self.draft = draft
-        self.store = store
-        self.onError = onError ?? { standardErrorWrite("prefs: \($0)\n") }
+        storage = Storage(draft: draft, store: store, onError: onError ?? FailedWrite.report)
     }
 
     /// Creates a property for an item of a kind.
@@ -48,7 +70,7 @@ public struct Bookmarked: Sendable {
     public var wrappedValue: Bool {
         get {
             do {
-                return try store.isBookmarked(kind: draft.kind, itemID: draft.itemID)
+                return try storage.store.isBookmarked(storage.key, slot: storage.slot)
             } catch {
                 onError(error)
                 return false

@@ -48,6 +48,7 @@ final class ChangeFeed {
         guard token != lastToken else { return }
         lastToken = token
         caches.forgetDeclaredDefaults()
+        states.forgetCachedReads()
         if states.isObserving {
             notify(
                 states.afterOtherCommit(reading: engine.selections, bookmarks: engine.bookmarks))

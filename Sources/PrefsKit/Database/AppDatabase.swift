@@ -130,7 +130,8 @@ public final class AppDatabase: Sendable {
             let state = Locked(
                 try DatabaseState(
                     engine: engine, checkInterval: interval,
-                    tracksReads: options.tracksReadsForObservation))
+                    tracksReads: options.tracksReadsForObservation,
+                    cachesReads: options.cachesValues))
             state.withLock {
                 // Unowned, not weak: a weak reference would move every retain of the lock, on
                 // every read, to the runtime's slow side-table path. The feed lives inside it.

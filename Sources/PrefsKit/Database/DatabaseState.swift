@@ -22,8 +22,13 @@ final class DatabaseState {
     /// Whether a write transaction of ours is open (cheaper to ask than the engine).
     @exclusivity(unchecked) var isWriting = false
 
-    /// - Parameter tracksReads: Whether reads are registered with Swift's Observation.
-    init(engine: any StorageEngine, checkInterval: UInt64, tracksReads: Bool) throws {
+    /// - Parameters:
+    ///   - tracksReads: Whether reads are registered with Swift's Observation.
+    ///   - cachesReads: Whether selection and bookmark reads are cached between commits.
+    init(
+        engine: any StorageEngine, checkInterval: UInt64, tracksReads: Bool,
+        cachesReads: Bool = true
+    ) throws {
         self.engine = engine
         caches = PreferenceCaches(tracksReads: tracksReads)
         preferences = engine.preferences
@@ -32,7 +37,8 @@ final class DatabaseState {
         isEmpty = engine.isEmpty
         feed = try ChangeFeed(
             engine: engine, caches: caches, observers: observers,
-            states: StateObservations(tracksReads: tracksReads), checkInterval: checkInterval)
+            states: StateObservations(tracksReads: tracksReads, cachesReads: cachesReads),
+            checkInterval: checkInterval)
     }
 
     /// The cache of one suite, created on first use.

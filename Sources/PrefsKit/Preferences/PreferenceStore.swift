@@ -61,8 +61,9 @@ public final class PreferenceStore: @unchecked Sendable {
 
     /// Receives errors of writes that cannot throw (the `@Preference` setter, the typed
     /// subscript's setter and the UserDefaults-style `set(_:forKey:)`), and the opening error
-    /// of ``standard`` when its database cannot be opened. By default they are written to
-    /// standard error.
+    /// of ``standard`` when its database cannot be opened. By default ``FailedWrite/report(_:)``
+    /// has them: one line on standard error, and a stop at the fault in a debug build run
+    /// under a debugger.
     public var errorHandler: @Sendable (Error) -> Void {
         get { errorHandlerBox.withLock { $0.handler } }
         set { errorHandlerBox.withLock { $0.handler = newValue } }
@@ -553,8 +554,6 @@ public final class PreferenceStore: @unchecked Sendable {
 }
 
 private final class ErrorHandlerBox {
-    var handler: @Sendable (Error) -> Void = { error in
-        // Writes that cannot throw, and the opening of the standard store, end up here.
-        standardErrorWrite("prefs: \(error)\n")
-    }
+    // Writes that cannot throw, and the opening of the standard store, end up here.
+    var handler: @Sendable (Error) -> Void = FailedWrite.report
 }

@@ -11,24 +11,54 @@
 /// Reading returns the stored index, else the initial one (which is not written until
 /// something is selected). Setting selects (nil clears an optional selection); the policy
 /// keeps the stored index valid. A setter cannot throw: an index out of range, a read-only
-/// file or a full disk goes to `onError` (by default one line on standard error) and the
+/// file or a full disk goes to `onError` (by default ``FailedWrite/report(_:)``: one line on
+/// standard error, and a stop at the fault in a debug build under a debugger) and the
 /// property keeps reading what the file holds. Inside an `@Observable` class, mark it
 /// `@ObservationIgnored`: each read registers with Swift's Observation for the selection,
 /// so a view that read it refreshes when it changes, in this process or another.
 @propertyWrapper
 public struct SelectedIndex: Sendable {
+    /// What the property was made with, in one reference: a view's model copies the
+    /// property on every read, and a copy is then one retain.
+    private final class Storage: Sendable {
+        let name: String
+        let count: Int
+        let policy: SelectionPolicy
+        let initialIndex: Int?
+        let store: SelectionStore
+        let onError: @Sendable (any Error) -> Void
+        /// The name as the store's read cache knows it, made once.
+        let key: ReadKey
+        let slot = StateReadSlot()
+
+        init(
+            name: String, count: Int, policy: SelectionPolicy, initialIndex: Int?,
+            store: SelectionStore, onError: @escaping @Sendable (any Error) -> Void
+        ) {
+            self.name = name
+            self.count = count
+            self.policy = policy
+            self.initialIndex = initialIndex
+            self.store = store
+            self.onError = onError
+            key = ReadKey(name)
+        }
+    }
+
+    private let storage: Storage
+
     /// The selection's name.
-    public let name: String
+    public var name: String { storage.name }
     /// How many items the list has; the selection is defined with it on first write.
-    public let count: Int
+    public var count: Int { storage.count }
     /// How the index behaves at the ends.
-    public let policy: SelectionPolicy
+    public var policy: SelectionPolicy { storage.policy }
     /// The index read before anything was selected.
-    public let initialIndex: Int?
+    public var initialIndex: Int? { storage.initialIndex }
     /// The store the selection lives in.
-    public let store: SelectionStore
+    public var store: SelectionStore { storage.store }
     /// Told of a write that failed.
-    public let onError: @Sendable (any Error) -> Void
+    public var onError: @Sendable (any Error) -> Void { storage.onError }
 
     /// Creates a property for a named selection.
     ///
@@ -39,23 +69,33 @@ public struct SelectedIndex: Sendable {
     ///   - initialIndex: The index before anything is selected (default: 0, or nil for an
     ///     optional selection).
     ///   - store: The selection store.
-    ///   - onError: Told of a failed write (default: one line on standard error).
+    ///   - onError: Told of a failed write (default: ``FailedWrite/report(_:)``).
     public init(
         _ name: String, count: Int, policy: SelectionPolicy, initialIndex: Int? = nil,
         store: SelectionStore,
         onError: (@Sendable (any Error) -> Void)? = nil
     ) {
-        self.name = name
-        self.count = count
-        self.policy = policy
-        self.initialIndex = initialIndex ?? (policy == .optional || count == 0 ? nil : 0)
-        self.store = store
-        self.onError = onError ?? { standardErrorWrite("prefs: \($0)\n") }
+        storage = Storage(
+            name: name, count: count, policy: policy,
+            initialIndex: initialIndex ?? (policy == .optional || count == 0 ? nil : 0),
+            store: store, onError: onError ?? FailedWrite.report)
     }
 
     /// The selected index, else the initial one.
     public var wrappedValue: Int? {
-        get { selection?.index ?? (selection == nil ? initialIndex : nil) }
+        get {
+            do {
+                let index = try storage.store.selectedIndex(storage.key, slot: storage.slot)
+                switch index {
+                case SelectionIndexRead.absent: return storage.initialIndex
+                case SelectionIndexRead.cleared: return nil
+                default: return index
+                }
+            } catch {
+                storage.onError(error)
+                return storage.initialIndex
+            }
+        }
         nonmutating set {
             perform {
                 try store.define(name, count: count, policy: policy, initialIndex: initialIndex)
@@ -74,7 +114,7 @@ public struct SelectedIndex: Sendable {
     /// The stored selection; nil before the first write.
     public var selection: Selection? {
         do {
-            return try store.selection(named: name)
+            return try storage.store.selection(storage.key, slot: storage.slot)
         } catch {
             onError(error)
             return nil

@@ -32,10 +32,31 @@ public final class SelectionStore: Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func selection(named name: String) throws -> Selection? {
+        try selection(ReadKey(name))
+    }
+
+    /// The index of the selection a key names, as ``SelectionIndexRead`` encodes it (for a
+    /// property wrapper, which made the key once).
+    func selectedIndex(_ key: ReadKey, slot: StateReadSlot) throws -> Int {
         try database.read { state in
-            let selection = state.isEmpty ? nil : try state.selections.selection(named: name)
-            state.feed.states.observation(ofSelection: name, reading: selection)?.access()
-            return selection
+            if let cached = state.feed.states.cachedSelectedIndex(
+                slot: slot, canCache: !state.isWriting)
+            {
+                return cached
+            }
+            return try state.feed.states.selectedIndex(key, slot: slot, canCache: !state.isWriting)
+            {
+                state.isEmpty ? nil : try state.selections.selection(named: key.first)
+            }
+        }
+    }
+
+    /// The selection with the name a key holds (made once by a property wrapper).
+    func selection(_ key: ReadKey, slot: StateReadSlot? = nil) throws -> Selection? {
+        try database.read { state in
+            try state.feed.states.selection(key, slot: slot, canCache: !state.isWriting) {
+                state.isEmpty ? nil : try state.selections.selection(named: key.first)
+            }
         }
     }
 

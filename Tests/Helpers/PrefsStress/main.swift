@@ -8,6 +8,10 @@
 //   prefs-stress upgrade DB PREFIX COUNT                 read COUNT versioned keys PREFIX0...
 //                                                        (version 2: {"width":W} becomes
 //                                                        {"size":{"width":W}})
+//   prefs-stress failed-write DB KEY 1                   open DB read-only and set the typed
+//                                                        key KEY through the subscript setter,
+//                                                        which cannot throw: the failure goes
+//                                                        to the store's default error handler
 //
 // A write is confirmed (its index appended to CONFIRM-FILE) only after the commit
 // returned. Busy past the timeout is retried; the number of retries goes to stderr.
@@ -33,6 +37,7 @@ do {
     // On a server, the account of PREFS_ACCOUNT (a service role must name one).
     var options = AppDatabase.Options()
     options.account = ProcessInfo.processInfo.environment["PREFS_ACCOUNT"]
+    options.isReadOnly = mode == "failed-write"
     store = PreferenceStore(database: try AppDatabase(path: path, options: options))
 } catch  where error == .busy(path: path) {
     fail("\(error)", 75)
@@ -42,6 +47,9 @@ do {
 
 var retries = 0
 switch mode {
+case "failed-write":
+    store[Prefs.Key(prefix, default: 0)] = 1
+    print("went on after the failed write")
 case "write":
     let confirm = arguments.count > 5 ? FileHandle(forWritingAtPath: arguments[5]) : nil
     confirm?.seekToEndOfFile()
