@@ -64,6 +64,17 @@ let package = Package(
             name: "prefs-idle-observer", dependencies: ["PrefsKit"], path: "Benchmarks/IdleObserver"
         ),
         .executableTarget(name: "tour", dependencies: ["PrefsKit"], path: "Examples/Tour"),
+        // The reference app: its model layer (every platform), its SwiftUI screens (where
+        // SwiftUI exists; empty elsewhere), and the check that drives the model on Linux.
+        .target(
+            name: "ReferenceAppModel", dependencies: ["PrefsKit"],
+            path: "Examples/ReferenceApp/Model"),
+        .target(
+            name: "ReferenceAppViews", dependencies: ["ReferenceAppModel", "PrefsKit"],
+            path: "Examples/ReferenceApp/Views"),
+        .executableTarget(
+            name: "reference-app-check", dependencies: ["ReferenceAppModel", "PrefsKit"],
+            path: "Examples/ReferenceApp/Check"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(
             name: "CCrashVFS", path: "Tests/CrashVFS",

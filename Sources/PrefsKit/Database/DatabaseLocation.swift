@@ -7,7 +7,10 @@
 /// Where the database file lives when no path is given.
 public enum DatabaseLocation {
     /// The default path: `$PREFS_DB`, else `$XDG_DATA_HOME/prefs/prefs.sqlite`, else
-    /// `~/.local/share/prefs/prefs.sqlite` (`~/Library/Application Support/prefs/` on macOS).
+    /// `~/.local/share/prefs/prefs.sqlite`. On Apple platforms it is
+    /// `~/Library/Application Support/prefs/prefs.sqlite`: on macOS in the user's Library, on
+    /// iOS, tvOS, watchOS and visionOS (and for a sandboxed Mac app) in the app's container,
+    /// whose home is the container.
     ///
     /// - Parameter environment: The environment to read.
     public static func defaultPath(environment: [String: String]) -> String {
@@ -20,7 +23,7 @@ public enum DatabaseLocation {
         -> String
     {
         if let path = variable("PREFS_DB"), !path.isEmpty { return path }
-        #if os(macOS)
+        #if canImport(Darwin)
             let home = variable("HOME") ?? ""
             return home + "/Library/Application Support/prefs/prefs.sqlite"
         #else
