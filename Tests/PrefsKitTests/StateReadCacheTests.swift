@@ -98,4 +98,45 @@ import Testing
         try other.select(4, in: "carousel")
         #expect(try uncached.selection(named: "carousel")?.index == 4)
     }
+
+    /// What the store remembers about reads, from inside it.
+    private func remembered() throws -> (selections: Int, items: Int, queries: Int) {
+        try selections.database.read { $0.feed.states.rememberedReadCount }
+    }
+
+    /// Names come from the app's data and from whoever wrote the file: reading a stream of
+    /// names, each once, must not make the store remember every one of them.
+    @Test func readingAStreamOfNamesDoesNotGrowTheStore() throws {
+        let limit = StateObservations.rememberedReadLimit
+        for i in 0..<(limit * 5) {
+            _ = try selections.selection(named: "page-\(i)")
+            _ = try bookmarks.isBookmarked(kind: "trip", itemID: "item-\(i)")
+            if i < limit * 2 { _ = try bookmarks.list(BookmarkQuery(kind: "kind-\(i)")) }
+        }
+        let counts = try remembered()
+        #expect(counts.selections <= limit)
+        #expect(counts.items <= limit)
+        #expect(counts.queries <= limit)
+    }
+
+    /// A read that is forgotten tells whoever observed it (one refresh too many at worst),
+    /// so a view that read it is never left showing a value that later changes unseen; a
+    /// property wrapper's read is never forgotten, so its view is not refreshed for nothing.
+    @Test func aForgottenReadTellsItsObserverAndAWrappersReadIsKept() async throws {
+        @SelectedIndex("carousel", count: 13, policy: .clamp, store: selections) var carousel
+        let wrapperTold = trackObservation { _ = carousel }
+        let readTold = trackObservation {
+            _ = try? bookmarks.isBookmarked(kind: "trip", itemID: "rome")
+        }
+        for i in 0..<(StateObservations.rememberedReadLimit * 2) {
+            _ = try selections.selection(named: "page-\(i)")
+            _ = try bookmarks.isBookmarked(kind: "trip", itemID: "item-\(i)")
+        }
+        #expect(await waitUntil(upTo: 5) { readTold.value == 1 })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(wrapperTold.value == 0)
+        #expect(carousel == 2)
+        try selections.next("carousel")
+        #expect(await waitUntil(upTo: 5) { wrapperTold.value == 1 })
+    }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Selections and bookmarks as Swift's Observation sees them: a read of a selection (or of
 /// all of them), of a bookmark or of a bookmark query registers with it, and a committed
 /// change, made by this connection (a write, a transaction at its commit, never one that
@@ -23,7 +25,15 @@ final class StateObservations {
         let observation: KeyObservation
         var seen: AnyHashable
         let read: (any BookmarkRepository) throws -> AnyHashable
+        /// Read again since the table was last trimmed.
+        var wasReadAgain = false
     }
+
+    /// How many reads a table remembers beyond those a property wrapper holds. Names come
+    /// from the app's data and from whoever wrote the file, so the tables must not grow
+    /// with every name ever read; a read forgotten is told to its observers (at worst one
+    /// extra refresh), so that none of them misses a later change.
+    static let rememberedReadLimit = 1024
 
     /// One read (a selection, the bookmark of an item), as remembered: its observation
     /// (when reads are tracked) with what it last saw, and the cached result (valid while
@@ -46,6 +56,8 @@ final class StateObservations {
         /// A cached selection's index, asked without copying the selection.
         @exclusivity(unchecked) private(set) var encodedIndex: Int
         @exclusivity(unchecked) var cachedAt: UInt64
+        /// Found in the table again since the table was last trimmed.
+        @exclusivity(unchecked) var wasReadAgain = false
 
         init(observation: KeyObservation?, seen: Value?, cachedAt: UInt64) {
             self.observation = observation
@@ -188,6 +200,7 @@ final class StateObservations {
             found = unsafeDowncast(remembered, to: Entry<Value>.self)
         } else {
             found = table[key]
+            found?.wasReadAgain = true
         }
         if let entry = found {
             if entry.cachedAt != generation || !canCache {
@@ -198,12 +211,46 @@ final class StateObservations {
             return entry
         }
         guard tracksReads || caches else { return nil }
+        if table.count >= Self.rememberedReadLimit { trim(&table) }
         let entry = Entry(
             observation: tracksReads ? KeyObservation() : nil, seen: try read(),
             cachedAt: caches ? generation : 0)
         table[key] = entry
         slot?.entry = entry
         return entry
+    }
+
+    /// Forgets the reads that no property wrapper holds and that were not read again since the
+    /// last trim (all that no wrapper holds, when that frees too little), and tells their
+    /// observers, off the database lock.
+    private func trim<Value: Equatable>(_ table: inout [ReadKey: Entry<Value>]) {
+        var forgotten: [KeyObservation] = []
+        for pass in 0..<2 {
+            var gone: [ReadKey] = []
+            var index = table.startIndex
+            while index != table.endIndex {
+                let held = !isKnownUniquelyReferenced(&table.values[index])
+                let entry = table.values[index]
+                if !held && (pass == 1 || !entry.wasReadAgain) {
+                    gone.append(table.keys[index])
+                    if let observation = entry.observation { forgotten.append(observation) }
+                }
+                entry.wasReadAgain = false
+                table.formIndex(after: &index)
+            }
+            for key in gone { table[key] = nil }
+            if table.count < Self.rememberedReadLimit * 3 / 4 { break }
+        }
+        Self.tell(forgotten)
+    }
+
+    /// Tells observations of reads that are forgotten, on another thread: they are
+    /// forgotten under the database lock, and an observer may read the store at once.
+    private static func tell(_ observations: [KeyObservation]) {
+        guard !observations.isEmpty else { return }
+        DispatchQueue.global().async {
+            for observation in observations { observation.didChange() }
+        }
     }
 
     /// The observation of a bookmark read, made on first need with its result; nil when reads
@@ -213,10 +260,31 @@ final class StateObservations {
         readAgain: @escaping (any BookmarkRepository) throws -> AnyHashable
     ) -> KeyObservation? {
         guard tracksReads else { return nil }
-        if let observed = bookmarkReads[key] { return observed.observation }
+        if let observed = bookmarkReads[key] {
+            bookmarkReads[key]?.wasReadAgain = true
+            return observed.observation
+        }
+        if bookmarkReads.count >= Self.rememberedReadLimit { trimBookmarkReads() }
         let observation = KeyObservation()
         bookmarkReads[key] = ObservedRead(observation: observation, seen: result, read: readAgain)
         return observation
+    }
+
+    /// Forgets the bookmark queries not read again since the last trim (all of them, when
+    /// that frees too little), and tells their observers.
+    private func trimBookmarkReads() {
+        var stale = bookmarkReads.filter { !$0.value.wasReadAgain }
+        if bookmarkReads.count - stale.count >= Self.rememberedReadLimit * 3 / 4 {
+            stale = bookmarkReads
+        }
+        for key in stale.keys { bookmarkReads[key] = nil }
+        for key in bookmarkReads.keys { bookmarkReads[key]?.wasReadAgain = false }
+        Self.tell(stale.values.map(\.observation))
+    }
+
+    /// How many reads are remembered: selections, bookmarks of items, bookmark queries.
+    var rememberedReadCount: (selections: Int, items: Int, queries: Int) {
+        (selections.count, items.count, bookmarkReads.count)
     }
 
     /// A write of the open transaction is changing bookmarks (or their tags or folders).
