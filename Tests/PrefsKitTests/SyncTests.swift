@@ -9,11 +9,13 @@ import Testing
 @Suite struct SyncTests {
     let server: PostgresServer
     let hub: String
+    let hubDatabase: String
     let folder: TemporaryFolder
 
     init() throws {
         server = try PostgresServer.start()
-        hub = server.target(database: try server.makeDatabase())
+        hubDatabase = try server.makeDatabase()
+        hub = server.target(database: hubDatabase)
         folder = try TemporaryFolder()
     }
 
@@ -172,20 +174,22 @@ import Testing
         #expect(try DeviceSync.status(of: alices)?.account == "alice")
     }
 
-    @Test func devicesTwoHoursAheadAndBehindConverge() throws {
+    /// Clocks wrong by less than the hub's bound (5 minutes) are taken; the hybrid clock
+    /// orders the writes as they were seen.
+    @Test func devicesMinutesAheadAndBehindConverge() throws {
         let ahead = try device("ahead")
         let behind = try device("behind")
         let honest = try device("honest")
         for database in [ahead, behind, honest] { try sync(database) }
-        let twoHours: Int64 = 2 * 3_600_000
+        let twoMinutes: Int64 = 2 * 60_000
         try DeviceSync(database: ahead, hub: hub, account: "alice")
-            .setClockSkew(milliseconds: twoHours)
+            .setClockSkew(milliseconds: twoMinutes)
         try DeviceSync(database: behind, hub: hub, account: "alice")
-            .setClockSkew(milliseconds: -twoHours)
+            .setClockSkew(milliseconds: -twoMinutes)
         try prefs(ahead).set(1, for: .launchCount)
         try sync(ahead)
         // The device behind writes after it has seen the one ahead: its clock moved past it,
-        // so its later write wins, though its wall clock is four hours behind.
+        // so its later write wins, though its wall clock is four minutes behind.
         try sync(behind)
         #expect(prefs(behind)[.launchCount] == 1)
         try prefs(behind).set(2, for: .launchCount)
@@ -204,6 +208,49 @@ import Testing
         try prefs(behind).set(20, for: .launchCount)
         for database in [behind, ahead, honest, behind] { try sync(database) }
         #expect([ahead, behind, honest].map { prefs($0)[.launchCount] } == [10, 10, 10])
+    }
+
+    /// A device whose clock is a century ahead would win every later write of every other
+    /// device. The hub refuses its changes (they stay pending), the device says so, and once
+    /// its clock is right they are stamped again and go.
+    @Test func aDeviceACenturyAheadIsToldAndWinsNothing() throws {
+        let ahead = try device("ahead")
+        let honest = try device("honest")
+        for database in [ahead, honest] { try sync(database) }
+        let century: Int64 = 100 * 365 * 86_400_000
+        try DeviceSync(database: ahead, hub: hub, account: "alice")
+            .setClockSkew(milliseconds: century)
+        try prefs(ahead).set(1, for: .launchCount)
+        let refused = try sync(ahead)
+        #expect(refused.pushed == 0)
+        #expect(refused.waitingForClock == 1)
+        #expect(refused.pending == 1)
+        #expect((refused.clockAheadMilliseconds ?? 0) > century - 60_000)
+        let status = try DeviceSync.status(of: ahead)
+        #expect((status?.clockAheadMilliseconds ?? 0) > century - 60_000)
+        #expect(status?.pending == 1)
+        // The others never see it, and their writes are not beaten by it.
+        try sync(honest)
+        #expect(try prefs(honest).storedValue(forKey: "launchCount") == nil)
+        try prefs(honest).set(2, for: .launchCount)
+        try sync(honest)
+        // The clock is put right: the change is stamped again, now, and goes.
+        try DeviceSync(database: ahead, hub: hub, account: "alice").setClockSkew(milliseconds: 0)
+        let fixed = try sync(ahead)
+        #expect(fixed.waitingForClock == 0)
+        #expect(fixed.clockAheadMilliseconds == nil)
+        #expect(fixed.pending == 0)
+        #expect(try DeviceSync.status(of: ahead)?.clockAheadMilliseconds == nil)
+        try sync(honest)
+        #expect([ahead, honest].map { prefs($0)[.launchCount] } == [1, 1])
+        // No clock on the hub is past the bound.
+        let furthest = try server.psql(
+            """
+            SELECT max(split_part(clock, '-', 1)::bigint)
+                - (extract(epoch FROM now()) * 1000)::bigint FROM sync_change
+            """, database: hubDatabase)
+        let lead = Int64(furthest.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect((lead ?? .max) < 300_000)
     }
 
     @Test func deviceLocalKeysAndSelectionsStayOnTheirDevice() throws {

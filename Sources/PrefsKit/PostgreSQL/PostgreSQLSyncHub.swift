@@ -69,14 +69,54 @@
                         "SELECT sync_sequence FROM prefs_account_state WHERE account = $1 FOR UPDATE",
                         [account]
                     ).integer(row: 0, column: 0) ?? 0
+                // Each change against the rules and the clock bound, alone: a malformed one
+                // or one stamped too far ahead is refused and reported; the rest go on.
+                let checked = try connection.execute(
+                    prepared: "sync_rules",
+                    """
+                    SELECT n, problem, clock_limit FROM (
+                        SELECT c.n, c.clock, public.prefs_sync_problem(c.entity, c.ident,
+                                c.field, c.clock, c.present, c.type, c.value, c.bytes::bytea)
+                                AS problem,
+                            public.prefs_sync_clock_limit() AS clock_limit
+                        FROM \(Self.incoming)
+                        WHERE $1::text IS NOT NULL) AS checked
+                    WHERE CASE WHEN problem IS NOT NULL THEN true
+                        ELSE split_part(clock, '-', 1)::bigint > clock_limit END
+                    """, [account, document])
+                var refusedRows: [(change: SyncChange, reason: String)] = []
+                var aheadRows: [SyncChange] = []
+                var excluded: [Int] = []
+                for row in 0..<checked.rowCount {
+                    guard let n = checked.integer(row: row, column: 0),
+                        changes.indices.contains(Int(n) - 1)
+                    else { continue }
+                    excluded.append(Int(n))
+                    let change = changes[Int(n) - 1]
+                    if let problem = checked.text(row: row, column: 1) {
+                        refusedRows.append((change, problem))
+                    } else {
+                        aheadRows.append(change)
+                    }
+                }
+                let clockLimit =
+                    try connection.execute(
+                        prepared: "sync_clock_limit",
+                        "SELECT public.prefs_sync_clock_limit(), (SELECT clock_bound_ms FROM public.prefs_sync_config)",
+                        []
+                    )
+                let hubClock =
+                    (clockLimit.integer(row: 0, column: 0) ?? 0)
+                    - (clockLimit.integer(row: 0, column: 1) ?? 0)
+                let skipped = "{" + excluded.map(String.init).joined(separator: ",") + "}"
                 let refused = try connection.execute(
                     prepared: "sync_refused",
                     """
                     SELECT c.n, s.clock FROM \(Self.incoming)
                     JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
                         AND s.ident = c.ident AND s.field = c.field
-                    WHERE s.clock >= c.clock COLLATE "C"
-                    """, [account, document])
+                    WHERE s.clock >= c.clock COLLATE "C" AND c.n <> ALL($3::bigint[])
+                    """, [account, document, skipped])
                 let replaced = try connection.execute(
                     prepared: "sync_replaced",
                     """
@@ -86,7 +126,8 @@
                     JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
                         AND s.ident = c.ident AND s.field = c.field
                     WHERE s.clock < c.clock COLLATE "C" AND s.sequence > $3 AND s.device <> c.device
-                    """, [account, document, String(cursor)])
+                        AND c.n <> ALL($4::bigint[])
+                    """, [account, document, String(cursor), skipped])
                 let taken = try connection.execute(
                     prepared: "sync_push",
                     """
@@ -95,12 +136,13 @@
                     SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present, c.type,
                         c.value, c.bytes::bytea, $3 + c.n
                     FROM \(Self.incoming)
+                    WHERE c.n <> ALL($4::bigint[])
                     ON CONFLICT (account, entity, ident, field) DO UPDATE SET
                         clock = excluded.clock, device = excluded.device,
                         present = excluded.present, type = excluded.type, value = excluded.value,
                         bytes = excluded.bytes, sequence = excluded.sequence
                     WHERE sync_change.clock < excluded.clock
-                    """, [account, document, String(first)]
+                    """, [account, document, String(first), skipped]
                 ).affectedRows
                 try connection.execute(
                     prepared: "sync_advance",
@@ -134,7 +176,11 @@
                     else { continue }
                     overwritten.append((change, changes[Int(n) - 1].clock))
                 }
-                return SyncPushOutcome(accepted: taken, lost: lost, overwritten: overwritten)
+                var outcome = SyncPushOutcome(
+                    accepted: taken, lost: lost, overwritten: overwritten, refused: refusedRows,
+                    clockAhead: aheadRows, hubClock: hubClock)
+                outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
+                return outcome
             }
         }
 
@@ -189,6 +235,24 @@
             } catch let error as PGError where error.isConnectionLost {
                 try reconnectIfNeeded()
                 return try work()
+            }
+        }
+
+        func clockBound() throws -> Int64 {
+            try reconnecting {
+                try connection.execute(
+                    prepared: "sync_clock_bound", "SELECT clock_bound_ms FROM prefs_sync_config",
+                    []
+                ).integer(row: 0, column: 0) ?? SyncValidation.defaultClockBoundMilliseconds
+            }
+        }
+
+        func forget(device: String) throws {
+            try reconnecting {
+                _ = try connection.execute(
+                    prepared: "sync_forget",
+                    "DELETE FROM sync_device WHERE account = $1 AND device = $2",
+                    [account, device])
             }
         }
 

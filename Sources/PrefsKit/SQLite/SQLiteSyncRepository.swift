@@ -7,7 +7,7 @@ internal import SQLiteCore
 #endif
 
 /// The SQLite implementation of ``SyncRepository`` over the tables of
-/// `Migrations/0008_sync.sql`.
+/// `Migrations/0008_sync.sql` and `Migrations/0009_sync_rules.sql`.
 final class SQLiteSyncRepository: SyncRepository {
     let connection: Connection
     /// Where pending preferences' values are read.
@@ -21,7 +21,8 @@ final class SQLiteSyncRepository: SyncRepository {
     func deviceState() throws -> SyncDeviceState? {
         let rows = try connection.rows(
             sql: """
-                SELECT device_id, hub, account, cursor, last_push, last_pull, last_error
+                SELECT device_id, hub, account, cursor, last_push, last_pull, last_error,
+                    clock_ahead_ms
                 FROM sync_state
                 """)
         guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
@@ -30,7 +31,8 @@ final class SQLiteSyncRepository: SyncRepository {
         return SyncDeviceState(
             deviceID: deviceID, hub: row.get(1), account: row.get(2),
             cursor: row.get(3) ?? 0, lastPush: row.get(4, as: Double.self).map(Self.date),
-            lastPull: row.get(5, as: Double.self).map(Self.date), lastError: row.get(6))
+            lastPull: row.get(5, as: Double.self).map(Self.date), lastError: row.get(6),
+            clockAheadMilliseconds: row.get(7))
     }
 
     private static func date(_ seconds: Double) -> Date {
@@ -44,8 +46,10 @@ final class SQLiteSyncRepository: SyncRepository {
         // What is there already is stamped with the time it was last written (so that an
         // older value does not win over a newer one of another device for having been
         // turned on later), counter 0, this device.
+        // Never later than now: a file may hold times from a clock that was wrong.
         let stamp = """
-            printf('%015d-%06d-%s', CAST((updated_at + 978307200) * 1000 AS INTEGER), 0, ?)
+            printf('%015d-%06d-%s', max(0, min(CAST((updated_at + 978307200) * 1000 AS INTEGER),
+                CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))), 0, ?)
             """
         try connection.execute(
             sql: """
@@ -268,16 +272,81 @@ final class SQLiteSyncRepository: SyncRepository {
             sql: "UPDATE sync_state SET applying = ?", arguments: [isApplying])
     }
 
-    func receive(clock: HybridClock) throws {
-        try connection.execute(
+    func receive(clock: HybridClock, boundMilliseconds: Int64) throws {
+        // Never past this device's wall clock by more than the bound: one device whose clock
+        // ran ahead does not drag the others along.
+        let statement = try connection.cachedStatement(
             sql: """
                 UPDATE sync_state SET
                     clock_counter = CASE
-                        WHEN ?1 > clock_ms THEN ?2
+                        WHEN min(?1, \(Self.wallClock) + ?3) > clock_ms
+                            THEN CASE WHEN ?1 <= \(Self.wallClock) + ?3 THEN ?2 ELSE 0 END
                         WHEN ?1 = clock_ms THEN max(clock_counter, ?2)
                         ELSE clock_counter END,
-                    clock_ms = max(clock_ms, ?1)
-                """, arguments: [clock.milliseconds, clock.counter])
+                    clock_ms = max(clock_ms, min(?1, \(Self.wallClock) + ?3))
+                """)
+        try statement.execute(arguments: [clock.milliseconds, clock.counter, boundMilliseconds])
+    }
+
+    /// The device's wall clock in milliseconds since 1970, as the stamping trigger reads it.
+    private static let wallClock = """
+        (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) + clock_skew_ms)
+        """
+
+    func wallClockMilliseconds() throws -> Int64 {
+        try connection.scalar(Int64.self, sql: "SELECT \(Self.wallClock) FROM sync_state") ?? 0
+    }
+
+    func setClockAhead(milliseconds: Int64?, at date: Date) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET clock_ahead_ms = ?, clock_checked_at = ?",
+            arguments: [milliseconds, date])
+    }
+
+    func restamp(_ changes: [SyncChange]) throws {
+        // The clock goes back to the wall clock, but not below what the hub has confirmed.
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET clock_counter = 0, clock_ms = max(\(Self.wallClock),
+                    coalesce((SELECT max(CAST(substr(clock, 1, 15) AS INTEGER))
+                        FROM sync_field WHERE pending = 0), 0))
+                """)
+        let statement = try connection.cachedStatement(
+            sql: """
+                INSERT INTO sync_capture (entity, ident, field, present, value)
+                SELECT entity, ident, field, present, value FROM sync_field
+                WHERE entity = ? AND ident = ? AND field = ? AND clock = ?
+                """)
+        for change in changes {
+            try statement.execute(arguments: [
+                change.entity.rawValue, change.ident, change.field, change.clock,
+            ])
+        }
+    }
+
+    func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)
+        throws
+    {
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_refused (direction, entity, ident, field, clock, reason,
+                    recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                direction, change.entity.rawValue, change.ident, change.field, change.clock,
+                reason, date,
+            ])
+    }
+
+    func refusedCount() throws -> Int {
+        try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_refused") ?? 0
+    }
+
+    func leave() throws {
+        for table in ["sync_state", "sync_field", "sync_conflict", "sync_refused"] {
+            try connection.execute(sql: "DELETE FROM \(table)")
+        }
     }
 
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws {

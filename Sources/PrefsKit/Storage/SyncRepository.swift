@@ -65,6 +65,23 @@ package struct SyncDeviceState: Sendable, Hashable {
     package var lastPush: Date?
     package var lastPull: Date?
     package var lastError: String?
+    /// How far ahead of the hub's clock this device's was when the hub last refused a
+    /// change for it; nil when the last push was taken.
+    package var clockAheadMilliseconds: Int64?
+
+    package init(
+        deviceID: String, hub: String?, account: String?, cursor: Int64, lastPush: Date?,
+        lastPull: Date?, lastError: String?, clockAheadMilliseconds: Int64? = nil
+    ) {
+        self.deviceID = deviceID
+        self.hub = hub
+        self.account = account
+        self.cursor = cursor
+        self.lastPush = lastPush
+        self.lastPull = lastPull
+        self.lastError = lastError
+        self.clockAheadMilliseconds = clockAheadMilliseconds
+    }
 }
 
 /// The device side of sync, kept in the device's database file: the clock and the field
@@ -94,8 +111,24 @@ package protocol SyncRepository {
     func bookmarkPositions(kind: String) throws -> [ExactName: Int]
     /// Changes applied from now until `false` are not captured for sync.
     func setApplying(_ isApplying: Bool) throws
-    /// Moves the clock past one seen in a pulled change.
-    func receive(clock: HybridClock) throws
+    /// Moves the clock past one seen in a pulled change, but never further past this
+    /// device's wall clock than the bound.
+    func receive(clock: HybridClock, boundMilliseconds: Int64) throws
+    /// This device's wall clock (with any skew set for tests), in milliseconds since 1970.
+    func wallClockMilliseconds() throws -> Int64
+    /// Notes how far ahead of the hub this device's clock was found (nil: not ahead).
+    func setClockAhead(milliseconds: Int64?, at date: Date) throws
+    /// Brings the clock back to the wall clock (not below what the hub confirmed) and stamps
+    /// the changes again, still pending: after the hub refused them for a clock that was
+    /// ahead and is right again.
+    func restamp(_ changes: [SyncChange]) throws
+    /// Keeps a change that was refused: pushed and not taken by the hub, or pulled and not
+    /// applied here.
+    func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)
+        throws
+    func refusedCount() throws -> Int
+    /// Turns sync off: the device keeps its data and forgets its hub, clock and stamps.
+    func leave() throws
     /// Keeps the losing side of a conflict.
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
     func conflicts(limit: Int) throws -> [SyncConflict]
@@ -119,6 +152,10 @@ package protocol SyncHub: AnyObject {
     func pull(after cursor: Int64, limit: Int) throws -> [(change: SyncChange, sequence: Int64)]
     /// Notes how far a device pulled, and drops tombstones every known device has passed.
     func report(device: String, cursor: Int64) throws
+    /// How far ahead of the hub's clock a change may be stamped, in milliseconds.
+    func clockBound() throws -> Int64
+    /// Forgets a device that left.
+    func forget(device: String) throws
 }
 
 /// What the hub did with pushed changes.
@@ -130,4 +167,26 @@ package struct SyncPushOutcome: Sendable {
     /// Changes of other devices it replaced that the pushing device had not pulled yet: the
     /// losing sides of conflicts, with the clock of the change that replaced each.
     package var overwritten: [(change: SyncChange, winner: String)]
+    /// Those it refused for breaking the rules (``SyncValidation``), with why.
+    package var refused: [(change: SyncChange, reason: String)]
+    /// Those it refused for a clock further ahead of its own than the bound allows.
+    package var clockAhead: [SyncChange]
+    /// The hub's clock when it checked them, in milliseconds since 1970.
+    package var hubClock: Int64
+    /// The bound it checked them against, in milliseconds.
+    package var clockBound: Int64 = SyncValidation.defaultClockBoundMilliseconds
+
+    package init(
+        accepted: Int, lost: [(change: SyncChange, winner: String)],
+        overwritten: [(change: SyncChange, winner: String)],
+        refused: [(change: SyncChange, reason: String)] = [], clockAhead: [SyncChange] = [],
+        hubClock: Int64 = 0
+    ) {
+        self.accepted = accepted
+        self.lost = lost
+        self.overwritten = overwritten
+        self.refused = refused
+        self.clockAhead = clockAhead
+        self.hubClock = hubClock
+    }
 }

@@ -39,8 +39,12 @@
         public let account: String
         /// This device's id, in every clock it stamps.
         public let deviceID: String
+        /// The hub's connection string as the device file keeps it (no password).
+        private let hubToRemember: String
 
-        /// Opens the hub and turns sync on for the device when it is not on yet.
+        /// Opens the hub for the account. Sync is turned on for the device (and the device
+        /// bound to the account) by the first round that completes: a first round that fails
+        /// (a wrong account, a hub that refuses) leaves the device as it was.
         ///
         /// - Parameters:
         ///   - database: The device's database file (SQLite).
@@ -73,18 +77,16 @@
             }
             self.hub = hub
             self.account = hubAccount
-            let previous = remembered
             // As libpq parsed it, without the password: what the device file remembers.
-            let kept = ConnectionString.withoutSecrets(target) ?? ConnectionString.redacted(target)
-            deviceID = try database.write { state in
-                let sync = try Self.repository(state)
-                if let previous {
-                    try sync.setHub(kept, account: hubAccount)
-                    return previous.deviceID
+            hubToRemember =
+                ConnectionString.withoutSecrets(target) ?? ConnectionString.redacted(target)
+            deviceID = remembered?.deviceID ?? Self.newDeviceID()
+            // Sync is turned on (the device bound to the account) by the first round that
+            // completes, never before: see `sync()`.
+            if remembered != nil {
+                try database.write { state in
+                    try Self.repository(state).setHub(hubToRemember, account: hubAccount)
                 }
-                let deviceID = Self.newDeviceID()
-                try sync.start(deviceID: deviceID, hub: kept, account: hubAccount)
-                return deviceID
             }
         }
 
@@ -120,18 +122,54 @@
         ///   changes not confirmed stay pending for the next round.
         @discardableResult
         public func sync() throws -> SyncReport {
+            let isFirstRound = try database.write { state in
+                let sync = try Self.repository(state)
+                guard try sync.deviceState() == nil else { return false }
+                try sync.start(deviceID: deviceID, hub: hubToRemember, account: account)
+                return true
+            }
             do {
-                let (pushed, lostInPush) = try push()
-                let (pulled, lostInPull) = try pull()
+                var pushed = try push()
+                if pushed.restamped > 0 {
+                    // Stamped again after a clock that was ahead came right: they go now.
+                    let again = try push()
+                    pushed.accepted += again.accepted
+                    pushed.conflicts += again.conflicts
+                    pushed.refused += again.refused
+                    pushed.waitingForClock = again.waitingForClock
+                    pushed.clockAhead = again.clockAhead
+                }
+                let (pulled, lostInPull, refusedInPull) = try pull()
                 try database.write { state in try Self.repository(state).recordError(nil) }
                 return SyncReport(
-                    pushed: pushed, pulled: pulled, conflicts: lostInPush + lostInPull,
-                    pending: try pendingCount())
+                    pushed: pushed.accepted, pulled: pulled,
+                    conflicts: pushed.conflicts + lostInPull, pending: try pendingCount(),
+                    refused: pushed.refused + refusedInPull,
+                    waitingForClock: pushed.waitingForClock,
+                    clockAheadMilliseconds: pushed.clockAhead)
             } catch {
+                if isFirstRound {
+                    // Nothing is bound by a round that did not complete.
+                    try? database.write { state in try Self.repository(state).leave() }
+                    throw error
+                }
                 let message = String(describing: error)
                 try? database.write { state in try Self.repository(state).recordError(message) }
                 throw error
             }
+        }
+
+        /// Turns sync off for this device: it keeps its data and forgets the hub, its clock
+        /// and its stamps (pending changes are not sent); the hub forgets the device, so that
+        /// it no longer holds back the collection of deleted rows. A device that left can
+        /// sync again, with any account, as a new device.
+        ///
+        /// - Returns: Whether the hub could be told (the device left in any case).
+        @discardableResult
+        public func leave() throws -> Bool {
+            let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
+            try database.write { state in try Self.repository(state).leave() }
+            return toldHub
         }
 
         private func withHub<T>(_ body: (PostgreSQLEngine) throws -> T) throws -> T {
@@ -147,40 +185,86 @@
             }
         }
 
+        /// What a push did.
+        private struct PushResult {
+            var accepted = 0
+            var conflicts = 0
+            var refused = 0
+            /// Changes kept pending because the hub found this device's clock ahead.
+            var waitingForClock = 0
+            /// How far ahead, when it still is.
+            var clockAhead: Int64?
+            /// Changes stamped again because the clock came right.
+            var restamped = 0
+        }
+
         /// Pushes every pending change in one hub transaction, so that the other devices
         /// never see part of a local transaction; the outbox is cleared once it committed.
-        private func push() throws -> (pushed: Int, conflicts: Int) {
+        /// A change the hub refuses for its rules is recorded and no longer pending; one it
+        /// refuses for a clock too far ahead stays pending, and the device says so (or, when
+        /// its clock is right again, stamps it again).
+        private func push() throws -> PushResult {
             let (pending, cursor) = try database.read { state in
                 let sync = try Self.repository(state)
                 return (
                     try sync.pendingChanges(limit: Int.max), try sync.deviceState()?.cursor ?? 0
                 )
             }
-            guard !pending.isEmpty else { return (0, 0) }
+            guard !pending.isEmpty else { return PushResult() }
             let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
             let now = Date()
-            try database.write { state in
+            return try database.write { state in
                 let sync = try Self.repository(state)
-                try sync.confirm(pending)
+                var result = PushResult(
+                    accepted: outcome.accepted,
+                    conflicts: outcome.lost.count + outcome.overwritten.count,
+                    refused: outcome.refused.count)
+                let waiting = Set(outcome.clockAhead.map(\.address))
+                try sync.confirm(
+                    waiting.isEmpty
+                        ? pending
+                        : pending.filter {
+                            !waiting.contains($0.address)
+                        })
                 for (change, winner) in outcome.lost + outcome.overwritten {
                     try sync.recordConflict(lost: change, wonBy: winner, at: now)
                 }
+                for (change, reason) in outcome.refused {
+                    try sync.recordRefused(change, direction: "push", reason: reason, at: now)
+                }
+                if outcome.clockAhead.isEmpty {
+                    try sync.setClockAhead(milliseconds: nil, at: now)
+                } else if try sync.wallClockMilliseconds() <= outcome.hubClock + outcome.clockBound
+                {
+                    // The stamps were ahead, the clock is not (any more): stamp them again.
+                    try sync.restamp(outcome.clockAhead)
+                    try sync.setClockAhead(milliseconds: nil, at: now)
+                    result.restamped = outcome.clockAhead.count
+                } else {
+                    let ahead = try sync.wallClockMilliseconds() - outcome.hubClock
+                    try sync.setClockAhead(milliseconds: ahead, at: now)
+                    result.waitingForClock = outcome.clockAhead.count
+                    result.clockAhead = ahead
+                }
                 try sync.recordPush(at: now)
+                return result
             }
-            return (outcome.accepted, outcome.lost.count + outcome.overwritten.count)
         }
 
         /// Pulls every change after the cursor and applies them in one device transaction
         /// with the new cursor: a round cut short applies none of them, and a push of another
         /// device is never applied in part.
-        private func pull() throws -> (pulled: Int, conflicts: Int) {
-            guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0) }
-            let rows = try withHub { try $0.pull(after: cursor, limit: Int.max) }
+        private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
+            guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
+            let (rows, bound) = try withHub {
+                (try $0.pull(after: cursor, limit: Int.max), try $0.clockBound())
+            }
             var outcome = SyncMerge.Outcome()
             if let last = rows.last {
                 outcome = try database.write { state in
-                    let outcome = try SyncMerge(state: state, sync: Self.repository(state))
-                        .apply(rows.map(\.change))
+                    var merge = SyncMerge(state: state, sync: try Self.repository(state))
+                    merge.boundMilliseconds = bound
+                    let outcome = try merge.apply(rows.map(\.change))
                     try Self.repository(state).setCursor(last.sequence, pulledAt: Date())
                     return outcome
                 }
@@ -191,7 +275,7 @@
             try database.write { state in
                 try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
             }
-            return (outcome.applied, outcome.conflicts)
+            return (outcome.applied, outcome.conflicts, outcome.refused)
         }
 
         /// Rounds until the task is cancelled: one soon after each local write (looked for
@@ -238,7 +322,8 @@
                     deviceID: device.deviceID, hub: device.hub, account: device.account,
                     cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
                     pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
-                    lastError: device.lastError)
+                    lastError: device.lastError, refused: try sync.refusedCount(),
+                    clockAheadMilliseconds: device.clockAheadMilliseconds)
             }
         }
 
@@ -268,6 +353,14 @@
         public var conflicts: Int
         /// Local changes still waiting for the hub.
         public var pending: Int
+        /// Changes refused in this round, pushed (the hub's rules) or pulled (this device's);
+        /// each is recorded, and the rest of the round went on.
+        public var refused: Int = 0
+        /// Local changes the hub would not take because this device's clock is ahead of the
+        /// hub's by more than the bound; they stay pending until the clock is right.
+        public var waitingForClock: Int = 0
+        /// How far ahead of the hub's clock this device's is, when the hub said so.
+        public var clockAheadMilliseconds: Int64?
     }
 
     /// A device's sync state.
@@ -290,6 +383,11 @@
         public var conflicts: Int
         /// Why the last round failed; nil after a round that completed.
         public var lastError: String?
+        /// Changes refused so far, pushed or pulled.
+        public var refused: Int = 0
+        /// How far ahead of the hub's clock this device's was at the last push, when the hub
+        /// refused changes for it; nil when it is not.
+        public var clockAheadMilliseconds: Int64?
     }
 
 #endif

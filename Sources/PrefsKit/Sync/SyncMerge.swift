@@ -11,56 +11,44 @@
 struct SyncMerge {
     let state: DatabaseState
     let sync: any SyncRepository
+    /// How far past this device's wall clock its clock may follow a pulled one.
+    var boundMilliseconds = SyncValidation.defaultClockBoundMilliseconds
 
     struct Outcome {
         /// Changes that won and were applied.
         var applied = 0
         /// Conflicts decided (their losing sides kept).
         var conflicts = 0
+        /// Changes that could not be applied (malformed), recorded and skipped.
+        var refused = 0
     }
 
+    /// Applies the changes, each checked first: one that breaks the rules
+    /// (``SyncValidation``) or cannot be applied is recorded and skipped, and the rest go on.
     func apply(_ changes: [SyncChange]) throws -> Outcome {
         try sync.setApplying(true)
         var outcome = Outcome()
         var bookmarks: [[String]] = []
         var seen: Set<[ExactName]> = []
+        let now = Date()
         for change in changes {
-            guard let clock = HybridClock(change.clock), let ident = SyncIdent.parts(change.ident)
-            else { continue }
-            try sync.receive(clock: clock)
-            let local = try sync.field(change.address)
-            if let local, local.change.clock == change.clock { continue }
-            if let local, local.change.clock > change.clock {
-                // This device wrote the field later and has yet to push it: the pulled change
-                // loses, here and (once pushed) on the hub.
-                if local.isPending {
-                    try sync.recordConflict(lost: change, wonBy: local.change.clock, at: Date())
-                    outcome.conflicts += 1
-                }
+            if let problem = SyncValidation.problem(with: change) {
+                try sync.recordRefused(change, direction: "pull", reason: problem, at: now)
+                outcome.refused += 1
                 continue
             }
-            if let local, local.isPending {
-                var lost = local.change
-                if lost.entity == .preference, ident.count == 2 {
-                    lost.value = try state.engine.preferences.value(
-                        suite: ident[0], key: ident[1])
+            guard let clock = HybridClock(change.clock), let ident = SyncIdent.parts(change.ident)
+            else { continue }
+            do {
+                try state.engine.nestedTransaction {
+                    try apply(
+                        change, clock: clock, ident: ident, outcome: &outcome,
+                        bookmarks: &bookmarks, seen: &seen)
                 }
-                try sync.recordConflict(lost: lost, wonBy: change.clock, at: Date())
-                outcome.conflicts += 1
-            }
-            try sync.setField(change, isPending: false)
-            outcome.applied += 1
-            switch change.entity {
-            case .preference:
-                guard ident.count == 2,
-                    try !sync.isDeviceLocal(suite: ident[0], key: ident[1])
-                else { continue }
-                try applyPreference(change, suite: ident[0], key: ident[1], clock: clock)
-            case .bookmark, .tag:
-                let bookmark = Array(ident.prefix(2))
-                if bookmark.count == 2, seen.insert(bookmark.map(ExactName.init)).inserted {
-                    bookmarks.append(bookmark)
-                }
+            } catch let error as PreferenceError {
+                try sync.recordRefused(
+                    change, direction: "pull", reason: error.description, at: now)
+                outcome.refused += 1
             }
         }
         if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
@@ -68,7 +56,21 @@ struct SyncMerge {
         try state.engine.bookmarks.batchingSearchRows {
             var kinds: [String] = []
             for bookmark in bookmarks {
-                try rebuild(kind: bookmark[0], itemID: bookmark[1])
+                // One bookmark that cannot be made (its merged fields break a rule) is
+                // recorded and left as it was; the others go on.
+                do {
+                    try state.engine.nestedTransaction {
+                        try rebuild(kind: bookmark[0], itemID: bookmark[1])
+                    }
+                } catch let error as BookmarkError {
+                    let address = SyncChange(
+                        entity: .bookmark, ident: SyncIdent.make(bookmark), field: "exists",
+                        clock: "", present: true, value: nil)
+                    try sync.recordRefused(
+                        address, direction: "pull", reason: String(describing: error), at: now)
+                    outcome.refused += 1
+                    continue
+                }
                 if !kinds.contains(where: { ExactName.sameBytes($0, bookmark[0]) }) {
                     kinds.append(bookmark[0])
                 }
@@ -77,6 +79,49 @@ struct SyncMerge {
         }
         try sync.setApplying(false)
         return outcome
+    }
+
+    /// Applies one change that keeps the rules; a rule of the device's own that it breaks
+    /// throws (and the caller's savepoint undoes it).
+    private func apply(
+        _ change: SyncChange, clock: HybridClock, ident: [String], outcome: inout Outcome,
+        bookmarks: inout [[String]], seen: inout Set<[ExactName]>
+    ) throws {
+        try sync.receive(clock: clock, boundMilliseconds: boundMilliseconds)
+        let local = try sync.field(change.address)
+        if let local, local.change.clock == change.clock { return }
+        if let local, local.change.clock > change.clock {
+            // This device wrote the field later and has yet to push it: the pulled change
+            // loses, here and (once pushed) on the hub.
+            if local.isPending {
+                try sync.recordConflict(lost: change, wonBy: local.change.clock, at: Date())
+                outcome.conflicts += 1
+            }
+            return
+        }
+        if let local, local.isPending {
+            var lost = local.change
+            if lost.entity == .preference, ident.count == 2 {
+                lost.value = try state.engine.preferences.value(
+                    suite: ident[0], key: ident[1])
+            }
+            try sync.recordConflict(lost: lost, wonBy: change.clock, at: Date())
+            outcome.conflicts += 1
+        }
+        try sync.setField(change, isPending: false)
+        outcome.applied += 1
+        switch change.entity {
+        case .preference:
+            guard ident.count == 2,
+                try !sync.isDeviceLocal(suite: ident[0], key: ident[1])
+            else { return }
+            try applyPreference(change, suite: ident[0], key: ident[1], clock: clock)
+        case .bookmark, .tag:
+            let bookmark = Array(ident.prefix(2))
+            if bookmark.count == 2, seen.insert(bookmark.map(ExactName.init)).inserted {
+                bookmarks.append(bookmark)
+            }
+        }
     }
 
     private func applyPreference(
