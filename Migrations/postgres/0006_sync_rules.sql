@@ -227,7 +227,9 @@ ALTER TABLE sync_change ADD CONSTRAINT sync_change_well_formed
 CREATE FUNCTION prefs_sync_clock_bound() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
 BEGIN
-    IF split_part(NEW.clock, '-', 1)::bigint > public.prefs_sync_clock_limit() THEN
+    -- A clock that is not a reading at all is the constraint's to refuse.
+    IF NEW.clock ~ '^[0-9]{1,18}-'
+        AND split_part(NEW.clock, '-', 1)::bigint > public.prefs_sync_clock_limit() THEN
         RAISE EXCEPTION 'the clock % is ahead of the hub''s by more than the bound', NEW.clock
             USING ERRCODE = 'check_violation';
     END IF;

@@ -30,10 +30,16 @@ import Testing
         ])
         #expect(first.status == 0, "\(first.stderr)")
         let pushed =
-            try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Int]
-        #expect(pushed?["pushed"] == 9)  // one preference; exists, 6 fields and a tag
-        #expect(pushed?["pending"] == 0)
-        #expect(pushed?.keys.sorted() == ["conflicts", "pending", "pulled", "pushed"])
+            try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect(pushed?["pushed"] as? Int == 9)  // one preference; exists, 6 fields and a tag
+        #expect(pushed?["pending"] as? Int == 0)
+        #expect(pushed?["refused"] as? Int == 0)
+        #expect(pushed?["clockAheadMilliseconds"] is NSNull)
+        #expect(
+            pushed?.keys.sorted() == [
+                "clockAheadMilliseconds", "conflicts", "pending", "pulled", "pushed", "refused",
+                "waitingForClock",
+            ])
         let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout == "Pushed 0, pulled 9, conflicts 0, pending 0\n")
@@ -51,6 +57,32 @@ import Testing
         #expect(fields?["account"] as? String == "carol")
         #expect(fields?["pending"] as? Int == 0)
         #expect(fields?["lastError"] is NSNull)
+    }
+
+    /// `prefs sync leave` turns sync off and keeps the data; the device can then sync
+    /// another account, as a new device. A first round that fails binds nothing.
+    @Test func leavingKeepsTheDataAndUnbindsTheAccount() throws {
+        let laptop = folder.path("laptop.db")
+        #expect(try runPrefs(["--db", laptop, "set", "volume", "0.5"]).status == 0)
+        #expect(
+            try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "dave"]).status == 0)
+        let refused = try runPrefs(["--db", laptop, "sync", "--account", "erin"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("'dave'"), "\(refused.stderr)")
+        let left = try runPrefs(["--db", laptop, "sync", "leave"])
+        #expect(left.status == 0, "\(left.stderr)")
+        #expect(left.stdout == "This device no longer syncs; its data stays.\n")
+        #expect(try runPrefs(["--db", laptop, "get", "volume"]).stdout == "0.5\n")
+        let status = try runPrefs(["--db", laptop, "sync", "status"])
+        #expect(status.status == 1)
+        #expect(try runPrefs(["--db", laptop, "sync", "leave"]).status == 1)
+        // Free again: another account, and what the device holds goes to it.
+        let again = try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "erin"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let phone = folder.path("phone.db")
+        #expect(
+            try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "erin"]).status == 0)
+        #expect(try runPrefs(["--db", phone, "get", "volume"]).stdout == "0.5\n")
     }
 
     @Test func watchPullsWhatAnotherDevicePushes() async throws {
@@ -108,8 +140,8 @@ import Testing
             "--db", laptop, "--json", "sync", "--hub", hub, "--account", "dave",
         ])
         let report =
-            try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [String: Int]
-        #expect(report?["pushed"] == 1, "\(round.stdout)")
+            try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [String: Any]
+        #expect(report?["pushed"] as? Int == 1, "\(round.stdout)")
     }
 
     @Test func aHubOfANewerSchemaIsRefusedAndNothingIsTurnedOn() throws {

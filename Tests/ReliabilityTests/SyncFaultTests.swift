@@ -131,6 +131,25 @@ import Testing
     }
 }
 
+extension SyncFaultTests {
+    /// A first round that fails (here: the hub gone) turns nothing on and binds the device
+    /// to no account; the next round may name another.
+    @Test func aFirstRoundThatFailsBindsNothing() throws {
+        let server = try PostgresServer.startPrivate()
+        let hub = server.target(database: try server.makeDatabase())
+        let database = try AppDatabase(path: folder.path("new.db"))
+        try PreferenceStore(database: database).setValue(.int(1), forKey: "k")
+        let sync = try DeviceSync(database: database, hub: hub, account: "first")
+        try server.stopImmediately()
+        #expect(throws: (any Error).self) { try sync.sync() }
+        #expect(try DeviceSync.status(of: database) == nil)
+        try server.startAgain()
+        let other = try DeviceSync(database: database, hub: hub, account: "second")
+        #expect(try other.sync().pushed == 1)
+        #expect(try DeviceSync.status(of: database)?.account == "second")
+    }
+}
+
 extension Result {
     fileprivate var isFailure: Bool {
         if case .failure = self { return true }

@@ -49,6 +49,7 @@ enum Command: Equatable, Sendable {
     case sync(hub: String?, watch: Bool)
     case syncStatus
     case syncConflicts(limit: Int)
+    case syncLeave
 }
 
 extension Command {
@@ -60,7 +61,7 @@ extension Command {
     /// Whether it is a sync command (whose `--account` is the hub's).
     var isSync: Bool {
         switch self {
-        case .sync, .syncStatus, .syncConflicts: true
+        case .sync, .syncStatus, .syncConflicts, .syncLeave: true
         default: false
         }
     }
@@ -87,6 +88,7 @@ extension Command {
         case .sync: "sync"
         case .syncStatus: "sync status"
         case .syncConflicts: "sync conflicts"
+        case .syncLeave: "sync leave"
         default: nil
         }
     }

@@ -22,6 +22,8 @@ extension CommandRunner {
 
         func syncConflicts(limit: Int) throws { throw Self.noPostgreSQL }
 
+        func syncLeave() throws { throw Self.noPostgreSQL }
+
         private static let noPostgreSQL = CommandFailure(
             "This build of prefs has no PostgreSQL (the fully static one); sync needs it",
             exitCode: CommandFailure.usage)
@@ -55,12 +57,69 @@ extension CommandRunner {
             .object([
                 ("pushed", .integer(report.pushed)), ("pulled", .integer(report.pulled)),
                 ("conflicts", .integer(report.conflicts)), ("pending", .integer(report.pending)),
+                ("refused", .integer(report.refused)),
+                ("waitingForClock", .integer(report.waitingForClock)),
+                (
+                    "clockAheadMilliseconds",
+                    report.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
+                ),
             ])
         }
 
         private static func text(_ report: SyncReport) -> String {
-            "Pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.conflicts),"
+            var line =
+                "Pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.conflicts),"
                 + " pending \(report.pending)"
+            if report.refused > 0 { line += ", refused \(report.refused) (prefs sync status)" }
+            if let ahead = report.clockAheadMilliseconds, report.waitingForClock > 0 {
+                line +=
+                    "\nThis device's clock is \(aheadText(ahead)) ahead of the hub's:"
+                    + " \(report.waitingForClock) changes wait until it is right"
+            }
+            return line
+        }
+
+        /// A clock's lead, as a person reads it.
+        private static func aheadText(_ milliseconds: Int64) -> String {
+            let seconds = milliseconds / 1000
+            switch seconds {
+            case ..<120: return "\(seconds) seconds"
+            case ..<7_200: return "\(seconds / 60) minutes"
+            case ..<172_800: return "\(seconds / 3_600) hours"
+            default: return "\(seconds / 86_400) days"
+            }
+        }
+
+        func syncLeave() throws {
+            let database = try openForWriting()
+            guard let status = try DeviceSync.status(of: database) else {
+                throw CommandFailure(
+                    "This database does not sync", exitCode: CommandFailure.notFound)
+            }
+            var toldHub = false
+            if let hub = status.hub,
+                let sync = try? DeviceSync(database: database, hub: hub, account: status.account)
+            {
+                toldHub = try sync.leave()
+            } else {
+                try DeviceSync.leave(database)
+            }
+            let pending = status.pending
+            if globals.isJSON {
+                printJSON(
+                    .object([
+                        ("left", .bool(true)), ("hubTold", .bool(toldHub)),
+                        ("pendingDropped", .integer(pending)),
+                    ]))
+                return
+            }
+            console.print(
+                "This device no longer syncs; its data stays."
+                    + (pending > 0
+                        ? " \(pending) changes that never reached the hub stay here only." : "")
+                    + (toldHub
+                        ? "" : " (The hub could not be told; it forgets the device in time.)")
+                    + "\n")
         }
 
         /// Rounds until SIGINT or SIGTERM: a line for each round that moved something, and
@@ -116,6 +175,11 @@ extension CommandRunner {
                         ("pending", .integer(status.pending)),
                         ("conflicts", .integer(status.conflicts)),
                         ("lastError", status.lastError.map(JSONValue.string) ?? .null),
+                        ("refused", .integer(status.refused)),
+                        (
+                            "clockAheadMilliseconds",
+                            status.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
+                        ),
                     ]))
                 return
             }
@@ -128,6 +192,8 @@ extension CommandRunner {
                 Last pull:  \(status.lastPull.map(ISO8601.string(from:)) ?? never)
                 Pending:    \(status.pending) changes
                 Conflicts:  \(status.conflicts) kept (prefs sync conflicts)
+                Refused:    \(status.refused) changes
+                Clock:      \(status.clockAheadMilliseconds.map { "\(Self.aheadText($0)) ahead of the hub's: changes wait until it is right" } ?? "in step with the hub")
                 Last error: \(status.lastError ?? "none")
 
                 """)

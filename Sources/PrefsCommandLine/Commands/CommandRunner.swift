@@ -142,6 +142,7 @@ struct CommandRunner {
         case .sync(let hub, let watch): try sync(hub: hub, watch: watch)
         case .syncStatus: try syncStatus()
         case .syncConflicts(let limit): try syncConflicts(limit: limit)
+        case .syncLeave: try syncLeave()
         }
     }
 

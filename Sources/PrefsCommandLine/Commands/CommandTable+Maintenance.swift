@@ -48,13 +48,18 @@ extension CommandTable {
             account), then pulls the other devices'. The first round turns sync on and
             remembers the hub and the account in the file (never a password: it comes from
             ~/.pgpass or PGPASSWORD). Selections and keys declared --device-local stay here.
-            Exits 75 when the hub cannot be reached; the changes wait for the next round.
-            'prefs sync status' shows the state, 'prefs sync conflicts' the losing sides.
+            A first round that fails turns nothing on. Exits 75 when the hub cannot be
+            reached; the changes wait for the next round. A change the hub refuses (it
+            breaks the rules, or this device's clock is ahead of the hub's by more than the
+            hub's bound) is counted in the round's line; one refused for the clock stays
+            pending until the clock is right. 'prefs sync status' shows the state, 'prefs
+            sync conflicts' the losing sides, 'prefs sync leave' turns sync off (the data
+            stays).
             """,
         arguments: [
             ArgumentSpec(
-                name: "what", help: "status or conflicts (default: a round).", isOptional: true,
-                completions: ["status", "conflicts"])
+                name: "what", help: "status, conflicts or leave (default: a round).",
+                isOptional: true, completions: ["status", "conflicts", "leave"])
         ],
         options: [
             OptionSpec(
@@ -85,9 +90,11 @@ extension CommandTable {
                 return .syncStatus
             case "conflicts":
                 return .syncConflicts(limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
+            case "leave":
+                return .syncLeave
             case let other?:
                 throw UsageError(
-                    "Invalid value '\(other)' for '<what>': expected 'status' or 'conflicts'",
+                    "Invalid value '\(other)' for '<what>': expected 'status', 'conflicts' or 'leave'",
                     path: parsed.path)
             }
         })

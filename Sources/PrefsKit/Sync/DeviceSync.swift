@@ -327,6 +327,11 @@
             }
         }
 
+        /// Turns sync off for a device without reaching its hub (see ``leave()``).
+        public static func leave(_ database: AppDatabase) throws {
+            try database.write { state in try repository(state).leave() }
+        }
+
         /// The losing sides of conflicts this device saw, newest first.
         public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
             -> [SyncConflict]
