@@ -329,4 +329,76 @@ import Testing
         #expect(prefs(old)[.launchCount] == 2)
         #expect(prefs(recent)[.launchCount] == 2)
     }
+
+    private func bookmarks(_ database: AppDatabase) throws -> [String] {
+        try BookmarkStore(database: database).list(BookmarkQuery(kind: "movie")).map(\.itemID)
+    }
+
+    /// The horizon's state for the account, as the hub keeps it.
+    private func horizon() throws -> String {
+        try server.psql(
+            "SELECT coalesce(sync_horizon_clock, '-') FROM prefs_account_state",
+            database: hubDatabase
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A device that left with an old copy of a bookmark and a key that the others have since
+    /// deleted, whose tombstones the hub has collected, comes back: it loses them as it would
+    /// have lost to the tombstones, and keeps its copies as conflicts. Nobody gets them back.
+    @Test func aLateJoinerWithAnOldCopyLosesToCollectedTombstones() throws {
+        let first = try device("first")
+        let second = try device("second")
+        let late = try device("late")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "heat", title: "Heat"))
+        try prefs(first).set(1, for: .launchCount)
+        for database in [first, second, late] { try sync(database) }
+        #expect(try bookmarks(late) == ["heat"])
+        try DeviceSync(database: late, hub: hub, account: "alice").leave()
+        Thread.sleep(forTimeInterval: 0.01)
+        try BookmarkStore(database: first).remove(kind: "movie", itemID: "heat")
+        try prefs(first).setValue(nil, forKey: "launchCount")
+        for _ in 0..<2 {
+            for database in [first, second] { try sync(database) }
+        }
+        #expect(try hubRows().allSatisfy(\.present))
+        #expect(try horizon() != "-")
+        // The late device joins again, as a new device, with its old copies.
+        #expect(try bookmarks(late) == ["heat"])
+        let report = try sync(late)
+        #expect(report.conflicts >= 2)
+        for _ in 0..<2 {
+            for database in [first, second, late] { try sync(database) }
+        }
+        for database in [first, second, late] {
+            #expect(try bookmarks(database).isEmpty)
+            #expect(try prefs(database).storedValue(forKey: "launchCount") == nil)
+        }
+        #expect(try DeviceSync.conflicts(of: late).count >= 2)
+    }
+
+    /// A device the hub forgot (its cursor no longer holds tombstones back) misses the
+    /// tombstones collected meanwhile; its cursor is behind the horizon, so it resynchronises
+    /// in full and drops what the others deleted.
+    @Test func aDeviceBehindTheHorizonResynchronisesInFull() throws {
+        let first = try device("first")
+        let stale = try device("stale")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "heat", title: "Heat"))
+        try prefs(first).set(1, for: .launchCount)
+        for database in [first, stale] { try sync(database) }
+        let keep = try #require(try DeviceSync.status(of: first)?.deviceID)
+        let forgotten = try server.psql(
+            "DELETE FROM sync_device WHERE device <> '\(keep)'", database: hubDatabase)
+        #expect(forgotten.status == 0, "\(forgotten.stderr)")
+        try BookmarkStore(database: first).remove(kind: "movie", itemID: "heat")
+        try prefs(first).setValue(nil, forKey: "launchCount")
+        try prefs(first).set(true, for: .hasViewedWalkthrough)
+        for _ in 0..<2 { try sync(first) }
+        #expect(try horizon() != "-")
+        try sync(stale)
+        #expect(try bookmarks(stale).isEmpty)
+        #expect(try prefs(stale).storedValue(forKey: "launchCount") == nil)
+        #expect(prefs(stale)[.hasViewedWalkthrough])
+    }
 }

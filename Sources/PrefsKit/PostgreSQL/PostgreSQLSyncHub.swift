@@ -108,6 +108,34 @@
                 let hubClock =
                     (clockLimit.integer(row: 0, column: 0) ?? 0)
                     - (clockLimit.integer(row: 0, column: 1) ?? 0)
+                // Older than the horizon, for a field the hub no longer has: it would have
+                // lost to a tombstone that was collected, so it loses to the horizon.
+                let beyond = try connection.execute(
+                    prepared: "sync_beyond_horizon",
+                    """
+                    SELECT c.n, a.sync_horizon_clock FROM \(Self.incoming)
+                    JOIN prefs_account_state AS a ON a.account = $1
+                    WHERE a.sync_horizon_clock IS NOT NULL
+                        AND c.clock < a.sync_horizon_clock COLLATE "C"
+                        AND c.n <> ALL($3::bigint[])
+                        AND NOT EXISTS (
+                            SELECT 1 FROM sync_change AS s WHERE s.account = $1
+                                AND s.entity = c.entity AND s.ident = c.ident
+                                AND s.field = c.field)
+                    """,
+                    [
+                        account, document,
+                        "{" + excluded.map(String.init).joined(separator: ",") + "}",
+                    ])
+                var beyondHorizon: [(change: SyncChange, winner: String)] = []
+                for row in 0..<beyond.rowCount {
+                    guard let n = beyond.integer(row: row, column: 0),
+                        let horizon = beyond.text(row: row, column: 1),
+                        changes.indices.contains(Int(n) - 1)
+                    else { continue }
+                    excluded.append(Int(n))
+                    beyondHorizon.append((changes[Int(n) - 1], horizon))
+                }
                 let skipped = "{" + excluded.map(String.init).joined(separator: ",") + "}"
                 let refused = try connection.execute(
                     prepared: "sync_refused",
@@ -179,6 +207,7 @@
                 var outcome = SyncPushOutcome(
                     accepted: taken, lost: lost, overwritten: overwritten, refused: refusedRows,
                     clockAhead: aheadRows, hubClock: hubClock)
+                outcome.beyondHorizon = beyondHorizon
                 outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
                 return outcome
             }
@@ -238,6 +267,60 @@
             }
         }
 
+        func pullRound(after cursor: Int64) throws -> SyncPull {
+            try reconnectIfNeeded()
+            // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
+            // every field, so that no tombstone is collected between reading them.
+            return try reconnecting {
+                try transaction {
+                    try connection.execute(
+                        prepared: "sync_snapshot",
+                        "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    let horizon = try self.horizon()
+                    let isFull = cursor < horizon.sequence
+                    let rows = try pull(after: isFull ? 0 : cursor, limit: Int.max)
+                    return SyncPull(
+                        rows: rows, horizon: horizon,
+                        addresses: isFull ? try addresses() : nil)
+                }
+            }
+        }
+
+        func horizon() throws -> SyncHorizon {
+            let result = try reconnecting {
+                try connection.execute(
+                    prepared: "sync_horizon",
+                    """
+                    SELECT sync_horizon_clock, sync_horizon_sequence FROM prefs_account_state
+                    WHERE account = $1
+                    """, [account])
+            }
+            guard result.rowCount > 0 else { return SyncHorizon(clock: nil, sequence: 0) }
+            return SyncHorizon(
+                clock: result.text(row: 0, column: 0),
+                sequence: result.integer(row: 0, column: 1) ?? 0)
+        }
+
+        func addresses() throws -> Set<SyncAddress> {
+            let result = try reconnecting {
+                try connection.execute(
+                    prepared: "sync_addresses",
+                    "SELECT entity, ident, field FROM sync_change WHERE account = $1", [account])
+            }
+            var addresses = Set<SyncAddress>()
+            addresses.reserveCapacity(result.rowCount)
+            for row in 0..<result.rowCount {
+                guard
+                    let entity = result.text(row: row, column: 0).flatMap(
+                        SyncEntity.init(rawValue:)),
+                    let ident = result.text(row: row, column: 1),
+                    let field = result.text(row: row, column: 2)
+                else { continue }
+                addresses.insert(SyncAddress(entity: entity, ident: ident, field: field))
+            }
+            return addresses
+        }
+
         func clockBound() throws -> Int64 {
             try reconnecting {
                 try connection.execute(
@@ -274,11 +357,20 @@
                         account, device, String(cursor),
                         PGValue.text(Date().timeIntervalSinceReferenceDate),
                     ])
+                // The horizon moves with what is collected, in the same transaction.
                 try connection.execute(
                     prepared: "sync_collect",
                     """
-                    DELETE FROM sync_change WHERE account = $1 AND NOT present
-                        AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
+                    WITH gone AS (
+                        DELETE FROM sync_change WHERE account = $1 AND NOT present
+                            AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
+                        RETURNING clock, sequence)
+                    UPDATE prefs_account_state SET
+                        sync_horizon_clock = greatest(sync_horizon_clock,
+                            (SELECT max(clock) FROM gone)),
+                        sync_horizon_sequence = greatest(sync_horizon_sequence,
+                            (SELECT max(sequence) FROM gone))
+                    WHERE account = $1 AND EXISTS (SELECT 1 FROM gone)
                     """, [account])
             }
         }

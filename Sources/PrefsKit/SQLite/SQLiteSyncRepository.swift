@@ -343,6 +343,23 @@ final class SQLiteSyncRepository: SyncRepository {
         try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_refused") ?? 0
     }
 
+    func confirmedPresentFields() throws -> [SyncChange] {
+        let rows = try connection.rows(
+            sql: """
+                SELECT entity, ident, field, clock FROM sync_field
+                WHERE pending = 0 AND present = 1
+                """)
+        return rows.compactMap { row in
+            guard let entity = row.get(0, as: String.self).flatMap(SyncEntity.init(rawValue:)),
+                let ident = row.get(1, as: String.self), let field = row.get(2, as: String.self),
+                let clock = row.get(3, as: String.self)
+            else { return nil }
+            return SyncChange(
+                entity: entity, ident: ident, field: field, clock: clock, present: true,
+                value: nil)
+        }
+    }
+
     func leave() throws {
         for table in ["sync_state", "sync_field", "sync_conflict", "sync_refused"] {
             try connection.execute(sql: "DELETE FROM \(table)")

@@ -129,6 +129,8 @@ package protocol SyncRepository {
     func refusedCount() throws -> Int
     /// Turns sync off: the device keeps its data and forgets its hub, clock and stamps.
     func leave() throws
+    /// The fields the hub confirmed that hold something (not tombstones), with their changes.
+    func confirmedPresentFields() throws -> [SyncChange]
     /// Keeps the losing side of a conflict.
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
     func conflicts(limit: Int) throws -> [SyncConflict]
@@ -154,8 +156,31 @@ package protocol SyncHub: AnyObject {
     func report(device: String, cursor: Int64) throws
     /// How far ahead of the hub's clock a change may be stamped, in milliseconds.
     func clockBound() throws -> Int64
+    /// A round's pull in one snapshot: the changes after the cursor, or, for a cursor behind
+    /// the horizon, every change and every field the hub holds.
+    func pullRound(after cursor: Int64) throws -> SyncPull
+    /// What was collected: the newest clock and highest number of the tombstones dropped.
+    func horizon() throws -> SyncHorizon
+    /// Every field the hub holds (for a device that resynchronises in full).
+    func addresses() throws -> Set<SyncAddress>
     /// Forgets a device that left.
     func forget(device: String) throws
+}
+
+/// How far the hub has collected tombstones: the newest clock and the highest number of
+/// those dropped (nil and 0 before any).
+package struct SyncHorizon: Sendable, Hashable {
+    package var clock: String?
+    package var sequence: Int64
+}
+
+/// What a round pulls.
+package struct SyncPull: Sendable {
+    package var rows: [(change: SyncChange, sequence: Int64)]
+    package var horizon: SyncHorizon
+    /// Every field the hub holds, when the device was behind the horizon (a full
+    /// resynchronisation); nil for a delta.
+    package var addresses: Set<SyncAddress>?
 }
 
 /// What the hub did with pushed changes.
@@ -173,6 +198,9 @@ package struct SyncPushOutcome: Sendable {
     package var clockAhead: [SyncChange]
     /// The hub's clock when it checked them, in milliseconds since 1970.
     package var hubClock: Int64
+    /// Those older than the horizon for fields the hub no longer has: they lose, as they
+    /// would have to the collected tombstones, with the horizon's clock as the winner.
+    package var beyondHorizon: [(change: SyncChange, winner: String)] = []
     /// The bound it checked them against, in milliseconds.
     package var clockBound: Int64 = SyncValidation.defaultClockBoundMilliseconds
 

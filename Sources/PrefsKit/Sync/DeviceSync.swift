@@ -219,6 +219,18 @@
                     accepted: outcome.accepted,
                     conflicts: outcome.lost.count + outcome.overwritten.count,
                     refused: outcome.refused.count)
+                // Older than the horizon, for what the hub no longer has: they lost to
+                // collected tombstones, and are undone here as those would have undone them
+                // (each kept as a conflict).
+                if !outcome.beyondHorizon.isEmpty {
+                    let merged = try SyncMerge(state: state, sync: sync).apply(
+                        outcome.beyondHorizon.map { change, horizon in
+                            SyncChange(
+                                entity: change.entity, ident: change.ident, field: change.field,
+                                clock: horizon, present: false, value: nil)
+                        })
+                    result.conflicts += merged.conflicts
+                }
                 let waiting = Set(outcome.clockAhead.map(\.address))
                 try sync.confirm(
                     waiting.isEmpty
@@ -256,19 +268,35 @@
         /// device is never applied in part.
         private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
             guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
-            let (rows, bound) = try withHub {
-                (try $0.pull(after: cursor, limit: Int.max), try $0.clockBound())
+            let (pulled, bound) = try withHub {
+                (try $0.pullRound(after: cursor), try $0.clockBound())
             }
+            let rows = pulled.rows
             var outcome = SyncMerge.Outcome()
-            if let last = rows.last {
+            if !rows.isEmpty || pulled.addresses != nil {
                 outcome = try database.write { state in
-                    var merge = SyncMerge(state: state, sync: try Self.repository(state))
+                    let sync = try Self.repository(state)
+                    var changes = rows.map(\.change)
+                    // Behind the horizon: what this device holds, confirmed once, that the
+                    // hub no longer has was deleted and its tombstone collected since.
+                    if let addresses = pulled.addresses, let horizon = pulled.horizon.clock {
+                        for field in try sync.confirmedPresentFields()
+                        where field.clock < horizon && !addresses.contains(field.address) {
+                            changes.append(
+                                SyncChange(
+                                    entity: field.entity, ident: field.ident, field: field.field,
+                                    clock: horizon, present: false, value: nil))
+                        }
+                    }
+                    var merge = SyncMerge(state: state, sync: sync)
                     merge.boundMilliseconds = bound
-                    let outcome = try merge.apply(rows.map(\.change))
-                    try Self.repository(state).setCursor(last.sequence, pulledAt: Date())
+                    let outcome = try merge.apply(changes)
+                    if let last = rows.last {
+                        try sync.setCursor(last.sequence, pulledAt: Date())
+                    }
                     return outcome
                 }
-                cursor = last.sequence
+                if let last = rows.last { cursor = max(cursor, last.sequence) }
             }
             try withHub { try $0.report(device: deviceID, cursor: cursor) }
             let pulledAt = Date()

@@ -1,0 +1,8 @@
+-- Collecting a tombstone must not change any outcome (README "Sync"). Per account, the
+-- horizon of what was collected: the newest clock and the highest number of the tombstones
+-- dropped. A pushed change older than the horizon for a field the hub no longer has loses,
+-- as it would have lost to the tombstone; a device whose cursor is behind the horizon
+-- resynchronises in full instead of pulling a delta.
+ALTER TABLE prefs_account_state
+    ADD COLUMN sync_horizon_clock text COLLATE "C",
+    ADD COLUMN sync_horizon_sequence bigint NOT NULL DEFAULT 0;
