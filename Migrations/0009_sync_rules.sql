@@ -48,3 +48,24 @@ CREATE TABLE sync_refused (
     reason TEXT NOT NULL,
     recorded_at REAL NOT NULL
 ) STRICT;
+
+-- A bookmark deleted takes its tags with it, and their sync fields with them: without a
+-- tombstone per tag, a tag of the deleted bookmark stayed present in sync, and came back on
+-- the other devices when the bookmark was added again without it. BEFORE: the tags are
+-- still there to be read.
+CREATE TRIGGER sync_bookmark_tags_deleted BEFORE DELETE ON bookmark
+WHEN (SELECT applying FROM sync_state) = 0
+BEGIN
+    INSERT INTO sync_capture
+    SELECT 'tag', hex(OLD.kind) || '.' || hex(OLD.item_id) || '.' || hex(tag), 'present', 0,
+        NULL
+    FROM bookmark_tag WHERE bookmark_id = OLD.id;
+END;
+
+-- Tags that sync still calls present but that no bookmark holds (left by deletes before
+-- this trigger) are removed in sync too.
+INSERT INTO sync_capture
+SELECT 'tag', f.ident, 'present', 0, NULL FROM sync_field AS f
+WHERE f.entity = 'tag' AND f.present = 1 AND NOT EXISTS (
+    SELECT 1 FROM bookmark_tag AS t JOIN bookmark AS b ON b.id = t.bookmark_id
+    WHERE hex(b.kind) || '.' || hex(b.item_id) || '.' || hex(t.tag) = f.ident);

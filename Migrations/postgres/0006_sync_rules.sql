@@ -168,7 +168,7 @@ BEGIN
                 ELSE 'the position is out of range' END;
         END IF;
         IF value IS NULL THEN
-            RETURN CASE WHEN field = 'folder' THEN 'a bookmark''s folder is a path' END;
+            RETURN NULL;
         END IF;
         IF type IS DISTINCT FROM 'string' THEN
             RETURN 'a bookmark''s ' || field || ' is text';

@@ -1,15 +1,24 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
 @testable import PrefsKit
 
-/// Three devices and a hub under seeded random schedules of writes, removals, bookmark edits,
-/// syncs and restarts; after a quiet round every device and the hub hold the same data, and
-/// every preference holds the value of its newest write. `PREFS_SYNC_SCHEDULES` sets how many
-/// schedules run (50 by default, 1,000 with `Tests/reliability --long`), `PREFS_SYNC_SEED` one
-/// seed to replay (each failure names its seed).
-@Suite struct SyncPropertyTests {
+/// Three devices and a hub under seeded random schedules, held against a reference model.
+///
+/// A schedule mixes writes, removals, bookmark and tag edits, moves, syncs, restarts,
+/// devices that leave and come back with old data (late joiners), tombstone collection,
+/// clocks wrong within the hub's bound and far beyond it, and malformed pushes from a hostile
+/// device. The model is a plain in-memory hub: last writer wins per field by clock, with the
+/// clock bound, the rules, cursors, collection and the horizon, fed the changes each device
+/// pushes. After every round the real hub must hold exactly the model's rows; after a quiet
+/// round every device must show what the model's rows say, and all devices must be equal.
+///
+/// `PREFS_SYNC_SCHEDULES` sets how many schedules run (500 by default, 10,000 with
+/// `Tests/reliability --long`), `PREFS_SYNC_SEED` one seed to replay (each failure names
+/// its seed).
+@Suite(.serialized) struct SyncPropertyTests {
     /// A small seeded generator (SplitMix64), so a failing schedule can be replayed.
     struct Generator: RandomNumberGenerator {
         var state: UInt64
@@ -26,19 +35,142 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["PREFS_SYNC_SEED"].flatMap(UInt64.init) { return [seed] }
         let long = environment["PREFS_RELIABILITY_LONG"] == "1"
-        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? (long ? 1_000 : 50)
+        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 500)
         return (0..<UInt64(count)).map { 1_000 + $0 }
     }
 
-    @Test func randomSchedulesConverge() throws {
-        let server = try PostgresServer.start()
-        for seed in Self.seeds {
-            try run(seed: seed, server: server)
+    /// The reference: the hub as a dictionary.
+    final class ModelHub: @unchecked Sendable {
+        struct Row: Equatable {
+            var clock: String
+            var present: Bool
+            var value: PreferenceValue?
+            var sequence: Int64
         }
+
+        var rows: [SyncAddress: Row] = [:]
+        var sequence: Int64 = 0
+        var cursors: [String: Int64] = [:]
+        var horizon: (clock: String?, sequence: Int64) = (nil, 0)
+        let bound: Int64 = SyncValidation.defaultClockBoundMilliseconds
+        /// The devices this model follows (others, in other tests, push too).
+        var devices: Set<String> = []
+        /// What the schedule exercised, for the report.
+        var tally = Tally()
+
+        struct Tally {
+            var accepted = 0, lostToNewer = 0, lostToHorizon = 0, clockAhead = 0, malformed = 0
+            var collected = 0, fullResyncs = 0
+
+            static func + (left: Tally, right: Tally) -> Tally {
+                Tally(
+                    accepted: left.accepted + right.accepted,
+                    lostToNewer: left.lostToNewer + right.lostToNewer,
+                    lostToHorizon: left.lostToHorizon + right.lostToHorizon,
+                    clockAhead: left.clockAhead + right.clockAhead,
+                    malformed: left.malformed + right.malformed,
+                    collected: left.collected + right.collected,
+                    fullResyncs: left.fullResyncs + right.fullResyncs)
+            }
+        }
+
+        func push(device: String, _ changes: [SyncChange]) {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            if cursors[device] == nil { cursors[device] = 0 }
+            let first = sequence
+            sequence += Int64(changes.count)
+            for (index, change) in changes.enumerated() {
+                guard SyncValidation.problem(with: change) == nil,
+                    let clock = HybridClock(change.clock)
+                else {
+                    tally.malformed += 1
+                    continue
+                }
+                guard clock.milliseconds <= now + bound else {
+                    tally.clockAhead += 1
+                    continue
+                }
+                let existing = rows[change.address]
+                if existing == nil, let edge = horizon.clock, change.clock < edge {
+                    tally.lostToHorizon += 1
+                    continue
+                }
+                if let existing, existing.clock >= change.clock {
+                    if existing.clock > change.clock { tally.lostToNewer += 1 }
+                    continue
+                }
+                tally.accepted += 1
+                rows[change.address] = Row(
+                    clock: change.clock, present: change.present, value: change.value,
+                    sequence: first + Int64(index) + 1)
+            }
+        }
+
+        /// A pull and the report after it: the cursor moves to the last row pulled, and the
+        /// tombstones every known device has passed are collected.
+        func pullAndReport(device: String, cursor: Int64) -> Int64 {
+            let from = cursor < horizon.sequence ? 0 : cursor
+            if from != cursor { tally.fullResyncs += 1 }
+            let last = rows.values.map(\.sequence).filter { $0 > from }.max()
+            let moved = max(cursor, last ?? cursor)
+            cursors[device] = max(cursors[device] ?? 0, moved)
+            let floor = cursors.values.min() ?? 0
+            for (address, row) in rows where !row.present && row.sequence <= floor {
+                rows[address] = nil
+                tally.collected += 1
+                horizon.clock = max(horizon.clock ?? row.clock, row.clock)
+                horizon.sequence = max(horizon.sequence, row.sequence)
+            }
+            return moved
+        }
+
+        func forget(device: String) { cursors[device] = nil }
     }
 
-    private func run(seed: UInt64, server: PostgresServer) throws {
-        let hub = server.target(database: try server.makeDatabase())
+    @Test func randomSchedulesConvergeToTheModel() throws {
+        let server = try PostgresServer.start()
+        let hubDatabase = try server.makeDatabase()
+        let hub = server.target(database: hubDatabase)
+        let model = Mutex<ModelHub?>(nil)
+        DeviceSync.pushTap.withLock { tap in
+            tap = { device, changes in
+                model.withLock { model in
+                    guard let model, model.devices.contains(device) else { return }
+                    model.push(device: device, changes)
+                }
+            }
+        }
+        defer { DeviceSync.pushTap.withLock { $0 = nil } }
+        let start = ContinuousClock.now
+        var failed: [UInt64] = []
+        var tally = ModelHub.Tally()
+        for seed in Self.seeds {
+            let reference = ModelHub()
+            model.withLock { $0 = reference }
+            if try !run(
+                seed: seed, hub: hub, hubDatabase: hubDatabase, server: server, model: reference)
+            {
+                failed.append(seed)
+                if failed.count >= 3 { break }
+            }
+            tally = tally + reference.tally
+        }
+        let elapsed = ContinuousClock.now - start
+        print(
+            "sync: \(Self.seeds.count) schedules against the model in \(elapsed);"
+                + " changes taken \(tally.accepted), lost to newer \(tally.lostToNewer), lost to"
+                + " the horizon \(tally.lostToHorizon), refused for the clock \(tally.clockAhead),"
+                + " malformed \(tally.malformed); tombstones collected \(tally.collected), full"
+                + " resyncs \(tally.fullResyncs); failing seeds:"
+                + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
+        #expect(failed.isEmpty, "failing seeds: \(failed)")
+    }
+
+    /// One schedule; false when the devices or the hub left the model.
+    private func run(
+        seed: UInt64, hub: String, hubDatabase: String, server: PostgresServer, model: ModelHub
+    ) throws -> Bool {
+        let account = "s\(seed)"
         let folder = try TemporaryFolder()
         var random = Generator(state: seed)
         let paths = (0..<3).map { folder.path("device\($0).db") }
@@ -46,43 +178,51 @@ import Testing
         let keys = (0..<4).map { "key\($0)" }
         let items = (0..<4).map { "item\($0)" }
         let tags = ["red", "green", "blue"]
-        // The newest write of each key by clock: the value every device must end with.
-        var newest: [String: (clock: String, value: PreferenceValue?)] = [:]
-        func clock(of key: String, on database: AppDatabase) throws -> String? {
-            try database.read { state in
-                try state.engine.sync?.field(
-                    SyncAddress(
-                        entity: .preference, ident: SyncIdent.make(["standard", key]),
-                        field: "value")
-                )?.change.clock
+        var cursors: [String: Int64] = [:]
+        var ok = true
+        let hubView = try Self.hubEngine(hub: hub, account: account)
+        // One DeviceSync per device while its file and its sync state stay (a hub
+        // connection each).
+        var syncs: [DeviceSync?] = [nil, nil, nil]
+        func deviceSync(_ index: Int) throws -> DeviceSync {
+            if let sync = syncs[index] { return sync }
+            let sync = try DeviceSync(database: devices[index], hub: hub, account: account)
+            model.devices.insert(sync.deviceID)
+            syncs[index] = sync
+            return sync
+        }
+
+        func sync(_ index: Int) throws {
+            let database = devices[index]
+            try deviceSync(index).sync()
+            guard let status = try DeviceSync.status(of: database) else { return }
+            cursors[status.deviceID] = model.pullAndReport(
+                device: status.deviceID, cursor: cursors[status.deviceID] ?? 0)
+            let real = try Self.hubRows(hubView)
+            let expected = model.rows.mapValues { ($0.clock, $0.present, $0.value) }
+            if !Self.same(real, expected) {
+                Issue.record(
+                    Comment(
+                        rawValue: "seed \(seed): the hub left the model after a round of device"
+                            + " \(index): \(Self.difference(real, expected))"))
+                ok = false
             }
         }
-        func note(_ key: String, _ value: PreferenceValue?, on database: AppDatabase) throws {
-            guard let stamp = try clock(of: key, on: database) else { return }
-            if let known = newest[key], known.clock >= stamp { return }
-            newest[key] = (stamp, value)
-        }
-        for database in devices {
-            try DeviceSync(database: database, hub: hub, account: "p").sync()
-        }
-        for _ in 0..<40 {
+
+        for index in devices.indices { try sync(index) }
+        for _ in 0..<30 where ok {
             let index = Int.random(in: 0..<3, using: &random)
             let database = devices[index]
             let store = PreferenceStore(database: database)
             let bookmarks = BookmarkStore(database: database)
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<16, using: &random) {
             case 0, 1, 2:
                 let key = keys.randomElement(using: &random) ?? "key0"
-                let value = PreferenceValue.int(Int.random(in: 0..<1_000, using: &random))
-                let before = try store.value(forKey: key)
-                try store.setValue(value, forKey: key)
-                if before != value { try note(key, value, on: database) }
+                try store.setValue(
+                    .int(Int.random(in: 0..<1_000, using: &random)), forKey: key)
             case 3:
                 let key = keys.randomElement(using: &random) ?? "key0"
-                if try store.value(forKey: key) != nil {
-                    try store.setValue(nil, forKey: key)
-                    try note(key, nil, on: database)
-                }
+                try store.setValue(nil, forKey: key)
             case 4:
                 let item = items.randomElement(using: &random) ?? "item0"
                 let chosen = tags.filter { _ in Bool.random(using: &random) }
@@ -99,66 +239,224 @@ import Testing
                     _ = try bookmarks.move(
                         id: bookmark.id, to: Int.random(in: 0..<list.count, using: &random))
                 }
-            case 7, 8:
-                try DeviceSync(database: database, hub: hub, account: "p").sync()
-            default:
+            case 7, 8, 9:
+                try sync(index)
+            case 10:
                 // A restart: the file is opened again.
                 devices[index] = try AppDatabase(path: paths[index])
+                syncs[index] = nil
+            case 11:
+                // A clock wrong within the bound, far beyond it, or right again.
+                let skews: [Int64] = [0, 0, 120_000, -120_000, 86_400_000]
+                try deviceSync(index).setClockSkew(
+                    milliseconds: skews.randomElement(using: &random) ?? 0)
+            case 12:
+                // The device leaves (the hub forgets it) and keeps its data: when it syncs
+                // again it is a late joiner with old copies.
+                if let status = try DeviceSync.status(of: database) {
+                    try deviceSync(index).leave()
+                    model.forget(device: status.deviceID)
+                    cursors[status.deviceID] = nil
+                    syncs[index] = nil
+                }
+            case 13:
+                // A hostile device of the account pushes malformed changes.
+                let hostile = hubView
+                let bad = SyncRulesTests.malformed.shuffled(using: &random).prefix(3).map(\.1)
+                model.devices.insert("hostile")
+                model.push(device: "hostile", bad)
+                let outcome = try hostile.database.state.withLock { _ in
+                    try hostile.engine.push(bad, device: "hostile", cursor: 0)
+                }
+                if outcome.accepted != 0 || outcome.refused.count != bad.count {
+                    Issue.record("seed \(seed): a malformed push was taken: \(outcome.accepted)")
+                    ok = false
+                }
+                // A device that never pulls holds tombstones back for ever; the hostile one is
+                // forgotten, as an operator forgets a device (prefs sync leave does it too).
+                try hostile.database.state.withLock { _ in
+                    try hostile.engine.forget(device: "hostile")
+                }
+                model.forget(device: "hostile")
+            default:
+                // Tags edited alone.
+                let item = items.randomElement(using: &random) ?? "item0"
+                if let bookmark = try bookmarks.bookmark(kind: "movie", itemID: item) {
+                    let tag = tags.randomElement(using: &random) ?? "red"
+                    var draft = BookmarkDraft(
+                        kind: "movie", itemID: item, title: bookmark.title, tags: bookmark.tags)
+                    if draft.tags.contains(tag) {
+                        draft.tags.removeAll { $0 == tag }
+                    } else {
+                        draft.tags.append(tag)
+                    }
+                    _ = try bookmarks.add(draft)
+                }
             }
-            Thread.sleep(forTimeInterval: 0.001)
         }
-        // The quiet round: everyone pushes, then everyone pulls everything.
-        for _ in 0..<2 {
-            for database in devices {
-                try DeviceSync(database: database, hub: hub, account: "p").sync()
-            }
+        guard ok else { return false }
+        // The quiet round: every clock right, everyone pushes, then everyone pulls everything.
+        for index in devices.indices where try DeviceSync.status(of: devices[index]) != nil {
+            try deviceSync(index).setClockSkew(milliseconds: 0)
         }
+        for _ in 0..<3 {
+            for index in devices.indices { try sync(index) }
+        }
+        guard ok else { return false }
         let states = try devices.map { try Self.contents(of: $0) }
-        #expect(states[0] == states[1], "seed \(seed): device 0 and 1 differ")
-        #expect(states[1] == states[2], "seed \(seed): device 1 and 2 differ")
-        for (key, write) in newest {
-            #expect(
-                states[0].preferences[key] == write.value,
-                "seed \(seed): \(key) is not its newest write")
+        let expected = Self.contents(of: model)
+        for (index, state) in states.enumerated() {
+            if state.view != expected {
+                if ProcessInfo.processInfo.environment["PREFS_DEBUG_SYNC"] != nil {
+                    let fields = try devices[index].read { state in
+                        try (state.engine as? SQLiteEngine)?.connection.rows(
+                            sql:
+                                "SELECT entity, ident, field, clock, present, pending FROM sync_field WHERE entity <> 'preference'"
+                        ).map { row in
+                            "\(row.get(0, as: String.self) ?? "") \(SyncIdent.parts(row.get(1, as: String.self) ?? "") ?? []) \(row.get(2, as: String.self) ?? "") \(row.get(3, as: String.self) ?? "") \(row.get(4, as: Int.self) ?? -1) \(row.get(5, as: Int.self) ?? -1)"
+                        } ?? []
+                    }
+                    print("device \(index) fields:\n" + fields.joined(separator: "\n"))
+                    print(
+                        "model rows:\n"
+                            + model.rows.filter { $0.key.entity != .preference }.map {
+                                "\($0.key.entity) \(SyncIdent.parts($0.key.ident) ?? []) \($0.key.field) \($0.value.clock) \($0.value.present)"
+                            }.sorted().joined(separator: "\n"))
+                }
+                Issue.record(
+                    "seed \(seed): device \(index) is not the model:\n\(state.view)\n\(expected)")
+                ok = false
+            }
+            if let pending = try DeviceSync.status(of: devices[index])?.pending, pending != 0 {
+                let status = try DeviceSync.status(of: devices[index])
+                let waiting = try devices[index].read { state in
+                    try state.engine.sync?.pendingChanges(limit: 20) ?? []
+                }
+                Issue.record(
+                    "seed \(seed): device \(index) has \(pending) changes pending: \(String(describing: status)) \(waiting.map { "\($0.entity) \(SyncIdent.parts($0.ident) ?? []) \($0.field) \($0.clock)" })"
+                )
+                ok = false
+            }
         }
-        // The hub holds what the devices hold.
-        let hubPreferences = try Self.hubPreferences(server: server, hub: hub)
-        #expect(hubPreferences == states[0].preferences, "seed \(seed): the hub differs")
-        for database in devices {
-            #expect(try DeviceSync.status(of: database)?.pending == 0, "seed \(seed)")
+        if states[0] != states[1] || states[1] != states[2] {
+            Issue.record("seed \(seed): the devices differ:\n\(states)")
+            ok = false
         }
+        return ok
     }
 
+    /// What a device shows: its preferences, and its bookmarks with their tags; and in
+    /// which order (positions), which the model does not say but all devices must share.
     struct Contents: Equatable {
+        var view: View
+        var order: [String]
+    }
+
+    struct View: Equatable, CustomStringConvertible {
         var preferences: [String: PreferenceValue]
-        var bookmarks: [String]
+        var bookmarks: [String: String]
+
+        var description: String {
+            "preferences \(preferences.sorted { $0.key < $1.key }), bookmarks \(bookmarks.sorted { $0.key < $1.key })"
+        }
     }
 
     static func contents(of database: AppDatabase) throws -> Contents {
         let bookmarks = try BookmarkStore(database: database).list(BookmarkQuery(kind: "movie"))
+        var shown: [String: String] = [:]
+        for bookmark in bookmarks {
+            shown[bookmark.itemID] =
+                "\(bookmark.title) [\(bookmark.tags.sorted().joined(separator: ","))]"
+        }
         return Contents(
-            preferences: try PreferenceStore(database: database).storedValues(),
-            bookmarks: bookmarks.map {
-                "\($0.position) \($0.itemID) \($0.title) \($0.tags.joined(separator: ","))"
-            })
+            view: View(
+                preferences: try PreferenceStore(database: database).storedValues(),
+                bookmarks: shown),
+            order: bookmarks.map(\.itemID))
     }
 
-    static func hubPreferences(server: PostgresServer, hub: String) throws
-        -> [String: PreferenceValue]
-    {
-        var options = AppDatabase.Options()
-        options.account = "p"
-        let database = try AppDatabase(path: hub, options: options)
-        let rows = try database.state.withLock { state in
-            try (state.engine as? SyncHub)?.pull(after: 0, limit: 100_000) ?? []
-        }
-        var values: [String: PreferenceValue] = [:]
-        for (change, _) in rows where change.entity == .preference && change.present {
-            if let parts = SyncIdent.parts(change.ident), parts.count == 2, let value = change.value
-            {
-                values[parts[1]] = value
+    /// What the model's rows say a device shows.
+    static func contents(of model: ModelHub) -> View {
+        var preferences: [String: PreferenceValue] = [:]
+        var titles: [String: String] = [:]
+        var existing: Set<String> = []
+        var tags: [String: [String]] = [:]
+        for (address, row) in model.rows where row.present {
+            guard let parts = SyncIdent.parts(address.ident) else { continue }
+            switch (address.entity, address.field) {
+            case (.preference, _):
+                if let value = row.value { preferences[parts[1]] = value }
+            case (.bookmark, "exists"):
+                existing.insert(parts[1])
+            case (.bookmark, "title"):
+                if case .string(let title)? = row.value { titles[parts[1]] = title }
+            case (.tag, _):
+                tags[parts[1], default: []].append(parts[2])
+            default:
+                break
             }
         }
-        return values
+        var bookmarks: [String: String] = [:]
+        for item in existing {
+            bookmarks[item] =
+                "\(titles[item] ?? item) [\((tags[item] ?? []).sorted().joined(separator: ","))]"
+        }
+        return View(preferences: preferences, bookmarks: bookmarks)
+    }
+
+    static func hubEngine(hub: String, account: String) throws -> (
+        database: AppDatabase, engine: PostgreSQLEngine
+    ) {
+        var options = AppDatabase.Options()
+        options.account = account
+        options.watchesForChanges = false
+        let database = try AppDatabase(path: hub, options: options)
+        let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })
+        return (database, engine)
+    }
+
+    /// The hub's rows of an account that keep the rules (a malformed one planted by hand is
+    /// no row of the model's).
+    static func hubRows(_ hub: (database: AppDatabase, engine: PostgreSQLEngine)) throws
+        -> [SyncAddress: (String, Bool, PreferenceValue?)]
+    {
+        let (database, engine) = hub
+        let rows = try database.state.withLock { _ in try engine.pull(after: 0, limit: 1_000_000) }
+        var found: [SyncAddress: (String, Bool, PreferenceValue?)] = [:]
+        for (change, _) in rows where SyncValidation.problem(with: change) == nil {
+            found[change.address] = (change.clock, change.present, change.value)
+        }
+        return found
+    }
+
+    static func same(
+        _ real: [SyncAddress: (String, Bool, PreferenceValue?)],
+        _ expected: [SyncAddress: (String, Bool, PreferenceValue?)]
+    ) -> Bool {
+        guard real.count == expected.count else { return false }
+        for (address, row) in real {
+            guard let other = expected[address], other.0 == row.0, other.1 == row.1,
+                other.2 == row.2
+            else { return false }
+        }
+        return true
+    }
+
+    static func difference(
+        _ real: [SyncAddress: (String, Bool, PreferenceValue?)],
+        _ expected: [SyncAddress: (String, Bool, PreferenceValue?)]
+    ) -> String {
+        var lines: [String] = []
+        for address in Set(real.keys).union(expected.keys) {
+            let left = real[address].map { "\($0.0) \($0.1) \(String(describing: $0.2))" } ?? "none"
+            let right =
+                expected[address].map { "\($0.0) \($0.1) \(String(describing: $0.2))" } ?? "none"
+            if left != right {
+                lines.append(
+                    "\(address.entity) \(SyncIdent.parts(address.ident) ?? []) \(address.field):"
+                        + " hub \(left), model \(right)")
+            }
+        }
+        return lines.sorted().joined(separator: "; ")
     }
 }

@@ -303,14 +303,17 @@ final class SQLiteSyncRepository: SyncRepository {
             arguments: [milliseconds, date])
     }
 
-    func restamp(_ changes: [SyncChange]) throws {
-        // The clock goes back to the wall clock, but not below what the hub has confirmed.
+    func restamp(_ changes: [SyncChange], boundMilliseconds: Int64) throws {
+        // The clock goes back to the wall clock, but not below what the hub has confirmed
+        // (within the bound: a change refused for breaking a rule is confirmed too, with
+        // whatever clock it had).
         try connection.execute(
             sql: """
                 UPDATE sync_state SET clock_counter = 0, clock_ms = max(\(Self.wallClock),
                     coalesce((SELECT max(CAST(substr(clock, 1, 15) AS INTEGER))
-                        FROM sync_field WHERE pending = 0), 0))
-                """)
+                        FROM sync_field WHERE pending = 0
+                            AND CAST(substr(clock, 1, 15) AS INTEGER) <= \(Self.wallClock) + ?), 0))
+                """, arguments: [boundMilliseconds])
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO sync_capture (entity, ident, field, present, value)

@@ -121,7 +121,7 @@ package protocol SyncRepository {
     /// Brings the clock back to the wall clock (not below what the hub confirmed) and stamps
     /// the changes again, still pending: after the hub refused them for a clock that was
     /// ahead and is right again.
-    func restamp(_ changes: [SyncChange]) throws
+    func restamp(_ changes: [SyncChange], boundMilliseconds: Int64) throws
     /// Keeps a change that was refused: pushed and not taken by the hub, or pulled and not
     /// applied here.
     func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)

@@ -8,6 +8,7 @@
         import Foundation
     #endif
     internal import PostgresCore
+    import Synchronization
 
     /// Sync of one device's preferences and bookmarks with the other devices of its account,
     /// through a PostgreSQL hub.
@@ -39,6 +40,10 @@
         public let account: String
         /// This device's id, in every clock it stamps.
         public let deviceID: String
+        /// Told of every push before it is sent: the device's id and the changes. Tests hold
+        /// a reference model of the hub to it.
+        package static let pushTap = Mutex<(@Sendable (String, [SyncChange]) -> Void)?>(nil)
+
         /// The hub's connection string as the device file keeps it (no password).
         private let hubToRemember: String
 
@@ -211,6 +216,7 @@
                 )
             }
             guard !pending.isEmpty else { return PushResult() }
+            if let tap = Self.pushTap.withLock({ $0 }) { tap(deviceID, pending) }
             let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
             let now = Date()
             return try database.write { state in
@@ -249,7 +255,7 @@
                 } else if try sync.wallClockMilliseconds() <= outcome.hubClock + outcome.clockBound
                 {
                     // The stamps were ahead, the clock is not (any more): stamp them again.
-                    try sync.restamp(outcome.clockAhead)
+                    try sync.restamp(outcome.clockAhead, boundMilliseconds: outcome.clockBound)
                     try sync.setClockAhead(milliseconds: nil, at: now)
                     result.restamped = outcome.clockAhead.count
                 } else {

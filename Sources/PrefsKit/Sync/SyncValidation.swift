@@ -110,7 +110,8 @@ package enum SyncValidation {
         case ("position", _):
             return "a bookmark's position is an integer"
         case (_, nil):
-            return change.field == "folder" ? "a bookmark's folder is a path" : nil
+            // A folder is read when pushed: nil for a bookmark gone meanwhile.
+            return nil
         case (let field, .string(let text)?):
             if text.utf8.count > maximumValueBytes { return "the \(field) is too large" }
             switch field {
