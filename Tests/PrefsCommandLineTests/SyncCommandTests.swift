@@ -85,6 +85,46 @@ import Testing
         #expect(try runPrefs(["--db", phone, "get", "volume"]).stdout == "0.5\n")
     }
 
+    /// The README's device whose clock is a day ahead: told so by the round and by
+    /// `sync status`; its change waits, and goes once the clock is right.
+    @Test func aDeviceWithAWrongClockIsToldSo() throws {
+        let tablet = folder.path("tablet.db")
+        let phone = folder.path("phone.db")
+        #expect(
+            try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "frank"]).status == 0)
+        #expect(
+            try runPrefs(["--db", tablet, "sync", "--hub", hub, "--account", "frank"]).status == 0)
+        // The device's clock, a day ahead (tests set the skew the clock reads with).
+        let skew = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [tablet, "UPDATE sync_state SET clock_skew_ms = 86400000"])
+        try #require(skew.status == 0, "\(skew.stderr)")
+        #expect(try runPrefs(["--db", tablet, "set", "launchCount", "3"]).status == 0)
+        let round = try runPrefs(["--db", tablet, "sync"])
+        #expect(round.status == 0, "\(round.stderr)")
+        #expect(
+            round.stdout
+                == "Pushed 0, pulled 0, conflicts 0, pending 1\nThis device's clock is 24 hours"
+                + " ahead of the hub's: 1 change waits until it is right\n")
+        let status = try runPrefs(["--db", tablet, "sync", "status"])
+        #expect(
+            status.stdout.contains(
+                "Clock:      24 hours ahead of the hub's: changes wait until it is right"),
+            "\(status.stdout)")
+        #expect(try runPrefs(["--db", phone, "sync"]).status == 0)
+        #expect(try runPrefs(["--db", phone, "get", "launchCount"]).status != 0)
+        // The clock put right: the change is stamped again and reaches the other device.
+        _ = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [tablet, "UPDATE sync_state SET clock_skew_ms = 0"])
+        #expect(try runPrefs(["--db", tablet, "sync"]).stdout.hasPrefix("Pushed 1,"))
+        #expect(try runPrefs(["--db", phone, "sync"]).status == 0)
+        #expect(try runPrefs(["--db", phone, "get", "launchCount"]).stdout == "3\n")
+        #expect(
+            try runPrefs(["--db", tablet, "sync", "status"]).stdout.contains(
+                "Clock:      in step with the hub"))
+    }
+
     @Test func watchPullsWhatAnotherDevicePushes() async throws {
         let laptop = folder.path("laptop.db")
         let phone = folder.path("phone.db")

@@ -74,7 +74,9 @@ extension CommandRunner {
             if let ahead = report.clockAheadMilliseconds, report.waitingForClock > 0 {
                 line +=
                     "\nThis device's clock is \(aheadText(ahead)) ahead of the hub's:"
-                    + " \(report.waitingForClock) changes wait until it is right"
+                    + (report.waitingForClock == 1
+                        ? " 1 change waits" : " \(report.waitingForClock) changes wait")
+                    + " until it is right"
             }
             return line
         }
