@@ -186,6 +186,8 @@ import Testing
     }
 
     @Test func aMalformedPushIsRefusedAloneAndReported() throws {
+        // The schema (and its group roles) first, then the account's login role.
+        _ = try migratedHub()
         try server.makeLoginRoles([("mallory", "prefs_account")])
         let database = try AppDatabase(path: hub, options: hubOptions("mallory"))
         let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })

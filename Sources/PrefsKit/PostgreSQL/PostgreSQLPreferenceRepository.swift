@@ -114,16 +114,19 @@
             try connection.execute(
                 """
                 INSERT INTO preference_declaration
-                    (account, suite, key, type, default_value, default_bytes, description)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    (account, suite, key, type, default_value, default_bytes, description,
+                        device_local)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (account, suite, key) DO UPDATE
                 SET type = excluded.type, default_value = excluded.default_value,
-                    default_bytes = excluded.default_bytes, description = excluded.description
+                    default_bytes = excluded.default_bytes, description = excluded.description,
+                    device_local = excluded.device_local
                 """,
                 [
                     account, suite, declaration.key, declaration.type.rawValue,
                     columns?.value ?? nil,
                     columns?.bytes ?? nil, declaration.description,
+                    declaration.isDeviceLocal ? "true" : "false",
                 ])
         }
 
@@ -141,7 +144,8 @@
         func declarations(suite: String) throws -> [PreferenceDeclaration] {
             let result = try connection.execute(
                 """
-                SELECT key, type, default_value, default_bytes, description FROM preference_declaration
+                SELECT key, type, default_value, default_bytes, description, device_local
+                FROM preference_declaration
                 WHERE account = $1 AND suite = $2 ORDER BY key COLLATE "C"
                 """, [account, suite])
             return (0..<result.rowCount).compactMap { row in
@@ -154,7 +158,8 @@
                     defaultValue: PreferenceValue(
                         postgresType: typeName, value: result.text(row: row, column: 2),
                         bytes: result.bytes(row: row, column: 3)),
-                    description: result.text(row: row, column: 4))
+                    description: result.text(row: row, column: 4),
+                    isDeviceLocal: result.text(row: row, column: 5) == "t")
             }
         }
 

@@ -146,6 +146,8 @@ package protocol SyncRepository {
 
 /// The hub side of sync: the newest change of every field of one account, numbered.
 package protocol SyncHub: AnyObject {
+    /// The account whose changes it holds.
+    var account: String { get }
     /// Stores the changes newer than the hub's, in one transaction; pushing the same changes
     /// again takes none and loses none. `cursor` is how far the device has pulled: a change
     /// it overwrites that was numbered after it is one the device never saw, a conflict.

@@ -75,7 +75,7 @@
             options.account = account ?? remembered?.account
             options.watchesForChanges = false
             let hub = try AppDatabase(path: target, options: options)
-            guard let hubAccount = hub.state.withLock({ ($0.engine as? PostgreSQLEngine)?.account })
+            guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
             else { throw SyncError.hubIsNotAServer(target: ConnectionString.redacted(target)) }
             if let previous = remembered?.account, previous != hubAccount {
                 throw SyncError.otherAccount(device: previous, requested: hubAccount)
@@ -177,15 +177,17 @@
             return toldHub
         }
 
-        private func withHub<T>(_ body: (PostgreSQLEngine) throws -> T) throws -> T {
+        /// Runs hub calls under the hub database's lock, through the hub protocol (any engine
+        /// that is one), with the engine's errors in their documented form.
+        private func withHub<T>(_ body: (any SyncHub) throws -> T) throws -> T {
             try hub.state.withLock { state in
-                guard let engine = state.engine as? PostgreSQLEngine else {
-                    throw SyncError.hubIsNotAServer(target: hub.path)
+                guard let hub = state.engine as? any SyncHub else {
+                    throw SyncError.hubIsNotAServer(target: self.hub.path)
                 }
                 do {
-                    return try body(engine)
+                    return try body(hub)
                 } catch {
-                    throw engine.translate(error)
+                    throw state.engine.translate(error)
                 }
             }
         }

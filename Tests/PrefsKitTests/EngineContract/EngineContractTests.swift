@@ -88,6 +88,14 @@ import Testing
             try store.setValue(.string("loud"), forKey: "volume")
         }
         #expect(try store.storedValue(forKey: "volume") == nil)
+        // A key that stays on its device says so on every engine.
+        #expect(declared.first?.isDeviceLocal == false)
+        try store.declare(
+            PreferenceDeclaration(key: "windowWidth", type: .int, isDeviceLocal: true))
+        let local = try PreferenceStore(database: second).declarations().first {
+            $0.key == "windowWidth"
+        }
+        #expect(local?.isDeviceLocal == true)
     }
 
     @Test(arguments: ContractEngine.all)
