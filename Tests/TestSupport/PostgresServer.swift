@@ -189,10 +189,14 @@ public final class PostgresServer: @unchecked Sendable {
         guard output.status == 0 else { throw PostgresServerError(output.stderr) }
     }
 
-    /// Makes a new, empty database and returns its name.
-    public func makeDatabase() throws -> String {
+    /// Makes a new, empty database and returns its name. `locale`: its collation and
+    /// character classes (the server's, C, by default), as production databases have
+    /// `en_US.UTF-8` or `C.UTF-8`.
+    public func makeDatabase(locale: String? = nil) throws -> String {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let output = try psql("CREATE DATABASE \(name)")
+        let output = try psql(
+            "CREATE DATABASE \(name)"
+                + (locale.map { " TEMPLATE template0 LOCALE '\($0)'" } ?? ""))
         guard output.status == 0 else { throw PostgresServerError(output.stderr) }
         return name
     }

@@ -293,7 +293,11 @@
                 sql += " ORDER BY b.kind COLLATE \"C\" \(direction), b.position \(direction)"
             case .created: sql += " ORDER BY b.created_at \(direction), b.id \(direction)"
             case .title:
-                sql += " ORDER BY lower(b.title) COLLATE \"C\" \(direction), b.id \(direction)"
+                // ASCII letters folded, then bytes: SQLite's NOCASE, whatever the database's
+                // locale (lower() folds by the collation of what it is given).
+                sql +=
+                    " ORDER BY lower(b.title COLLATE \"C\") COLLATE \"C\" \(direction),"
+                    + " b.id \(direction)"
             }
             if let limit = query.limit {
                 parameters.append(String(max(0, limit)))

@@ -21,8 +21,8 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
         try AppDatabase(path: folder.path("contract.sqlite"), options: options)
     }
 
-    /// A database of the test process's own PostgreSQL server, made on the folder's first
-    /// open (its name kept in the folder), as the account `contract`. Without PostgreSQL
+    /// A database of the test process's own PostgreSQL server (locale C.utf8), made on the
+    /// folder's first open (its name kept in the folder), as the account `contract`. Without PostgreSQL
     /// installed this fails, naming the package to install.
     static let postgres = ContractEngine(name: "PostgreSQL") { folder, options in
         let server = try PostgresServer.start()
@@ -31,7 +31,9 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
         if let existing = FileManager.default.contents(atPath: record) {
             database = String(decoding: existing, as: UTF8.self)
         } else {
-            database = try server.makeDatabase()
+            // A locale whose character classes know Unicode, as production servers have:
+            // what depends on the locale shows here.
+            database = try server.makeDatabase(locale: "C.utf8")
             try Data(database.utf8).write(to: URL(fileURLWithPath: record))
         }
         var options = options

@@ -98,6 +98,24 @@ import Testing
         #expect(local?.isDeviceLocal == true)
     }
 
+    /// One title order on every engine, whatever the server's locale: ASCII letters folded,
+    /// then the bytes; equal titles by id.
+    @Test(arguments: ContractEngine.all)
+    func titlesSortInOneOrderOnEveryEngine(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        let titles = ["b", "B", "a", "\u{C9}", "\u{E9}", "e", "Z", "_x", "\u{E4}", "A"]
+        for (index, title) in titles.enumerated() {
+            try bookmarks.add(BookmarkDraft(kind: "t", itemID: "i\(index)", title: title))
+        }
+        let sorted = try bookmarks.list(BookmarkQuery(kind: "t", sort: .title)).map(\.title)
+        #expect(sorted == ["_x", "a", "A", "b", "B", "e", "Z", "\u{C9}", "\u{E4}", "\u{E9}"])
+        let descending = try bookmarks.list(
+            BookmarkQuery(kind: "t", sort: .title, isDescending: true)
+        ).map(\.title)
+        #expect(descending == sorted.reversed())
+    }
+
     @Test(arguments: ContractEngine.all)
     func defaultsComeRegisteredThenDeclaredThenFromTheKey(engine: ContractEngine) async throws {
         let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
