@@ -62,8 +62,9 @@ import Testing
         }
         try firstDone.wait()
         try secondDone.wait()
-        // One of them was the server's victim and ran again.
-        #expect(retries(of: first) + retries(of: second) == 1)
+        // One of them was the server's victim and ran again (on a loaded machine the reruns
+        // may meet again, so more than once is allowed; none is not).
+        #expect(retries(of: first) + retries(of: second) >= 1)
         let reader = try open()
         #expect(PreferenceStore(database: reader)[.launchCount] == 1)
         #expect(PreferenceStore(database: reader)[.hasViewedWalkthrough])

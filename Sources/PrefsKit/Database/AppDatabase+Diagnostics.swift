@@ -5,7 +5,12 @@ extension AppDatabase {
     /// - Throws: ``DatabaseError`` when the checks cannot run (a corrupt page may also show up
     ///   as `.notADatabase`).
     public func diagnostics() throws -> DatabaseDiagnostics {
-        try read { session in try session.engine.diagnostics() }
+        try read { session in
+            guard let engine = session.engine as? any DiagnosableEngine else {
+                throw DatabaseError.ioError(path: path, detail: "its engine has no health check")
+            }
+            return try engine.diagnostics()
+        }
     }
 
     /// The connection settings that change how the engine does its work, read back from the
@@ -14,7 +19,9 @@ extension AppDatabase {
     ///
     /// - Throws: ``DatabaseError`` when a setting cannot be read.
     public func connectionSettings() throws -> [(name: String, value: String)] {
-        try read { session in try session.engine.connectionSettings() }
+        try read { session in
+            try (session.engine as? any SettingsReportingEngine)?.connectionSettings() ?? []
+        }
     }
 
     /// Takes away the group and other permissions of the database's files that belong to
@@ -24,6 +31,9 @@ extension AppDatabase {
     /// - Throws: ``DatabaseError/readOnly(path:)`` when the file system refuses the change,
     ///   ``DatabaseError/ioError(path:detail:)`` when it fails otherwise.
     public func restrictFileModes() throws -> [(path: String, oldMode: Int)] {
-        try state.withLock { session in try session.engine.restrictFileModes() }
+        // An engine without files of this machine has none to restrict.
+        try state.withLock { session in
+            try (session.engine as? any FileBackedEngine)?.restrictFileModes() ?? []
+        }
     }
 }

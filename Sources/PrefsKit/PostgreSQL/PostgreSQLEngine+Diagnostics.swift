@@ -4,7 +4,7 @@
 
     internal import PostgresCore
 
-    extension PostgreSQLEngine {
+    extension PostgreSQLEngine: DiagnosableEngine, SettingsReportingEngine {
         /// The tables that must have row-level security enabled and forced.
         static let isolatedTables = [
             "prefs_account_state", "preference", "preference_declaration", "preference_history",

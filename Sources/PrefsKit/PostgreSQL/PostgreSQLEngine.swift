@@ -53,7 +53,6 @@
         var preferences: any PreferenceRepository { preferenceRepository }
         var selections: any SelectionRepository { selectionRepository }
         var bookmarks: any BookmarkRepository { bookmarkRepository }
-        var sync: (any SyncRepository)? { nil }
 
         var isInTransaction: Bool { connection.isInTransaction }
 
@@ -255,8 +254,6 @@
             try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
             return Session(account: acting, channel: channel, timeouts: timeouts)
         }
-
-        func restrictFileModes() throws -> [(path: String, oldMode: Int)] { [] }
     }
 
 #endif

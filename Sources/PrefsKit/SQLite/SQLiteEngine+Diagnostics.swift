@@ -1,6 +1,6 @@
 internal import SQLiteCore
 
-extension SQLiteEngine {
+extension SQLiteEngine: DiagnosableEngine, SettingsReportingEngine {
     func diagnostics() throws -> DatabaseDiagnostics {
         func integer(_ sql: String) throws -> Int { try connection.scalar(Int.self, sql: sql) ?? 0 }
         // A file without the schema yet (empty) has no tables to count.

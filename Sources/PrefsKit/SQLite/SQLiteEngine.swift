@@ -12,7 +12,7 @@ internal import SQLiteCore
 ///
 /// Made by ``open(path:options:)``, which applies the settings of the README's "The
 /// database file" and migrates the schema.
-final class SQLiteEngine: StorageEngine {
+final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     let connection: Connection
     let path: String
     let isEmpty: Bool

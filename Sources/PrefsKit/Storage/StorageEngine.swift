@@ -5,6 +5,12 @@
 /// is particular to an engine (SQL dialect, change detection, search syntax, error codes)
 /// stays behind it. ``AppDatabase`` calls every member with its lock held, so an engine
 /// needs no locking of its own.
+///
+/// This is the core every engine has. What only some engines have is a capability of its
+/// own, which an engine adopts when it has it: ``DiagnosableEngine`` (`prefs doctor`),
+/// ``SettingsReportingEngine`` (the benchmark's settings), ``FileBackedEngine`` (files and
+/// their modes), ``SyncDeviceEngine`` (the device side of sync) and ``SyncHub`` (the hub
+/// side).
 package protocol StorageEngine: AnyObject {
     /// Preferences, their declarations and their history.
     var preferences: any PreferenceRepository { get }
@@ -12,8 +18,6 @@ package protocol StorageEngine: AnyObject {
     var selections: any SelectionRepository { get }
     /// Bookmarks, their folders, tags and search index.
     var bookmarks: any BookmarkRepository { get }
-    /// The device side of sync; nil for an engine that cannot be a device (a server's).
-    var sync: (any SyncRepository)? { get }
 
     /// True for a read-only database that has no schema yet: every read finds nothing, and
     /// the stores do not ask.
@@ -52,16 +56,36 @@ package protocol StorageEngine: AnyObject {
     /// An error raised by this engine (or by the closure of a transaction) in the terms of
     /// ``DatabaseError``; errors of PrefsKit's own kinds pass through unchanged.
     func translate(_ error: any Error) -> any Error
+}
 
+/// An engine that can check itself for `prefs doctor`.
+package protocol DiagnosableEngine: StorageEngine {
     /// The health report of `prefs doctor`.
     func diagnostics() throws -> DatabaseDiagnostics
+}
 
+/// An engine that can say how its connection is set up.
+package protocol SettingsReportingEngine: StorageEngine {
     /// The engine's connection settings that change how it does its work, read back from the
     /// connection (the benchmark compares them with its baseline's).
     func connectionSettings() throws -> [(name: String, value: String)]
+}
 
+/// An engine whose database is files of this machine.
+package protocol FileBackedEngine: StorageEngine {
     /// Takes away group and other permissions of the files the database keeps.
     func restrictFileModes() throws -> [(path: String, oldMode: Int)]
+}
+
+/// An engine that can be a device of sync.
+package protocol SyncDeviceEngine: StorageEngine {
+    /// The device side of sync; nil while the database has no schema (read-only, empty).
+    var sync: (any SyncRepository)? { get }
+}
+
+extension StorageEngine {
+    /// The device side of sync, when the engine can be a device and has it.
+    package var sync: (any SyncRepository)? { (self as? any SyncDeviceEngine)?.sync }
 }
 
 /// How an engine's database tells of other connections' commits.
