@@ -247,15 +247,22 @@ import Testing
         }
         let planted = try server.psql(
             """
-            ALTER TABLE sync_change DROP CONSTRAINT sync_change_well_formed;
-            ALTER TABLE sync_change DISABLE TRIGGER sync_change_clock_bound;
-            INSERT INTO sync_change (account, entity, ident, field, clock, device, present, type,
-                value, bytes, sequence)
-            VALUES \(rows.joined(separator: ",\n")) ON CONFLICT DO NOTHING;
-            ALTER TABLE sync_change ADD CONSTRAINT sync_change_well_formed CHECK (
-                prefs_sync_problem(entity, ident, field, clock, present, type, value, bytes)
-                IS NULL) NOT VALID;
-            ALTER TABLE sync_change ENABLE TRIGGER sync_change_clock_bound;
+            DO $plant$
+            DECLARE
+                definition text;
+            BEGIN
+                SELECT pg_get_constraintdef(oid) INTO definition FROM pg_constraint
+                WHERE conname = 'sync_change_well_formed';
+                ALTER TABLE sync_change DROP CONSTRAINT sync_change_well_formed;
+                ALTER TABLE sync_change DISABLE TRIGGER USER;
+                INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
+                    type, value, bytes, sequence)
+                VALUES \(rows.joined(separator: ",\n")) ON CONFLICT DO NOTHING;
+                ALTER TABLE sync_change ENABLE TRIGGER USER;
+                EXECUTE 'ALTER TABLE sync_change ADD CONSTRAINT sync_change_well_formed '
+                    || definition;
+            END
+            $plant$;
             UPDATE prefs_account_state SET sync_sequence = (
                 SELECT max(sequence) FROM sync_change WHERE account = 'alice')
             WHERE account = 'alice';

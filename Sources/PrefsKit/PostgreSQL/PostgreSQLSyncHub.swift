@@ -63,12 +63,15 @@
                     ON CONFLICT (account) DO NOTHING
                     """, [account])
                 // The account's row lock: pushes number their changes one after another.
-                let first =
-                    try connection.execute(
-                        prepared: "sync_sequence",
-                        "SELECT sync_sequence FROM prefs_account_state WHERE account = $1 FOR UPDATE",
-                        [account]
-                    ).integer(row: 0, column: 0) ?? 0
+                let numbering = try connection.execute(
+                    prepared: "sync_sequence_horizon",
+                    """
+                    SELECT sync_sequence, sync_horizon_clock IS NOT NULL FROM prefs_account_state
+                    WHERE account = $1 FOR UPDATE
+                    """, [account])
+                let first = numbering.integer(row: 0, column: 0) ?? 0
+                // Before anything was collected, nothing can be older than the horizon.
+                let hasHorizon = numbering.text(row: 0, column: 1) == "t"
                 // Each change against the rules and the clock bound, alone: a malformed one
                 // or one stamped too far ahead is refused and reported; the rest go on.
                 let checked = try connection.execute(
@@ -78,7 +81,7 @@
                         SELECT c.n, c.clock, public.prefs_sync_problem(c.entity, c.ident,
                                 c.field, c.clock, c.present, c.type, c.value, c.bytes::bytea)
                                 AS problem,
-                            public.prefs_sync_clock_limit() AS clock_limit
+                            (SELECT public.prefs_sync_clock_limit()) AS clock_limit
                         FROM \(Self.incoming)
                         WHERE $1::text IS NOT NULL) AS checked
                     WHERE CASE WHEN problem IS NOT NULL THEN true
@@ -110,26 +113,29 @@
                     - (clockLimit.integer(row: 0, column: 1) ?? 0)
                 // Older than the horizon, for a field the hub no longer has: it would have
                 // lost to a tombstone that was collected, so it loses to the horizon.
-                let beyond = try connection.execute(
-                    prepared: "sync_beyond_horizon",
-                    """
-                    SELECT c.n, a.sync_horizon_clock FROM \(Self.incoming)
-                    JOIN prefs_account_state AS a ON a.account = $1
-                    WHERE a.sync_horizon_clock IS NOT NULL
-                        AND c.clock < a.sync_horizon_clock COLLATE "C"
-                        AND c.n <> ALL($3::bigint[])
-                        AND NOT EXISTS (
-                            SELECT 1 FROM sync_change AS s WHERE s.account = $1
-                                AND s.entity = c.entity AND s.ident = c.ident
-                                AND s.field = c.field)
-                    """,
-                    [
-                        account, document,
-                        "{" + excluded.map(String.init).joined(separator: ",") + "}",
-                    ])
+                let beyond =
+                    try !hasHorizon
+                    ? nil
+                    : connection.execute(
+                        prepared: "sync_beyond_horizon",
+                        """
+                        SELECT c.n, a.sync_horizon_clock FROM \(Self.incoming)
+                        JOIN prefs_account_state AS a ON a.account = $1
+                        WHERE a.sync_horizon_clock IS NOT NULL
+                            AND c.clock < a.sync_horizon_clock COLLATE "C"
+                            AND c.n <> ALL($3::bigint[])
+                            AND NOT EXISTS (
+                                SELECT 1 FROM sync_change AS s WHERE s.account = $1
+                                    AND s.entity = c.entity AND s.ident = c.ident
+                                    AND s.field = c.field)
+                        """,
+                        [
+                            account, document,
+                            "{" + excluded.map(String.init).joined(separator: ",") + "}",
+                        ])
                 var beyondHorizon: [(change: SyncChange, winner: String)] = []
-                for row in 0..<beyond.rowCount {
-                    guard let n = beyond.integer(row: row, column: 0),
+                for row in 0..<(beyond?.rowCount ?? 0) {
+                    guard let beyond, let n = beyond.integer(row: row, column: 0),
                         let horizon = beyond.text(row: row, column: 1),
                         changes.indices.contains(Int(n) - 1)
                     else { continue }

@@ -39,17 +39,11 @@ struct SyncMerge {
             }
             guard let clock = HybridClock(change.clock), let ident = SyncIdent.parts(change.ident)
             else { continue }
-            do {
-                try state.engine.nestedTransaction {
-                    try apply(
-                        change, clock: clock, ident: ident, outcome: &outcome,
-                        bookmarks: &bookmarks, seen: &seen)
-                }
-            } catch let error as PreferenceError {
-                try sync.recordRefused(
-                    change, direction: "pull", reason: error.description, at: now)
-                outcome.refused += 1
-            }
+            // Checked above by the rules, a change applies; a failure here is the file's (an
+            // I/O error, a full disk) and fails the round, which then applies nothing.
+            try apply(
+                change, clock: clock, ident: ident, outcome: &outcome, bookmarks: &bookmarks,
+                seen: &seen)
         }
         if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
         // One batch: a pull of many bookmarks writes their search rows together.
@@ -81,8 +75,7 @@ struct SyncMerge {
         return outcome
     }
 
-    /// Applies one change that keeps the rules; a rule of the device's own that it breaks
-    /// throws (and the caller's savepoint undoes it).
+    /// Applies one change that keeps the rules.
     private func apply(
         _ change: SyncChange, clock: HybridClock, ident: [String], outcome: inout Outcome,
         bookmarks: inout [[String]], seen: inout Set<[ExactName]>
