@@ -76,6 +76,9 @@ import Testing
         let status = try runPrefs(["--db", laptop, "sync", "status"])
         #expect(status.status == 1)
         #expect(try runPrefs(["--db", laptop, "sync", "leave"]).status == 1)
+        let nowhere = folder.path("nowhere.db")
+        #expect(try runPrefs(["--db", nowhere, "sync", "leave"]).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: nowhere))
         // Free again: another account, and what the device holds goes to it.
         let again = try runPrefs(["--db", laptop, "sync", "--hub", hub, "--account", "erin"])
         #expect(again.status == 0, "\(again.stderr)")

@@ -93,6 +93,12 @@ extension CommandRunner {
         }
 
         func syncLeave() throws {
+            // Read first: leaving a file that does not sync (or is not there) makes nothing.
+            guard let reader = try openForReading(), try DeviceSync.status(of: reader) != nil
+            else {
+                throw CommandFailure(
+                    "This database does not sync", exitCode: CommandFailure.notFound)
+            }
             let database = try openForWriting()
             guard let status = try DeviceSync.status(of: database) else {
                 throw CommandFailure(
