@@ -6,3 +6,9 @@
 ALTER TABLE prefs_account_state
     ADD COLUMN sync_horizon_clock text COLLATE "C",
     ADD COLUMN sync_horizon_sequence bigint NOT NULL DEFAULT 0;
+
+-- A device that has not pulled for this many days (a phone lost, a laptop given away) no
+-- longer holds tombstones back; if it comes back, its cursor is behind the horizon and it
+-- resynchronises in full, so nothing is lost by forgetting it.
+ALTER TABLE prefs_sync_config ADD COLUMN device_expiry_days integer NOT NULL DEFAULT 90
+    CHECK (device_expiry_days > 0);

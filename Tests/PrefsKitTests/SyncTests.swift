@@ -401,4 +401,26 @@ import Testing
         #expect(try prefs(stale).storedValue(forKey: "launchCount") == nil)
         #expect(prefs(stale)[.hasViewedWalkthrough])
     }
+
+    /// A device not seen for longer than the hub's expiry (90 days by default, by the hub's
+    /// clock) no longer holds tombstones back; when it comes back it is behind the horizon
+    /// and resynchronises in full.
+    @Test func aLostDeviceStopsHoldingTombstonesBackAndComesBackWhole() throws {
+        let phone = try device("phone")
+        let lost = try device("lost")
+        try BookmarkStore(database: phone).add(
+            BookmarkDraft(kind: "movie", itemID: "heat", title: "Heat"))
+        for database in [phone, lost] { try sync(database) }
+        let lostID = try #require(try DeviceSync.status(of: lost)?.deviceID)
+        let aged = try server.psql(
+            "UPDATE sync_device SET seen_at = seen_at - 100 * 86400 WHERE device = '\(lostID)'",
+            database: hubDatabase)
+        #expect(aged.status == 0, "\(aged.stderr)")
+        try BookmarkStore(database: phone).remove(kind: "movie", itemID: "heat")
+        for _ in 0..<2 { try sync(phone) }
+        #expect(try hubRows().allSatisfy(\.present))
+        #expect(try bookmarks(lost) == ["heat"])
+        try sync(lost)
+        #expect(try bookmarks(lost).isEmpty)
+    }
 }

@@ -188,8 +188,9 @@
                     prepared: "sync_device_known",
                     """
                     INSERT INTO sync_device (account, device, cursor, seen_at)
-                    VALUES ($1, $2, 0, $3) ON CONFLICT (account, device) DO NOTHING
-                    """, [account, device, PGValue.text(Date().timeIntervalSinceReferenceDate)])
+                    VALUES ($1, $2, 0, extract(epoch FROM now()) - 978307200)
+                    ON CONFLICT (account, device) DO NOTHING
+                    """, [account, device])
                 // A hint to the account's other devices: pull now.
                 try connection.execute(
                     prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
@@ -355,21 +356,23 @@
                     prepared: "sync_report",
                     """
                     INSERT INTO sync_device (account, device, cursor, seen_at)
-                    VALUES ($1, $2, $3, $4) ON CONFLICT (account, device) DO UPDATE SET
+                    VALUES ($1, $2, $3, extract(epoch FROM now()) - 978307200)
+                    ON CONFLICT (account, device) DO UPDATE SET
                         cursor = greatest(sync_device.cursor, excluded.cursor),
                         seen_at = excluded.seen_at
-                    """,
-                    [
-                        account, device, String(cursor),
-                        PGValue.text(Date().timeIntervalSinceReferenceDate),
-                    ])
+                    """, [account, device, String(cursor)])
                 // The horizon moves with what is collected, in the same transaction.
                 try connection.execute(
                     prepared: "sync_collect",
                     """
                     WITH gone AS (
                         DELETE FROM sync_change WHERE account = $1 AND NOT present
-                            AND sequence <= (SELECT min(cursor) FROM sync_device WHERE account = $1)
+                            AND sequence <= (
+                                SELECT min(cursor) FROM sync_device WHERE account = $1
+                                    -- The hub's clock: a device's may be wrong.
+                                    AND seen_at > extract(epoch FROM now()) - 978307200
+                                        - 86400 * (
+                                            SELECT device_expiry_days FROM prefs_sync_config))
                         RETURNING clock, sequence)
                     UPDATE prefs_account_state SET
                         sync_horizon_clock = greatest(sync_horizon_clock,
