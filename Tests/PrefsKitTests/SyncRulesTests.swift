@@ -208,22 +208,19 @@ import Testing
         let pulled = try database.state.withLock { _ in try engine.pull(after: 0, limit: 100) }
         #expect(pulled.map(\.change.ident) == [good.ident])
         // Written by hand into the hub, as the account's own role may: refused too.
-        let direct = try server.psql(
-            """
-            SET ROLE mallory;
-            INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
-                sequence)
-            VALUES ('mallory', 'bookmark', '.', 'exists', '\(Self.clock)', 'x', true, 99)
-            """, database: hubDatabase)
+        func insertedByHand(ident: String, clock: String) throws -> ProcessOutput {
+            try server.psql(
+                """
+                SET ROLE mallory;
+                INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
+                    sequence)
+                VALUES ('mallory', 'bookmark', '\(ident)', 'exists', '\(clock)', 'x', true, 99)
+                """, database: hubDatabase)
+        }
+        let direct = try insertedByHand(ident: ".", clock: Self.clock)
         #expect(direct.status != 0)
         #expect(direct.stderr.contains("sync_change_well_formed"), "\(direct.stderr)")
-        let future = try server.psql(
-            """
-            SET ROLE mallory;
-            INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
-                sequence)
-            VALUES ('mallory', 'bookmark', '6D.6D', 'exists', '\(ahead.clock)', 'x', true, 99)
-            """, database: hubDatabase)
+        let future = try insertedByHand(ident: "6D.6D", clock: ahead.clock)
         #expect(future.status != 0)
         #expect(future.stderr.contains("ahead of the hub"), "\(future.stderr)")
     }
