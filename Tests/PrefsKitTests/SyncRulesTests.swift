@@ -314,4 +314,34 @@ import Testing
         #expect(parsed.last?.counter == 2)
         #expect(try DeviceSync(database: database, hub: hub, account: "carol").sync().pushed == 5)
     }
+
+    /// A change a day ahead already on a hub (written before the bound, or by the owner)
+    /// is applied, but the device's clock follows it no further than the bound past its own
+    /// wall clock: one bad clock does not drag every device along.
+    @Test func aPulledClockFarAheadMovesTheDevicesClockOnlyToTheBound() throws {
+        let device = try AppDatabase(path: folder.path("device.db"))
+        try DeviceSync(database: device, hub: hub, account: "grace").sync()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let ahead = HybridClock(milliseconds: now + 86_400_000, counter: 0, device: "future")
+        let planted = try server.psql(
+            """
+            ALTER TABLE sync_change DISABLE TRIGGER USER;
+            INSERT INTO sync_change (account, entity, ident, field, clock, device, present, type,
+                value, sequence)
+            VALUES ('grace', 'preference', '\(SyncIdent.make(["standard", "theme"]))', 'value',
+                '\(ahead.text)', 'future', true, 'string', 'dark', 1000000);
+            ALTER TABLE sync_change ENABLE TRIGGER USER;
+            UPDATE prefs_account_state SET sync_sequence = 1000000 WHERE account = 'grace';
+            """, database: hubDatabase)
+        #expect(planted.status == 0, "\(planted.stderr)")
+        try DeviceSync(database: device, hub: hub, account: "grace").sync()
+        #expect(try PreferenceStore(database: device).value(forKey: "theme") == .string("dark"))
+        let clock = try device.read { state in
+            try (state.engine as? SQLiteEngine)?.connection.scalar(
+                Int64.self, sql: "SELECT clock_ms FROM sync_state") ?? 0
+        }
+        let wall = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(clock <= wall + SyncValidation.defaultClockBoundMilliseconds)
+        #expect(clock >= now + SyncValidation.defaultClockBoundMilliseconds - 60_000)
+    }
 }
