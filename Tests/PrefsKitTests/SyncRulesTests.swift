@@ -232,7 +232,7 @@ import Testing
         try PreferenceStore(database: first).setValue(.int(1), forKey: "good")
         try DeviceSync(database: first, hub: hub, account: "alice").sync()
         let bad = Self.malformed.filter { !$0.1.clock.isEmpty }.map(\.1)
-        let rows = bad.enumerated().map { index, change in
+        let rows = bad.map { change in
             let columns = change.value?.postgresColumns
             func literal(_ text: String?) -> String {
                 text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
@@ -240,7 +240,7 @@ import Testing
             return "('alice', \(literal(change.entity.rawValue)), \(literal(change.ident)),"
                 + " \(literal(change.field)), \(literal(change.clock)), 'x', \(change.present),"
                 + " \(literal(change.value?.type.rawValue)), \(literal(columns?.value)),"
-                + " \(literal(columns?.bytes))::bytea, \(1000 + index))"
+                + " \(literal(columns?.bytes))::bytea, nextval('prefs_sync_sequence'))"
         }
         let planted = try server.psql(
             """
@@ -260,9 +260,6 @@ import Testing
                     || definition;
             END
             $plant$;
-            UPDATE prefs_account_state SET sync_sequence = (
-                SELECT max(sequence) FROM sync_change WHERE account = 'alice')
-            WHERE account = 'alice';
             """, database: hubDatabase)
         #expect(planted.status == 0, "\(planted.stderr)")
         let second = try AppDatabase(path: folder.path("second.db"))
@@ -329,9 +326,9 @@ import Testing
             INSERT INTO sync_change (account, entity, ident, field, clock, device, present, type,
                 value, sequence)
             VALUES ('grace', 'preference', '\(SyncIdent.make(["standard", "theme"]))', 'value',
-                '\(ahead.text)', 'future', true, 'string', 'dark', 1000000);
+                '\(ahead.text)', 'future', true, 'string', 'dark',
+                nextval('prefs_sync_sequence'));
             ALTER TABLE sync_change ENABLE TRIGGER USER;
-            UPDATE prefs_account_state SET sync_sequence = 1000000 WHERE account = 'grace';
             """, database: hubDatabase)
         #expect(planted.status == 0, "\(planted.stderr)")
         try DeviceSync(database: device, hub: hub, account: "grace").sync()

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -422,5 +424,50 @@ import Testing
         #expect(try bookmarks(lost) == ["heat"])
         try sync(lost)
         #expect(try bookmarks(lost).isEmpty)
+    }
+
+    /// Changes are numbered from a sequence, with no counter row; an account's pushes still
+    /// number and commit one after another (so a pull from a cursor never skips one that
+    /// committed late): a push waits while another of the same account is in flight, and
+    /// one of another account does not.
+    @Test func pushesOfOneAccountNumberInTurnWithoutARow() throws {
+        let laptop = try device("laptop")
+        let other = try device("other")
+        for (database, account) in [(laptop, "alice"), (other, "bob")] {
+            try sync(database, account: account)
+        }
+        // Another push of alice's, in flight: it holds the account's lock.
+        let inFlight = try PGConnection(hub)
+        _ = try inFlight.execute("BEGIN")
+        _ = try inFlight.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || 'alice', 0))")
+        try prefs(laptop).set(1, for: .launchCount)
+        try prefs(other).set(2, for: .launchCount)
+        let done = Atomic<Bool>(false)
+        let waiting = Thread {
+            _ = try? DeviceSync(database: laptop, hub: hub, account: "alice").sync()
+            done.store(true, ordering: .releasing)
+        }
+        waiting.start()
+        // Bob's push goes through meanwhile.
+        #expect(try sync(other, account: "bob").pushed == 1)
+        Thread.sleep(forTimeInterval: 0.3)
+        let finishedEarly = done.load(ordering: .acquiring)
+        #expect(!finishedEarly)
+        _ = try inFlight.execute("COMMIT")
+        let deadline = Date().addingTimeInterval(10)
+        while !done.load(ordering: .acquiring) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let finished = done.load(ordering: .acquiring)
+        #expect(finished)
+        #expect(try DeviceSync.status(of: laptop)?.pending == 0)
+        // No counter row is left to update.
+        let columns = try server.psql(
+            """
+            SELECT count(*) FROM information_schema.columns
+            WHERE table_name = 'prefs_account_state' AND column_name = 'sync_sequence'
+            """, database: hubDatabase)
+        #expect(columns.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 }

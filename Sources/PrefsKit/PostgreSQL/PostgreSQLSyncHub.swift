@@ -62,16 +62,24 @@
                     INSERT INTO prefs_account_state (account) VALUES ($1)
                     ON CONFLICT (account) DO NOTHING
                     """, [account])
-                // The account's row lock: pushes number their changes one after another.
+                // The account's lock, on no row (an advisory lock, held to the commit):
+                // pushes of one account number their changes one after another, from a
+                // sequence, and commit in that order; what each reports is exact.
                 let numbering = try connection.execute(
-                    prepared: "sync_sequence_horizon",
+                    prepared: "sync_push_lock",
                     """
-                    SELECT sync_sequence, sync_horizon_clock IS NOT NULL FROM prefs_account_state
-                    WHERE account = $1 FOR UPDATE
+                    SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || $1, 0)),
+                        (SELECT sync_horizon_clock IS NOT NULL FROM prefs_account_state
+                        WHERE account = $1)
                     """, [account])
-                let first = numbering.integer(row: 0, column: 0) ?? 0
                 // Before anything was collected, nothing can be older than the horizon.
                 let hasHorizon = numbering.text(row: 0, column: 1) == "t"
+                // One number for the whole push, taken under the lock: every change it
+                // stores carries it, and a pull reads whole pushes.
+                let number =
+                    try connection.execute(
+                        prepared: "sync_push_number", "SELECT nextval('prefs_sync_sequence')", []
+                    ).integer(row: 0, column: 0) ?? 0
                 // Each change against the rules and the clock bound, alone: a malformed one
                 // or one stamped too far ahead is refused and reported; the rest go on.
                 let checked = try connection.execute(
@@ -168,22 +176,16 @@
                     INSERT INTO sync_change (account, entity, ident, field, clock, device,
                         present, type, value, bytes, sequence)
                     SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present, c.type,
-                        c.value, c.bytes::bytea, $3 + c.n
+                        c.value, c.bytes::bytea, $4
                     FROM \(Self.incoming)
-                    WHERE c.n <> ALL($4::bigint[])
+                    WHERE c.n <> ALL($3::bigint[])
                     ON CONFLICT (account, entity, ident, field) DO UPDATE SET
                         clock = excluded.clock, device = excluded.device,
                         present = excluded.present, type = excluded.type, value = excluded.value,
                         bytes = excluded.bytes, sequence = excluded.sequence
                     WHERE sync_change.clock < excluded.clock
-                    """, [account, document, String(first), skipped]
+                    """, [account, document, skipped, String(number)]
                 ).affectedRows
-                try connection.execute(
-                    prepared: "sync_advance",
-                    """
-                    UPDATE prefs_account_state SET sync_sequence = sync_sequence + $2
-                    WHERE account = $1
-                    """, [account, String(changes.count)])
                 try connection.execute(
                     prepared: "sync_device_known",
                     """
