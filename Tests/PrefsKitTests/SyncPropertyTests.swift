@@ -17,7 +17,8 @@ import Testing
 ///
 /// `PREFS_SYNC_SCHEDULES` sets how many schedules run (500 by default, 10,000 with
 /// `Tests/reliability --long`), `PREFS_SYNC_SEED` one seed to replay (each failure names
-/// its seed).
+/// its seed); with `PREFS_DEBUG_SYNC=1` a device that is not the model prints its sync fields
+/// and the model's rows.
 @Suite(.serialized) struct SyncPropertyTests {
     /// A small seeded generator (SplitMix64), so a failing schedule can be replayed.
     struct Generator: RandomNumberGenerator {
