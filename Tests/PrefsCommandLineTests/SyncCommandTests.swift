@@ -109,6 +109,10 @@ import Testing
             round.stdout
                 == "Pushed 0, pulled 0, conflicts 0, pending 1\nThis device's clock is 24 hours"
                 + " ahead of the hub's: 1 change waits until it is right\n")
+        // Nothing was refused for a rule: the list is empty.
+        #expect(try runPrefs(["--db", tablet, "sync", "refused"]).stdout == "")
+        #expect(try runPrefs(["--db", tablet, "--json", "sync", "refused"]).stdout == "[]\n")
+        #expect(try runPrefs(["--db", tablet, "sync", "status", "--limit", "3"]).status == 64)
         let status = try runPrefs(["--db", tablet, "sync", "status"])
         #expect(
             status.stdout.contains(

@@ -267,6 +267,12 @@ import Testing
         #expect(report.refused > 0)
         #expect(try PreferenceStore(database: second).value(forKey: "good") == .int(1))
         #expect(try DeviceSync.status(of: second)?.refused == report.refused)
+        // Each is listed, with why; names are shown escaped (they may be why).
+        let refusals = try DeviceSync.refusals(of: second)
+        #expect(refusals.count == report.refused)
+        #expect(refusals.allSatisfy { $0.direction == .pull && !$0.reason.isEmpty })
+        #expect(refusals.allSatisfy { !$0.subject.contains("\n") && !$0.clock.contains("\u{1}") })
+        #expect(refusals.contains { $0.subject == "preference standard two\\nlines" })
         // Rounds go on: a later write arrives, nothing is refused again (the cursor moved).
         try PreferenceStore(database: first).setValue(.int(2), forKey: "good")
         try DeviceSync(database: first, hub: hub, account: "alice").sync()

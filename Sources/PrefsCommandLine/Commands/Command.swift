@@ -50,6 +50,7 @@ enum Command: Equatable, Sendable {
     case syncStatus
     case syncConflicts(limit: Int)
     case syncLeave
+    case syncRefused(limit: Int)
 }
 
 extension Command {
@@ -61,7 +62,7 @@ extension Command {
     /// Whether it is a sync command (whose `--account` is the hub's).
     var isSync: Bool {
         switch self {
-        case .sync, .syncStatus, .syncConflicts, .syncLeave: true
+        case .sync, .syncStatus, .syncConflicts, .syncLeave, .syncRefused: true
         default: false
         }
     }
@@ -89,6 +90,7 @@ extension Command {
         case .syncStatus: "sync status"
         case .syncConflicts: "sync conflicts"
         case .syncLeave: "sync leave"
+        case .syncRefused: "sync refused"
         default: nil
         }
     }

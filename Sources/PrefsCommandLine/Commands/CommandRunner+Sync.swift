@@ -24,6 +24,8 @@ extension CommandRunner {
 
         func syncLeave() throws { throw Self.noPostgreSQL }
 
+        func syncRefused(limit: Int) throws { throw Self.noPostgreSQL }
+
         private static let noPostgreSQL = CommandFailure(
             "This build of prefs has no PostgreSQL (the fully static one); sync needs it",
             exitCode: CommandFailure.usage)
@@ -205,6 +207,34 @@ extension CommandRunner {
                 Last error: \(status.lastError ?? "none")
 
                 """)
+        }
+
+        func syncRefused(limit: Int) throws {
+            guard let database = try openForReading() else {
+                throw CommandFailure(
+                    "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
+            }
+            let refusals = try DeviceSync.refusals(of: database, limit: limit)
+            if globals.isJSON {
+                printJSON(
+                    .array(
+                        refusals.map { refusal in
+                            .object([
+                                ("direction", .string(refusal.direction.rawValue)),
+                                ("subject", .string(refusal.subject)),
+                                ("clock", .string(refusal.clock)),
+                                ("reason", .string(refusal.reason)),
+                                ("recordedAt", .string(ISO8601.string(from: refusal.recordedAt))),
+                            ])
+                        }))
+                return
+            }
+            for refusal in refusals {
+                let way = refusal.direction == .push ? "pushed" : "pulled"
+                console.print(
+                    "\(ISO8601.string(from: refusal.recordedAt))  \(way)  \(refusal.subject)"
+                        + "  (clock \(refusal.clock)): \(refusal.reason)\n")
+            }
         }
 
         func syncConflicts(limit: Int) throws {

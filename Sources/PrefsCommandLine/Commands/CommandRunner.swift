@@ -143,6 +143,7 @@ struct CommandRunner {
         case .syncStatus: try syncStatus()
         case .syncConflicts(let limit): try syncConflicts(limit: limit)
         case .syncLeave: try syncLeave()
+        case .syncRefused(let limit): try syncRefused(limit: limit)
         }
     }
 

@@ -53,13 +53,13 @@ extension CommandTable {
             breaks the rules, or this device's clock is ahead of the hub's by more than the
             hub's bound) is counted in the round's line; one refused for the clock stays
             pending until the clock is right. 'prefs sync status' shows the state, 'prefs
-            sync conflicts' the losing sides, 'prefs sync leave' turns sync off (the data
-            stays).
+            sync conflicts' the losing sides, 'prefs sync refused' the changes refused and
+            why, 'prefs sync leave' turns sync off (the data stays).
             """,
         arguments: [
             ArgumentSpec(
-                name: "what", help: "status, conflicts or leave (default: a round).",
-                isOptional: true, completions: ["status", "conflicts", "leave"])
+                name: "what", help: "status, conflicts, refused or leave (default: a round).",
+                isOptional: true, completions: ["status", "conflicts", "refused", "leave"])
         ],
         options: [
             OptionSpec(
@@ -70,14 +70,16 @@ extension CommandTable {
                 help: "Keep syncing, soon after each change here or on the hub, until interrupted."),
             OptionSpec(
                 name: "limit", short: "n", kind: .value(name: "n"),
-                help: "With conflicts: show at most this many (default: 20)."),
+                help: "With conflicts or refused: show at most this many (default: 20)."),
         ],
         build: { parsed in
             // Each option belongs to one form; given to another, it would do nothing.
             let what = parsed.positional(0)
-            for (option, form) in [("hub", nil), ("watch", nil), ("limit", "conflicts")]
+            for (option, forms) in [
+                ("hub", [nil]), ("watch", [nil]), ("limit", ["conflicts", "refused"]),
+            ]
             where (option == "watch" ? parsed.flag(option) : parsed.value(option) != nil)
-                && what != form
+                && !forms.contains(what)
             {
                 throw UsageError(
                     "'--\(option)' does not apply to 'prefs sync\(what.map { " " + $0 } ?? "")'",
@@ -90,11 +92,13 @@ extension CommandTable {
                 return .syncStatus
             case "conflicts":
                 return .syncConflicts(limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
+            case "refused":
+                return .syncRefused(limit: try parsed.integer("limit", in: 1...Int.max) ?? 20)
             case "leave":
                 return .syncLeave
             case let other?:
                 throw UsageError(
-                    "Invalid value '\(other)' for '<what>': expected 'status', 'conflicts' or 'leave'",
+                    "Invalid value '\(other)' for '<what>': expected 'status', 'conflicts', 'refused' or 'leave'",
                     path: parsed.path)
             }
         })

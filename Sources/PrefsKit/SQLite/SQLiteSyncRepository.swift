@@ -342,6 +342,27 @@ final class SQLiteSyncRepository: SyncRepository {
             ])
     }
 
+    func refusals(limit: Int) throws -> [SyncRefusal] {
+        let rows = try connection.rows(
+            sql: """
+                SELECT direction, entity, ident, field, clock, reason, recorded_at
+                FROM sync_refused ORDER BY id DESC LIMIT ?
+                """, arguments: [limit])
+        return rows.compactMap { row in
+            guard
+                let direction = row.get(0, as: String.self).flatMap(
+                    SyncRefusal.Direction.init(rawValue:))
+            else { return nil }
+            return SyncRefusal(
+                direction: direction,
+                subject: SyncRefusal.subject(
+                    entity: row.get(1) ?? "", ident: row.get(2) ?? "", field: row.get(3) ?? ""),
+                clock: MessageText.shown(row.get(4) ?? ""),
+                reason: MessageText.escaped(row.get(5) ?? ""),
+                recordedAt: row.get(6, as: Double.self).map(Self.date) ?? Date())
+        }
+    }
+
     func refusedCount() throws -> Int {
         try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_refused") ?? 0
     }

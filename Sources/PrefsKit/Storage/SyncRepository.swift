@@ -127,6 +127,8 @@ package protocol SyncRepository {
     func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)
         throws
     func refusedCount() throws -> Int
+    /// The changes refused, newest first.
+    func refusals(limit: Int) throws -> [SyncRefusal]
     /// Turns sync off: the device keeps its data and forgets its hub, clock and stamps.
     func leave() throws
     /// The fields the hub confirmed that hold something (not tombstones), with their changes.

@@ -368,6 +368,13 @@
             try database.write { state in try repository(state).leave() }
         }
 
+        /// The changes sync refused on this device's way, pushed or pulled, newest first.
+        public static func refusals(of database: AppDatabase, limit: Int = 100) throws
+            -> [SyncRefusal]
+        {
+            try database.read { state in try repository(state).refusals(limit: limit) }
+        }
+
         /// The losing sides of conflicts this device saw, newest first.
         public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
             -> [SyncConflict]
