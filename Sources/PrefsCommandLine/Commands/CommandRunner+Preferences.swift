@@ -467,10 +467,7 @@ extension CommandRunner {
         while !databaseExists {
             usleep(50_000)
         }
-        guard let database = try openForReading() else {
-            throw CommandFailure(
-                "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
-        }
+        let database = try openExistingForReading()
         let store = PreferenceStore(database: database, suite: suite)
         let stream = store.changes()
         let wanted = Set(keys.map(ExactName.init))

@@ -210,10 +210,7 @@ extension CommandRunner {
         }
 
         func syncRefused(limit: Int) throws {
-            guard let database = try openForReading() else {
-                throw CommandFailure(
-                    "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
-            }
+            let database = try openExistingForReading()
             let refusals = try DeviceSync.refusals(of: database, limit: limit)
             if globals.isJSON {
                 printJSON(
@@ -238,10 +235,7 @@ extension CommandRunner {
         }
 
         func syncConflicts(limit: Int) throws {
-            guard let database = try openForReading() else {
-                throw CommandFailure(
-                    "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
-            }
+            let database = try openExistingForReading()
             let conflicts = try DeviceSync.conflicts(of: database, limit: limit)
             if globals.isJSON {
                 printJSON(.array(conflicts.map(Self.json)))

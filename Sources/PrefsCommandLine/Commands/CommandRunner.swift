@@ -182,6 +182,15 @@ struct CommandRunner {
     /// The connection is read-only, so a read cannot change the file (not even an empty one,
     /// or one with a damaged page); a file from an older schema is opened for writing once
     /// to be upgraded.
+    /// The database for reading; a file that is not there is exit 66, and is not made.
+    func openExistingForReading() throws -> AppDatabase {
+        guard let database = try openForReading() else {
+            throw CommandFailure(
+                "No database at '\(shownDatabasePath)'", exitCode: CommandFailure.noInput)
+        }
+        return database
+    }
+
     func openForReading() throws -> AppDatabase? {
         guard databaseExists else { return nil }
         var options = baseOptions
