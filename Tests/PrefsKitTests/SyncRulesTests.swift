@@ -329,12 +329,15 @@ import Testing
         let planted = try server.psql(
             """
             ALTER TABLE sync_change DISABLE TRIGGER USER;
-            INSERT INTO sync_change (account, entity, ident, field, clock, device, present, type,
-                value, sequence)
+            INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
+                sequence, suite, key)
             VALUES ('grace', 'preference', '\(SyncIdent.make(["standard", "theme"]))', 'value',
-                '\(ahead.text)', 'future', true, 'string', 'dark',
-                nextval('prefs_sync_sequence'));
+                '\(ahead.text)', 'future', true, nextval('prefs_sync_sequence'), 'standard',
+                'theme');
             ALTER TABLE sync_change ENABLE TRIGGER USER;
+            SELECT set_config('prefs.sync_applying', 'on', false);
+            INSERT INTO preference (account, suite, key, type, value, updated_at)
+            VALUES ('grace', 'standard', 'theme', 'string', 'dark', 0);
             """, database: hubDatabase)
         #expect(planted.status == 0, "\(planted.stderr)")
         try DeviceSync(database: device, hub: hub, account: "grace").sync()

@@ -31,6 +31,8 @@
         let preferenceRepository: PostgreSQLPreferenceRepository
         let selectionRepository: PostgreSQLSelectionRepository
         let bookmarkRepository: PostgreSQLBookmarkRepository
+        /// Whether this connection saw the account's sync stamping on (``SyncHub``).
+        var isSyncStarted = false
         /// Notifications received so far: the commit token.
         private var notificationCount: Int64 = 0
         /// The session settings, set again after a reconnection.

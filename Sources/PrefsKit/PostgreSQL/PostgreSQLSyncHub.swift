@@ -47,39 +47,125 @@
                     value: columns?.value, bytes: columns?.bytes)
             }
             let document = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
-            return try reconnecting {
+            let outcome = try reconnecting {
                 try pushTransaction(changes, device: device, document: document, cursor: cursor)
             }
+            isSyncStarted = true
+            return outcome
+        }
+
+        /// The stored row of each pushed change (`s`): an index lookup for each pushed row.
+        /// As a plain join, the planner, which expects few rows of a table just written
+        /// (statistics lag), would read the pushed document again for each stored row.
+        private static let stored = """
+            CROSS JOIN LATERAL (
+                SELECT * FROM sync_change AS s WHERE s.account = $1 AND s.entity = c.entity
+                    AND s.ident = c.ident AND s.field = c.field OFFSET 0) AS s
+            """
+
+        /// A preference's value is read from the preference table (the hub keeps no copy of
+        /// it); a bookmark field's and a tag's from its sync row.
+        private static let values = """
+            CASE WHEN s.entity = 'preference' THEN p.type ELSE s.type END,
+            CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END,
+            CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END
+            """
+        private static let valuesJoin = """
+            LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
+                AND p.account = s.account AND p.suite = s.suite AND p.key = s.key
+            """
+
+        /// Turns the account's stamping on, once, for a device that pulls before it ever
+        /// pushed: what the server wrote before is stamped and pulled.
+        private func startSync() throws {
+            guard !isSyncStarted else { return }
+            try reconnecting {
+                try transaction {
+                    let opening = try connection.execute(
+                        prepared: "sync_start",
+                        """
+                        SELECT prefs_sync_start($1), set_config('prefs.sync_applying', 'on', true),
+                            (SELECT sync_rebuild FROM prefs_account_state WHERE account = $1)
+                        """, [account])
+                    if opening.text(row: 0, column: 2) == "t" { try rebuildEveryBookmark() }
+                }
+            }
+            isSyncStarted = true
+        }
+
+        /// Makes the account's bookmarks what their merged fields say (those a push changed),
+        /// through the bookmark repository, which places, orders and indexes them as for any
+        /// writer; then orders their kinds by the merged positions.
+        private func rebuild(_ bookmarks: [[String]]) throws {
+            guard !bookmarks.isEmpty else { return }
+            let rebuilder = SyncBookmarkRebuild(
+                bookmarks: bookmarkRepository,
+                fields: HubBookmarkFields(connection: connection, account: account))
+            var kinds: [String] = []
+            try bookmarkRepository.batchingSearchRows {
+                for bookmark in bookmarks {
+                    // One bookmark whose merged fields break a rule is left as it was (each
+                    // device records it as refused); the others go on.
+                    do {
+                        try nestedTransaction {
+                            try rebuilder.rebuild(kind: bookmark[0], itemID: bookmark[1])
+                        }
+                    } catch is BookmarkError {
+                        continue
+                    }
+                    if !kinds.contains(where: { ExactName.sameBytes($0, bookmark[0]) }) {
+                        kinds.append(bookmark[0])
+                    }
+                }
+                for kind in kinds { try rebuilder.renumber(kind: kind) }
+            }
+        }
+
+        /// A hub from before the account's tables were its store held bookmarks as sync
+        /// fields only: they are built once, at the next contact of a device.
+        private func rebuildEveryBookmark() throws {
+            let result = try connection.execute(
+                prepared: "sync_every_bookmark",
+                """
+                SELECT DISTINCT split_part(ident, '.', 1) || '.' || split_part(ident, '.', 2)
+                FROM sync_change WHERE account = $1 AND entity IN ('bookmark', 'tag')
+                """, [account])
+            try rebuild(
+                (0..<result.rowCount).compactMap { row in
+                    result.text(row: row, column: 0).flatMap(SyncIdent.parts).flatMap {
+                        $0.count == 2 ? $0 : nil
+                    }
+                })
+            try connection.execute(
+                prepared: "sync_rebuilt",
+                "UPDATE prefs_account_state SET sync_rebuild = false WHERE account = $1",
+                [account])
         }
 
         private func pushTransaction(
             _ changes: [SyncChange], device: String, document: String, cursor: Int64
         ) throws -> SyncPushOutcome {
             try transaction {
-                try connection.execute(
-                    prepared: "sync_account",
+                // The account's sync lock (an advisory lock on no row, held to the commit,
+                // taken before the account's state row as every writer of a syncing account
+                // takes it): pushes and server writes of one account number their changes one
+                // after another, from a sequence, and commit in that order; what each push
+                // reports is exact. One number for the whole push: a pull reads whole pushes.
+                // The first contact turns the account's stamping on; what the push applies to
+                // the account's tables is not stamped again.
+                let opening = try connection.execute(
+                    prepared: "sync_push_open",
                     """
-                    INSERT INTO prefs_account_state (account) VALUES ($1)
-                    ON CONFLICT (account) DO NOTHING
-                    """, [account])
-                // The account's lock, on no row (an advisory lock, held to the commit):
-                // pushes of one account number their changes one after another, from a
-                // sequence, and commit in that order; what each reports is exact.
-                let numbering = try connection.execute(
-                    prepared: "sync_push_lock",
-                    """
-                    SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || $1, 0)),
+                    SELECT prefs_sync_start($1), prefs_sync_number($1),
+                        set_config('prefs.sync_applying', 'on', true),
                         (SELECT sync_horizon_clock IS NOT NULL FROM prefs_account_state
-                        WHERE account = $1)
+                            WHERE account = $1),
+                        (SELECT sync_rebuild FROM prefs_account_state WHERE account = $1)
                     """, [account])
                 // Before anything was collected, nothing can be older than the horizon.
-                let hasHorizon = numbering.text(row: 0, column: 1) == "t"
-                // One number for the whole push, taken under the lock: every change it
-                // stores carries it, and a pull reads whole pushes.
-                let number =
-                    try connection.execute(
-                        prepared: "sync_push_number", "SELECT nextval('prefs_sync_sequence')", []
-                    ).integer(row: 0, column: 0) ?? 0
+                let hasHorizon = opening.text(row: 0, column: 3) == "t"
+                let number = opening.integer(row: 0, column: 1) ?? 0
+                if opening.text(row: 0, column: 4) == "t" { try rebuildEveryBookmark() }
                 // Each change against the rules and the clock bound, alone: a malformed one
                 // or one stamped too far ahead is refused and reported; the rest go on.
                 let checked = try connection.execute(
@@ -135,7 +221,7 @@
                             AND NOT EXISTS (
                                 SELECT 1 FROM sync_change AS s WHERE s.account = $1
                                     AND s.entity = c.entity AND s.ident = c.ident
-                                    AND s.field = c.field)
+                                    AND s.field = c.field OFFSET 0)
                         """,
                         [
                             account, document,
@@ -154,38 +240,92 @@
                 let refused = try connection.execute(
                     prepared: "sync_refused",
                     """
-                    SELECT c.n, s.clock FROM \(Self.incoming)
-                    JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
-                        AND s.ident = c.ident AND s.field = c.field
+                    SELECT c.n, s.clock FROM \(Self.incoming) \(Self.stored)
                     WHERE s.clock >= c.clock COLLATE "C" AND c.n <> ALL($3::bigint[])
                     """, [account, document, skipped])
                 let replaced = try connection.execute(
                     prepared: "sync_replaced",
                     """
-                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, s.type, s.value,
-                        s.bytes
-                    FROM \(Self.incoming)
-                    JOIN sync_change AS s ON s.account = $1 AND s.entity = c.entity
-                        AND s.ident = c.ident AND s.field = c.field
+                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values)
+                    FROM \(Self.incoming) \(Self.stored)
+                    \(Self.valuesJoin)
                     WHERE s.clock < c.clock COLLATE "C" AND s.sequence > $3 AND s.device <> c.device
                         AND c.n <> ALL($4::bigint[])
                     """, [account, document, String(cursor), skipped])
+                // The winners are stored with their clocks and applied to the account's tables:
+                // preferences here, in the same statement; bookmarks and tags below, through
+                // the bookmark repository.
                 let taken = try connection.execute(
                     prepared: "sync_push",
                     """
-                    INSERT INTO sync_change (account, entity, ident, field, clock, device,
-                        present, type, value, bytes, sequence)
-                    SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present, c.type,
-                        c.value, c.bytes::bytea, $4
-                    FROM \(Self.incoming)
-                    WHERE c.n <> ALL($3::bigint[])
-                    ON CONFLICT (account, entity, ident, field) DO UPDATE SET
-                        clock = excluded.clock, device = excluded.device,
-                        present = excluded.present, type = excluded.type, value = excluded.value,
-                        bytes = excluded.bytes, sequence = excluded.sequence
-                    WHERE sync_change.clock < excluded.clock
-                    """, [account, document, skipped, String(number)]
-                ).affectedRows
+                    WITH c AS (
+                        SELECT DISTINCT ON (entity, ident, field) * FROM \(Self.incoming)
+                        WHERE c.n <> ALL($3::bigint[])
+                        ORDER BY entity, ident, field, clock COLLATE "C" DESC
+                    ), won AS (
+                        INSERT INTO sync_change AS s (account, entity, ident, field, clock,
+                            device, present, type, value, bytes, sequence, suite, key)
+                        SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present,
+                            CASE WHEN c.entity <> 'preference' THEN c.type END,
+                            CASE WHEN c.entity <> 'preference' THEN c.value END,
+                            CASE WHEN c.entity <> 'preference' THEN c.bytes::bytea END, $4,
+                            CASE WHEN c.entity = 'preference' THEN convert_from(
+                                decode(split_part(c.ident, '.', 1), 'hex'), 'UTF8') END,
+                            CASE WHEN c.entity = 'preference' THEN convert_from(
+                                decode(split_part(c.ident, '.', 2), 'hex'), 'UTF8') END
+                        FROM c
+                        ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
+                            clock = excluded.clock, device = excluded.device,
+                            present = excluded.present, type = excluded.type,
+                            value = excluded.value, bytes = excluded.bytes,
+                            sequence = excluded.sequence, suite = excluded.suite,
+                            key = excluded.key
+                        WHERE s.clock < excluded.clock
+                        RETURNING s.entity, s.ident, s.field, s.present, s.suite, s.key
+                    )
+                    SELECT NULL, NULL, count(*) FROM won
+                    UNION ALL
+                    SELECT DISTINCT split_part(ident, '.', 1), split_part(ident, '.', 2), 0
+                    FROM won WHERE entity <> 'preference'
+                    """, [account, document, skipped, String(number)])
+                // The preferences that won: their rows carry their clocks now (one pushed
+                // again applies its same value again, which changes nothing).
+                try connection.execute(
+                    prepared: "sync_apply_set",
+                    """
+                    INSERT INTO preference AS p (account, suite, key, type, value, bytes,
+                        updated_at)
+                    SELECT DISTINCT ON (s.suite, s.key) $1, s.suite, s.key, c.type, c.value,
+                        c.bytes::bytea, left(c.clock, 15)::bigint / 1000.0 - 978307200
+                    FROM \(Self.incoming) \(Self.stored)
+                    WHERE s.clock = c.clock AND c.entity = 'preference' AND c.present
+                        AND c.n <> ALL($3::bigint[])
+                    ON CONFLICT (account, suite, key) DO UPDATE SET
+                        type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                        updated_at = excluded.updated_at
+                    """, [account, document, skipped])
+                try connection.execute(
+                    prepared: "sync_apply_remove",
+                    """
+                    DELETE FROM preference AS p USING sync_change AS s
+                    WHERE s.account = $1 AND s.sequence = $2 AND s.entity = 'preference'
+                        AND NOT s.present AND p.account = $1 AND p.suite = s.suite
+                        AND p.key = s.key
+                    """, [account, String(number)])
+                var bookmarks: [[String]] = []
+                var accepted = 0
+                for row in 0..<taken.rowCount {
+                    guard let kind = taken.text(row: row, column: 0),
+                        let item = taken.text(row: row, column: 1)
+                    else {
+                        accepted = Int(taken.integer(row: row, column: 2) ?? 0)
+                        continue
+                    }
+                    if let parts = SyncIdent.parts(kind + "." + item), parts.count == 2 {
+                        bookmarks.append(parts)
+                    }
+                }
+                try rebuild(bookmarks)
                 try connection.execute(
                     prepared: "sync_device_known",
                     """
@@ -214,7 +354,7 @@
                     overwritten.append((change, changes[Int(n) - 1].clock))
                 }
                 var outcome = SyncPushOutcome(
-                    accepted: taken, lost: lost, overwritten: overwritten, refused: refusedRows,
+                    accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRows,
                     clockAhead: aheadRows, hubClock: hubClock)
                 outcome.beyondHorizon = beyondHorizon
                 outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
@@ -230,9 +370,11 @@
                 try connection.execute(
                     prepared: "sync_pull",
                     """
-                    SELECT entity, ident, field, clock, present, type, value, bytes, sequence
-                    FROM sync_change WHERE account = $1 AND sequence > $2
-                    ORDER BY sequence LIMIT $3
+                    SELECT s.entity, s.ident, s.field, s.clock, s.present, \(Self.values),
+                        s.sequence
+                    FROM sync_change AS s \(Self.valuesJoin)
+                    WHERE s.account = $1 AND s.sequence > $2
+                    ORDER BY s.sequence LIMIT $3
                     """, [account, String(cursor), limit == Int.max ? nil : String(limit)])
             }
             return Self.changes(result, from: 0).compactMap { row, change in
@@ -278,6 +420,7 @@
 
         func pullRound(after cursor: Int64) throws -> SyncPull {
             try reconnectIfNeeded()
+            try startSync()
             // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
             // every field, so that no tombstone is collected between reading them.
             return try reconnecting {
@@ -384,6 +527,73 @@
                     WHERE account = $1 AND EXISTS (SELECT 1 FROM gone)
                     """, [account])
             }
+        }
+    }
+
+    /// The hub's merged bookmark fields: the sync rows of the account's bookmarks and tags.
+    private struct HubBookmarkFields: SyncBookmarkFields {
+        let connection: PGConnection
+        let account: String
+
+        func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange] {
+            let ident = SyncIdent.make([kind, itemID])
+            let result = try connection.execute(
+                prepared: "sync_bookmark_fields",
+                """
+                SELECT field, clock, present, type, value FROM sync_change
+                WHERE account = $1 AND entity = 'bookmark' AND ident = $2
+                """, [account, ident])
+            var fields: [String: SyncChange] = [:]
+            for row in 0..<result.rowCount {
+                guard let field = result.text(row: row, column: 0) else { continue }
+                fields[field] = SyncChange(
+                    entity: .bookmark, ident: ident, field: field,
+                    clock: result.text(row: row, column: 1) ?? "",
+                    present: result.text(row: row, column: 2) == "t",
+                    value: PreferenceValue(
+                        postgresType: result.text(row: row, column: 3),
+                        value: result.text(row: row, column: 4), bytes: nil))
+            }
+            return fields
+        }
+
+        func bookmarkTags(kind: String, itemID: String) throws -> [String] {
+            // Every tag's ident starts with the bookmark's and a dot; hex digits sort before
+            // "G".
+            let prefix = SyncIdent.make([kind, itemID]) + "."
+            let result = try connection.execute(
+                prepared: "sync_bookmark_tags",
+                """
+                SELECT ident FROM sync_change
+                WHERE account = $1 AND entity = 'tag' AND present
+                    AND ident COLLATE "C" >= $2 AND ident COLLATE "C" < $2 || 'G'
+                """, [account, prefix])
+            return (0..<result.rowCount).compactMap { row in
+                result.text(row: row, column: 0).flatMap(SyncIdent.parts).flatMap {
+                    $0.count == 3 ? $0[2] : nil
+                }
+            }.sorted(by: ExactName.precedes)
+        }
+
+        func bookmarkPositions(kind: String) throws -> [ExactName: Int] {
+            let prefix = SyncIdent.make([kind]) + "."
+            let result = try connection.execute(
+                prepared: "sync_bookmark_positions",
+                """
+                SELECT ident, value FROM sync_change
+                WHERE account = $1 AND entity = 'bookmark' AND field = 'position'
+                    AND ident COLLATE "C" >= $2 AND ident COLLATE "C" < $2 || 'G'
+                """, [account, prefix])
+            var positions: [ExactName: Int] = [:]
+            for row in 0..<result.rowCount {
+                if let parts = result.text(row: row, column: 0).flatMap(SyncIdent.parts),
+                    parts.count == 2,
+                    let position = result.text(row: row, column: 1).flatMap({ Int($0) })
+                {
+                    positions[ExactName(parts[1])] = position
+                }
+            }
+            return positions
         }
     }
 

@@ -87,7 +87,7 @@ package struct SyncDeviceState: Sendable, Hashable {
 /// The device side of sync, kept in the device's database file: the clock and the field
 /// stamps its triggers write, the cursor, the losing sides of conflicts. Calls are made with
 /// the database lock held, writes inside a transaction.
-package protocol SyncRepository {
+package protocol SyncRepository: SyncBookmarkFields {
     /// Nil until sync is turned on.
     func deviceState() throws -> SyncDeviceState?
     /// Turns sync on: from now on every change of a synced field is stamped and pending;
@@ -103,12 +103,6 @@ package protocol SyncRepository {
     func field(_ address: SyncAddress) throws -> SyncFieldState?
     /// Records a change as this device's knowledge of its field.
     func setField(_ change: SyncChange, isPending: Bool) throws
-    /// The fields of a bookmark (`exists`, `title`...), by name.
-    func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange]
-    /// The tags a bookmark has by its sync stamps.
-    func bookmarkTags(kind: String, itemID: String) throws -> [String]
-    /// The merged positions of a kind's bookmarks, by item id.
-    func bookmarkPositions(kind: String) throws -> [ExactName: Int]
     /// Changes applied from now until `false` are not captured for sync.
     func setApplying(_ isApplying: Bool) throws
     /// Moves the clock past one seen in a pulled change, but never further past this

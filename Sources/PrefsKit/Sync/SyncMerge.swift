@@ -46,6 +46,7 @@ struct SyncMerge {
                 seen: &seen)
         }
         if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
+        let rebuilder = SyncBookmarkRebuild(bookmarks: state.engine.bookmarks, fields: sync)
         // One batch: a pull of many bookmarks writes their search rows together.
         try state.engine.bookmarks.batchingSearchRows {
             var kinds: [String] = []
@@ -54,7 +55,7 @@ struct SyncMerge {
                 // recorded and left as it was; the others go on.
                 do {
                     try state.engine.nestedTransaction {
-                        try rebuild(kind: bookmark[0], itemID: bookmark[1])
+                        try rebuilder.rebuild(kind: bookmark[0], itemID: bookmark[1])
                     }
                 } catch let error as BookmarkError {
                     let address = SyncChange(
@@ -69,7 +70,7 @@ struct SyncMerge {
                     kinds.append(bookmark[0])
                 }
             }
-            for kind in kinds { try renumber(kind: kind) }
+            for kind in kinds { try rebuilder.renumber(kind: kind) }
         }
         try sync.setApplying(false)
         return outcome
@@ -127,68 +128,6 @@ struct SyncMerge {
             try preferences.setValue(
                 value, suite: suite, key: key, version: nil,
                 at: Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000))
-        }
-    }
-
-    /// Makes the bookmark what its merged fields and tags say.
-    private func rebuild(kind: String, itemID: String) throws {
-        let repository = state.engine.bookmarks
-        let fields = try sync.bookmarkFields(kind: kind, itemID: itemID)
-        let existing = try repository.bookmark(kind: kind, itemID: itemID)
-        guard let exists = fields["exists"] else { return }
-        guard exists.present else {
-            if let existing { try repository.delete(id: existing.id) }
-            return
-        }
-        func text(_ name: String, else kept: String?) -> String? {
-            guard let field = fields[name] else { return kept }
-            if case .string(let text) = field.value { return text }
-            return nil
-        }
-        let url = text("url", else: existing?.urlString)
-        // The folder path, as SyncIdent text of its names ("" at the top level).
-        let folder = text("folder", else: nil).map { $0.isEmpty ? [] : SyncIdent.parts($0) ?? [] }
-        let draft = BookmarkDraft(
-            kind: kind, itemID: itemID,
-            title: text("title", else: existing?.title) ?? itemID,
-            url: url.flatMap { URL(string: $0) },
-            category: text("category", else: existing?.category), folder: folder,
-            tags: try sync.bookmarkTags(kind: kind, itemID: itemID),
-            note: text("note", else: existing?.note))
-        let now = Date()
-        if let existing {
-            // By bytes: a title that changed only in its Unicode spelling is still a change,
-            // or devices would keep different bytes forever.
-            let isSame =
-                ExactName.sameBytes(existing.title, draft.title)
-                && ExactName.sameBytes(existing.urlString, url)
-                && ExactName.sameBytes(existing.category, draft.category)
-                && ExactName.sameBytes(existing.note, draft.note)
-                && ExactName.sameBytes(existing.tags, draft.tags.sorted(by: ExactName.precedes))
-                && (folder.map { ExactName.sameBytes(existing.folder, $0) } ?? true)
-            if !isSame {
-                _ = try repository.update(id: existing.id, with: draft, in: .draft, at: now)
-            }
-        } else {
-            _ = try repository.insertIfAbsent(
-                draft, in: .draft, at: now, id: nil, createdAt: nil)
-        }
-    }
-
-    /// Orders a kind's bookmarks by their merged positions (ties by item id), densely.
-    private func renumber(kind: String) throws {
-        let repository = state.engine.bookmarks
-        let positions = try sync.bookmarkPositions(kind: kind)
-        let ordered = try repository.list(BookmarkQuery(kind: kind)).map { bookmark in
-            (order: positions[ExactName(bookmark.itemID)] ?? bookmark.position, bookmark: bookmark)
-        }.sorted {
-            // Ties by the item id's bytes: the same order on every device, also for ids that
-            // Swift's `<` cannot tell apart.
-            $0.order != $1.order
-                ? $0.order < $1.order : ExactName.precedes($0.bookmark.itemID, $1.bookmark.itemID)
-        }
-        for (rank, entry) in ordered.enumerated() where entry.bookmark.position != rank {
-            try repository.setPosition(rank, id: entry.bookmark.id)
         }
     }
 }

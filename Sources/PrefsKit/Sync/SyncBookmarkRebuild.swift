@@ -1,0 +1,84 @@
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where the merged fields of bookmarks are read: a device's sync fields, the hub's.
+package protocol SyncBookmarkFields {
+    /// The fields of a bookmark (`exists`, `title`...), by name.
+    func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange]
+    /// The tags a bookmark has by its sync stamps.
+    func bookmarkTags(kind: String, itemID: String) throws -> [String]
+    /// The merged positions of a kind's bookmarks, by item id.
+    func bookmarkPositions(kind: String) throws -> [ExactName: Int]
+}
+
+/// Makes bookmarks what their merged fields say, the same way on a device and on the hub,
+/// through the engine's bookmark repository (whose rules place, order and index them).
+struct SyncBookmarkRebuild {
+    let bookmarks: any BookmarkRepository
+    let fields: any SyncBookmarkFields
+
+    /// Makes the bookmark what its merged fields and tags say.
+    func rebuild(kind: String, itemID: String) throws {
+        let repository = bookmarks
+        let merged = try fields.bookmarkFields(kind: kind, itemID: itemID)
+        let existing = try repository.bookmark(kind: kind, itemID: itemID)
+        guard let exists = merged["exists"] else { return }
+        guard exists.present else {
+            if let existing { try repository.delete(id: existing.id) }
+            return
+        }
+        func text(_ name: String, else kept: String?) -> String? {
+            guard let field = merged[name] else { return kept }
+            if case .string(let text) = field.value { return text }
+            return nil
+        }
+        let url = text("url", else: existing?.urlString)
+        // The folder path, as SyncIdent text of its names ("" at the top level).
+        let folder = text("folder", else: nil).map { $0.isEmpty ? [] : SyncIdent.parts($0) ?? [] }
+        let draft = BookmarkDraft(
+            kind: kind, itemID: itemID,
+            title: text("title", else: existing?.title) ?? itemID,
+            url: url.flatMap { URL(string: $0) },
+            category: text("category", else: existing?.category), folder: folder,
+            tags: try fields.bookmarkTags(kind: kind, itemID: itemID),
+            note: text("note", else: existing?.note))
+        let now = Date()
+        if let existing {
+            // By bytes: a title that changed only in its Unicode spelling is still a change,
+            // or devices would keep different bytes forever.
+            let isSame =
+                ExactName.sameBytes(existing.title, draft.title)
+                && ExactName.sameBytes(existing.urlString, url)
+                && ExactName.sameBytes(existing.category, draft.category)
+                && ExactName.sameBytes(existing.note, draft.note)
+                && ExactName.sameBytes(existing.tags, draft.tags.sorted(by: ExactName.precedes))
+                && (folder.map { ExactName.sameBytes(existing.folder, $0) } ?? true)
+            if !isSame {
+                _ = try repository.update(id: existing.id, with: draft, in: .draft, at: now)
+            }
+        } else {
+            _ = try repository.insertIfAbsent(
+                draft, in: .draft, at: now, id: nil, createdAt: nil)
+        }
+    }
+
+    /// Orders a kind's bookmarks by their merged positions (ties by item id), densely.
+    func renumber(kind: String) throws {
+        let repository = bookmarks
+        let positions = try fields.bookmarkPositions(kind: kind)
+        let ordered = try repository.list(BookmarkQuery(kind: kind)).map { bookmark in
+            (order: positions[ExactName(bookmark.itemID)] ?? bookmark.position, bookmark: bookmark)
+        }.sorted {
+            // Ties by the item id's bytes: the same order on every device, also for ids that
+            // Swift's `<` cannot tell apart.
+            $0.order != $1.order
+                ? $0.order < $1.order : ExactName.precedes($0.bookmark.itemID, $1.bookmark.itemID)
+        }
+        for (rank, entry) in ordered.enumerated() where entry.bookmark.position != rank {
+            try repository.setPosition(rank, id: entry.bookmark.id)
+        }
+    }
+}
