@@ -1,0 +1,235 @@
+import Foundation
+import PostgresCore
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// The hub is the account's store: a server app that opens the account on the hub's
+/// database reads what the devices pushed, and what it writes reaches them.
+@Suite struct SyncHubStoreTests {
+    let server: PostgresServer
+    let hub: String
+    let hubDatabase: String
+    let folder: TemporaryFolder
+
+    init() throws {
+        server = try PostgresServer.start()
+        hubDatabase = try server.makeDatabase()
+        hub = server.target(database: hubDatabase)
+        folder = try TemporaryFolder()
+    }
+
+    private func device(_ name: String) throws -> AppDatabase {
+        try AppDatabase(path: folder.path(name + ".db"))
+    }
+
+    /// The server app's store of the account, as `AppDatabase` opens it.
+    private func serverApp(account: String = "alice") throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = account
+        options.watchesForChanges = false
+        return try AppDatabase(path: hub, options: options)
+    }
+
+    @discardableResult
+    private func sync(_ database: AppDatabase, account: String = "alice") throws -> SyncReport {
+        try DeviceSync(database: database, hub: hub, account: account).sync()
+    }
+
+    private func hubCount(_ sql: String) throws -> String {
+        let result = try server.psql(sql, database: hubDatabase)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aServerAppReadsWhatTheDevicesPushed() throws {
+        let phone = try device("phone")
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        try PreferenceStore(database: phone).setValue(.string("dark"), forKey: "theme")
+        try BookmarkStore(database: phone).add(
+            BookmarkDraft(
+                kind: "article", itemID: "a1", title: "Swift", category: "Reading",
+                tags: ["lang"]))
+        try sync(phone)
+        let app = try serverApp()
+        let preferences = PreferenceStore(database: app)
+        #expect(preferences[.hasViewedWalkthrough] == true)
+        #expect(try preferences.value(forKey: "theme") == .string("dark"))
+        let bookmarks = try BookmarkStore(database: app).list()
+        #expect(bookmarks.map(\.itemID) == ["a1"])
+        #expect(bookmarks.first?.title == "Swift")
+        #expect(bookmarks.first?.tags == ["lang"])
+        // Its history holds the change too.
+        let history = try preferences.history(forKey: "theme")
+        #expect(history.first?.value == .string("dark"))
+        // No second copy of a preference's value on the hub.
+        #expect(
+            try hubCount(
+                "SELECT count(*) FROM sync_change WHERE entity = 'preference' AND value IS NOT NULL"
+            ) == "0")
+    }
+
+    @Test func aServerWriteReachesEveryDevice() throws {
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        try PreferenceStore(database: phone).setValue(.int(1), forKey: "launchCount")
+        try PreferenceStore(database: phone).setValue(.string("x"), forKey: "gone")
+        try sync(phone)
+        try sync(laptop)
+        let app = try serverApp()
+        try PreferenceStore(database: app).transaction { edit in
+            try edit.setValue(.int(2), forKey: "launchCount")
+            try edit.setValue(nil, forKey: "gone")
+            try edit.setValue(.string("server"), forKey: "fromServer")
+        }
+        try BookmarkStore(database: app).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
+        for database in [phone, laptop] {
+            let report = try sync(database)
+            #expect(report.pushed == 0)
+            let preferences = PreferenceStore(database: database)
+            #expect(try preferences.value(forKey: "launchCount") == .int(2))
+            #expect(try preferences.storedValue(forKey: "gone") == nil)
+            #expect(try preferences.value(forKey: "fromServer") == .string("server"))
+            let bookmark = try BookmarkStore(database: database).bookmark(
+                kind: "movie", itemID: "m1")
+            #expect(bookmark?.title == "Heat")
+            #expect(bookmark?.tags == ["crime"])
+        }
+        // The server's deletion of a bookmark, and of a tag, reach them too.
+        try BookmarkStore(database: app).add(
+            BookmarkDraft(kind: "movie", itemID: "m2", title: "Ran", tags: ["war", "drama"]))
+        try sync(phone)
+        #expect(try BookmarkStore(database: phone).bookmark(kind: "movie", itemID: "m2") != nil)
+        #expect(try BookmarkStore(database: app).remove(kind: "movie", itemID: "m1"))
+        try BookmarkStore(database: app).add(
+            BookmarkDraft(kind: "movie", itemID: "m2", title: "Ran", tags: ["war"]))
+        try sync(phone)
+        #expect(try BookmarkStore(database: phone).bookmark(kind: "movie", itemID: "m1") == nil)
+        #expect(
+            try BookmarkStore(database: phone).bookmark(kind: "movie", itemID: "m2")?.tags
+                == ["war"])
+    }
+
+    @Test func whatTheServerHeldBeforeAnyDeviceReachesTheFirstOne() throws {
+        let app = try serverApp()
+        try PreferenceStore(database: app).setValue(.bool(true), forKey: "beta")
+        try BookmarkStore(database: app).add(
+            BookmarkDraft(kind: "article", itemID: "welcome", title: "Welcome", tags: ["new"]))
+        // Before any device, the server's writes are not stamped: no cost for accounts that
+        // do not sync.
+        #expect(try hubCount("SELECT count(*) FROM sync_change") == "0")
+        let phone = try device("phone")
+        let report = try sync(phone)
+        #expect(report.pulled >= 2)
+        #expect(try PreferenceStore(database: phone).value(forKey: "beta") == .bool(true))
+        let bookmark = try BookmarkStore(database: phone).bookmark(
+            kind: "article", itemID: "welcome")
+        #expect(bookmark?.tags == ["new"])
+    }
+
+    @Test func aServerWriteLaterThanADevicesAheadClockStillWins() throws {
+        let phone = try device("phone")
+        // The phone's clock runs two minutes ahead (within the bound).
+        try DeviceSync(database: phone, hub: hub, account: "alice").setClockSkew(
+            milliseconds: 120_000)
+        try PreferenceStore(database: phone).setValue(.string("phone"), forKey: "theme")
+        try sync(phone)
+        // The server writes after it: its value is the newest in its table, and it must be
+        // the newest by clock too, or the phone would keep its own.
+        try PreferenceStore(database: try serverApp()).setValue(
+            .string("server"), forKey: "theme")
+        try sync(phone)
+        #expect(try PreferenceStore(database: phone).value(forKey: "theme") == .string("server"))
+    }
+
+    @Test func aKeyTheServerDeclaresDeviceLocalIsNotSynced() throws {
+        let phone = try device("phone")
+        try sync(phone)
+        let app = try serverApp()
+        try PreferenceStore(database: app).declare(
+            PreferenceDeclaration(key: "serverOnly", type: .int, isDeviceLocal: true))
+        try PreferenceStore(database: app).setValue(.int(7), forKey: "serverOnly")
+        try sync(phone)
+        #expect(try PreferenceStore(database: phone).storedValue(forKey: "serverOnly") == nil)
+    }
+
+    @Test func aServerWriteWakesSyncWatch() async throws {
+        let phone = try device("phone")
+        try sync(phone)
+        let sync = try DeviceSync(database: phone, hub: hub, account: "alice")
+        let watching = Task.detached {
+            await sync.watch(interval: .milliseconds(20), idleRounds: 10_000)
+        }
+        defer { watching.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let written = Date()
+        try PreferenceStore(database: try serverApp()).setValue(.int(42), forKey: "answer")
+        var arrived: Date?
+        while Date().timeIntervalSince(written) < 10 {
+            if try PreferenceStore(database: phone).storedValue(forKey: "answer") == .int(42) {
+                arrived = Date()
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let delay = arrived.map { $0.timeIntervalSince(written) }
+        // Woken by the hub's notification, not by the idle round (200 s away).
+        #expect(delay.map { $0 < 2 } == true, "arrived after \(String(describing: delay)) s")
+    }
+
+    @Test func aServerTransactionAndAPushOfTheSameAccountBothCommit() throws {
+        let phone = try device("phone")
+        try sync(phone)
+        // A server transaction in flight holds the account's sync lock to its commit.
+        let app = try PGConnection(hub)
+        _ = try app.execute("BEGIN")
+        _ = try app.execute("SELECT set_config('prefs.account', 'alice', true)")
+        _ = try app.execute(
+            """
+            INSERT INTO preference (suite, key, type, value, updated_at)
+            VALUES ('standard', 'inFlight', 'int', '1', 0)
+            """)
+        try PreferenceStore(database: phone).setValue(.int(5), forKey: "fromPhone")
+        let done = Atomic<Bool>(false)
+        let pushing = Thread {
+            _ = try? DeviceSync(database: phone, hub: hub, account: "alice").sync()
+            done.store(true, ordering: .releasing)
+        }
+        pushing.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let finishedEarly = done.load(ordering: .acquiring)
+        #expect(!finishedEarly)
+        // The server goes on writing (no deadlock with the waiting push), and commits.
+        _ = try app.execute(
+            """
+            UPDATE preference SET value = '2' WHERE suite = 'standard' AND key = 'inFlight'
+            """)
+        _ = try app.execute("COMMIT")
+        let deadline = Date().addingTimeInterval(10)
+        while !done.load(ordering: .acquiring) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let finished = done.load(ordering: .acquiring)
+        #expect(finished)
+        #expect(try DeviceSync.status(of: phone)?.pending == 0)
+        try sync(phone)
+        #expect(try PreferenceStore(database: phone).value(forKey: "inFlight") == .int(2))
+        #expect(
+            try PreferenceStore(database: try serverApp()).value(forKey: "fromPhone") == .int(5))
+    }
+
+    @Test func aServerWriteToAnotherAccountReachesNoDeviceOfThisOne() throws {
+        let phone = try device("phone")
+        try sync(phone)
+        let other = try device("other")
+        try sync(other, account: "bob")
+        try PreferenceStore(database: try serverApp(account: "bob")).setValue(
+            .int(1), forKey: "bobsOnly")
+        try sync(phone)
+        #expect(try PreferenceStore(database: phone).storedValue(forKey: "bobsOnly") == nil)
+        try sync(other, account: "bob")
+        #expect(try PreferenceStore(database: other).value(forKey: "bobsOnly") == .int(1))
+    }
+}
