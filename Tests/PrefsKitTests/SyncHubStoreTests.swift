@@ -232,4 +232,19 @@ import Testing
         try sync(other, account: "bob")
         #expect(try PreferenceStore(database: other).value(forKey: "bobsOnly") == .int(1))
     }
+
+    /// A server app that connects as a role that bypasses row-level security (a superuser,
+    /// as here, or BYPASSRLS) still reads only its account's tags: bookmark ids are per
+    /// account, so a join by id alone would show another account's tags on its bookmark.
+    @Test func aRoleThatBypassesRowSecurityReadsOnlyItsAccountsTags() throws {
+        let alice = BookmarkStore(database: try serverApp(account: "alice"))
+        let bob = BookmarkStore(database: try serverApp(account: "bob"))
+        let mine = try alice.add(BookmarkDraft(kind: "movie", itemID: "m", title: "A", tags: ["a"]))
+        let theirs = try bob.add(
+            BookmarkDraft(kind: "movie", itemID: "m", title: "B", tags: ["secret"]))
+        #expect(mine.id == theirs.id)
+        #expect(try alice.list().map(\.tags) == [["a"]])
+        #expect(try alice.list(BookmarkQuery(tag: "secret")).isEmpty)
+        #expect(try alice.search("secret").isEmpty)
+    }
 }

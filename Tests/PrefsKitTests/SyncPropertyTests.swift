@@ -61,7 +61,7 @@ import Testing
 
         struct Tally {
             var accepted = 0, lostToNewer = 0, lostToHorizon = 0, clockAhead = 0, malformed = 0
-            var collected = 0, fullResyncs = 0
+            var collected = 0, fullResyncs = 0, serverStamps = 0
 
             static func + (left: Tally, right: Tally) -> Tally {
                 Tally(
@@ -71,7 +71,8 @@ import Testing
                     clockAhead: left.clockAhead + right.clockAhead,
                     malformed: left.malformed + right.malformed,
                     collected: left.collected + right.collected,
-                    fullResyncs: left.fullResyncs + right.fullResyncs)
+                    fullResyncs: left.fullResyncs + right.fullResyncs,
+                    serverStamps: left.serverStamps + right.serverStamps)
             }
         }
 
@@ -126,6 +127,30 @@ import Testing
         }
 
         func forget(device: String) { cursors[device] = nil }
+
+        /// A server app wrote through the engine: every field whose hub row changed must be
+        /// stamped by the hub's clock past what the hub had (and past the horizon), and none
+        /// may vanish; the model takes the new rows. What the server changed without a stamp
+        /// shows at the end, when its view and the devices' differ from the model's.
+        func serverWrote(_ real: [SyncAddress: (String, Bool, PreferenceValue?)]) -> [String] {
+            sequence += 1
+            var problems: [String] = []
+            for (address, row) in real where rows[address]?.clock != row.0 {
+                let old = rows[address]?.clock ?? ""
+                let edge = max(old, horizon.clock ?? "")
+                guard row.0.hasSuffix("-hub"), row.0 > edge else {
+                    problems.append("\(address) stamped \(row.0), not past \(edge)")
+                    continue
+                }
+                tally.serverStamps += 1
+                rows[address] = Row(
+                    clock: row.0, present: row.1, value: row.2, sequence: sequence)
+            }
+            for address in rows.keys where real[address] == nil {
+                problems.append("\(address) vanished from the hub")
+            }
+            return problems
+        }
     }
 
     @Test func randomSchedulesConvergeToTheModel() throws {
@@ -162,7 +187,8 @@ import Testing
                 + " changes taken \(tally.accepted), lost to newer \(tally.lostToNewer), lost to"
                 + " the horizon \(tally.lostToHorizon), refused for the clock \(tally.clockAhead),"
                 + " malformed \(tally.malformed); tombstones collected \(tally.collected), full"
-                + " resyncs \(tally.fullResyncs); failing seeds:"
+                + " resyncs \(tally.fullResyncs), server writes stamped \(tally.serverStamps);"
+                + " failing seeds:"
                 + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
         #expect(failed.isEmpty, "failing seeds: \(failed)")
     }
@@ -210,13 +236,21 @@ import Testing
             }
         }
 
+        func serverWrote() throws {
+            let problems = model.serverWrote(try Self.hubRows(hubView))
+            if !problems.isEmpty {
+                Issue.record("seed \(seed): a server write: \(problems.joined(separator: "; "))")
+                ok = false
+            }
+        }
+
         for index in devices.indices { try sync(index) }
         for _ in 0..<30 where ok {
             let index = Int.random(in: 0..<3, using: &random)
             let database = devices[index]
             let store = PreferenceStore(database: database)
             let bookmarks = BookmarkStore(database: database)
-            switch Int.random(in: 0..<16, using: &random) {
+            switch Int.random(in: 0..<18, using: &random) {
             case 0, 1, 2:
                 let key = keys.randomElement(using: &random) ?? "key0"
                 try store.setValue(
@@ -279,6 +313,28 @@ import Testing
                     try hostile.engine.forget(device: "hostile")
                 }
                 model.forget(device: "hostile")
+            case 16:
+                // A server app of the account sets or removes a preference on the hub.
+                let key = keys.randomElement(using: &random) ?? "key0"
+                let value: PreferenceValue? =
+                    Bool.random(using: &random)
+                    ? .int(Int.random(in: 0..<1_000, using: &random)) : nil
+                try PreferenceStore(database: hubView.database).setValue(value, forKey: key)
+                try serverWrote()
+            case 17:
+                // A server app adds a bookmark (or changes its title and tags), or deletes one.
+                let item = items.randomElement(using: &random) ?? "item0"
+                let server = BookmarkStore(database: hubView.database)
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    try server.remove(kind: "movie", itemID: item)
+                } else {
+                    try server.add(
+                        BookmarkDraft(
+                            kind: "movie", itemID: item,
+                            title: "Server \(Int.random(in: 0..<100, using: &random))",
+                            tags: tags.filter { _ in Bool.random(using: &random) }))
+                }
+                try serverWrote()
             default:
                 // Tags edited alone.
                 let item = items.randomElement(using: &random) ?? "item0"
@@ -338,6 +394,13 @@ import Testing
                 )
                 ok = false
             }
+        }
+        // The server app's view of the account is the model's too, in the devices' order.
+        let serverState = try Self.contents(of: hubView.database)
+        if serverState != states[0] {
+            Issue.record(
+                "seed \(seed): the server's view is not the devices':\n\(serverState)\n\(states[0])")
+            ok = false
         }
         if states[0] != states[1] || states[1] != states[2] {
             Issue.record("seed \(seed): the devices differ:\n\(states)")

@@ -26,7 +26,7 @@
             b.id, b.kind, b.item_id, b.title, b.url, b.category, b.note, b.position,
             b.created_at, b.updated_at,
             (SELECT string_agg(t.tag, chr(31) ORDER BY t.tag COLLATE "C") FROM bookmark_tag t
-                WHERE t.bookmark_id = b.id),
+                WHERE t.account = b.account AND t.bookmark_id = b.id),
             b.folder_id
             """
 
@@ -343,7 +343,7 @@
             if let tag = query.tag {
                 parameters.append(tag)
                 conditions.append(
-                    "EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id"
+                    "EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.account = b.account AND t.bookmark_id = b.id"
                         + " AND t.tag = $\(parameters.count))")
             }
             sql += " WHERE " + conditions.joined(separator: " AND ")
@@ -387,7 +387,7 @@
         private static let searchTextOfBookmark = """
             concat_ws(' ', nullif(b.title, ''), nullif(b.category, ''),
                 (SELECT string_agg(t.tag, ' ' ORDER BY t.tag COLLATE "C") FROM bookmark_tag t
-                    WHERE t.bookmark_id = b.id AND t.tag <> ''),
+                    WHERE t.account = b.account AND t.bookmark_id = b.id AND t.tag <> ''),
                 nullif(b.note, ''), nullif(b.url, ''))
             """
 
