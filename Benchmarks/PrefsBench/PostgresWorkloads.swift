@@ -214,6 +214,41 @@ extension PostgresWorkloads {
         return times
     }
 
+    /// A server app's transaction of `writes` preference writes through the engine, on an
+    /// account that syncs (every write stamped for the devices) and on one that does not;
+    /// runs interleaved, each writing new values to the same keys, times in milliseconds.
+    func serverTransaction(writes: Int, samples: Int) throws -> (
+        syncing: [Double], alone: [Double]
+    ) {
+        let folder = try TemporaryFolder()
+        var options = AppDatabase.Options()
+        options.watchesForChanges = false
+        let (syncing, syncingHub) = try freshDatabase(options: options)
+        let (alone, _) = try freshDatabase(options: options)
+        // A device's first round turns the account's sync on.
+        try DeviceSync(
+            database: try AppDatabase(path: folder.path("device.db")), hub: syncingHub,
+            account: Self.account
+        ).sync()
+        var times: (syncing: [Double], alone: [Double]) = ([], [])
+        for sample in 0...samples {
+            for (database, isSyncing) in [(syncing, true), (alone, false)] {
+                let store = PreferenceStore(database: database)
+                let started = ObservationWorkloads.monotonicNanoseconds()
+                try store.transaction { edit in
+                    for index in 0..<writes {
+                        try edit.setValue(.int(sample * writes + index), forKey: "k\(index)")
+                    }
+                }
+                let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
+                // The first sample inserts the keys; the others update them.
+                guard sample > 0 else { continue }
+                if isSyncing { times.syncing.append(elapsed) } else { times.alone.append(elapsed) }
+            }
+        }
+        return times
+    }
+
     /// From a write on device A to its arrival in device B's file, both running
     /// `prefs sync --watch` (real processes), in milliseconds.
     func syncArrival(samples: Int) async throws -> [Double] {

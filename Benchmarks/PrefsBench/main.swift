@@ -56,8 +56,10 @@ if arguments.contains("--postgres") {
         : (median: 0, all: [])
     var rounds: [Double] = []
     var arrivals: [Double] = []
+    var serverWrites: (syncing: [Double], alone: [Double]) = ([], [])
     if wants("sync") {
         rounds = try postgres.syncRound(pending: 10_000, samples: quick ? 1 : 5)
+        serverWrites = try postgres.serverTransaction(writes: 10_000, samples: quick ? 1 : 5)
         arrivals = try await postgres.syncArrival(samples: quick ? 10 : 50)
     }
     if asJSON {
@@ -67,6 +69,8 @@ if arguments.contains("--postgres") {
                 notes: [
                     "observationDelayMilliseconds": delay.all,
                     "syncRoundMilliseconds": rounds, "syncArrivalMilliseconds": arrivals,
+                    "serverTransactionSyncingMilliseconds": serverWrites.syncing,
+                    "serverTransactionAloneMilliseconds": serverWrites.alone,
                 ]),
             terminator: "")
     } else {
@@ -94,6 +98,18 @@ if arguments.contains("--postgres") {
                         format: " %.1f ms (median of %d; min %.1f, max %.1f)",
                         sorted[sorted.count / 2], sorted.count, sorted[0], sorted[sorted.count - 1])
                     + "; target " + target)
+        }
+        let syncing = serverWrites.syncing.sorted()
+        let alone = serverWrites.alone.sorted()
+        if !syncing.isEmpty, !alone.isEmpty {
+            let ratio = syncing[syncing.count / 2] / alone[alone.count / 2]
+            print(
+                String(
+                    format:
+                        "Sync: a server transaction of 10,000 preference writes took %.1f ms on an"
+                        + " account that syncs, %.1f ms on one that does not (medians of %d):"
+                        + " %.2fx; target <= 2x", syncing[syncing.count / 2],
+                    alone[alone.count / 2], syncing.count, ratio))
         }
     }
     exit(0)

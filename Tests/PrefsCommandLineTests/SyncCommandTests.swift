@@ -31,7 +31,8 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         let pushed =
             try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
-        #expect(pushed?["pushed"] as? Int == 9)  // one preference; exists, 6 fields and a tag
+        // One preference, one bookmark (its 7 fields count once) and one tag.
+        #expect(pushed?["pushed"] as? Int == 3)
         #expect(pushed?["pending"] as? Int == 0)
         #expect(pushed?["refused"] as? Int == 0)
         #expect(pushed?["clockAheadMilliseconds"] is NSNull)
@@ -42,7 +43,7 @@ import Testing
             ])
         let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == "Pushed 0, pulled 9, conflicts 0, pending 0\n")
+        #expect(second.stdout == "Pushed 0, pulled 3, conflicts 0, pending 0\n")
         #expect(try runPrefs(["--db", phone, "get", "hasViewedWalkthrough"]).stdout == "true\n")
         let listed = try runPrefs(["--db", phone, "bookmark", "list", "--json"])
         #expect(listed.stdout.contains("\"Heat\""), "\(listed.stdout)")

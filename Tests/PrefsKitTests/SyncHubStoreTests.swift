@@ -131,6 +131,7 @@ import Testing
 
     @Test func aServerWriteLaterThanADevicesAheadClockStillWins() throws {
         let phone = try device("phone")
+        try sync(phone)
         // The phone's clock runs two minutes ahead (within the bound).
         try DeviceSync(database: phone, hub: hub, account: "alice").setClockSkew(
             milliseconds: 120_000)

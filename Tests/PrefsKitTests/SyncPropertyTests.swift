@@ -314,8 +314,15 @@ import Testing
                 }
                 model.forget(device: "hostile")
             case 16:
-                // A server app of the account sets or removes a preference on the hub.
+                // A server app of the account sets or removes a preference on the hub; half
+                // the time just after a device whose clock runs two minutes ahead (within the
+                // bound) wrote it and pushed: the server's write is later, so it must win.
                 let key = keys.randomElement(using: &random) ?? "key0"
+                if Bool.random(using: &random), try DeviceSync.status(of: database) != nil {
+                    try deviceSync(index).setClockSkew(milliseconds: 120_000)
+                    try store.setValue(.int(Int.random(in: 0..<1_000, using: &random)), forKey: key)
+                    try sync(index)
+                }
                 let value: PreferenceValue? =
                     Bool.random(using: &random)
                     ? .int(Int.random(in: 0..<1_000, using: &random)) : nil
@@ -399,7 +406,8 @@ import Testing
         let serverState = try Self.contents(of: hubView.database)
         if serverState != states[0] {
             Issue.record(
-                "seed \(seed): the server's view is not the devices':\n\(serverState)\n\(states[0])")
+                "seed \(seed): the server's view is not the devices':\n\(serverState)\n\(states[0])"
+            )
             ok = false
         }
         if states[0] != states[1] || states[1] != states[2] {

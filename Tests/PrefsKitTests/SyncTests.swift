@@ -470,4 +470,31 @@ import Testing
             """, database: hubDatabase)
         #expect(columns.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
+
+    /// A device whose clock ran a day ahead, then came right, stamps its waiting change again
+    /// below nothing it has seen: a change it made after pulling another (stamped ahead,
+    /// within the bound) still wins over it, on every device.
+    @Test func aChangeMadeAfterSeeingAnotherWinsAfterTheClockCameBack() throws {
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        try sync(phone)
+        try sync(laptop)
+        try DeviceSync(database: laptop, hub: hub, account: "alice")
+            .setClockSkew(milliseconds: 120_000)
+        try prefs(laptop).setValue(.string("laptop"), forKey: "theme")
+        try sync(laptop)
+        try sync(phone)
+        #expect(try prefs(phone).value(forKey: "theme") == .string("laptop"))
+        let phoneSync = try DeviceSync(database: phone, hub: hub, account: "alice")
+        try phoneSync.setClockSkew(milliseconds: 86_400_000)
+        try prefs(phone).setValue(.string("phone"), forKey: "theme")
+        #expect(try sync(phone).waitingForClock == 1)
+        try phoneSync.setClockSkew(milliseconds: 0)
+        let report = try sync(phone)
+        #expect(report.pending == 0)
+        #expect(report.conflicts == 0)
+        try sync(laptop)
+        #expect(try prefs(phone).value(forKey: "theme") == .string("phone"))
+        #expect(try prefs(laptop).value(forKey: "theme") == .string("phone"))
+    }
 }

@@ -55,9 +55,8 @@ import Testing
         let hub = server.target(database: try server.makeDatabase())
         let laptop = try laptop()
         // The first kills fall in the push, one hub transaction: after each, either every
-        // change is still pending or none is (20,000 values, 50 bookmarks of 7 fields and a
-        // tag each).
-        let total = count + 50 * 8
+        // change is still pending or none is (20,000 values, 50 bookmarks and a tag each).
+        let total = count + 50 * 2
         var cutInPush = 0
         var pendingAfterKills: [Int] = []
         for delay in [100, 250, 400] {

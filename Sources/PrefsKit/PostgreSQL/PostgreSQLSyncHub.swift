@@ -240,7 +240,9 @@
                 let refused = try connection.execute(
                     prepared: "sync_refused",
                     """
-                    SELECT c.n, s.clock FROM \(Self.incoming) \(Self.stored)
+                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values)
+                    FROM \(Self.incoming) \(Self.stored)
+                    \(Self.valuesJoin)
                     WHERE s.clock >= c.clock COLLATE "C" AND c.n <> ALL($3::bigint[])
                     """, [account, document, skipped])
                 let replaced = try connection.execute(
@@ -283,7 +285,7 @@
                         WHERE s.clock < excluded.clock
                         RETURNING s.entity, s.ident, s.field, s.present, s.suite, s.key
                     )
-                    SELECT NULL, NULL, count(*) FROM won
+                    SELECT NULL, NULL, count(DISTINCT (entity, ident)) FROM won
                     UNION ALL
                     SELECT DISTINCT split_part(ident, '.', 1), split_part(ident, '.', 2), 0
                     FROM won WHERE entity <> 'preference'
@@ -337,14 +339,17 @@
                 try connection.execute(
                     prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
                 var lost: [(change: SyncChange, winner: String)] = []
-                for row in 0..<refused.rowCount {
+                var winners: [SyncChange] = []
+                for (row, winner) in Self.changes(refused, from: 1) {
                     guard let n = refused.integer(row: row, column: 0),
-                        let winner = refused.text(row: row, column: 1),
                         changes.indices.contains(Int(n) - 1)
                     else { continue }
                     let change = changes[Int(n) - 1]
                     // The same change pushed again is no loss.
-                    if winner != change.clock { lost.append((change, winner)) }
+                    if winner.clock != change.clock {
+                        lost.append((change, winner.clock))
+                        winners.append(winner)
+                    }
                 }
                 var overwritten: [(change: SyncChange, winner: String)] = []
                 for (row, change) in Self.changes(replaced, from: 1) {
@@ -357,6 +362,7 @@
                     accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRows,
                     clockAhead: aheadRows, hubClock: hubClock)
                 outcome.beyondHorizon = beyondHorizon
+                outcome.winners = winners
                 outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
                 return outcome
             }

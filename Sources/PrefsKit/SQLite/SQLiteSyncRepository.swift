@@ -167,8 +167,12 @@ final class SQLiteSyncRepository: SyncRepository {
     }
 
     func pendingCount() throws -> Int {
-        try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_field WHERE pending = 1")
-            ?? 0
+        // Preferences, bookmarks and tags, not fields.
+        try connection.scalar(
+            Int.self,
+            sql:
+                "SELECT count(*) FROM (SELECT DISTINCT entity, ident FROM sync_field WHERE pending = 1)"
+        ) ?? 0
     }
 
     func confirm(_ changes: [SyncChange]) throws {
@@ -182,6 +186,28 @@ final class SQLiteSyncRepository: SyncRepository {
                 change.entity.rawValue, change.ident, change.field, change.clock,
             ])
         }
+        if let newest = changes.compactMap({ HybridClock($0.clock) }).max(by: Self.precedes) {
+            try see(newest)
+        }
+    }
+
+    private static func precedes(_ left: HybridClock, _ right: HybridClock) -> Bool {
+        (left.milliseconds, left.counter) < (right.milliseconds, right.counter)
+    }
+
+    /// Remembers a clock the hub confirmed, unless it is past the bound of the wall clock
+    /// (a change refused for its rules is confirmed too, with whatever clock it had).
+    private func see(
+        _ clock: HybridClock,
+        boundMilliseconds: Int64 = SyncValidation
+            .defaultClockBoundMilliseconds
+    ) throws {
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET seen_ms = ?1, seen_counter = ?2
+                WHERE ?1 <= \(Self.wallClock) + ?3
+                    AND (?1 > seen_ms OR (?1 = seen_ms AND ?2 > seen_counter))
+                """, arguments: [clock.milliseconds, clock.counter, boundMilliseconds])
     }
 
     func field(_ address: SyncAddress) throws -> SyncFieldState? {
@@ -286,6 +312,7 @@ final class SQLiteSyncRepository: SyncRepository {
                     clock_ms = max(clock_ms, min(?1, \(Self.wallClock) + ?3))
                 """)
         try statement.execute(arguments: [clock.milliseconds, clock.counter, boundMilliseconds])
+        try see(clock, boundMilliseconds: boundMilliseconds)
     }
 
     /// The device's wall clock in milliseconds since 1970, as the stamping trigger reads it.
@@ -304,16 +331,32 @@ final class SQLiteSyncRepository: SyncRepository {
     }
 
     func restamp(_ changes: [SyncChange], boundMilliseconds: Int64) throws {
-        // The clock goes back to the wall clock, but not below what the hub has confirmed
-        // (within the bound: a change refused for breaking a rule is confirmed too, with
-        // whatever clock it had).
-        try connection.execute(
+        // The clock goes back to the wall clock, but not below a clock the hub confirmed
+        // that this device has seen (pulled, or its own change taken), nor below one still in
+        // its fields (within the bound: a change refused for breaking a rule is confirmed
+        // too, with whatever clock it had). The next stamp is past it.
+        let floor = try connection.rows(
             sql: """
-                UPDATE sync_state SET clock_counter = 0, clock_ms = max(\(Self.wallClock),
-                    coalesce((SELECT max(CAST(substr(clock, 1, 15) AS INTEGER))
-                        FROM sync_field WHERE pending = 0
-                            AND CAST(substr(clock, 1, 15) AS INTEGER) <= \(Self.wallClock) + ?), 0))
-                """, arguments: [boundMilliseconds])
+                SELECT seen_ms, seen_counter, \(Self.wallClock),
+                    (SELECT max(substr(clock, 1, 22)) FROM sync_field WHERE pending = 0
+                        AND CAST(substr(clock, 1, 15) AS INTEGER) <= \(Self.wallClock) + ?)
+                FROM sync_state
+                """, arguments: [boundMilliseconds]
+        ).first
+        var clock = (milliseconds: floor?.get(2, as: Int64.self) ?? 0, counter: Int64(0))
+        if let seen = floor?.get(0, as: Int64.self), let counter = floor?.get(1, as: Int64.self),
+            (seen, counter) > clock
+        {
+            clock = (seen, counter)
+        }
+        if let text = floor?.get(3, as: String.self), let kept = HybridClock(text + "-x"),
+            (kept.milliseconds, kept.counter) > clock
+        {
+            clock = (kept.milliseconds, kept.counter)
+        }
+        try connection.execute(
+            sql: "UPDATE sync_state SET clock_ms = ?, clock_counter = ?",
+            arguments: [clock.milliseconds, clock.counter])
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO sync_capture (entity, ident, field, present, value)

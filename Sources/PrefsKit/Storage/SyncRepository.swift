@@ -97,6 +97,7 @@ package protocol SyncRepository: SyncBookmarkFields {
     func setHub(_ hub: String, account: String) throws
     /// Pending changes, preferences with their current values, oldest stamps first.
     func pendingChanges(limit: Int) throws -> [SyncChange]
+    /// Preferences, bookmarks and tags with changes pending (not fields).
     func pendingCount() throws -> Int
     /// Marks changes as confirmed by the hub, unless the field changed again since.
     func confirm(_ changes: [SyncChange]) throws
@@ -183,10 +184,13 @@ package struct SyncPull: Sendable {
 
 /// What the hub did with pushed changes.
 package struct SyncPushOutcome: Sendable {
-    /// How many it took (newer than what it had).
+    /// How many preferences, bookmarks and tags it took changes of (newer than what it had).
     package var accepted: Int
     /// Those it refused for a newer change of the same field, with that change's clock.
     package var lost: [(change: SyncChange, winner: String)]
+    /// The hub's rows that those lost to, with their values: the device takes them at once,
+    /// also one it pulled before (a pull would not bring it again).
+    package var winners: [SyncChange] = []
     /// Changes of other devices it replaced that the pushing device had not pulled yet: the
     /// losing sides of conflicts, with the clock of the change that replaced each.
     package var overwritten: [(change: SyncChange, winner: String)]

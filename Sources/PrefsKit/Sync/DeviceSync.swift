@@ -249,6 +249,11 @@
                 for (change, winner) in outcome.lost + outcome.overwritten {
                     try sync.recordConflict(lost: change, wonBy: winner, at: now)
                 }
+                // What they lost to is applied now (its conflict is kept above): the device
+                // may have pulled it before, and a pull would not bring it again.
+                if !outcome.winners.isEmpty {
+                    _ = try SyncMerge(state: state, sync: sync).apply(outcome.winners)
+                }
                 for (change, reason) in outcome.refused {
                     try sync.recordRefused(change, direction: "push", reason: reason, at: now)
                 }
@@ -393,9 +398,10 @@
 
     /// What one round of sync did.
     public struct SyncReport: Sendable, Hashable {
-        /// Local changes the hub took.
+        /// Preferences, bookmarks and tags the hub took changes of (a bookmark counts once,
+        /// however many of its fields changed).
         public var pushed: Int
-        /// Changes of other devices applied here.
+        /// Preferences, bookmarks and tags changed here by other devices (or the server).
         public var pulled: Int
         /// Conflicts decided in this round (their losing sides are kept).
         public var conflicts: Int

@@ -15,8 +15,10 @@ struct SyncMerge {
     var boundMilliseconds = SyncValidation.defaultClockBoundMilliseconds
 
     struct Outcome {
-        /// Changes that won and were applied.
-        var applied = 0
+        /// Preferences, bookmarks and tags changed by changes that won and were applied.
+        var applied: Int { changed.count }
+        /// What they changed: entity and ident.
+        var changed: Set<[String]> = []
         /// Conflicts decided (their losing sides kept).
         var conflicts = 0
         /// Changes that could not be applied (malformed), recorded and skipped.
@@ -103,7 +105,7 @@ struct SyncMerge {
             outcome.conflicts += 1
         }
         try sync.setField(change, isPending: false)
-        outcome.applied += 1
+        outcome.changed.insert([change.entity.rawValue, change.ident])
         switch change.entity {
         case .preference:
             guard ident.count == 2,
