@@ -60,6 +60,35 @@ import Testing
         #expect(fields?["lastError"] is NSNull)
     }
 
+    /// The README's server-side write: the hub's account read and written with the command
+    /// line (`--db` the hub, `--account`), reaching both devices.
+    @Test func aServerSideWriteReachesBothDevices() throws {
+        let laptop = folder.path("laptop.db")
+        let phone = folder.path("phone.db")
+        #expect(try runPrefs(["--db", laptop, "set", "hasViewedWalkthrough", "true"]).status == 0)
+        for path in [laptop, phone] {
+            #expect(
+                try runPrefs(["--db", path, "sync", "--hub", hub, "--account", "gina"]).status
+                    == 0)
+        }
+        let read = try runPrefs(["--db", hub, "--account", "gina", "get", "hasViewedWalkthrough"])
+        #expect(read.stdout == "true\n", "\(read.stderr)")
+        #expect(
+            try runPrefs(["--db", hub, "--account", "gina", "set", "theme", "dark"]).status == 0)
+        #expect(
+            try runPrefs([
+                "--db", hub, "--account", "gina", "bookmark", "add", "movie", "m1", "--title",
+                "Heat",
+            ]).status == 0)
+        for path in [laptop, phone] {
+            let round = try runPrefs(["--db", path, "sync"])
+            #expect(round.stdout.hasPrefix("Pushed 0, pulled 2,"), "\(round.stdout)")
+            #expect(try runPrefs(["--db", path, "get", "theme"]).stdout == "dark\n")
+            #expect(
+                try runPrefs(["--db", path, "bookmark", "list"]).stdout.contains("Heat"))
+        }
+    }
+
     /// `prefs sync leave` turns sync off and keeps the data; the device can then sync
     /// another account, as a new device. A first round that fails binds nothing.
     @Test func leavingKeepsTheDataAndUnbindsTheAccount() throws {

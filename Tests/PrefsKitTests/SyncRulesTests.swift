@@ -223,6 +223,37 @@ import Testing
         let future = try insertedByHand(ident: "6D.6D", clock: ahead.clock)
         #expect(future.status != 0)
         #expect(future.stderr.contains("ahead of the hub"), "\(future.stderr)")
+        // One that keeps the structure, with a number of its choosing (99, behind every
+        // cursor to come): numbered as a push is, under the account's lock.
+        let numbered = try insertedByHand(ident: "6D.6E", clock: Self.clock)
+        #expect(numbered.status == 0, "\(numbered.stderr)")
+        let sequences = try database.state.withLock { _ in try engine.pull(after: 0, limit: 100) }
+            .map(\.sequence)
+        #expect(sequences.count == 2)
+        #expect(sequences.last != 99)
+        #expect(sequences == sequences.sorted() && Set(sequences).count == 2, "\(sequences)")
+    }
+
+    /// The size limit, 4 MiB a value, on both sides: exactly the limit is taken, a byte more
+    /// refused alone (the device's check and the hub's, which pushes straight to the engine).
+    @Test func aValueOneByteOverFourMiBIsRefusedOnBothSides() throws {
+        let limit = SyncValidation.maximumValueBytes
+        #expect(limit == 4 * 1024 * 1024)
+        let atLimit = Self.preference("big", .string(String(repeating: "a", count: limit)))
+        let over = Self.preference("bigger", .string(String(repeating: "a", count: limit + 1)))
+        let overData = Self.preference("blob", .data(Data(repeating: 1, count: limit + 1)))
+        #expect(SyncValidation.problem(with: atLimit) == nil)
+        #expect(SyncValidation.problem(with: over) == "the value is too large")
+        #expect(SyncValidation.problem(with: overData) == "the value is too large")
+        let database = try AppDatabase(path: hub, options: hubOptions("sizes"))
+        let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })
+        let outcome = try database.state.withLock { _ in
+            try engine.push([atLimit, over, overData], device: "0a1b2c3d4e5f6071", cursor: 0)
+        }
+        #expect(outcome.accepted == 1)
+        #expect(
+            outcome.refused.map(\.reason) == ["the value is too large", "the value is too large"])
+        #expect(try PreferenceStore(database: database).value(forKey: "big") == atLimit.value)
     }
 
     /// Rows that break the rules already on a hub (written before the rules, or by the

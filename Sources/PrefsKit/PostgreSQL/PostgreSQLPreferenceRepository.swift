@@ -215,10 +215,20 @@
         }
 
         func setHistoryLimit(_ limit: Int) throws {
+            // The account's lock, which every writer of its history takes (held to the
+            // commit): no id is given while the rows are dropped.
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || $1, 0))",
+                [account])
             try connection.execute(
                 """
                 INSERT INTO prefs_account_state (account, history_limit) VALUES ($1, $2)
-                ON CONFLICT (account) DO UPDATE SET history_limit = excluded.history_limit
+                ON CONFLICT (account) DO UPDATE SET history_limit = excluded.history_limit,
+                    -- The newest id given, kept where the next one is taken from when the
+                    -- rows below are all dropped (Migrations/postgres/0010_hub_is_the_store.sql):
+                    -- an id is never given twice.
+                    last_change = greatest(prefs_account_state.last_change, (
+                        SELECT coalesce(max(id), 0) FROM preference_history WHERE account = $1))
                 """, [account, String(limit)])
             try connection.execute(
                 """

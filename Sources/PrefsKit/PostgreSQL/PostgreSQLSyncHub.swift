@@ -424,7 +424,7 @@
             }
         }
 
-        func pullRound(after cursor: Int64) throws -> SyncPull {
+        func pullRound(after cursor: Int64, device: String) throws -> SyncPull {
             try reconnectIfNeeded()
             try startSync()
             // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
@@ -436,10 +436,33 @@
                         "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     let horizon = try self.horizon()
                     let isFull = cursor < horizon.sequence
-                    let rows = try pull(after: isFull ? 0 : cursor, limit: Int.max)
-                    return SyncPull(
+                    // A delta leaves out the device's own rows: it holds them (the hub's row
+                    // of a field is the device's push until another replaces it). The cursor
+                    // still moves past them.
+                    let from = isFull ? 0 : cursor
+                    let result = try connection.execute(
+                        prepared: "sync_pull_others",
+                        """
+                        SELECT s.entity, s.ident, s.field, s.clock, s.present, \(Self.values),
+                            s.sequence
+                        FROM sync_change AS s \(Self.valuesJoin)
+                        WHERE s.account = $1 AND s.sequence > $2 AND ($3::text IS NULL
+                            OR s.device <> $3)
+                        ORDER BY s.sequence
+                        """, [account, String(from), isFull ? nil : device])
+                    let rows = Self.changes(result, from: 0).compactMap { row, change in
+                        result.integer(row: row, column: 8).map { (change, $0) }
+                    }
+                    let through = try connection.execute(
+                        prepared: "sync_pull_through",
+                        "SELECT max(sequence) FROM sync_change WHERE account = $1 AND sequence > $2",
+                        [account, String(from)]
+                    ).integer(row: 0, column: 0)
+                    var pulled = SyncPull(
                         rows: rows, horizon: horizon,
                         addresses: isFull ? try addresses() : nil)
+                    pulled.through = through ?? rows.last?.1
+                    return pulled
                 }
             }
         }

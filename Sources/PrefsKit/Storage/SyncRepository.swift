@@ -157,7 +157,7 @@ package protocol SyncHub: AnyObject {
     func clockBound() throws -> Int64
     /// A round's pull in one snapshot: the changes after the cursor, or, for a cursor behind
     /// the horizon, every change and every field the hub holds.
-    func pullRound(after cursor: Int64) throws -> SyncPull
+    func pullRound(after cursor: Int64, device: String) throws -> SyncPull
     /// What was collected: the newest clock and highest number of the tombstones dropped.
     func horizon() throws -> SyncHorizon
     /// Every field the hub holds (for a device that resynchronises in full).
@@ -180,6 +180,8 @@ package struct SyncPull: Sendable {
     /// Every field the hub holds, when the device was behind the horizon (a full
     /// resynchronisation); nil for a delta.
     package var addresses: Set<SyncAddress>?
+    /// The highest number after the cursor, rows left out of the pull included (nil: none).
+    package var through: Int64?
 }
 
 /// What the hub did with pushed changes.

@@ -282,9 +282,11 @@
         private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
             guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
             let (pulled, bound) = try withHub {
-                (try $0.pullRound(after: cursor), try $0.clockBound())
+                (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound())
             }
             let rows = pulled.rows
+            // Past the device's own rows too, which a delta leaves out.
+            let through = pulled.through ?? rows.last?.sequence
             var outcome = SyncMerge.Outcome()
             if !rows.isEmpty || pulled.addresses != nil {
                 outcome = try database.write { state in
@@ -304,13 +306,11 @@
                     var merge = SyncMerge(state: state, sync: sync)
                     merge.boundMilliseconds = bound
                     let outcome = try merge.apply(changes)
-                    if let last = rows.last {
-                        try sync.setCursor(last.sequence, pulledAt: Date())
-                    }
+                    if let through { try sync.setCursor(through, pulledAt: Date()) }
                     return outcome
                 }
-                if let last = rows.last { cursor = max(cursor, last.sequence) }
             }
+            if let through { cursor = max(cursor, through) }
             try withHub { try $0.report(device: deviceID, cursor: cursor) }
             let pulledAt = Date()
             try database.write { state in
