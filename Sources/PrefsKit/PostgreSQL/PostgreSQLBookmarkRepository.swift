@@ -222,53 +222,33 @@
         }
 
         @discardableResult
-        func delete(id: Int64) throws -> Bool {
+        func deleteRow(id: Int64) throws -> (kind: String, position: Int)? {
             let result = try connection.execute(
                 "DELETE FROM bookmark WHERE account = $1 AND id = $2 RETURNING kind, position",
                 [account, String(id)])
-            guard result.rowCount > 0, let kind = result.text(row: 0, column: 0) else {
-                return false
-            }
+            guard result.rowCount > 0, let kind = result.text(row: 0, column: 0),
+                let position = result.integer(row: 0, column: 1)
+            else { return nil }
+            return (kind, Int(position))
+        }
+
+        func shiftPositions(kind: String, from lower: Int, through upper: Int?, by delta: Int)
+            throws
+        {
             try connection.execute(
                 """
-                UPDATE bookmark SET position = position - 1
-                WHERE account = $1 AND kind = $2 AND position > $3
-                """, [account, kind, result.text(row: 0, column: 1)])
-            return true
+                UPDATE bookmark SET position = position + $3
+                WHERE account = $1 AND kind = $2 AND position >= $4 AND position <= $5
+                """,
+                [account, kind, String(delta), String(lower), String(upper ?? Int(Int32.max))])
         }
 
-        func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark {
-            guard let existing = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
-            let count = try self.count(BookmarkQuery(kind: existing.kind))
-            guard (0..<count).contains(position) else {
-                throw BookmarkError.positionOutOfRange(
-                    position: position, count: count, kind: existing.kind)
-            }
-            let kind = existing.kind
-            if position < existing.position {
-                try connection.execute(
-                    """
-                    UPDATE bookmark SET position = position + 1
-                    WHERE account = $1 AND kind = $2 AND position >= $3 AND position < $4
-                    """, [account, kind, String(position), String(existing.position)])
-            } else if position > existing.position {
-                try connection.execute(
-                    """
-                    UPDATE bookmark SET position = position - 1
-                    WHERE account = $1 AND kind = $2 AND position > $3 AND position <= $4
-                    """, [account, kind, String(existing.position), String(position)])
-            }
+        func setPosition(_ position: Int, id: Int64, updatedAt: Date?) throws {
             try connection.execute(
-                "UPDATE bookmark SET position = $3, updated_at = $4 WHERE account = $1 AND id = $2",
-                [account, String(id), String(position), Self.text(date)])
-            guard let moved = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
-            return moved
-        }
-
-        func setPosition(_ position: Int, id: Int64) throws {
-            try connection.execute(
-                "UPDATE bookmark SET position = $3 WHERE account = $1 AND id = $2",
-                [account, String(id), String(position)])
+                """
+                UPDATE bookmark SET position = $3, updated_at = coalesce($4, updated_at)
+                WHERE account = $1 AND id = $2
+                """, [account, String(id), String(position), updatedAt.map(Self.text)])
         }
 
         func renumberPositions() throws {

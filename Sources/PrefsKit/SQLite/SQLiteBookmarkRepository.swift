@@ -336,49 +336,33 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     @discardableResult
-    func delete(id: Int64) throws -> Bool {
-        guard let existing = try bookmark(id: id) else { return false }
+    func deleteRow(id: Int64) throws -> (kind: String, position: Int)? {
+        guard let existing = try bookmark(id: id) else { return nil }
         try writePendingSearchRows()
         try connection.execute(sql: "DELETE FROM bookmark WHERE id = ?", arguments: [id])
         try connection.execute(sql: "DELETE FROM bookmark_search WHERE rowid = ?", arguments: [id])
-        try connection.execute(
-            sql: "UPDATE bookmark SET position = position - 1 WHERE kind = ? AND position > ?",
-            arguments: [existing.kind, existing.position])
-        return true
+        return (existing.kind, existing.position)
     }
 
-    func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark {
-        guard let existing = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
-        let count = try self.count(BookmarkQuery(kind: existing.kind))
-        guard (0..<count).contains(position) else {
-            throw BookmarkError.positionOutOfRange(
-                position: position, count: count, kind: existing.kind)
-        }
-        if position < existing.position {
-            try connection.execute(
-                sql: """
-                    UPDATE bookmark SET position = position + 1
-                    WHERE kind = ? AND position >= ? AND position < ?
-                    """,
-                arguments: [existing.kind, position, existing.position])
-        } else if position > existing.position {
-            try connection.execute(
-                sql: """
-                    UPDATE bookmark SET position = position - 1
-                    WHERE kind = ? AND position > ? AND position <= ?
-                    """,
-                arguments: [existing.kind, existing.position, position])
-        }
+    func shiftPositions(kind: String, from lower: Int, through upper: Int?, by delta: Int)
+        throws
+    {
         try connection.execute(
-            sql: "UPDATE bookmark SET position = ?, updated_at = ? WHERE id = ?",
-            arguments: [position, date, id])
-        guard let moved = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
-        return moved
+            sql: """
+                UPDATE bookmark SET position = position + ?
+                WHERE kind = ? AND position >= ? AND position <= ?
+                """, arguments: [delta, kind, lower, upper ?? Int.max])
     }
 
-    func setPosition(_ position: Int, id: Int64) throws {
-        try connection.execute(
-            sql: "UPDATE bookmark SET position = ? WHERE id = ?", arguments: [position, id])
+    func setPosition(_ position: Int, id: Int64, updatedAt: Date?) throws {
+        if let updatedAt {
+            try connection.execute(
+                sql: "UPDATE bookmark SET position = ?, updated_at = ? WHERE id = ?",
+                arguments: [position, updatedAt, id])
+        } else {
+            try connection.execute(
+                sql: "UPDATE bookmark SET position = ? WHERE id = ?", arguments: [position, id])
+        }
     }
 
     func renumberPositions() throws {

@@ -34,18 +34,22 @@ package protocol BookmarkRepository {
     ) throws -> BookmarkFolder
     /// Sets a folder's description.
     func setFolderDescription(_ description: String?, id: Int64) throws
-    /// Deletes a bookmark and closes the gap in its kind's positions.
-    @discardableResult
-    func delete(id: Int64) throws -> Bool
-    /// Moves a bookmark within its kind; others shift so positions stay dense.
-    func move(id: Int64, to position: Int, at date: Date) throws -> Bookmark
+    /// Deletes a bookmark row (its tags and search row with it), leaving the others'
+    /// positions; its kind and position, nil when there was none. (``delete(id:)`` keeps
+    /// positions dense.)
+    func deleteRow(id: Int64) throws -> (kind: String, position: Int)?
+    /// Adds `delta` to the positions of a kind's bookmarks from `lower` through `upper`
+    /// (nil: to the end).
+    func shiftPositions(kind: String, from lower: Int, through upper: Int?, by delta: Int)
+        throws
     /// Runs a bulk write whose search-index rows the engine may write together at its end.
     /// (SQLite's FTS5 writes its pending rows out at every statement savepoint, and every
     /// insert into a table with triggers opens one: search rows written one by one between
     /// such inserts cost a new index segment each, three times the insert.)
     func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result
-    /// Sets positions explicitly (imports), then renumbers each kind densely.
-    func setPosition(_ position: Int, id: Int64) throws
+    /// Sets a position explicitly (moves, imports, sync; these then renumber each kind
+    /// densely), and the update time when one is given.
+    func setPosition(_ position: Int, id: Int64, updatedAt: Date?) throws
     func renumberPositions() throws
     func list(_ query: BookmarkQuery) throws -> [Bookmark]
     func count(_ query: BookmarkQuery) throws -> Int

@@ -236,6 +236,58 @@ import Testing
         #expect(try bookmarks.count() == 1)
     }
 
+    /// The bookmark rules (Sources/PrefsKit/Storage/BookmarkRules.swift), decided once above
+    /// the engines: dense positions per kind through moves both ways and deletes in the
+    /// middle, a place out of range refused, other kinds untouched, folder placement and the
+    /// folder filter (a one-name path also covers the category's folder, which has no row).
+    @Test(arguments: ContractEngine.all)
+    func bookmarkRulesHoldTheSameOnEveryEngine(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: first)
+        var ids: [String: Int64] = [:]
+        for item in ["a", "b", "c", "d", "e"] {
+            ids[item] = try bookmarks.add(
+                BookmarkDraft(kind: "movie", itemID: item, title: item.uppercased())
+            ).id
+        }
+        try bookmarks.add(BookmarkDraft(kind: "book", itemID: "x", title: "X"))
+        func order(_ store: BookmarkStore = bookmarks) throws -> String {
+            try store.list(BookmarkQuery(kind: "movie")).map(\.itemID).joined()
+        }
+        _ = try bookmarks.move(id: try #require(ids["e"]), to: 1)
+        #expect(try order() == "aebcd")
+        _ = try bookmarks.move(id: try #require(ids["a"]), to: 3)
+        #expect(try order() == "ebcad")
+        _ = try bookmarks.move(id: try #require(ids["c"]), to: 2)
+        #expect(try order() == "ebcad")
+        #expect(throws: BookmarkError.positionOutOfRange(position: 5, count: 5, kind: "movie")) {
+            try bookmarks.move(id: try #require(ids["a"]), to: 5)
+        }
+        #expect(try bookmarks.remove(kind: "movie", itemID: "c"))
+        #expect(try !bookmarks.remove(kind: "movie", itemID: "c"))
+        let other = BookmarkStore(database: second)
+        #expect(try order(other) == "ebad")
+        #expect(try other.list(BookmarkQuery(kind: "movie")).map(\.position) == [0, 1, 2, 3])
+        #expect(try other.list(BookmarkQuery(kind: "book")).map(\.position) == [0])
+        // Folders: a one-name path is the category's folder (no row); deeper ones are rows.
+        try bookmarks.add(
+            BookmarkDraft(kind: "trip", itemID: "lisbon", title: "Lisbon", category: "Europe"))
+        try bookmarks.add(
+            BookmarkDraft(
+                kind: "trip", itemID: "porto", title: "Porto", folder: ["Europe", "Portugal"]))
+        try bookmarks.add(
+            BookmarkDraft(kind: "trip", itemID: "kyoto", title: "Kyoto", folder: ["Asia"]))
+        #expect(try other.folders().map(\.name) == ["Europe", "Portugal"])
+        #expect(
+            try other.list(BookmarkQuery(folder: ["Europe"])).map(\.itemID).sorted()
+                == ["lisbon", "porto"])
+        #expect(
+            try other.list(BookmarkQuery(folder: ["Europe", "Portugal"])).map(\.itemID) == ["porto"]
+        )
+        #expect(try other.list(BookmarkQuery(folder: ["Asia"])).map(\.itemID) == ["kyoto"])
+        #expect(try other.bookmark(kind: "trip", itemID: "kyoto")?.folder == ["Asia"])
+    }
+
     @Test(arguments: ContractEngine.all)
     func searchMatchesWordsAndPrefixesAndTreatsSyntaxAsText(engine: ContractEngine) throws {
         let (database, _) = try engine.openPair(in: folder)
