@@ -74,7 +74,8 @@ $$;
 
 -- Stamps one field with the hub's clock and the transaction's number.
 CREATE FUNCTION prefs_sync_stamp(owner text, stamp_entity text, stamp_ident text,
-    stamp_field text, stamp_present boolean, stamp_type text, stamp_value text) RETURNS void
+    stamp_field text, stamp_present boolean, stamp_type text, stamp_value text,
+    stamp_suite text DEFAULT NULL, stamp_key text DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     number bigint := prefs_sync_number(owner);
@@ -88,14 +89,14 @@ BEGIN
     INTO newest, account_channel
     FROM prefs_account_state AS a WHERE a.account = owner;
     INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present, type,
-        value, bytes, sequence)
+        value, bytes, sequence, suite, key)
     VALUES (owner, stamp_entity, stamp_ident, stamp_field,
         prefs_sync_next_clock(prefs_sync_now_ms(), newest), 'hub', stamp_present, stamp_type,
-        stamp_value, NULL, number)
+        stamp_value, NULL, number, stamp_suite, stamp_key)
     ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
         clock = excluded.clock, device = excluded.device, present = excluded.present,
         type = excluded.type, value = excluded.value, bytes = NULL,
-        sequence = excluded.sequence;
+        sequence = excluded.sequence, suite = excluded.suite, key = excluded.key;
     PERFORM pg_notify(account_channel, '');
 END
 $$;
@@ -115,75 +116,27 @@ BEGIN
 END
 $$;
 
--- Preferences written by the server: one statement stamps them all.
-CREATE FUNCTION prefs_sync_stamp_preference_rows(accounts text[], suites text[], keys text[],
-    presents boolean[]) RETURNS void
+-- A preference written by the server, one row at a time (a statement-level trigger costs a
+-- planning of its queries per statement, more than the row-level one for the single-row
+-- writes an app makes).
+CREATE FUNCTION prefs_sync_stamp_preference() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-    now_ms constant bigint := prefs_sync_now_ms();
-    told bigint;
+    written preference;
 BEGIN
-    WITH stamped AS (
-        INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present,
-            sequence, suite, key)
-        SELECT w.account, 'preference', w.ident, 'value',
-            prefs_sync_next_clock(now_ms, greatest(
-                (SELECT s.clock FROM sync_change AS s WHERE s.account = w.account
-                    AND s.entity = 'preference' AND s.ident = w.ident AND s.field = 'value'),
-                a.sync_horizon_clock)),
-            'hub', w.present, prefs_sync_number(w.account), w.suite, w.key
-        FROM (
-            SELECT *, prefs_sync_name(suite) || '.' || prefs_sync_name(key) AS ident
-            FROM unnest(accounts, suites, keys, presents) AS u (account, suite, key, present)
-        ) AS w
-        JOIN prefs_account_state AS a ON a.account = w.account AND a.sync_on
-        WHERE NOT EXISTS (
-            SELECT 1 FROM preference_declaration AS d WHERE d.account = w.account
-                AND d.suite = w.suite AND d.key = w.key AND d.device_local)
-        ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
-            clock = excluded.clock, device = excluded.device, present = excluded.present,
-            type = NULL, value = NULL, bytes = NULL, sequence = excluded.sequence,
-            suite = excluded.suite, key = excluded.key
-        RETURNING s.account
-    )
-    SELECT count(pg_notify(a.channel, '')) INTO told FROM prefs_account_state AS a
-    WHERE a.account IN (SELECT account FROM stamped);
-END
-$$;
-
-CREATE FUNCTION prefs_sync_stamp_preferences_inserted() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
-        PERFORM prefs_sync_stamp_preference_rows(array_agg(account), array_agg(suite),
-            array_agg(key), array_agg(true)) FROM written_new;
+    IF TG_OP = 'DELETE' THEN written := OLD; ELSE written := NEW; END IF;
+    IF TG_OP = 'UPDATE' AND NEW.type = OLD.type AND NEW.value IS NOT DISTINCT FROM OLD.value
+        AND NEW.bytes IS NOT DISTINCT FROM OLD.bytes THEN
+        RETURN NULL;
     END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION prefs_sync_stamp_preferences_updated() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
-        PERFORM prefs_sync_stamp_preference_rows(array_agg(n.account), array_agg(n.suite),
-            array_agg(n.key), array_agg(true))
-        FROM written_new AS n WHERE NOT EXISTS (
-            SELECT 1 FROM written_old AS o WHERE o.account = n.account AND o.suite = n.suite
-                AND o.key = n.key AND o.type = n.type AND o.value IS NOT DISTINCT FROM n.value
-                AND o.bytes IS NOT DISTINCT FROM n.bytes);
+    IF NOT prefs_sync_stamping(written.account) OR EXISTS (
+        SELECT 1 FROM preference_declaration AS d WHERE d.account = written.account
+            AND d.suite = written.suite AND d.key = written.key AND d.device_local) THEN
+        RETURN NULL;
     END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION prefs_sync_stamp_preferences_deleted() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
-        PERFORM prefs_sync_stamp_preference_rows(array_agg(account), array_agg(suite),
-            array_agg(key), array_agg(false)) FROM written_old;
-    END IF;
+    PERFORM prefs_sync_stamp(written.account, 'preference',
+        prefs_sync_name(written.suite) || '.' || prefs_sync_name(written.key), 'value',
+        TG_OP <> 'DELETE', NULL, NULL, written.suite, written.key);
     RETURN NULL;
 END
 $$;
@@ -289,26 +242,22 @@ BEGIN
 END
 $$;
 
+-- Before a statement of a syncing account writes bookmarks or tags, its sync lock: taken
+-- before the account's state row (which a bookmark's id is taken from), as a push takes it.
+-- (Preferences lock no state row: their triggers take the lock when they need it.)
 DO $triggers$
 DECLARE
     name text;
 BEGIN
-    FOREACH name IN ARRAY ARRAY['preference', 'bookmark', 'bookmark_tag'] LOOP
+    FOREACH name IN ARRAY ARRAY['bookmark', 'bookmark_tag'] LOOP
         EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %I'
             ' FOR EACH STATEMENT EXECUTE FUNCTION prefs_sync_lock()', name || '_sync_lock', name);
     END LOOP;
 END
 $triggers$;
 
-CREATE TRIGGER preference_sync_inserted AFTER INSERT ON preference
-    REFERENCING NEW TABLE AS written_new
-    FOR EACH STATEMENT EXECUTE FUNCTION prefs_sync_stamp_preferences_inserted();
-CREATE TRIGGER preference_sync_updated AFTER UPDATE ON preference
-    REFERENCING OLD TABLE AS written_old NEW TABLE AS written_new
-    FOR EACH STATEMENT EXECUTE FUNCTION prefs_sync_stamp_preferences_updated();
-CREATE TRIGGER preference_sync_deleted AFTER DELETE ON preference
-    REFERENCING OLD TABLE AS written_old
-    FOR EACH STATEMENT EXECUTE FUNCTION prefs_sync_stamp_preferences_deleted();
+CREATE TRIGGER preference_sync_stamp AFTER INSERT OR UPDATE OR DELETE ON preference
+    FOR EACH ROW EXECUTE FUNCTION prefs_sync_stamp_preference();
 
 CREATE TRIGGER bookmark_sync_stamp AFTER INSERT OR UPDATE OR DELETE ON bookmark
     FOR EACH ROW EXECUTE FUNCTION prefs_sync_stamp_bookmark();
@@ -317,7 +266,7 @@ CREATE TRIGGER bookmark_sync_tags BEFORE DELETE ON bookmark
 CREATE TRIGGER bookmark_tag_sync_stamp AFTER INSERT OR DELETE ON bookmark_tag
     FOR EACH ROW EXECUTE FUNCTION prefs_sync_stamp_tag();
 
--- The history of preferences, once per statement, without a hot row. Each row's id is dense
+-- The history of preferences without a hot row. Each row's id is dense
 -- per account, as before, but taken from the account's newest history row (its index's last
 -- entry) under the account's lock (the advisory lock sync takes too, held to the commit), not
 -- from a counter in the account's state row: updating one row thousands of times in a
@@ -370,9 +319,40 @@ BEGIN
 END
 $$;
 
+-- Inside a push (prefs.sync_applying), which writes thousands of rows in a statement, the
+-- history is recorded once per statement; any other write records it row by row (cheaper
+-- for the single-row statements of apps).
+CREATE FUNCTION prefs_record_row() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        PERFORM prefs_record_history(ARRAY[OLD.account], ARRAY[OLD.suite], ARRAY[OLD.key],
+            ARRAY[NULL::text], ARRAY[NULL::text], ARRAY[NULL::bytea], ARRAY[OLD.type],
+            ARRAY[OLD.value], ARRAY[OLD.bytes],
+            ARRAY[extract(epoch FROM clock_timestamp()) - 978307200]);
+    ELSIF TG_OP = 'INSERT' THEN
+        PERFORM prefs_record_history(ARRAY[NEW.account], ARRAY[NEW.suite], ARRAY[NEW.key],
+            ARRAY[NEW.type], ARRAY[NEW.value], ARRAY[NEW.bytes], ARRAY[NULL::text],
+            ARRAY[NULL::text], ARRAY[NULL::bytea], ARRAY[NEW.updated_at]);
+    ELSIF NOT (NEW.type = OLD.type AND NEW.value IS NOT DISTINCT FROM OLD.value
+        AND NEW.bytes IS NOT DISTINCT FROM OLD.bytes) THEN
+        PERFORM prefs_record_history(ARRAY[NEW.account], ARRAY[NEW.suite], ARRAY[NEW.key],
+            ARRAY[NEW.type], ARRAY[NEW.value], ARRAY[NEW.bytes], ARRAY[OLD.type],
+            ARRAY[OLD.value], ARRAY[OLD.bytes], ARRAY[NEW.updated_at]);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
 CREATE FUNCTION prefs_record_inserted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
+        RETURN NULL;
+    END IF;
     PERFORM prefs_record_history(array_agg(account), array_agg(suite), array_agg(key),
         array_agg(type), array_agg(value), array_agg(bytes), array_agg(NULL::text),
         array_agg(NULL::text), array_agg(NULL::bytea), array_agg(updated_at))
@@ -384,6 +364,9 @@ $$;
 CREATE FUNCTION prefs_record_updated() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
+        RETURN NULL;
+    END IF;
     PERFORM prefs_record_history(array_agg(n.account), array_agg(n.suite), array_agg(n.key),
         array_agg(n.type), array_agg(n.value), array_agg(n.bytes), array_agg(o.type),
         array_agg(o.value), array_agg(o.bytes), array_agg(n.updated_at))
@@ -399,6 +382,9 @@ $$;
 CREATE FUNCTION prefs_record_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on' THEN
+        RETURN NULL;
+    END IF;
     PERFORM prefs_record_history(array_agg(account), array_agg(suite), array_agg(key),
         array_agg(NULL::text), array_agg(NULL::text), array_agg(NULL::bytea), array_agg(type),
         array_agg(value), array_agg(bytes),
@@ -409,6 +395,8 @@ END
 $$;
 
 DROP TRIGGER preference_history_record ON preference;
+CREATE TRIGGER preference_history_record AFTER INSERT OR UPDATE OR DELETE ON preference
+    FOR EACH ROW EXECUTE FUNCTION prefs_record_row();
 CREATE TRIGGER preference_history_inserted AFTER INSERT ON preference
     REFERENCING NEW TABLE AS written_new
     FOR EACH STATEMENT EXECUTE FUNCTION prefs_record_inserted();
@@ -523,21 +511,30 @@ ALTER TABLE preference_declaration FORCE ROW LEVEL SECURITY;
 -- account's sync lock, however it was written: a row an account's role writes by hand cannot
 -- carry a number of its choosing (one behind other devices' cursors would never be pulled)
 -- or commit out of turn.
+-- The clock bound is checked here too, row by row, in place of the statement-level triggers
+-- of 0006 (a statement-level trigger with a transition table costs more than a stamp of one
+-- field, which the server's writes make one at a time).
 CREATE FUNCTION prefs_sync_numbered() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF NEW.clock ~ '^[0-9]{15}-' AND left(NEW.clock, 15)::bigint > prefs_sync_clock_limit() THEN
+        RAISE EXCEPTION 'the clock % is ahead of the hub''s by more than the bound', NEW.clock
+            USING ERRCODE = 'check_violation';
+    END IF;
     NEW.sequence := prefs_sync_number(NEW.account);
     RETURN NEW;
 END
 $$;
+
+DROP TRIGGER sync_change_clock_bound_inserted ON sync_change;
+DROP TRIGGER sync_change_clock_bound_updated ON sync_change;
 
 CREATE TRIGGER sync_change_numbered BEFORE INSERT OR UPDATE ON sync_change
     FOR EACH ROW EXECUTE FUNCTION prefs_sync_numbered();
 
 GRANT EXECUTE ON FUNCTION prefs_sync_name(text), prefs_sync_number(text),
     prefs_sync_next_clock(bigint, text), prefs_sync_now_ms(), prefs_sync_stamping(text),
-    prefs_sync_stamp(text, text, text, text, boolean, text, text),
-    prefs_sync_stamp_preference_rows(text[], text[], text[], boolean[]),
+    prefs_sync_stamp(text, text, text, text, boolean, text, text, text, text),
     prefs_sync_folder(text, bigint, text), prefs_sync_start(text),
     prefs_record_history(text[], text[], text[], text[], text[], bytea[], text[], text[],
         bytea[], double precision[])
