@@ -124,6 +124,10 @@ LANGUAGE plpgsql AS $$
 DECLARE
     written preference;
 BEGIN
+    -- First and inline: a push applies thousands of rows with it on.
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP = 'DELETE' THEN written := OLD; ELSE written := NEW; END IF;
     IF TG_OP = 'UPDATE' AND NEW.type = OLD.type AND NEW.value IS NOT DISTINCT FROM OLD.value
         AND NEW.bytes IS NOT DISTINCT FROM OLD.bytes THEN
@@ -167,6 +171,9 @@ DECLARE
     row_account text;
     bookmark_ident text;
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP = 'DELETE' THEN row_account := OLD.account; ELSE row_account := NEW.account; END IF;
     IF NOT prefs_sync_stamping(row_account) THEN
         RETURN NULL;
@@ -213,7 +220,8 @@ $$;
 CREATE FUNCTION prefs_sync_stamp_bookmark_tags() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF prefs_sync_stamping(OLD.account) THEN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> 'on'
+        AND prefs_sync_stamping(OLD.account) THEN
         PERFORM prefs_sync_stamp(OLD.account, 'tag',
             prefs_sync_name(OLD.kind) || '.' || prefs_sync_name(OLD.item_id) || '.'
                 || prefs_sync_name(t.tag), 'present', false, NULL, NULL)
@@ -230,6 +238,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
     tag_row bookmark_tag;
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP = 'DELETE' THEN tag_row := OLD; ELSE tag_row := NEW; END IF;
     IF NOT prefs_sync_stamping(tag_row.account) THEN
         RETURN NULL;
@@ -324,25 +335,51 @@ $$;
 -- for the single-row statements of apps).
 CREATE FUNCTION prefs_record_row() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+    owner text;
+    kept integer;
+    account_channel text;
+    floor bigint;
+    next_id bigint;
 BEGIN
     IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
         RETURN NULL;
     END IF;
-    IF TG_OP = 'DELETE' THEN
-        PERFORM prefs_record_history(ARRAY[OLD.account], ARRAY[OLD.suite], ARRAY[OLD.key],
-            ARRAY[NULL::text], ARRAY[NULL::text], ARRAY[NULL::bytea], ARRAY[OLD.type],
-            ARRAY[OLD.value], ARRAY[OLD.bytes],
-            ARRAY[extract(epoch FROM clock_timestamp()) - 978307200]);
-    ELSIF TG_OP = 'INSERT' THEN
-        PERFORM prefs_record_history(ARRAY[NEW.account], ARRAY[NEW.suite], ARRAY[NEW.key],
-            ARRAY[NEW.type], ARRAY[NEW.value], ARRAY[NEW.bytes], ARRAY[NULL::text],
-            ARRAY[NULL::text], ARRAY[NULL::bytea], ARRAY[NEW.updated_at]);
-    ELSIF NOT (NEW.type = OLD.type AND NEW.value IS NOT DISTINCT FROM OLD.value
-        AND NEW.bytes IS NOT DISTINCT FROM OLD.bytes) THEN
-        PERFORM prefs_record_history(ARRAY[NEW.account], ARRAY[NEW.suite], ARRAY[NEW.key],
-            ARRAY[NEW.type], ARRAY[NEW.value], ARRAY[NEW.bytes], ARRAY[OLD.type],
-            ARRAY[OLD.value], ARRAY[OLD.bytes], ARRAY[NEW.updated_at]);
+    IF TG_OP = 'UPDATE' AND NEW.type = OLD.type AND NEW.value IS NOT DISTINCT FROM OLD.value
+        AND NEW.bytes IS NOT DISTINCT FROM OLD.bytes THEN
+        RETURN NULL;
     END IF;
+    IF TG_OP = 'DELETE' THEN owner := OLD.account; ELSE owner := NEW.account; END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended('prefs sync ' || owner, 0));
+    SELECT history_limit, channel, last_change INTO kept, account_channel, floor
+        FROM prefs_account_state WHERE account = owner;
+    IF NOT FOUND THEN
+        INSERT INTO prefs_account_state (account) VALUES (owner)
+            ON CONFLICT (account) DO NOTHING;
+        SELECT history_limit, channel, last_change INTO kept, account_channel, floor
+            FROM prefs_account_state WHERE account = owner;
+    END IF;
+    SELECT greatest(h.id, floor) INTO next_id FROM preference_history AS h
+        WHERE h.account = owner ORDER BY h.id DESC LIMIT 1;
+    next_id := coalesce(next_id, floor, 0) + 1;
+    IF TG_OP = 'DELETE' THEN
+        INSERT INTO preference_history
+            (account, id, suite, key, old_type, old_value, old_bytes, changed_at)
+        VALUES (owner, next_id, OLD.suite, OLD.key, OLD.type, OLD.value, OLD.bytes,
+            extract(epoch FROM clock_timestamp()) - 978307200);
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO preference_history (account, id, suite, key, type, value, bytes,
+            old_type, old_value, old_bytes, changed_at)
+        VALUES (owner, next_id, NEW.suite, NEW.key, NEW.type, NEW.value, NEW.bytes,
+            OLD.type, OLD.value, OLD.bytes, NEW.updated_at);
+    ELSE
+        INSERT INTO preference_history
+            (account, id, suite, key, type, value, bytes, changed_at)
+        VALUES (owner, next_id, NEW.suite, NEW.key, NEW.type, NEW.value, NEW.bytes,
+            NEW.updated_at);
+    END IF;
+    DELETE FROM preference_history WHERE account = owner AND id = next_id - greatest(kept, 1);
+    PERFORM pg_notify(account_channel, '');
     RETURN NULL;
 END
 $$;
@@ -517,6 +554,10 @@ ALTER TABLE preference_declaration FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION prefs_sync_numbered() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    -- A push checks its rows' clocks and numbers them itself, for all of them at once.
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NEW;
+    END IF;
     IF NEW.clock ~ '^[0-9]{15}-' AND left(NEW.clock, 15)::bigint > prefs_sync_clock_limit() THEN
         RAISE EXCEPTION 'the clock % is ahead of the hub''s by more than the bound', NEW.clock
             USING ERRCODE = 'check_violation';

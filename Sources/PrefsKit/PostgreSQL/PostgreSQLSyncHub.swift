@@ -237,22 +237,19 @@
                     beyondHorizon.append((changes[Int(n) - 1], horizon))
                 }
                 let skipped = "{" + excluded.map(String.init).joined(separator: ",") + "}"
-                let refused = try connection.execute(
-                    prepared: "sync_refused",
+                // In one reading of the pushed document: the hub's rows that are as new or
+                // newer (the change loses to them; last column true), and the older ones of
+                // other devices that the pushing device had not pulled (it replaces them: the
+                // losing sides of conflicts).
+                let met = try connection.execute(
+                    prepared: "sync_met",
                     """
-                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values)
+                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values),
+                        s.clock >= c.clock COLLATE "C"
                     FROM \(Self.incoming) \(Self.stored)
                     \(Self.valuesJoin)
-                    WHERE s.clock >= c.clock COLLATE "C" AND c.n <> ALL($3::bigint[])
-                    """, [account, document, skipped])
-                let replaced = try connection.execute(
-                    prepared: "sync_replaced",
-                    """
-                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values)
-                    FROM \(Self.incoming) \(Self.stored)
-                    \(Self.valuesJoin)
-                    WHERE s.clock < c.clock COLLATE "C" AND s.sequence > $3 AND s.device <> c.device
-                        AND c.n <> ALL($4::bigint[])
+                    WHERE c.n <> ALL($4::bigint[]) AND (s.clock >= c.clock COLLATE "C"
+                        OR (s.sequence > $3 AND s.device <> c.device))
                     """, [account, document, String(cursor), skipped])
                 // The winners are stored with their clocks and applied to the account's tables:
                 // preferences here, in the same statement; bookmarks and tags below, through
@@ -340,8 +337,9 @@
                     prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
                 var lost: [(change: SyncChange, winner: String)] = []
                 var winners: [SyncChange] = []
-                for (row, winner) in Self.changes(refused, from: 1) {
-                    guard let n = refused.integer(row: row, column: 0),
+                for (row, winner) in Self.changes(met, from: 1)
+                where met.text(row: row, column: 9) == "t" {
+                    guard let n = met.integer(row: row, column: 0),
                         changes.indices.contains(Int(n) - 1)
                     else { continue }
                     let change = changes[Int(n) - 1]
@@ -352,8 +350,9 @@
                     }
                 }
                 var overwritten: [(change: SyncChange, winner: String)] = []
-                for (row, change) in Self.changes(replaced, from: 1) {
-                    guard let n = replaced.integer(row: row, column: 0),
+                for (row, change) in Self.changes(met, from: 1)
+                where met.text(row: row, column: 9) == "f" {
+                    guard let n = met.integer(row: row, column: 0),
                         changes.indices.contains(Int(n) - 1)
                     else { continue }
                     overwritten.append((change, changes[Int(n) - 1].clock))
