@@ -432,6 +432,7 @@ END
 $$;
 
 DROP TRIGGER preference_history_record ON preference;
+DROP FUNCTION prefs_record_change();
 CREATE TRIGGER preference_history_record AFTER INSERT OR UPDATE OR DELETE ON preference
     FOR EACH ROW EXECUTE FUNCTION prefs_record_row();
 CREATE TRIGGER preference_history_inserted AFTER INSERT ON preference
@@ -569,6 +570,7 @@ $$;
 
 DROP TRIGGER sync_change_clock_bound_inserted ON sync_change;
 DROP TRIGGER sync_change_clock_bound_updated ON sync_change;
+DROP FUNCTION prefs_sync_clock_bound();
 
 CREATE TRIGGER sync_change_numbered BEFORE INSERT OR UPDATE ON sync_change
     FOR EACH ROW EXECUTE FUNCTION prefs_sync_numbered();

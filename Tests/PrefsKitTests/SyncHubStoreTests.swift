@@ -248,4 +248,81 @@ import Testing
         #expect(try alice.list(BookmarkQuery(tag: "secret")).isEmpty)
         #expect(try alice.search("secret").isEmpty)
     }
+
+    /// A hub from before the account's tables were its store (schema version 9): what its
+    /// devices synced lived in sync_change only, apart from the server's own rows. Migrated,
+    /// the synced values are in the account's tables (sync's winning where both had a key),
+    /// no value stays in sync_change, the server's other rows reach the devices, and the
+    /// synced bookmarks are built at the next contact of a device.
+    @Test func aHubFromBeforeKeepsWhatItsDevicesSynced() throws {
+        let old = try PGConnection(hub)
+        try old.executeScript(
+            """
+            CREATE TABLE prefs_schema_migration (version integer PRIMARY KEY, name text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now())
+            """)
+        for migration in PostgreSQLEngine.migrations where migration.version <= 9 {
+            try old.executeScript(migration.sql)
+            _ = try old.execute(
+                "INSERT INTO prefs_schema_migration (version, name) VALUES ($1, $2)",
+                [String(migration.version), migration.name])
+        }
+        let oldDevice = "0a1b2c3d4e5f6071"
+        let clock = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000) - 60_000, counter: 0,
+            device: oldDevice
+        ).text
+        func row(
+            _ entity: String, _ names: [String], _ field: String, present: Bool = true,
+            type: String? = nil, value: String? = nil
+        ) -> String {
+            "('alice', '\(entity)', '\(SyncIdent.make(names))', '\(field)', '\(clock)', '\(oldDevice)',"
+                + " \(present), \(type.map { "'\($0)'" } ?? "NULL"),"
+                + " \(value.map { "'\($0)'" } ?? "NULL"), nextval('prefs_sync_sequence'))"
+        }
+        let rows = [
+            row("preference", ["standard", "theme"], "value", type: "string", value: "dark"),
+            row("preference", ["standard", "gone"], "value", present: false),
+            row("bookmark", ["movie", "m1"], "exists"),
+            row("bookmark", ["movie", "m1"], "title", type: "string", value: "Heat"),
+            row("bookmark", ["movie", "m1"], "position", type: "int", value: "0"),
+            row("tag", ["movie", "m1", "crime"], "present"),
+        ]
+        let planted = try server.psql(
+            """
+            INSERT INTO sync_change (account, entity, ident, field, clock, device, present, type,
+                value, sequence) VALUES \(rows.joined(separator: ",\n"));
+            INSERT INTO sync_device (account, device, cursor, seen_at)
+            VALUES ('alice', '\(oldDevice)', 0, extract(epoch FROM now()) - 978307200);
+            INSERT INTO preference (account, suite, key, type, value, updated_at) VALUES
+                ('alice', 'standard', 'theme', 'string', 'light', 0),
+                ('alice', 'standard', 'gone', 'int', '1', 0),
+                ('alice', 'standard', 'serverOnly', 'int', '7', 0);
+            """, database: hubDatabase)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        // The server app opens it: migrated.
+        let app = try serverApp()
+        let preferences = PreferenceStore(database: app)
+        #expect(try preferences.value(forKey: "theme") == .string("dark"))
+        #expect(try preferences.storedValue(forKey: "gone") == nil)
+        #expect(try preferences.value(forKey: "serverOnly") == .int(7))
+        #expect(
+            try hubCount(
+                "SELECT count(*) FROM sync_change WHERE entity = 'preference' AND value IS NOT NULL"
+            ) == "0")
+        // A new device gets all of it; the server's view has the bookmark once a device came.
+        let phone = try device("phone")
+        try sync(phone)
+        let onPhone = PreferenceStore(database: phone)
+        #expect(try onPhone.value(forKey: "theme") == .string("dark"))
+        #expect(try onPhone.value(forKey: "serverOnly") == .int(7))
+        #expect(try onPhone.storedValue(forKey: "gone") == nil)
+        let bookmark = try BookmarkStore(database: phone).bookmark(kind: "movie", itemID: "m1")
+        #expect(bookmark?.title == "Heat")
+        #expect(bookmark?.tags == ["crime"])
+        let onServer = try BookmarkStore(database: app).bookmark(kind: "movie", itemID: "m1")
+        #expect(onServer?.title == "Heat")
+        #expect(onServer?.tags == ["crime"])
+        #expect(try hubCount("SELECT count(*) FROM prefs_account_state WHERE sync_rebuild") == "0")
+    }
 }
