@@ -187,6 +187,33 @@ import Testing
         #expect(try runPrefs(["--db", phone, "get", "launchCount"]).stdout == "9\n")
     }
 
+    /// A server-side write wakes `prefs sync --watch` through the hub's notification: the
+    /// round comes at once, not with the idle round (every 5 s).
+    @Test func aServerSideWriteWakesWatch() throws {
+        let phone = folder.path("phone.db")
+        #expect(
+            try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "iris"]).status == 0)
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = ["--db", phone, "--json", "sync", "--watch"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        try watcher.run()
+        defer {
+            watcher.terminate()
+            watcher.waitUntilExit()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let written = Date()
+        #expect(
+            try runPrefs(["--db", hub, "--account", "iris", "set", "answer", "42"]).status == 0)
+        let line = readLine(from: output, timeout: 10)
+        let delay = Date().timeIntervalSince(written)
+        #expect(line?.contains("\"pulled\": 1") == true, "\(line ?? "nothing")")
+        #expect(delay < 3, "the round came \(delay) s after the write")
+        #expect(try runPrefs(["--db", phone, "get", "answer"]).stdout == "42\n")
+    }
+
     @Test func aKeyDeclaredDeviceLocalStaysOnItsDevice() throws {
         let laptop = folder.path("laptop.db")
         let phone = folder.path("phone.db")

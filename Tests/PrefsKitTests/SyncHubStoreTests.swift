@@ -156,30 +156,6 @@ import Testing
         #expect(try PreferenceStore(database: phone).storedValue(forKey: "serverOnly") == nil)
     }
 
-    @Test func aServerWriteWakesSyncWatch() async throws {
-        let phone = try device("phone")
-        try sync(phone)
-        let sync = try DeviceSync(database: phone, hub: hub, account: "alice")
-        let watching = Task.detached {
-            await sync.watch(interval: .milliseconds(20), idleRounds: 10_000)
-        }
-        defer { watching.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
-        let written = Date()
-        try PreferenceStore(database: try serverApp()).setValue(.int(42), forKey: "answer")
-        var arrived: Date?
-        while Date().timeIntervalSince(written) < 10 {
-            if try PreferenceStore(database: phone).storedValue(forKey: "answer") == .int(42) {
-                arrived = Date()
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let delay = arrived.map { $0.timeIntervalSince(written) }
-        // Woken by the hub's notification, not by the idle round (200 s away).
-        #expect(delay.map { $0 < 2 } == true, "arrived after \(String(describing: delay)) s")
-    }
-
     @Test func aServerTransactionAndAPushOfTheSameAccountBothCommit() throws {
         let phone = try device("phone")
         try sync(phone)

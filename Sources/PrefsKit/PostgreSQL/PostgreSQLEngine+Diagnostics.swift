@@ -9,7 +9,7 @@
         static let isolatedTables = [
             "prefs_account_state", "preference", "preference_declaration", "preference_history",
             "selection", "bookmark_folder", "bookmark", "bookmark_tag", "sync_change",
-            "sync_device",
+            "sync_device", "sync_misaligned",
         ]
 
         func diagnostics() throws -> DatabaseDiagnostics {

@@ -603,6 +603,15 @@
             }.sorted(by: ExactName.precedes)
         }
 
+        func markMisaligned(kind: String) throws {
+            try connection.execute(
+                prepared: "sync_misaligned",
+                """
+                INSERT INTO sync_misaligned (account, kind) VALUES ($1, $2)
+                ON CONFLICT (account, kind) DO NOTHING
+                """, [account, kind])
+        }
+
         func bookmarkPositions(kind: String) throws -> [ExactName: Int] {
             let prefix = SyncIdent.make([kind]) + "."
             let result = try connection.execute(

@@ -274,6 +274,11 @@ final class SQLiteSyncRepository: SyncRepository {
         }.sorted(by: ExactName.precedes)
     }
 
+    func markMisaligned(kind: String) throws {
+        try connection.execute(
+            sql: "INSERT OR IGNORE INTO sync_misaligned (kind) VALUES (?)", arguments: [kind])
+    }
+
     func bookmarkPositions(kind: String) throws -> [ExactName: Int] {
         let prefix = SyncIdent.make([kind]) + "."
         let rows = try connection.rows(
@@ -428,7 +433,9 @@ final class SQLiteSyncRepository: SyncRepository {
     }
 
     func leave() throws {
-        for table in ["sync_state", "sync_field", "sync_conflict", "sync_refused"] {
+        for table in [
+            "sync_state", "sync_field", "sync_conflict", "sync_refused", "sync_misaligned",
+        ] {
             try connection.execute(sql: "DELETE FROM \(table)")
         }
     }

@@ -12,6 +12,9 @@ package protocol SyncBookmarkFields {
     func bookmarkTags(kind: String, itemID: String) throws -> [String]
     /// The merged positions of a kind's bookmarks, by item id.
     func bookmarkPositions(kind: String) throws -> [ExactName: Int]
+    /// Notes that a kind's row positions differ from its merged ones (after a renumber): the
+    /// next local write that moves positions in it stamps every position first.
+    func markMisaligned(kind: String) throws
 }
 
 /// Makes bookmarks what their merged fields say, the same way on a device and on the hub,
@@ -79,6 +82,13 @@ struct SyncBookmarkRebuild {
         }
         for (rank, entry) in ordered.enumerated() where entry.bookmark.position != rank {
             try repository.setPosition(rank, id: entry.bookmark.id)
+        }
+        // Rows now hold ranks; where a merged position is another number, a local write that
+        // shifts some rows would mix the two numberings.
+        if ordered.enumerated().contains(where: { rank, entry in
+            positions[ExactName(entry.bookmark.itemID)] != rank
+        }) {
+            try fields.markMisaligned(kind: kind)
         }
     }
 }
