@@ -7,9 +7,11 @@
 -- kind whose merged position is not its row's.
 CREATE TABLE sync_misaligned (kind TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
 
-CREATE TRIGGER sync_bookmark_align_inserted BEFORE INSERT ON bookmark
-WHEN (SELECT applying FROM sync_state) = 0
-    AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = NEW.kind)
+-- Writing a kind here stamps every position of the kind that differs from its merged one,
+-- and clears its mark.
+CREATE VIEW sync_align (kind) AS SELECT NULL WHERE 0;
+
+CREATE TRIGGER sync_align_kind INSTEAD OF INSERT ON sync_align
 BEGIN
     INSERT INTO sync_capture
     SELECT 'bookmark', hex(b.kind) || '.' || hex(b.item_id), 'position', 1, b.position
@@ -19,26 +21,23 @@ BEGIN
     DELETE FROM sync_misaligned WHERE kind = NEW.kind;
 END;
 
+CREATE TRIGGER sync_bookmark_align_inserted BEFORE INSERT ON bookmark
+WHEN (SELECT applying FROM sync_state) = 0
+    AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = NEW.kind)
+BEGIN
+    INSERT INTO sync_align VALUES (NEW.kind);
+END;
+
 CREATE TRIGGER sync_bookmark_align_moved BEFORE UPDATE OF position ON bookmark
 WHEN (SELECT applying FROM sync_state) = 0
     AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = OLD.kind)
 BEGIN
-    INSERT INTO sync_capture
-    SELECT 'bookmark', hex(b.kind) || '.' || hex(b.item_id), 'position', 1, b.position
-    FROM bookmark AS b LEFT JOIN sync_field AS f ON f.entity = 'bookmark'
-        AND f.ident = hex(b.kind) || '.' || hex(b.item_id) AND f.field = 'position'
-    WHERE b.kind = OLD.kind AND f.value IS NOT b.position;
-    DELETE FROM sync_misaligned WHERE kind = OLD.kind;
+    INSERT INTO sync_align VALUES (OLD.kind);
 END;
 
 CREATE TRIGGER sync_bookmark_align_deleted BEFORE DELETE ON bookmark
 WHEN (SELECT applying FROM sync_state) = 0
     AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = OLD.kind)
 BEGIN
-    INSERT INTO sync_capture
-    SELECT 'bookmark', hex(b.kind) || '.' || hex(b.item_id), 'position', 1, b.position
-    FROM bookmark AS b LEFT JOIN sync_field AS f ON f.entity = 'bookmark'
-        AND f.ident = hex(b.kind) || '.' || hex(b.item_id) AND f.field = 'position'
-    WHERE b.kind = OLD.kind AND f.value IS NOT b.position;
-    DELETE FROM sync_misaligned WHERE kind = OLD.kind;
+    INSERT INTO sync_align VALUES (OLD.kind);
 END;
