@@ -71,7 +71,7 @@ public enum PrefsCommand {
             return CommandFailure.usage
         }
         do {
-            try CommandRunner(invocation: invocation, console: console).run()
+            try CommandContext(invocation: invocation, console: console).run()
             return 0
         } catch {
             let failure = CommandFailure(error)

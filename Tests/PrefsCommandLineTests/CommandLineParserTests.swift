@@ -7,6 +7,13 @@ import Testing
         try CommandTable.parser.parse(arguments)
     }
 
+    /// The command the arguments parse to, when it is of that type.
+    func command<Command: RunnableCommand>(_ arguments: [String], as type: Command.Type) throws
+        -> Command?
+    {
+        try parse(arguments).command as? Command
+    }
+
     func usageError(_ arguments: [String]) -> String? {
         do {
             _ = try CommandTable.parser.parse(arguments)
@@ -19,33 +26,38 @@ import Testing
     @Test func getWithGlobalsBeforeAndAfter() throws {
         let before = try parse(["--db", "/tmp/a.sqlite", "--json", "get", "hasViewedWalkthrough"])
         let after = try parse(["get", "hasViewedWalkthrough", "--db=/tmp/a.sqlite", "--json"])
-        #expect(before == after)
-        #expect(before.command == .get(key: "hasViewedWalkthrough"))
+        #expect(before.globals == after.globals)
+        #expect(before.command as? GetCommand == after.command as? GetCommand)
+        #expect(before.command as? GetCommand == GetCommand(key: "hasViewedWalkthrough"))
         #expect(before.globals == GlobalOptions(databasePath: "/tmp/a.sqlite", isJSON: true))
     }
 
     @Test func setWithTypeAndNegativeNumberAndDoubleDash() throws {
-        #expect(try parse(["set", "n", "-5"]).command == .set(key: "n", value: "-5", type: nil))
         #expect(
-            try parse(["set", "-t", "int", "n", "7"]).command
-                == .set(key: "n", value: "7", type: .int))
+            try command(["set", "n", "-5"], as: SetCommand.self)
+                == SetCommand(key: "n", value: "-5"))
         #expect(
-            try parse(["set", "--", "--odd", "--value"]).command
-                == .set(key: "--odd", value: "--value", type: nil))
-        #expect(try parse(["set", "k", "-"]).command == .set(key: "k", value: "-", type: nil))
+            try command(["set", "-t", "int", "n", "7"], as: SetCommand.self)
+                == SetCommand(key: "n", value: "7", type: .int))
+        #expect(
+            try command(["set", "--", "--odd", "--value"], as: SetCommand.self)
+                == SetCommand(key: "--odd", value: "--value"))
+        #expect(
+            try command(["set", "k", "-"], as: SetCommand.self) == SetCommand(key: "k", value: "-"))
     }
 
     @Test func aliasesResolve() throws {
-        #expect(try parse(["remove", "k"]).command == .delete(key: "k"))
-        #expect(try parse(["ls", "-a"]).command == .list(includeDeclared: true))
+        #expect(try command(["remove", "k"], as: DeleteCommand.self) == DeleteCommand(key: "k"))
+        #expect(
+            try command(["ls", "-a"], as: ListCommand.self) == ListCommand(includeDeclared: true))
     }
 
     @Test func helpAndVersionAnywhere() throws {
-        #expect(try parse([]).command == .help(path: []))
-        #expect(try parse(["set", "--help"]).command == .help(path: ["set"]))
-        #expect(try parse(["help", "set"]).command == .help(path: ["set"]))
-        #expect(try parse(["get", "-h"]).command == .help(path: ["get"]))
-        #expect(try parse(["get", "--version"]).command == .version)
+        #expect(try command([], as: HelpCommand.self) == HelpCommand(path: []))
+        #expect(try command(["set", "--help"], as: HelpCommand.self) == HelpCommand(path: ["set"]))
+        #expect(try command(["help", "set"], as: HelpCommand.self) == HelpCommand(path: ["set"]))
+        #expect(try command(["get", "-h"], as: HelpCommand.self) == HelpCommand(path: ["get"]))
+        #expect(try command(["get", "--version"], as: VersionCommand.self) == VersionCommand())
     }
 
     @Test func unknownCommandSuggestsTheNearest() {

@@ -5,8 +5,11 @@ import Testing
 @testable import PrefsCommandLine
 
 @Suite struct StateCommandParsingTests {
-    func command(_ arguments: [String]) throws -> Command {
-        try CommandTable.parser.parse(arguments).command
+    /// The command the arguments parse to, when it is of that type.
+    func command<Command: RunnableCommand>(_ arguments: [String], as type: Command.Type) throws
+        -> Command?
+    {
+        try CommandTable.parser.parse(arguments).command as? Command
     }
 
     func error(_ arguments: [String]) -> String? {
@@ -19,9 +22,12 @@ import Testing
     }
 
     @Test func onboardingDefaultsToStatus() throws {
-        #expect(try command(["onboarding"]) == .onboarding(.status, pageCount: nil))
         #expect(
-            try command(["onboarding", "next", "--pages", "5"]) == .onboarding(.next, pageCount: 5))
+            try command(["onboarding"], as: OnboardingStatusCommand.self)
+                == OnboardingStatusCommand())
+        #expect(
+            try command(["onboarding", "next", "--pages", "5"], as: OnboardingNextCommand.self)
+                == OnboardingNextCommand(pageCount: 5))
         #expect(error(["onboarding", "nxet"]) == "Unknown command 'nxet'. Did you mean 'next'?")
         #expect(
             error(["onboarding", "skip", "--pages", "0"])
@@ -29,21 +35,34 @@ import Testing
     }
 
     @Test func selectionCommands() throws {
-        #expect(try command(["selection", "list"]) == .selectionList)
-        #expect(try command(["selections", "ls"]) == .selectionList)
-        #expect(try command(["selection", "get", "carousel"]) == .selectionGet(name: "carousel"))
         #expect(
-            try command(["selection", "set", "carousel", "2", "--count", "13"])
-                == .selectionSet(name: "carousel", index: 2, count: 13, policy: nil, itemID: nil))
+            try command(["selection", "list"], as: SelectionListCommand.self)
+                == SelectionListCommand())
         #expect(
-            try command(["selection", "set", "featured", "0", "--policy=wrap", "--item", "m2"])
-                == .selectionSet(
-                    name: "featured", index: 0, count: nil, policy: .wrap, itemID: "m2"))
+            try command(["selections", "ls"], as: SelectionListCommand.self)
+                == SelectionListCommand())
         #expect(
-            try command(["selection", "prev", "featured"]) == .selectionPrevious(name: "featured"))
-        #expect(try command(["selection", "next", "featured"]) == .selectionNext(name: "featured"))
+            try command(["selection", "get", "carousel"], as: SelectionGetCommand.self)
+                == SelectionGetCommand(name: "carousel"))
         #expect(
-            try command(["selection", "clear", "articles"]) == .selectionClear(name: "articles"))
+            try command(
+                ["selection", "set", "carousel", "2", "--count", "13"], as: SelectionSetCommand.self
+            )
+                == SelectionSetCommand(name: "carousel", index: 2, count: 13))
+        #expect(
+            try command(
+                ["selection", "set", "featured", "0", "--policy=wrap", "--item", "m2"],
+                as: SelectionSetCommand.self)
+                == SelectionSetCommand(name: "featured", index: 0, policy: .wrap, itemID: "m2"))
+        #expect(
+            try command(["selection", "prev", "featured"], as: SelectionPreviousCommand.self)
+                == SelectionPreviousCommand(name: "featured"))
+        #expect(
+            try command(["selection", "next", "featured"], as: SelectionNextCommand.self)
+                == SelectionNextCommand(name: "featured"))
+        #expect(
+            try command(["selection", "clear", "articles"], as: SelectionClearCommand.self)
+                == SelectionClearCommand(name: "articles"))
         #expect(
             error(["selection", "set", "carousel", "two"])
                 == "Invalid value 'two' for '<index>': expected an integer")
@@ -63,14 +82,23 @@ import Testing
             url: URL(string: "https://london.example"),
             category: "Europe", tags: ["uk", "city"], note: "Rainy")
         #expect(
-            try command([
-                "bookmark", "add", "trip", "london", "--title", "London", "--url",
-                "https://london.example",
-                "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
-            ]) == .bookmarkAdd(expected))
+            try command(
+                [
+                    "bookmark", "add", "trip", "london", "--title", "London", "--url",
+                    "https://london.example",
+                    "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
+                ], as: BookmarkAddCommand.self) == BookmarkAddCommand(draft: expected))
         #expect(
-            try command(["bookmark", "toggle", "trip", "paris", "--title", "Paris"])
-                == .bookmarkToggle(BookmarkDraft(kind: "trip", itemID: "paris", title: "Paris")))
+            try command(
+                ["bookmark", "toggle", "trip", "paris", "--title", "Paris"],
+                as: BookmarkToggleCommand.self)
+                == BookmarkToggleCommand(
+                    draft: BookmarkDraft(kind: "trip", itemID: "paris", title: "Paris")))
+        // Removing needs no title.
+        #expect(
+            try command(["bookmark", "toggle", "trip", "paris"], as: BookmarkToggleCommand.self)
+                == BookmarkToggleCommand(
+                    draft: BookmarkDraft(kind: "trip", itemID: "paris", title: "")))
         #expect(
             error(["bookmark", "add", "trip", "london"])
                 == "Missing expected option '--title <title>'")
@@ -87,9 +115,11 @@ import Testing
 
     @Test func bookmarkRemoveByItemOrID() throws {
         #expect(
-            try command(["bookmark", "remove", "trip", "london"])
-                == .bookmarkRemove(.item(kind: "trip", itemID: "london")))
-        #expect(try command(["bookmark", "rm", "--id", "7"]) == .bookmarkRemove(.id(7)))
+            try command(["bookmark", "remove", "trip", "london"], as: BookmarkRemoveCommand.self)
+                == BookmarkRemoveCommand(reference: .item(kind: "trip", itemID: "london")))
+        #expect(
+            try command(["bookmark", "rm", "--id", "7"], as: BookmarkRemoveCommand.self)
+                == BookmarkRemoveCommand(reference: .id(7)))
         #expect(
             error(["bookmark", "remove", "trip", "london", "--id", "7"])
                 == "Pass either KIND ITEM-ID or --id, not both")
@@ -100,22 +130,29 @@ import Testing
     }
 
     @Test func bookmarkListFiltersSortAndPaging() throws {
-        #expect(try command(["bookmark", "list"]) == .bookmarkList(BookmarkQuery(), grouping: nil))
         #expect(
-            try command([
-                "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured",
-                "--sort", "title",
-                "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
-            ])
-                == .bookmarkList(
-                    BookmarkQuery(
-                        kind: "movie", category: "DC", tag: "featured", sort: .title,
-                        isDescending: true, limit: 5, offset: 10),
+            try command(["bookmark", "list"], as: BookmarkListCommand.self)
+                == BookmarkListCommand(query: BookmarkQuery()))
+        #expect(
+            try command(
+                [
+                    "bookmark", "ls", "--kind", "movie", "--category", "DC", "--tag", "featured",
+                    "--sort", "title",
+                    "-r", "--limit", "5", "--offset", "10", "--group-by", "category",
+                ], as: BookmarkListCommand.self)
+                == BookmarkListCommand(
+                    query:
+                        BookmarkQuery(
+                            kind: "movie", category: "DC", tag: "featured", sort: .title,
+                            isDescending: true, limit: 5, offset: 10),
                     grouping: .category))
         #expect(
-            try command(["bookmark", "list", "--folder", "Bar/AC\\/DC", "--group-by", "folder"])
-                == .bookmarkList(
-                    BookmarkQuery(folder: ["Bar", "AC/DC"]), grouping: .folder))
+            try command(
+                ["bookmark", "list", "--folder", "Bar/AC\\/DC", "--group-by", "folder"],
+                as: BookmarkListCommand.self)
+                == BookmarkListCommand(
+                    query:
+                        BookmarkQuery(folder: ["Bar", "AC/DC"]), grouping: .folder))
         #expect(
             error(["bookmark", "list", "--sort", "size"])
                 == "Invalid value 'size' for '--sort': expected one of 'position', 'created', 'title'"
@@ -127,58 +164,75 @@ import Testing
 
     @Test func bookmarkSearchMoveImportExport() throws {
         #expect(
-            try command(["bookmark", "search", "aveng*", "war"])
-                == .bookmarkSearch(text: "aveng* war", limit: 50))
+            try command(["bookmark", "search", "aveng*", "war"], as: BookmarkSearchCommand.self)
+                == BookmarkSearchCommand(text: "aveng* war", limit: 50))
         #expect(
-            try command(["bookmark", "move", "3", "--to", "0"]) == .bookmarkMove(id: 3, position: 0)
-        )
+            try command(["bookmark", "move", "3", "--to", "0"], as: BookmarkMoveCommand.self)
+                == BookmarkMoveCommand(id: 3, position: 0))
         #expect(error(["bookmark", "move", "3"]) == "Missing expected option '--to <position>'")
         #expect(error(["bookmark", "search"]) == "Missing expected argument '<query>'")
         #expect(
-            try command(["bookmark", "import", "-"]) == .bookmarkImport(format: nil, file: "-"))
+            try command(["bookmark", "import", "-"], as: BookmarkImportCommand.self)
+                == BookmarkImportCommand(file: "-"))
         #expect(
-            try command(["bookmark", "import", "--format", "firefox", "places.sqlite"])
-                == .bookmarkImport(format: .firefox, file: "places.sqlite"))
+            try command(
+                ["bookmark", "import", "--format", "firefox", "places.sqlite"],
+                as: BookmarkImportCommand.self)
+                == BookmarkImportCommand(format: .firefox, file: "places.sqlite"))
         #expect(
             error(["bookmark", "import", "--format", "opera", "x"])
                 == "Invalid value 'opera' for '--format': expected one of 'json', 'html', 'chromium', 'firefox', 'safari'"
         )
         #expect(
-            try command(["bookmark", "export", "--format", "html", "out.html"])
-                == .bookmarkExport(format: .html, file: "out.html"))
+            try command(
+                ["bookmark", "export", "--format", "html", "out.html"],
+                as: BookmarkExportCommand.self)
+                == BookmarkExportCommand(format: .html, file: "out.html"))
         #expect(
             error(["bookmark", "export", "--format", "csv"])
                 == "Invalid value 'csv' for '--format': expected one of 'json', 'html'")
     }
 
     @Test func maintenanceCommands() throws {
-        #expect(try command(["doctor"]) == .doctor(repair: false))
-        #expect(try command(["doctor", "--repair"]) == .doctor(repair: true))
-        #expect(try command(["completion", "fish"]) == .completion(shell: .fish))
+        #expect(try command(["doctor"], as: DoctorCommand.self) == DoctorCommand(repair: false))
+        #expect(
+            try command(["doctor", "--repair"], as: DoctorCommand.self)
+                == DoctorCommand(repair: true))
+        #expect(
+            try command(["completion", "fish"], as: CompletionCommand.self)
+                == CompletionCommand(shell: .fish))
         #expect(
             error(["completion", "tcsh"])
                 == "Invalid value 'tcsh' for '<shell>': expected one of 'bash', 'zsh', 'fish'")
-        #expect(try command(["version"]) == .version)
-        #expect(try command(["help", "bookmark", "add"]) == .help(path: ["bookmark", "add"]))
+        #expect(try command(["version"], as: VersionCommand.self) == VersionCommand())
+        #expect(
+            try command(["help", "bookmark", "add"], as: HelpCommand.self)
+                == HelpCommand(path: ["bookmark", "add"]))
     }
 
     @Test func preferenceCommandsParse() throws {
-        #expect(try command(["delete", "k"]) == .delete(key: "k"))
-        #expect(try command(["reset", "-f"]) == .reset(force: true))
-        #expect(try command(["watch", "a", "b"]) == .watch(keys: ["a", "b"]))
-        #expect(try command(["history", "k", "-n", "5"]) == .history(key: "k", limit: 5))
-        #expect(try command(["suites"]) == .suites())
+        #expect(try command(["delete", "k"], as: DeleteCommand.self) == DeleteCommand(key: "k"))
+        #expect(try command(["reset", "-f"], as: ResetCommand.self) == ResetCommand(force: true))
         #expect(
-            try command([
-                "declare", "k", "--type", "bool", "--default", "false", "--description", "D",
-            ])
-                == .declare(key: "k", type: .bool, defaultValue: "false", description: "D"))
+            try command(["watch", "a", "b"], as: WatchCommand.self)
+                == WatchCommand(keys: ["a", "b"]))
         #expect(
-            try command(["export", "--format", "binary-plist", "out.plist"])
-                == .export(format: .binaryPlist, file: "out.plist"))
+            try command(["history", "k", "-n", "5"], as: HistoryCommand.self)
+                == HistoryCommand(key: "k", limit: 5))
+        #expect(try command(["suites"], as: SuitesCommand.self) == SuitesCommand())
         #expect(
-            try command(["import", "in.json", "--replace", "--force"])
-                == .importPreferences(format: nil, file: "in.json", replace: true, force: true))
+            try command(
+                [
+                    "declare", "k", "--type", "bool", "--default", "false", "--description", "D",
+                ], as: DeclareCommand.self)
+                == DeclareCommand(key: "k", type: .bool, defaultText: "false", description: "D"))
+        #expect(
+            try command(
+                ["export", "--format", "binary-plist", "out.plist"], as: ExportCommand.self)
+                == ExportCommand(format: .binaryPlist, file: "out.plist"))
+        #expect(
+            try command(["import", "in.json", "--replace", "--force"], as: ImportCommand.self)
+                == ImportCommand(file: "in.json", replace: true, force: true))
     }
 
     @Test func everyCommandHasHelpInTheStandardLayout() {

@@ -1,7 +1,9 @@
 import PrefsKit
 
-/// The commands of `prefs`, declared once for parsing, help and completion.
+/// The root of `prefs`: its global options and its commands, in the order help lists them.
 enum CommandTable {
+    /// Accepted before or after the subcommand. `--suite`, `--account` and `--json` apply to
+    /// the commands whose ``CommandSpec/scope`` says so.
     static let globalOptions: [OptionSpec] = [
         OptionSpec(
             name: "db", kind: .value(name: "path"),
@@ -25,19 +27,31 @@ enum CommandTable {
         ),
     ]
 
-    static let typeNames = PreferenceType.allCases.map(\.rawValue)
-
-    /// The type names for help texts, joined by a plain loop: the table is built on every
-    /// run, and the first call of the generic `joined(separator:)` has the runtime look up
-    /// its iterator's metadata (about 0.3 M instructions of a 3 M instruction `prefs get`).
-    static let typeList: String = {
-        var list = ""
-        for name in typeNames {
-            if !list.isEmpty { list += ", " }
-            list += name
-        }
-        return list
-    }()
+    /// The top-level commands and groups. A new command is one line here or in its group.
+    static let entries: [SubcommandEntry] = [
+        SubcommandEntry(GetCommand.self),
+        SubcommandEntry(DescribeCommand.self),
+        SubcommandEntry(RenameCommand.self),
+        SubcommandEntry(FindCommand.self),
+        SubcommandEntry(SetCommand.self),
+        SubcommandEntry(DeleteCommand.self),
+        SubcommandEntry(ListCommand.self),
+        SubcommandEntry(ResetCommand.self),
+        SubcommandEntry(WatchCommand.self),
+        SubcommandEntry(HistoryCommand.self),
+        SubcommandEntry(SuitesCommand.self),
+        SubcommandEntry(DeclareCommand.self),
+        SubcommandEntry(ExportCommand.self),
+        SubcommandEntry(ImportCommand.self),
+        SubcommandEntry(OnboardingGroup.self),
+        SubcommandEntry(SelectionGroup.self),
+        SubcommandEntry(BookmarkGroup.self),
+        SubcommandEntry(SyncGroup.self),
+        SubcommandEntry(DoctorCommand.self),
+        SubcommandEntry(VersionCommand.self),
+        SubcommandEntry(CompletionCommand.self),
+        SubcommandEntry(HelpCommand.self),
+    ]
 
     static let root = CommandSpec(
         name: "prefs",
@@ -46,57 +60,41 @@ enum CommandTable {
             The database is one SQLite file shared with the apps that link PrefsKit.
             Plain output is made for $(...); pass --json for scripts.
             """,
-        subcommandEntries: [
-            SubcommandEntry("get") { getCommand },
-            SubcommandEntry("describe") { describeCommand },
-            SubcommandEntry("rename", aliases: ["mv"]) { renameCommand },
-            SubcommandEntry("find") { findCommand },
-            SubcommandEntry("set") { setCommand },
-            SubcommandEntry("delete", aliases: ["remove", "unset"]) { deleteCommand },
-            SubcommandEntry("list", aliases: ["ls"]) { listCommand },
-            SubcommandEntry("reset") { resetCommand },
-            SubcommandEntry("watch") { watchCommand },
-            SubcommandEntry("history") { historyCommand },
-            SubcommandEntry("suites") { suitesCommand },
-            SubcommandEntry("declare") { declareCommand },
-            SubcommandEntry("export") { exportCommand },
-            SubcommandEntry("import") { importCommand },
-            SubcommandEntry("onboarding") { onboarding },
-            SubcommandEntry("selection", aliases: ["selections"]) { selection },
-            SubcommandEntry("bookmark", aliases: ["bookmarks"]) { bookmark },
-            SubcommandEntry("sync") { sync },
-            SubcommandEntry("doctor") { doctor },
-            SubcommandEntry("version") { version },
-            SubcommandEntry("completion") { completion },
-            SubcommandEntry("help") { help },
-        ])
+        subcommandEntries: entries)
 
-    /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that
-    /// values with newlines (or any bytes but NUL) read back safely.
-    static func nullOption(entries: String) -> OptionSpec {
-        OptionSpec(
-            name: "null", short: "z", kind: .flag,
-            help: "End \(entries) with NUL instead of a newline.")
+    /// The top-level command names but `help`, for completing `prefs help`.
+    static var helpTopics: [String] {
+        entries.map(\.name).filter { $0 != HelpCommand.name }
     }
-
-    static let version = CommandSpec(
-        name: "version", abstract: "Show the version.", build: { _ in .version })
-
-    /// The top-level command names, for completing `prefs help`.
-    static let helpTopics =
-        preferenceCommands.map(\.name)
-        + [onboarding, selection, bookmark, sync, doctor, version, completion].map(\.name)
-
-    static let help = CommandSpec(
-        name: "help", abstract: "Show help for a command.",
-        arguments: [
-            ArgumentSpec(
-                name: "command", help: "The command to explain.", isOptional: true,
-                isRepeating: true,
-                completions: helpTopics)
-        ],
-        build: { parsed in .help(path: parsed.positionals) })
 
     static let parser = CommandLineParser(root: root, globalOptions: globalOptions)
     static let helpFormatter = HelpFormatter(root: root, globalOptions: globalOptions)
 }
+
+extension Flag {
+    /// `-z`/`--null`, as `git config -z`: entries end with NUL instead of a newline, so that
+    /// values with newlines (or any bytes but NUL) read back safely.
+    static func null(entries: String) -> Flag {
+        Flag("null", short: "z", help: "End \(entries) with NUL instead of a newline.")
+    }
+}
+
+extension PreferenceType: ArgumentValue {
+    /// The type names for help texts, joined by a plain loop: the first call of the generic
+    /// `joined(separator:)` has the runtime look up its iterator's metadata.
+    static let list: String = {
+        var list = ""
+        for type in allCases {
+            if !list.isEmpty { list += ", " }
+            list += type.rawValue
+        }
+        return list
+    }()
+}
+
+extension InterchangeFormat: ArgumentValue {}
+extension BookmarkFormat: ArgumentValue {}
+extension BookmarkGrouping: ArgumentValue {}
+extension BookmarkQuery.Sort: ArgumentValue {}
+extension SelectionPolicy: ArgumentValue {}
+extension Shell: ArgumentValue {}

@@ -10,6 +10,7 @@ struct CommandLineParser: Sendable {
 
     func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var node = root
+        var parent: CommandSpec?
         var parsed = ParsedArguments(path: [])
         var index = 0
         var optionsEnded = false
@@ -29,6 +30,7 @@ struct CommandLineParser: Sendable {
                         parsed.positionals.append(argument)
                         continue
                     }
+                    parent = node
                     node = sub
                     parsed.path.append(sub.name)
                     continue
@@ -45,27 +47,26 @@ struct CommandLineParser: Sendable {
                 continue
             }
             if argument == "--version" {
-                return Invocation(globals: try globals(from: parsed), command: .version)
+                return Invocation(
+                    globals: try globals(from: parsed), command: VersionCommand(),
+                    path: [VersionCommand.name], scope: VersionCommand.spec.scope)
             }
-            let option: OptionSpec
+            // An option of a group's default subcommand selects it (`prefs sync --watch`).
+            if node.make == nil, parsed.positionals.isEmpty,
+                let name = node.defaultSubcommand,
+                let sub = node.subcommand(named: name),
+                find(argument, in: node) == nil, find(argument, in: sub) != nil
+            {
+                parent = node
+                node = sub
+                parsed.path.append(sub.name)
+            }
+            guard let option = find(argument, in: node) else {
+                throw unknownOption(argument, in: node, parent: parent, path: parsed.path)
+            }
             var inlineValue: String?
-            if argument.hasPrefix("--") {
-                var name = String(argument.dropFirst(2))
-                if let equals = name.firstIndex(of: "=") {
-                    inlineValue = String(name[name.index(after: equals)...])
-                    name = String(name[..<equals])
-                }
-                guard let found = (node.options + globalOptions).first(where: { $0.name == name })
-                else { throw unknownOption(argument, in: node, path: parsed.path) }
-                option = found
-            } else {
-                let letters = Array(argument.dropFirst())
-                guard letters.count == 1,
-                    let found = (node.options + globalOptions).first(where: {
-                        $0.short == letters[0]
-                    })
-                else { throw unknownOption(argument, in: node, path: parsed.path) }
-                option = found
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                inlineValue = String(argument[argument.index(after: equals)...])
             }
             if option.takesValue {
                 let value: String
@@ -95,14 +96,18 @@ struct CommandLineParser: Sendable {
         }
 
         if wantsHelp {
-            return Invocation(globals: try globals(from: parsed), command: .help(path: parsed.path))
+            return Invocation(
+                globals: try globals(from: parsed), command: HelpCommand(path: parsed.path),
+                path: [HelpCommand.name], scope: HelpCommand.spec.scope)
         }
-        if node.build == nil {
+        if node.make == nil {
             if let name = node.defaultSubcommand, let sub = node.subcommand(named: name) {
                 node = sub
                 parsed.path.append(sub.name)
             } else if parsed.path.isEmpty {
-                return Invocation(globals: try globals(from: parsed), command: .help(path: []))
+                return Invocation(
+                    globals: try globals(from: parsed), command: HelpCommand(path: []),
+                    path: [HelpCommand.name], scope: HelpCommand.spec.scope)
             } else {
                 throw UsageError("Missing subcommand", path: parsed.path)
             }
@@ -113,18 +118,28 @@ struct CommandLineParser: Sendable {
         }) {
             throw UsageError("Missing expected option '\(missing.synopsis)'", path: parsed.path)
         }
-        guard let build = node.build else {
+        guard let make = node.make else {
             throw UsageError("Missing subcommand", path: parsed.path)
         }
-        let command: Command
-        do {
-            command = try build(parsed)
-        } catch let error as UsageError {
-            throw error
-        } catch {
-            throw UsageError("\(error)", path: parsed.path)
+        parsed.argumentNames = node.arguments.map(\.name)
+        return Invocation(
+            globals: try globals(from: parsed), command: try make(parsed), path: parsed.path,
+            scope: node.scope)
+    }
+
+    /// The option an argument names (`--name`, `--name=value` or `-n`) among the command's
+    /// and the global ones.
+    private func find(_ argument: String, in node: CommandSpec) -> OptionSpec? {
+        if argument.hasPrefix("--") {
+            var name = argument.dropFirst(2)
+            if let equals = name.firstIndex(of: "=") { name = name[..<equals] }
+            return node.options.first(where: { $0.name == name })
+                ?? globalOptions.first(where: { $0.name == name })
         }
-        return Invocation(globals: try globals(from: parsed), command: command)
+        let letters = Array(argument.dropFirst())
+        guard letters.count == 1 else { return nil }
+        return node.options.first(where: { $0.short == letters[0] })
+            ?? globalOptions.first(where: { $0.short == letters[0] })
     }
 
     private func checkPositionals(_ parsed: ParsedArguments, against node: CommandSpec)
@@ -176,12 +191,22 @@ struct CommandLineParser: Sendable {
         return UsageError(message, path: path)
     }
 
-    private func unknownOption(_ argument: String, in node: CommandSpec, path: [String])
-        -> UsageError
-    {
-        var message = "Unknown option '\(argument.split(separator: "=", maxSplits: 1).first ?? "")'"
-        let names = (node.options + globalOptions).map { "--" + $0.name }
+    private func unknownOption(
+        _ argument: String, in node: CommandSpec, parent: CommandSpec?, path: [String]
+    ) -> UsageError {
         let typed = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+        // An option of another command of the same group, given to this one.
+        if typed.hasPrefix("--"), let parent,
+            parent.subcommands.contains(where: { sibling in
+                sibling.options.contains { "--" + $0.name == typed }
+            })
+        {
+            return UsageError(
+                "'\(typed)' does not apply to '\((["prefs"] + path).joined(separator: " "))'",
+                path: path)
+        }
+        var message = "Unknown option '\(typed)'"
+        let names = (node.options + globalOptions).map { "--" + $0.name }
         if let suggestion = Suggestion.nearest(to: typed, among: names) {
             message += ". Did you mean '\(suggestion)'?"
         }

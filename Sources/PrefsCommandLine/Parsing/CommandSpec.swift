@@ -1,7 +1,8 @@
-/// The declaration of one command: its names, help, arguments, options and subcommands.
+/// The declaration of one command or group: its names, help, arguments, options, the global
+/// options it takes, and its subcommands.
 ///
-/// The same declaration drives parsing, help, error messages and shell completion, so they
-/// cannot disagree.
+/// Each command's type declares its spec (``RunnableCommand/spec``); the same declaration
+/// drives parsing, help, error messages and shell completion, so they cannot disagree.
 struct CommandSpec: Sendable {
     /// The name typed on the command line.
     var name: String
@@ -13,17 +14,19 @@ struct CommandSpec: Sendable {
     var discussion: String? = nil
     /// Positional arguments in order.
     var arguments: [ArgumentSpec] = []
-    /// Options of this command (globals are added by the parser).
+    /// Options of this command (the global options it takes are added by the parser).
     var options: [OptionSpec] = []
-    /// Subcommands, when this command is a group, by name; each is built when first used.
+    /// Which of `--suite`, `--account` and `--json` apply.
+    var scope: GlobalScope = .preferences
+    /// Subcommands, when this is a group, by name; each is built when first used.
     var subcommandEntries: [SubcommandEntry] = []
     /// The subcommand run when none is given.
     var defaultSubcommand: String? = nil
     /// What to say when the command is given an argument it does not take (a user who
     /// meant another command), after "Unexpected argument 'X'".
     var unexpectedArgumentHint: String? = nil
-    /// Builds the command value from what was parsed; nil for a group.
-    var build: (@Sendable (ParsedArguments) throws -> Command)? = nil
+    /// Makes the command from what was parsed; nil for a group.
+    var make: (@Sendable (ParsedArguments) throws(UsageError) -> any RunnableCommand)? = nil
 
     /// Every subcommand, built (for help, completion and suggestions).
     var subcommands: [CommandSpec] { subcommandEntries.map { $0.spec() } }
@@ -37,17 +40,28 @@ struct CommandSpec: Sendable {
 }
 
 extension CommandSpec {
-    /// A group whose subcommands are built with it.
-    init(
-        name: String, aliases: [String] = [], abstract: String, discussion: String? = nil,
-        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], subcommands: [CommandSpec],
-        defaultSubcommand: String? = nil, unexpectedArgumentHint: String? = nil
+    /// The spec of a command type: its name and aliases are the type's.
+    init<Command: RunnableCommand>(
+        _ type: Command.Type, abstract: String, discussion: String? = nil,
+        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+        scope: GlobalScope, unexpectedArgumentHint: String? = nil
     ) {
         self.init(
-            name: name, aliases: aliases, abstract: abstract, discussion: discussion,
-            arguments: arguments, options: options,
-            subcommandEntries: subcommands.map(SubcommandEntry.init),
-            defaultSubcommand: defaultSubcommand, unexpectedArgumentHint: unexpectedArgumentHint)
+            name: Command.name, aliases: Command.aliases, abstract: abstract,
+            discussion: discussion, arguments: arguments, options: options, scope: scope,
+            unexpectedArgumentHint: unexpectedArgumentHint,
+            make: { parsed throws(UsageError) in try Command(parsing: parsed) })
+    }
+
+    /// The spec of a group type: its subcommands are entries, built when used.
+    init<Group: CommandGroup>(
+        group type: Group.Type, abstract: String, discussion: String? = nil,
+        subcommands: [SubcommandEntry], defaultSubcommand: String? = nil
+    ) {
+        self.init(
+            name: Group.name, aliases: Group.aliases, abstract: abstract,
+            discussion: discussion, subcommandEntries: subcommands,
+            defaultSubcommand: defaultSubcommand)
     }
 }
 
@@ -59,16 +73,31 @@ struct SubcommandEntry: Sendable {
     let aliases: [String]
     let spec: @Sendable () -> CommandSpec
 
-    /// A subcommand whose spec is a lazily initialised static: `name` and `aliases` must be
-    /// the spec's own (a test walks the table to check).
-    init(_ name: String, aliases: [String] = [], _ spec: @escaping @Sendable () -> CommandSpec) {
-        self.name = name
-        self.aliases = aliases
-        self.spec = spec
+    /// The entry of a command or group type.
+    init<Node: CommandNode>(_ type: Node.Type) {
+        name = Node.name
+        aliases = Node.aliases
+        spec = { Node.spec }
     }
+}
 
-    /// A subcommand built already.
-    init(_ built: CommandSpec) {
-        self.init(built.name, aliases: built.aliases) { built }
-    }
+/// Which global options a command takes besides `--db`, `--allow-shared` and `--quiet`.
+struct GlobalScope: OptionSet, Sendable {
+    let rawValue: Int
+
+    /// `--suite`: preferences (and the onboarding flag) are kept per suite.
+    static let suite = GlobalScope(rawValue: 1)
+    /// `--account` of the PostgreSQL database the command opens.
+    static let account = GlobalScope(rawValue: 2)
+    /// `--account` of the sync hub: it applies whatever the database is.
+    static let hubAccount = GlobalScope(rawValue: 4)
+    /// `--json`.
+    static let json = GlobalScope(rawValue: 8)
+
+    /// Preference commands: per suite, on a file or a server, with JSON output.
+    static let preferences: GlobalScope = [.suite, .account, .json]
+    /// Selections, bookmarks and maintenance: one set per database, not per suite.
+    static let suiteless: GlobalScope = [.account, .json]
+    /// Sync: the account is the hub's.
+    static let sync: GlobalScope = [.hubAccount, .json]
 }

@@ -17,7 +17,7 @@ struct HelpFormatter {
     func usageLine(for path: [String]) -> String {
         guard let node = command(at: path) else { return "prefs <command>" }
         var parts = [(["prefs"] + path).joined(separator: " ")]
-        if !node.subcommands.isEmpty && node.build == nil {
+        if !node.subcommands.isEmpty && node.make == nil {
             parts.append("<subcommand>")
         } else {
             parts += node.arguments.map(\.usage)
@@ -43,7 +43,7 @@ struct HelpFormatter {
             }
         }
         text += "\nOPTIONS:\n"
-        for option in node.options + globalOptions {
+        for option in node.options + globalOptions(for: node) {
             text += row(option.helpLabel, option.help)
         }
         text += row("--version", "Show the version.")
@@ -60,6 +60,20 @@ struct HelpFormatter {
                 + "for detailed help.\n"
         }
         return text
+    }
+
+    /// The global options a command takes: `--suite`, `--account` and `--json` only where
+    /// its scope says (a group lists them all: its subcommands differ).
+    func globalOptions(for node: CommandSpec) -> [OptionSpec] {
+        if node.make == nil { return globalOptions }
+        return globalOptions.filter { option in
+            switch option.name {
+            case "suite": node.scope.contains(.suite)
+            case "account": !node.scope.isDisjoint(with: [.account, .hubAccount])
+            case "json": node.scope.contains(.json)
+            default: true
+            }
+        }
     }
 
     private func row(_ label: String, _ help: String) -> String {

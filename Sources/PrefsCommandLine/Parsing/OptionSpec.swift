@@ -16,6 +16,8 @@ struct OptionSpec: Sendable {
     var completions: [String] = []
     /// The command cannot run without it: the parser says so, and usage shows it without brackets.
     var isRequired = false
+    /// The values an integer option accepts.
+    var range: ClosedRange<Int>? = nil
 
     var takesValue: Bool { kind != .flag }
 

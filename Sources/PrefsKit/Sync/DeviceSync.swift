@@ -1,450 +1,454 @@
-// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
-// static libraries in Debian).
+import Synchronization
+
+// In builds without PostgreSQL (the fully static one: libpq's dependencies have no static
+// libraries in Debian; iOS and the other platforms without libpq), a device's own sync state
+// still reads: `status(of:)`, `conflicts(of:limit:)`, `refusals(of:limit:)` and `leave(_:)`.
+// Opening a hub throws ``DatabaseError/unsupported(_:)`` there.
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if !PREFS_NO_POSTGRES
-
-    #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
-        import FoundationEssentials
-    #else
-        import Foundation
-    #endif
     internal import PostgresCore
-    import Synchronization
+#endif
 
-    /// Sync of one device's preferences and bookmarks with the other devices of its account,
-    /// through a PostgreSQL hub.
-    ///
-    /// Each device keeps its own database file and works offline. Once sync is turned on
-    /// (the first ``init(database:hub:account:)``), every write to a synced field, from the
-    /// app, the command line or another process, is stamped with the device's hybrid logical
-    /// clock and kept pending until the hub confirms it. A round (``sync()``) pushes the
-    /// pending changes in one hub transaction, then pulls everyone else's from its cursor.
-    ///
-    /// Merging is deterministic: the newest clock wins per preference key and per bookmark
-    /// field; a bookmark is the same on every device by kind and item id; tags are added and
-    /// removed one by one; removals and deletes are tombstones that win or lose like writes.
-    /// Only values that were set sync: a key that reads its default has nothing to send.
-    /// Selections (and so the walkthrough's page) stay on the device, and so does a key
-    /// declared with ``PreferenceDeclaration/isDeviceLocal``. The losing side of every
-    /// conflict is kept (``conflicts(of:limit:)``).
-    ///
-    /// ```swift
-    /// let sync = try DeviceSync(database: database, hub: "postgresql://hub.example/prefs")
-    /// let report = try sync.sync()
-    /// ```
-    public final class DeviceSync: Sendable {
-        /// The device's database.
-        public let database: AppDatabase
-        /// The hub, opened for the account.
-        public let hub: AppDatabase
-        /// The account this device syncs.
-        public let account: String
-        /// This device's id, in every clock it stamps.
-        public let deviceID: String
-        /// Told of every push before it is sent: the device's id and the changes. Tests hold
-        /// a reference model of the hub to it.
-        package static let pushTap = Mutex<(@Sendable (String, [SyncChange]) -> Void)?>(nil)
+/// Sync of one device's preferences and bookmarks with the other devices of its account,
+/// through a PostgreSQL hub.
+///
+/// Each device keeps its own database file and works offline. Once sync is turned on
+/// (the first ``init(database:hub:account:)``), every write to a synced field, from the
+/// app, the command line or another process, is stamped with the device's hybrid logical
+/// clock and kept pending until the hub confirms it. A round (``sync()``) pushes the
+/// pending changes in one hub transaction, then pulls everyone else's from its cursor.
+///
+/// Merging is deterministic: the newest clock wins per preference key and per bookmark
+/// field; a bookmark is the same on every device by kind and item id; tags are added and
+/// removed one by one; removals and deletes are tombstones that win or lose like writes.
+/// Only values that were set sync: a key that reads its default has nothing to send.
+/// Selections (and so the walkthrough's page) stay on the device, and so does a key
+/// declared with ``PreferenceDeclaration/isDeviceLocal``. The losing side of every
+/// conflict is kept (``conflicts(of:limit:)``).
+///
+/// ```swift
+/// let sync = try DeviceSync(database: database, hub: "postgresql://hub.example/prefs")
+/// let report = try sync.sync()
+/// ```
+public final class DeviceSync: Sendable {
+    /// The device's database.
+    public let database: AppDatabase
+    /// The hub, opened for the account.
+    public let hub: AppDatabase
+    /// The account this device syncs.
+    public let account: String
+    /// This device's id, in every clock it stamps.
+    public let deviceID: String
+    /// Told of every push before it is sent: the device's id and the changes. Tests hold
+    /// a reference model of the hub to it.
+    package static let pushTap = Mutex<(@Sendable (String, [SyncChange]) -> Void)?>(nil)
 
-        /// The hub's connection string as the device file keeps it (no password).
-        private let hubToRemember: String
+    /// The hub's connection string as the device file keeps it (no password).
+    private let hubToRemember: String
 
-        /// Opens the hub for the account. Sync is turned on for the device (and the device
-        /// bound to the account) by the first round that completes: a first round that fails
-        /// (a wrong account, a hub that refuses) leaves the device as it was.
-        ///
-        /// - Parameters:
-        ///   - database: The device's database file (SQLite).
-        ///   - target: A libpq connection string of the hub; its password (if any) is never
-        ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
-        ///   - account: The account to sync (a service role must name one); nil for the
-        ///     account the device synced before, or the role's own.
-        /// - Throws: ``SyncError`` when the device is not a file, or already syncs another
-        ///   account; ``DatabaseError`` when the hub cannot be opened.
-        public init(database: AppDatabase, hub target: String, account: String? = nil) throws {
-            self.database = database
-            // Checked before anything opens it: a path would make a file.
-            guard AppDatabase.isConnectionString(target) else {
-                throw SyncError.hubIsNotAServer(target: target)
-            }
-            let remembered = try database.read { state in
-                try Self.repository(state).deviceState()
-            }
-            if let previous = remembered?.account, let account, previous != account {
-                throw SyncError.otherAccount(device: previous, requested: account)
-            }
-            var options = AppDatabase.Options()
-            options.account = account ?? remembered?.account
-            options.watchesForChanges = false
-            let hub = try AppDatabase(path: target, options: options)
-            guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
-            else { throw SyncError.hubIsNotAServer(target: ConnectionString.redacted(target)) }
-            if let previous = remembered?.account, previous != hubAccount {
-                throw SyncError.otherAccount(device: previous, requested: hubAccount)
-            }
-            self.hub = hub
-            self.account = hubAccount
-            // As libpq parsed it, without the password: what the device file remembers.
+    /// Opens the hub for the account. Sync is turned on for the device (and the device
+    /// bound to the account) by the first round that completes: a first round that fails
+    /// (a wrong account, a hub that refuses) leaves the device as it was.
+    ///
+    /// - Parameters:
+    ///   - database: The device's database file (SQLite).
+    ///   - target: A libpq connection string of the hub; its password (if any) is never
+    ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
+    ///   - account: The account to sync (a service role must name one); nil for the
+    ///     account the device synced before, or the role's own.
+    /// - Throws: ``SyncError`` when the device is not a file, or already syncs another
+    ///   account; ``DatabaseError`` when the hub cannot be opened.
+    public init(database: AppDatabase, hub target: String, account: String? = nil) throws {
+        self.database = database
+        // Checked before anything opens it: a path would make a file.
+        guard AppDatabase.isConnectionString(target) else {
+            throw SyncError.hubIsNotAServer(target: target)
+        }
+        let remembered = try database.read { state in
+            try Self.repository(state).deviceState()
+        }
+        if let previous = remembered?.account, let account, previous != account {
+            throw SyncError.otherAccount(device: previous, requested: account)
+        }
+        var options = AppDatabase.Options()
+        options.account = account ?? remembered?.account
+        options.watchesForChanges = false
+        let hub = try AppDatabase(path: target, options: options)
+        guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
+        else { throw SyncError.hubIsNotAServer(target: DatabaseLocation.shown(target)) }
+        if let previous = remembered?.account, previous != hubAccount {
+            throw SyncError.otherAccount(device: previous, requested: hubAccount)
+        }
+        self.hub = hub
+        self.account = hubAccount
+        // As libpq parsed it, without the password: what the device file remembers.
+        #if PREFS_NO_POSTGRES
+            hubToRemember = DatabaseLocation.shown(target)  // not reached: no hub opens
+        #else
             hubToRemember =
                 ConnectionString.withoutSecrets(target) ?? ConnectionString.redacted(target)
-            deviceID = remembered?.deviceID ?? Self.newDeviceID()
-            // Sync is turned on (the device bound to the account) by the first round that
-            // completes, never before: see `sync()`.
-            if remembered != nil {
-                try database.write { state in
-                    try Self.repository(state).setHub(hubToRemember, account: hubAccount)
-                }
+        #endif
+        deviceID = remembered?.deviceID ?? Self.newDeviceID()
+        // Sync is turned on (the device bound to the account) by the first round that
+        // completes, never before: see `sync()`.
+        if remembered != nil {
+            try database.write { state in
+                try Self.repository(state).setHub(hubToRemember, account: hubAccount)
             }
         }
+    }
 
-        /// Opens the hub the device synced with last time.
-        ///
-        /// - Throws: ``SyncError/notConfigured`` when it never synced.
-        public convenience init(database: AppDatabase) throws {
-            guard let state = try Self.status(of: database), let hub = state.hub else {
-                throw SyncError.notConfigured
+    /// Opens the hub the device synced with last time.
+    ///
+    /// - Throws: ``SyncError/notConfigured`` when it never synced.
+    public convenience init(database: AppDatabase) throws {
+        guard let state = try Self.status(of: database), let hub = state.hub else {
+            throw SyncError.notConfigured
+        }
+        try self.init(database: database, hub: hub, account: state.account)
+    }
+
+    private static func repository(_ state: DatabaseState) throws -> any SyncRepository {
+        guard let sync = state.engine.sync else { throw SyncError.notADeviceFile }
+        return sync
+    }
+
+    private static func newDeviceID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<8).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
+    // MARK: - Rounds
+
+    /// One round: pushes every pending change, then pulls every change after the cursor.
+    ///
+    /// - Returns: What moved and what is left.
+    /// - Throws: ``DatabaseError/busy(path:)`` (exit 75) when the hub cannot be reached;
+    ///   changes not confirmed stay pending for the next round.
+    @discardableResult
+    public func sync() throws -> SyncReport {
+        let isFirstRound = try database.write { state in
+            let sync = try Self.repository(state)
+            guard try sync.deviceState() == nil else { return false }
+            try sync.start(deviceID: deviceID, hub: hubToRemember, account: account)
+            return true
+        }
+        do {
+            var pushed = try push()
+            if pushed.restamped > 0 {
+                // Stamped again after a clock that was ahead came right: they go now.
+                let again = try push()
+                pushed.accepted += again.accepted
+                pushed.conflicts += again.conflicts
+                pushed.refused += again.refused
+                pushed.waitingForClock = again.waitingForClock
+                pushed.clockAhead = again.clockAhead
             }
-            try self.init(database: database, hub: hub, account: state.account)
-        }
-
-        private static func repository(_ state: DatabaseState) throws -> any SyncRepository {
-            guard let sync = state.engine.sync else { throw SyncError.notADeviceFile }
-            return sync
-        }
-
-        private static func newDeviceID() -> String {
-            var generator = SystemRandomNumberGenerator()
-            return (0..<8).map { _ in
-                let byte = UInt8.random(in: 0...255, using: &generator)
-                return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-            }.joined()
-        }
-
-        // MARK: - Rounds
-
-        /// One round: pushes every pending change, then pulls every change after the cursor.
-        ///
-        /// - Returns: What moved and what is left.
-        /// - Throws: ``DatabaseError/busy(path:)`` (exit 75) when the hub cannot be reached;
-        ///   changes not confirmed stay pending for the next round.
-        @discardableResult
-        public func sync() throws -> SyncReport {
-            let isFirstRound = try database.write { state in
-                let sync = try Self.repository(state)
-                guard try sync.deviceState() == nil else { return false }
-                try sync.start(deviceID: deviceID, hub: hubToRemember, account: account)
-                return true
-            }
-            do {
-                var pushed = try push()
-                if pushed.restamped > 0 {
-                    // Stamped again after a clock that was ahead came right: they go now.
-                    let again = try push()
-                    pushed.accepted += again.accepted
-                    pushed.conflicts += again.conflicts
-                    pushed.refused += again.refused
-                    pushed.waitingForClock = again.waitingForClock
-                    pushed.clockAhead = again.clockAhead
-                }
-                let (pulled, lostInPull, refusedInPull) = try pull()
-                try database.write { state in try Self.repository(state).recordError(nil) }
-                return SyncReport(
-                    pushed: pushed.accepted, pulled: pulled,
-                    conflicts: pushed.conflicts + lostInPull, pending: try pendingCount(),
-                    refused: pushed.refused + refusedInPull,
-                    waitingForClock: pushed.waitingForClock,
-                    clockAheadMilliseconds: pushed.clockAhead)
-            } catch {
-                if isFirstRound {
-                    // Nothing is bound by a round that did not complete.
-                    try? database.write { state in try Self.repository(state).leave() }
-                    throw error
-                }
-                let message = String(describing: error)
-                try? database.write { state in try Self.repository(state).recordError(message) }
+            let (pulled, lostInPull, refusedInPull) = try pull()
+            try database.write { state in try Self.repository(state).recordError(nil) }
+            return SyncReport(
+                pushed: pushed.accepted, pulled: pulled,
+                conflicts: pushed.conflicts + lostInPull, pending: try pendingCount(),
+                refused: pushed.refused + refusedInPull,
+                waitingForClock: pushed.waitingForClock,
+                clockAheadMilliseconds: pushed.clockAhead)
+        } catch {
+            if isFirstRound {
+                // Nothing is bound by a round that did not complete.
+                try? database.write { state in try Self.repository(state).leave() }
                 throw error
             }
+            let message = String(describing: error)
+            try? database.write { state in try Self.repository(state).recordError(message) }
+            throw error
         }
+    }
 
-        /// Turns sync off for this device: it keeps its data and forgets the hub, its clock
-        /// and its stamps (pending changes are not sent); the hub forgets the device, so that
-        /// it no longer holds back the collection of deleted rows. A device that left can
-        /// sync again, with any account, as a new device.
-        ///
-        /// - Returns: Whether the hub could be told (the device left in any case).
-        @discardableResult
-        public func leave() throws -> Bool {
-            let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
-            try database.write { state in try Self.repository(state).leave() }
-            return toldHub
-        }
+    /// Turns sync off for this device: it keeps its data and forgets the hub, its clock
+    /// and its stamps (pending changes are not sent); the hub forgets the device, so that
+    /// it no longer holds back the collection of deleted rows. A device that left can
+    /// sync again, with any account, as a new device.
+    ///
+    /// - Returns: Whether the hub could be told (the device left in any case).
+    @discardableResult
+    public func leave() throws -> Bool {
+        let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
+        try database.write { state in try Self.repository(state).leave() }
+        return toldHub
+    }
 
-        /// Runs hub calls under the hub database's lock, through the hub protocol (any engine
-        /// that is one), with the engine's errors in their documented form.
-        private func withHub<T>(_ body: (any SyncHub) throws -> T) throws -> T {
-            try hub.state.withLock { state in
-                guard let hub = state.engine as? any SyncHub else {
-                    throw SyncError.hubIsNotAServer(target: self.hub.path)
-                }
-                do {
-                    return try body(hub)
-                } catch {
-                    throw state.engine.translate(error)
-                }
+    /// Runs hub calls under the hub database's lock, through the hub protocol (any engine
+    /// that is one), with the engine's errors in their documented form.
+    private func withHub<T>(_ body: (any SyncHub) throws -> T) throws -> T {
+        try hub.state.withLock { state in
+            guard let hub = state.engine as? any SyncHub else {
+                throw SyncError.hubIsNotAServer(target: self.hub.path)
+            }
+            do {
+                return try body(hub)
+            } catch {
+                throw state.engine.translate(error)
             }
         }
+    }
 
-        /// What a push did.
-        private struct PushResult {
-            var accepted = 0
-            var conflicts = 0
-            var refused = 0
-            /// Changes kept pending because the hub found this device's clock ahead.
-            var waitingForClock = 0
-            /// How far ahead, when it still is.
-            var clockAhead: Int64?
-            /// Changes stamped again because the clock came right.
-            var restamped = 0
+    /// What a push did.
+    private struct PushResult {
+        var accepted = 0
+        var conflicts = 0
+        var refused = 0
+        /// Changes kept pending because the hub found this device's clock ahead.
+        var waitingForClock = 0
+        /// How far ahead, when it still is.
+        var clockAhead: Int64?
+        /// Changes stamped again because the clock came right.
+        var restamped = 0
+    }
+
+    /// Pushes every pending change in one hub transaction, so that the other devices
+    /// never see part of a local transaction; the outbox is cleared once it committed.
+    /// A change the hub refuses for its rules is recorded and no longer pending; one it
+    /// refuses for a clock too far ahead stays pending, and the device says so (or, when
+    /// its clock is right again, stamps it again).
+    private func push() throws -> PushResult {
+        let (pending, cursor) = try database.read { state in
+            let sync = try Self.repository(state)
+            return (
+                try sync.pendingChanges(limit: Int.max), try sync.deviceState()?.cursor ?? 0
+            )
         }
-
-        /// Pushes every pending change in one hub transaction, so that the other devices
-        /// never see part of a local transaction; the outbox is cleared once it committed.
-        /// A change the hub refuses for its rules is recorded and no longer pending; one it
-        /// refuses for a clock too far ahead stays pending, and the device says so (or, when
-        /// its clock is right again, stamps it again).
-        private func push() throws -> PushResult {
-            let (pending, cursor) = try database.read { state in
-                let sync = try Self.repository(state)
-                return (
-                    try sync.pendingChanges(limit: Int.max), try sync.deviceState()?.cursor ?? 0
-                )
+        guard !pending.isEmpty else { return PushResult() }
+        if let tap = Self.pushTap.withLock({ $0 }) { tap(deviceID, pending) }
+        let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
+        let now = Date()
+        return try database.write { state in
+            let sync = try Self.repository(state)
+            var result = PushResult(
+                accepted: outcome.accepted,
+                conflicts: outcome.lost.count + outcome.overwritten.count,
+                refused: outcome.refused.count)
+            // Older than the horizon, for what the hub no longer has: they lost to
+            // collected tombstones, and are undone here as those would have undone them
+            // (each kept as a conflict).
+            if !outcome.beyondHorizon.isEmpty {
+                let merged = try SyncMerge(state: state, sync: sync).apply(
+                    outcome.beyondHorizon.map { change, horizon in
+                        SyncChange(
+                            entity: change.entity, ident: change.ident, field: change.field,
+                            clock: horizon, present: false, value: nil)
+                    })
+                result.conflicts += merged.conflicts
             }
-            guard !pending.isEmpty else { return PushResult() }
-            if let tap = Self.pushTap.withLock({ $0 }) { tap(deviceID, pending) }
-            let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
-            let now = Date()
-            return try database.write { state in
+            let waiting = Set(outcome.clockAhead.map(\.address))
+            try sync.confirm(
+                waiting.isEmpty
+                    ? pending
+                    : pending.filter {
+                        !waiting.contains($0.address)
+                    })
+            for (change, winner) in outcome.lost + outcome.overwritten {
+                try sync.recordConflict(lost: change, wonBy: winner, at: now)
+            }
+            // What they lost to is applied now (its conflict is kept above): the device
+            // may have pulled it before, and a pull would not bring it again.
+            if !outcome.winners.isEmpty {
+                _ = try SyncMerge(state: state, sync: sync).apply(outcome.winners)
+            }
+            for (change, reason) in outcome.refused {
+                try sync.recordRefused(change, direction: "push", reason: reason, at: now)
+            }
+            if outcome.clockAhead.isEmpty {
+                try sync.setClockAhead(milliseconds: nil, at: now)
+            } else if try sync.wallClockMilliseconds() <= outcome.hubClock + outcome.clockBound {
+                // The stamps were ahead, the clock is not (any more): stamp them again.
+                try sync.restamp(outcome.clockAhead, boundMilliseconds: outcome.clockBound)
+                try sync.setClockAhead(milliseconds: nil, at: now)
+                result.restamped = outcome.clockAhead.count
+            } else {
+                let ahead = try sync.wallClockMilliseconds() - outcome.hubClock
+                try sync.setClockAhead(milliseconds: ahead, at: now)
+                result.waitingForClock = outcome.clockAhead.count
+                result.clockAhead = ahead
+            }
+            try sync.recordPush(at: now)
+            return result
+        }
+    }
+
+    /// Pulls every change after the cursor and applies them in one device transaction
+    /// with the new cursor: a round cut short applies none of them, and a push of another
+    /// device is never applied in part.
+    private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
+        guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
+        let (pulled, bound) = try withHub {
+            (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound())
+        }
+        let rows = pulled.rows
+        // Past the device's own rows too, which a delta leaves out.
+        let through = pulled.through ?? rows.last?.sequence
+        var outcome = SyncMerge.Outcome()
+        if !rows.isEmpty || pulled.addresses != nil {
+            outcome = try database.write { state in
                 let sync = try Self.repository(state)
-                var result = PushResult(
-                    accepted: outcome.accepted,
-                    conflicts: outcome.lost.count + outcome.overwritten.count,
-                    refused: outcome.refused.count)
-                // Older than the horizon, for what the hub no longer has: they lost to
-                // collected tombstones, and are undone here as those would have undone them
-                // (each kept as a conflict).
-                if !outcome.beyondHorizon.isEmpty {
-                    let merged = try SyncMerge(state: state, sync: sync).apply(
-                        outcome.beyondHorizon.map { change, horizon in
+                var changes = rows.map(\.change)
+                // Behind the horizon: what this device holds, confirmed once, that the
+                // hub no longer has was deleted and its tombstone collected since.
+                if let addresses = pulled.addresses, let horizon = pulled.horizon.clock {
+                    for field in try sync.confirmedPresentFields()
+                    where field.clock < horizon && !addresses.contains(field.address) {
+                        changes.append(
                             SyncChange(
-                                entity: change.entity, ident: change.ident, field: change.field,
-                                clock: horizon, present: false, value: nil)
-                        })
-                    result.conflicts += merged.conflicts
-                }
-                let waiting = Set(outcome.clockAhead.map(\.address))
-                try sync.confirm(
-                    waiting.isEmpty
-                        ? pending
-                        : pending.filter {
-                            !waiting.contains($0.address)
-                        })
-                for (change, winner) in outcome.lost + outcome.overwritten {
-                    try sync.recordConflict(lost: change, wonBy: winner, at: now)
-                }
-                // What they lost to is applied now (its conflict is kept above): the device
-                // may have pulled it before, and a pull would not bring it again.
-                if !outcome.winners.isEmpty {
-                    _ = try SyncMerge(state: state, sync: sync).apply(outcome.winners)
-                }
-                for (change, reason) in outcome.refused {
-                    try sync.recordRefused(change, direction: "push", reason: reason, at: now)
-                }
-                if outcome.clockAhead.isEmpty {
-                    try sync.setClockAhead(milliseconds: nil, at: now)
-                } else if try sync.wallClockMilliseconds() <= outcome.hubClock + outcome.clockBound
-                {
-                    // The stamps were ahead, the clock is not (any more): stamp them again.
-                    try sync.restamp(outcome.clockAhead, boundMilliseconds: outcome.clockBound)
-                    try sync.setClockAhead(milliseconds: nil, at: now)
-                    result.restamped = outcome.clockAhead.count
-                } else {
-                    let ahead = try sync.wallClockMilliseconds() - outcome.hubClock
-                    try sync.setClockAhead(milliseconds: ahead, at: now)
-                    result.waitingForClock = outcome.clockAhead.count
-                    result.clockAhead = ahead
-                }
-                try sync.recordPush(at: now)
-                return result
-            }
-        }
-
-        /// Pulls every change after the cursor and applies them in one device transaction
-        /// with the new cursor: a round cut short applies none of them, and a push of another
-        /// device is never applied in part.
-        private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
-            guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
-            let (pulled, bound) = try withHub {
-                (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound())
-            }
-            let rows = pulled.rows
-            // Past the device's own rows too, which a delta leaves out.
-            let through = pulled.through ?? rows.last?.sequence
-            var outcome = SyncMerge.Outcome()
-            if !rows.isEmpty || pulled.addresses != nil {
-                outcome = try database.write { state in
-                    let sync = try Self.repository(state)
-                    var changes = rows.map(\.change)
-                    // Behind the horizon: what this device holds, confirmed once, that the
-                    // hub no longer has was deleted and its tombstone collected since.
-                    if let addresses = pulled.addresses, let horizon = pulled.horizon.clock {
-                        for field in try sync.confirmedPresentFields()
-                        where field.clock < horizon && !addresses.contains(field.address) {
-                            changes.append(
-                                SyncChange(
-                                    entity: field.entity, ident: field.ident, field: field.field,
-                                    clock: horizon, present: false, value: nil))
-                        }
+                                entity: field.entity, ident: field.ident, field: field.field,
+                                clock: horizon, present: false, value: nil))
                     }
-                    var merge = SyncMerge(state: state, sync: sync)
-                    merge.boundMilliseconds = bound
-                    let outcome = try merge.apply(changes)
-                    if let through { try sync.setCursor(through, pulledAt: Date()) }
-                    return outcome
                 }
-            }
-            if let through { cursor = max(cursor, through) }
-            try withHub { try $0.report(device: deviceID, cursor: cursor) }
-            let pulledAt = Date()
-            try database.write { state in
-                try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
-            }
-            return (outcome.applied, outcome.conflicts, outcome.refused)
-        }
-
-        /// Rounds until the task is cancelled: one soon after each local write (looked for
-        /// every `interval`), one whenever the hub says another device pushed, and one every
-        /// `idleRounds` intervals in any case. A failed round is reported and tried again.
-        ///
-        /// - Parameters:
-        ///   - interval: How often to look for local writes and the hub's notifications.
-        ///   - idleRounds: Intervals after which a round runs even with nothing seen.
-        ///   - onRound: Told of every round, and of every failure.
-        public func watch(
-            interval: Duration = .milliseconds(50), idleRounds: Int = 100,
-            onRound: @Sendable (Result<SyncReport, any Error>) -> Void = { _ in }
-        ) async {
-            var hubToken = try? hub.state.withLock { try $0.engine.commitToken() }
-            var idle = idleRounds
-            while !Task.isCancelled {
-                let token = try? hub.state.withLock { try $0.engine.commitToken() }
-                let isPending = ((try? pendingCount()) ?? 0) > 0
-                idle -= 1
-                if isPending || token != hubToken || idle <= 0 {
-                    idle = idleRounds
-                    hubToken = token
-                    onRound(Result { try sync() })
-                }
-                try? await Task.sleep(for: interval)
+                var merge = SyncMerge(state: state, sync: sync)
+                merge.boundMilliseconds = bound
+                let outcome = try merge.apply(changes)
+                if let through { try sync.setCursor(through, pulledAt: Date()) }
+                return outcome
             }
         }
-
-        // MARK: - Status
-
-        private func pendingCount() throws -> Int {
-            try database.read { state in try Self.repository(state).pendingCount() }
+        if let through { cursor = max(cursor, through) }
+        try withHub { try $0.report(device: deviceID, cursor: cursor) }
+        let pulledAt = Date()
+        try database.write { state in
+            try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
         }
+        return (outcome.applied, outcome.conflicts, outcome.refused)
+    }
 
-        /// The device's sync state; nil when sync was never turned on.
-        ///
-        /// - Throws: ``SyncError/notADeviceFile`` for a database on a server.
-        public static func status(of database: AppDatabase) throws -> SyncStatus? {
-            try database.read { state in
-                let sync = try repository(state)
-                guard let device = try sync.deviceState() else { return nil }
-                return SyncStatus(
-                    deviceID: device.deviceID, hub: device.hub, account: device.account,
-                    cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
-                    pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
-                    lastError: device.lastError, refused: try sync.refusedCount(),
-                    clockAheadMilliseconds: device.clockAheadMilliseconds)
+    /// Rounds until the task is cancelled: one soon after each local write (looked for
+    /// every `interval`), one whenever the hub says another device pushed, and one every
+    /// `idleRounds` intervals in any case. A failed round is reported and tried again.
+    ///
+    /// - Parameters:
+    ///   - interval: How often to look for local writes and the hub's notifications.
+    ///   - idleRounds: Intervals after which a round runs even with nothing seen.
+    ///   - onRound: Told of every round, and of every failure.
+    public func watch(
+        interval: Duration = .milliseconds(50), idleRounds: Int = 100,
+        onRound: @Sendable (Result<SyncReport, any Error>) -> Void = { _ in }
+    ) async {
+        var hubToken = try? hub.state.withLock { try $0.engine.commitToken() }
+        var idle = idleRounds
+        while !Task.isCancelled {
+            let token = try? hub.state.withLock { try $0.engine.commitToken() }
+            let isPending = ((try? pendingCount()) ?? 0) > 0
+            idle -= 1
+            if isPending || token != hubToken || idle <= 0 {
+                idle = idleRounds
+                hubToken = token
+                onRound(Result { try sync() })
             }
-        }
-
-        /// Turns sync off for a device without reaching its hub (see ``leave()``).
-        public static func leave(_ database: AppDatabase) throws {
-            try database.write { state in try repository(state).leave() }
-        }
-
-        /// The changes sync refused on this device's way, pushed or pulled, newest first.
-        public static func refusals(of database: AppDatabase, limit: Int = 100) throws
-            -> [SyncRefusal]
-        {
-            try database.read { state in try repository(state).refusals(limit: limit) }
-        }
-
-        /// The losing sides of conflicts this device saw, newest first.
-        public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
-            -> [SyncConflict]
-        {
-            try database.read { state in try repository(state).conflicts(limit: limit) }
-        }
-
-        /// Shifts this device's wall clock by an amount, as a device whose clock is wrong
-        /// would read it (for tests of clock skew).
-        func setClockSkew(milliseconds: Int64) throws {
-            try database.write { state in
-                try Self.repository(state).setClockSkew(milliseconds: milliseconds)
-            }
+            try? await Task.sleep(for: interval)
         }
     }
 
-    /// What one round of sync did.
-    public struct SyncReport: Sendable, Hashable {
-        /// Preferences, bookmarks and tags the hub took changes of (a bookmark counts once,
-        /// however many of its fields changed).
-        public var pushed: Int
-        /// Preferences, bookmarks and tags changed here by other devices (or the server).
-        public var pulled: Int
-        /// Conflicts decided in this round (their losing sides are kept).
-        public var conflicts: Int
-        /// Local changes still waiting for the hub.
-        public var pending: Int
-        /// Changes refused in this round, pushed (the hub's rules) or pulled (this device's);
-        /// each is recorded, and the rest of the round went on.
-        public var refused: Int = 0
-        /// Local changes the hub would not take because this device's clock is ahead of the
-        /// hub's by more than the bound; they stay pending until the clock is right.
-        public var waitingForClock: Int = 0
-        /// How far ahead of the hub's clock this device's is, when the hub said so.
-        public var clockAheadMilliseconds: Int64?
+    // MARK: - Status
+
+    private func pendingCount() throws -> Int {
+        try database.read { state in try Self.repository(state).pendingCount() }
     }
 
-    /// A device's sync state.
-    public struct SyncStatus: Sendable, Hashable {
-        /// The id in every clock the device stamps.
-        public var deviceID: String
-        /// The hub's connection string, without any password.
-        public var hub: String?
-        /// The account synced.
-        public var account: String?
-        /// The hub's number of the last change pulled.
-        public var cursor: Int64
-        /// When a push last reached the hub.
-        public var lastPush: Date?
-        /// When a pull last completed.
-        public var lastPull: Date?
-        /// Local changes waiting for the hub.
-        public var pending: Int
-        /// Losing sides of conflicts kept.
-        public var conflicts: Int
-        /// Why the last round failed; nil after a round that completed.
-        public var lastError: String?
-        /// Changes refused so far, pushed or pulled.
-        public var refused: Int = 0
-        /// How far ahead of the hub's clock this device's was at the last push, when the hub
-        /// refused changes for it; nil when it is not.
-        public var clockAheadMilliseconds: Int64?
+    /// The device's sync state; nil when sync was never turned on.
+    ///
+    /// - Throws: ``SyncError/notADeviceFile`` for a database on a server.
+    public static func status(of database: AppDatabase) throws -> SyncStatus? {
+        try database.read { state in
+            let sync = try repository(state)
+            guard let device = try sync.deviceState() else { return nil }
+            return SyncStatus(
+                deviceID: device.deviceID, hub: device.hub, account: device.account,
+                cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
+                pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
+                lastError: device.lastError, refused: try sync.refusedCount(),
+                clockAheadMilliseconds: device.clockAheadMilliseconds)
+        }
     }
 
-#endif
+    /// Turns sync off for a device without reaching its hub (see ``leave()``).
+    public static func leave(_ database: AppDatabase) throws {
+        try database.write { state in try repository(state).leave() }
+    }
+
+    /// The changes sync refused on this device's way, pushed or pulled, newest first.
+    public static func refusals(of database: AppDatabase, limit: Int = 100) throws
+        -> [SyncRefusal]
+    {
+        try database.read { state in try repository(state).refusals(limit: limit) }
+    }
+
+    /// The losing sides of conflicts this device saw, newest first.
+    public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
+        -> [SyncConflict]
+    {
+        try database.read { state in try repository(state).conflicts(limit: limit) }
+    }
+
+    /// Shifts this device's wall clock by an amount, as a device whose clock is wrong
+    /// would read it (for tests of clock skew).
+    func setClockSkew(milliseconds: Int64) throws {
+        try database.write { state in
+            try Self.repository(state).setClockSkew(milliseconds: milliseconds)
+        }
+    }
+}
+
+/// What one round of sync did.
+public struct SyncReport: Sendable, Hashable {
+    /// Preferences, bookmarks and tags the hub took changes of (a bookmark counts once,
+    /// however many of its fields changed).
+    public var pushed: Int
+    /// Preferences, bookmarks and tags changed here by other devices (or the server).
+    public var pulled: Int
+    /// Conflicts decided in this round (their losing sides are kept).
+    public var conflicts: Int
+    /// Local changes still waiting for the hub.
+    public var pending: Int
+    /// Changes refused in this round, pushed (the hub's rules) or pulled (this device's);
+    /// each is recorded, and the rest of the round went on.
+    public var refused: Int = 0
+    /// Local changes the hub would not take because this device's clock is ahead of the
+    /// hub's by more than the bound; they stay pending until the clock is right.
+    public var waitingForClock: Int = 0
+    /// How far ahead of the hub's clock this device's is, when the hub said so.
+    public var clockAheadMilliseconds: Int64?
+}
+
+/// A device's sync state.
+public struct SyncStatus: Sendable, Hashable {
+    /// The id in every clock the device stamps.
+    public var deviceID: String
+    /// The hub's connection string, without any password.
+    public var hub: String?
+    /// The account synced.
+    public var account: String?
+    /// The hub's number of the last change pulled.
+    public var cursor: Int64
+    /// When a push last reached the hub.
+    public var lastPush: Date?
+    /// When a pull last completed.
+    public var lastPull: Date?
+    /// Local changes waiting for the hub.
+    public var pending: Int
+    /// Losing sides of conflicts kept.
+    public var conflicts: Int
+    /// Why the last round failed; nil after a round that completed.
+    public var lastError: String?
+    /// Changes refused so far, pushed or pulled.
+    public var refused: Int = 0
+    /// How far ahead of the hub's clock this device's was at the last push, when the hub
+    /// refused changes for it; nil when it is not.
+    public var clockAheadMilliseconds: Int64?
+}
 
 /// Why sync cannot start.
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {

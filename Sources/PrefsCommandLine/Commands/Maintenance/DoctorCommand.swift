@@ -1,9 +1,27 @@
 import PrefsKit
 
-extension CommandRunner {
-    func doctor(repair: Bool) throws {
-        guard let database = try repair ? openExistingForWriting() : openForReading() else {
-            throw DatabaseError.notFound(path: databasePath)
+/// `prefs doctor`: the database's health.
+struct DoctorCommand: RunnableCommand {
+    static let name = "doctor"
+    static let repair = Flag("repair", help: "Fix what can be fixed without losing data.")
+    static let spec = CommandSpec(
+        Self.self,
+        abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
+        discussion: """
+            Exits 0 when healthy, and 65 when the file is corrupt, is not a prefs database, or
+            its bookmark search index is out of step with the tables (after a write by another
+            tool). --repair rebuilds that index and removes group and other access from the
+            file; a corrupt file cannot be repaired: restore it from a backup.
+            """,
+        options: [repair.spec], scope: .suiteless)
+
+    var repair = false
+
+    func run(_ context: CommandContext) throws {
+        guard
+            let database = try repair ? context.openExistingForWriting() : context.openForReading()
+        else {
+            throw DatabaseError.notFound(path: context.databasePath)
         }
         var report = try database.diagnostics()
         var repairs: [String] = []
@@ -22,10 +40,10 @@ extension CommandRunner {
             }
             if !repairs.isEmpty { report = try database.diagnostics() }
         }
-        for line in repairs { inform("Repaired: \(line)") }
+        for line in repairs { context.inform("Repaired: \(line)") }
         let changeDetection = database.changeDetection()
-        if globals.isJSON {
-            printJSON(
+        if context.globals.isJSON {
+            context.printJSON(
                 .object([
                     ("path", .string(report.path)), ("healthy", .bool(report.isHealthy)),
                     ("schemaVersion", .integer(report.schemaVersion)),
@@ -93,7 +111,7 @@ extension CommandRunner {
                         + " \(report.freePageCount) free")
             }
             lines.append("Status:       \(report.isHealthy ? "healthy" : "PROBLEMS FOUND")")
-            console.print(lines.joined(separator: "\n") + "\n")
+            context.console.print(lines.joined(separator: "\n") + "\n")
         }
         guard report.integrityProblems == ["ok"] else {
             throw CommandFailure(
@@ -124,5 +142,11 @@ extension CommandRunner {
         case ..<(1024 * 1024): "\(count / 1024) KB"
         default: "\(count / (1024 * 1024)) MB"
         }
+    }
+}
+
+extension DoctorCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init(repair: parsed[Self.repair])
     }
 }

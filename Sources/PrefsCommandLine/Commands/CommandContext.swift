@@ -1,7 +1,7 @@
 import PrefsKit
 
-/// Runs one parsed command.
-struct CommandRunner {
+/// What a command runs with: the global options, the console, and the database they name.
+struct CommandContext {
     let invocation: Invocation
     let console: Console
 
@@ -27,11 +27,14 @@ struct CommandRunner {
         return PreferenceStore.standardSuite
     }
 
+    /// Checks the global options against the command's scope, then runs it.
     func run() throws {
-        if globals.suite != nil || invocation.command.nameIfSuiteless == nil {
+        let scope = invocation.scope
+        let name = invocation.path.joined(separator: " ")
+        if globals.suite != nil || scope.contains(.suite) {
             try PreferenceStore.validate(suite: suite)
         }
-        if globals.suite != nil, let name = invocation.command.nameIfSuiteless {
+        if globals.suite != nil, !scope.contains(.suite) {
             throw CommandFailure(
                 "--suite does not apply to 'prefs \(name)': only preferences (and the onboarding flag)"
                     + " are kept per suite",
@@ -48,103 +51,20 @@ struct CommandRunner {
         }
         if let named = globals.databasePath { warnOfPassword(in: named) }
         // Sync's account is the hub's.
-        if globals.account != nil, !AppDatabase.isConnectionString(databasePath),
-            invocation.command.isSync == false
+        if globals.account != nil, !scope.contains(.hubAccount),
+            !AppDatabase.isConnectionString(databasePath)
         {
             throw CommandFailure(
                 "--account applies only to a PostgreSQL database (--db postgresql://...);"
                     + " '\(shownDatabasePath)' is a file",
                 exitCode: CommandFailure.usage)
         }
-        switch invocation.command {
-        case .completion, .help:
-            // Their output is a script or help text; there is no JSON form to give.
-            if globals.isJSON {
-                throw CommandFailure(
-                    "--json does not apply to 'prefs \(invocation.command.isHelp ? "help" : "completion")'",
-                    exitCode: CommandFailure.usage)
-            }
-        default:
-            break
+        // Help and completion print text or a script; there is no JSON form to give.
+        if globals.isJSON, !scope.contains(.json) {
+            throw CommandFailure(
+                "--json does not apply to 'prefs \(name)'", exitCode: CommandFailure.usage)
         }
-        switch invocation.command {
-        case .help(let path):
-            guard CommandTable.helpFormatter.command(at: path) != nil else {
-                var message = "Unknown command '\(path.joined(separator: " "))'"
-                // The deepest known group, and the name nearest to what was typed under it.
-                var known: [String] = []
-                while known.count < path.count,
-                    CommandTable.helpFormatter.command(at: known + [path[known.count]]) != nil
-                {
-                    known.append(path[known.count])
-                }
-                if let group = CommandTable.helpFormatter.command(at: known),
-                    known.count < path.count,
-                    let nearest = Suggestion.nearest(
-                        to: path[known.count],
-                        among: group.subcommands.flatMap { [$0.name] + $0.aliases })
-                {
-                    message +=
-                        ". Did you mean 'prefs help \((known + [nearest]).joined(separator: " "))'?"
-                } else {
-                    message += "; see 'prefs --help'"
-                }
-                throw CommandFailure(message, exitCode: CommandFailure.usage)
-            }
-            console.print(CommandTable.helpFormatter.help(for: path))
-        case .version:
-            if globals.isJSON {
-                printJSON(.object([("version", .string(PrefsCommand.version))]))
-            } else {
-                console.print("prefs \(PrefsCommand.version)\n")
-            }
-        case .get(let key, let fallback, let raw):
-            try raw ? getRaw(key, fallback: fallback) : get(key, fallback: fallback)
-        case .rename(let old, let new, let force): try rename(old, to: new, force: force)
-        case .describe(let key): try describe(key)
-        case .find(let pattern, let isRegex, let isNull):
-            try find(pattern, isRegex: isRegex, isNullSeparated: isNull)
-        case .set(let key, let value, let type): try set(key, text: value, type: type)
-        case .delete(let key): try delete(key)
-        case .list(let includeDeclared, let isNull, true):
-            try listNames(includeDeclared: includeDeclared, isNullSeparated: isNull)
-        case .list(let includeDeclared, let isNull, false):
-            try list(includeDeclared: includeDeclared, isNullSeparated: isNull)
-        case .reset(let force): try reset(force: force)
-        case .watch(let keys): try watch(keys)
-        case .history(let key, let limit): try history(key, limit: limit)
-        case .suites(let isNull): try suites(isNullSeparated: isNull)
-        case .declare(let key, let type, let defaultValue, let description, let isDeviceLocal):
-            try declare(
-                key, type: type, defaultText: defaultValue, description: description,
-                isDeviceLocal: isDeviceLocal)
-        case .export(let format, let file): try export(format: format, to: file)
-        case .importPreferences(let format, let file, let replace, let force):
-            try importPreferences(format: format, from: file, replace: replace, force: force)
-        case .onboarding(let action, let pageCount): try onboarding(action, pageCount: pageCount)
-        case .selectionList: try listSelections()
-        case .selectionGet(let name): try showSelection(name)
-        case .selectionSet(let name, let index, let count, let policy, let itemID):
-            try setSelection(name, index: index, count: count, policy: policy, itemID: itemID)
-        case .selectionNext(let name): try changeSelection(name) { try $0.next(name) }
-        case .selectionPrevious(let name): try changeSelection(name) { try $0.previous(name) }
-        case .selectionClear(let name): try changeSelection(name) { try $0.clear(name) }
-        case .bookmarkAdd(let draft): try addBookmark(draft)
-        case .bookmarkRemove(let reference): try removeBookmark(reference)
-        case .bookmarkToggle(let draft): try toggleBookmark(draft)
-        case .bookmarkList(let query, let grouping): try listBookmarks(query, grouping: grouping)
-        case .bookmarkSearch(let text, let limit): try searchBookmarks(text, limit: limit)
-        case .bookmarkMove(let id, let position): try moveBookmark(id, to: position)
-        case .bookmarkImport(let format, let file): try importBookmarks(format: format, from: file)
-        case .bookmarkExport(let format, let file): try exportBookmarks(format: format, to: file)
-        case .doctor(let repair): try doctor(repair: repair)
-        case .completion(let shell): console.print(CompletionScript(shell: shell).text)
-        case .sync(let hub, let watch): try sync(hub: hub, watch: watch)
-        case .syncStatus: try syncStatus()
-        case .syncConflicts(let limit): try syncConflicts(limit: limit)
-        case .syncLeave: try syncLeave()
-        case .syncRefused(let limit): try syncRefused(limit: limit)
-        }
+        try invocation.command.run(self)
     }
 
     // MARK: - Opening

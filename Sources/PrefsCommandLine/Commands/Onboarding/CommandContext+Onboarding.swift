@@ -1,6 +1,6 @@
 import PrefsKit
 
-extension CommandRunner {
+extension CommandContext {
     func onboarding(_ action: OnboardingAction, pageCount: Int?) throws {
         if action == .status {
             return try printOnboardingStatus(pageCount: pageCount)

@@ -1,0 +1,19 @@
+import PrefsKit
+
+/// `prefs bookmark`: bookmarks of the app's items.
+enum BookmarkGroup: CommandGroup {
+    static let name = "bookmark"
+    static let aliases = ["bookmarks"]
+    static let spec = CommandSpec(
+        group: Self.self, abstract: "Add, list, search and manage bookmarks.",
+        subcommands: [
+            SubcommandEntry(BookmarkAddCommand.self),
+            SubcommandEntry(BookmarkRemoveCommand.self),
+            SubcommandEntry(BookmarkToggleCommand.self),
+            SubcommandEntry(BookmarkListCommand.self),
+            SubcommandEntry(BookmarkSearchCommand.self),
+            SubcommandEntry(BookmarkMoveCommand.self),
+            SubcommandEntry(BookmarkImportCommand.self),
+            SubcommandEntry(BookmarkExportCommand.self),
+        ])
+}

@@ -1,0 +1,26 @@
+import PrefsKit
+
+/// `prefs completion SHELL`: a completion script made from the commands' declarations.
+struct CompletionCommand: RunnableCommand {
+    static let name = "completion"
+    static let shell = Argument<Shell>("shell", help: "bash, zsh or fish.")
+    static let spec = CommandSpec(
+        Self.self, abstract: "Print a shell completion script.",
+        discussion: """
+            bash: mkdir -p ~/.local/share/bash-completion/completions &&
+                  prefs completion bash > ~/.local/share/bash-completion/completions/prefs
+            """,
+        arguments: [shell.spec], scope: [])
+
+    var shell: Shell
+
+    func run(_ context: CommandContext) throws {
+        context.console.print(CompletionScript(shell: shell).text)
+    }
+}
+
+extension CompletionCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init(shell: try parsed[Self.shell])
+    }
+}

@@ -1,0 +1,63 @@
+import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `prefs export [FILE]`: the suite's preferences as JSON or a property list.
+struct ExportCommand: RunnableCommand {
+    static let name = "export"
+    static let file = OptionalArgument<String>(
+        "file", help: "The output file (default: standard output).")
+    static let format = Option<InterchangeFormat>(
+        "format", value: "format", help: "The format: json (default), plist (XML) or binary-plist.")
+    static let spec = CommandSpec(
+        Self.self, abstract: "Write the suite's preferences as JSON or a property list.",
+        arguments: [file.spec], options: [format.spec], scope: .preferences)
+
+    var format: InterchangeFormat = .json
+    var file: String? = nil
+
+    func run(_ context: CommandContext) throws {
+        let store = try context.openForReading().map {
+            PreferenceStore(database: $0, suite: context.suite)
+        }
+        let bytes: [UInt8]
+        switch format {
+        case .json:
+            if let store {
+                bytes = Array(try store.exportJSON().utf8)
+            } else {
+                let empty = PreferenceStore(
+                    database: try AppDatabase.inMemory(), suite: context.suite)
+                bytes = Array(try empty.exportJSON().utf8)
+            }
+        case .plist, .binaryPlist:
+            let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
+            bytes = Array(
+                try store?.exportPropertyList(format: plistFormat)
+                    ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
+        }
+        if let file, file != "-" {
+            try FileAccess.writeAtomically(bytes, to: file)
+            context.inform("Exported suite '\(context.suite)' to '\(file)'")
+        } else {
+            // Binary goes out byte for byte, and never to a terminal (where it would be noise).
+            if format == .binaryPlist && context.console.isOutputTerminal {
+                throw CommandFailure(
+                    "a binary property list is not for a terminal; redirect the output"
+                        + " ('prefs export --format binary-plist > FILE') or name a file",
+                    exitCode: CommandFailure.usage)
+            }
+            _ = context.console.outputBytes(bytes)
+        }
+    }
+}
+
+extension ExportCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init(format: try parsed[Self.format] ?? .json, file: try parsed[Self.file])
+    }
+}

@@ -1,0 +1,17 @@
+import PrefsKit
+
+/// `prefs selection`: selected indices of pagers and lists.
+enum SelectionGroup: CommandGroup {
+    static let name = "selection"
+    static let aliases = ["selections"]
+    static let spec = CommandSpec(
+        group: Self.self, abstract: "Read and change selected indices of pagers and lists.",
+        subcommands: [
+            SubcommandEntry(SelectionListCommand.self),
+            SubcommandEntry(SelectionGetCommand.self),
+            SubcommandEntry(SelectionSetCommand.self),
+            SubcommandEntry(SelectionNextCommand.self),
+            SubcommandEntry(SelectionPreviousCommand.self),
+            SubcommandEntry(SelectionClearCommand.self),
+        ])
+}

@@ -1,0 +1,40 @@
+import PrefsKit
+
+/// `prefs sync conflicts`: the losing sides of conflicts.
+struct SyncConflictsCommand: RunnableCommand {
+    static let name = "conflicts"
+    static let limit = Option<Int>(
+        "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
+        in: 1...Int.max)
+    static let spec = CommandSpec(
+        Self.self, abstract: "Show the losing sides of conflicts, newest first.",
+        options: [limit.spec], scope: .sync)
+
+    var limit = 20
+
+    func run(_ context: CommandContext) throws {
+        let database = try context.openExistingForReading()
+        let conflicts = try DeviceSync.conflicts(of: database, limit: limit)
+        if context.globals.isJSON {
+            context.printJSON(.array(conflicts.map(SyncText.json)))
+            return
+        }
+        for conflict in conflicts {
+            let lost =
+                conflict.lostPresent
+                ? conflict.lostValue.map(ValueText.listed) ?? "(no value)" : "(removed)"
+            context.console.print(
+                "\(ISO8601.string(from: conflict.recordedAt))"
+                    + "  \(ValueText.listed(SyncText.subject(conflict.subject)))"
+                    + "  lost \(lost) from \(conflict.lostDevice) at"
+                    + " \(ISO8601.string(from: conflict.lostAt)), won by \(conflict.wonDevice)\n"
+            )
+        }
+    }
+}
+
+extension SyncConflictsCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init(limit: try parsed[Self.limit] ?? 20)
+    }
+}

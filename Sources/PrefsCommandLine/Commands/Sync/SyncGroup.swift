@@ -1,0 +1,22 @@
+import PrefsKit
+
+/// `prefs sync`: preferences and bookmarks with the account's other devices, through a hub.
+enum SyncGroup: CommandGroup {
+    static let name = "sync"
+    static let spec = CommandSpec(
+        group: Self.self,
+        abstract: "Sync preferences and bookmarks with the account's other devices.",
+        discussion: """
+            'prefs sync' runs a round; 'prefs sync status' shows the state, 'prefs sync
+            conflicts' the losing sides, 'prefs sync refused' the changes refused and why,
+            'prefs sync leave' turns sync off (the data stays).
+            """,
+        subcommands: [
+            SubcommandEntry(SyncRoundCommand.self),
+            SubcommandEntry(SyncStatusCommand.self),
+            SubcommandEntry(SyncConflictsCommand.self),
+            SubcommandEntry(SyncRefusedCommand.self),
+            SubcommandEntry(SyncLeaveCommand.self),
+        ],
+        defaultSubcommand: "round")
+}

@@ -1,0 +1,53 @@
+import PrefsKit
+
+/// `prefs sync leave`: turns sync off; the data stays.
+struct SyncLeaveCommand: RunnableCommand {
+    static let name = "leave"
+    static let spec = CommandSpec(
+        Self.self, abstract: "Turn sync off for this device; its data stays.",
+        scope: .sync)
+
+    func run(_ context: CommandContext) throws {
+        // Read first: leaving a file that does not sync (or is not there) makes nothing.
+        guard let reader = try context.openForReading(), try DeviceSync.status(of: reader) != nil
+        else {
+            throw CommandFailure(
+                "This database does not sync", exitCode: CommandFailure.notFound)
+        }
+        let database = try context.openForWriting()
+        guard let status = try DeviceSync.status(of: database) else {
+            throw CommandFailure(
+                "This database does not sync", exitCode: CommandFailure.notFound)
+        }
+        var toldHub = false
+        if let hub = status.hub,
+            let sync = try? DeviceSync(database: database, hub: hub, account: status.account)
+        {
+            toldHub = try sync.leave()
+        } else {
+            try DeviceSync.leave(database)
+        }
+        let pending = status.pending
+        if context.globals.isJSON {
+            context.printJSON(
+                .object([
+                    ("left", .bool(true)), ("hubTold", .bool(toldHub)),
+                    ("pendingDropped", .integer(pending)),
+                ]))
+            return
+        }
+        context.console.print(
+            "This device no longer syncs; its data stays."
+                + (pending > 0
+                    ? " \(pending) changes that never reached the hub stay here only." : "")
+                + (toldHub
+                    ? "" : " (The hub could not be told; it forgets the device in time.)")
+                + "\n")
+    }
+}
+
+extension SyncLeaveCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init()
+    }
+}

@@ -1,0 +1,66 @@
+import PrefsKit
+
+/// `prefs sync status`: the device's sync state, read from the file alone.
+struct SyncStatusCommand: RunnableCommand {
+    static let name = "status"
+    static let spec = CommandSpec(
+        Self.self,
+        abstract: "Show the device's sync state: hub, account, pending changes, conflicts, clock.",
+        scope: .sync)
+
+    func run(_ context: CommandContext) throws {
+        guard let database = try context.openForReading(),
+            let status = try DeviceSync.status(of: database)
+        else {
+            throw CommandFailure(
+                "This database has never synced: run 'prefs sync --hub postgresql://...'",
+                exitCode: CommandFailure.notFound)
+        }
+        if context.globals.isJSON {
+            context.printJSON(
+                .object([
+                    ("device", .string(status.deviceID)),
+                    ("hub", status.hub.map { .string(DatabaseLocation.shown($0)) } ?? .null),
+                    ("account", status.account.map(JSONValue.string) ?? .null),
+                    ("cursor", .integer(Int(status.cursor))),
+                    (
+                        "lastPush",
+                        status.lastPush.map { .string(ISO8601.string(from: $0)) } ?? .null
+                    ),
+                    (
+                        "lastPull",
+                        status.lastPull.map { .string(ISO8601.string(from: $0)) } ?? .null
+                    ),
+                    ("pending", .integer(status.pending)),
+                    ("conflicts", .integer(status.conflicts)),
+                    ("lastError", status.lastError.map(JSONValue.string) ?? .null),
+                    ("refused", .integer(status.refused)),
+                    (
+                        "clockAheadMilliseconds",
+                        status.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
+                    ),
+                ]))
+            return
+        }
+        let never = "never"
+        context.console.print(
+            """
+            Device:     \(status.deviceID)
+            Hub:        \(status.hub.map(DatabaseLocation.shown) ?? "none") (account \(status.account ?? "none"))
+            Last push:  \(status.lastPush.map(ISO8601.string(from:)) ?? never)
+            Last pull:  \(status.lastPull.map(ISO8601.string(from:)) ?? never)
+            Pending:    \(status.pending) changes
+            Conflicts:  \(status.conflicts) kept (prefs sync conflicts)
+            Refused:    \(status.refused) changes
+            Clock:      \(status.clockAheadMilliseconds.map { "\(SyncText.aheadText($0)) ahead of the hub's: changes wait until it is right" } ?? "in step with the hub")
+            Last error: \(status.lastError ?? "none")
+
+            """)
+    }
+}
+
+extension SyncStatusCommand {
+    init(parsing parsed: ParsedArguments) throws(UsageError) {
+        self.init()
+    }
+}

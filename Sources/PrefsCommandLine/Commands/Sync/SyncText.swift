@@ -1,0 +1,70 @@
+import PrefsKit
+
+/// How sync's reports, conflicts and clocks print.
+enum SyncText {
+    static func json(_ report: SyncReport) -> JSONValue {
+        .object([
+            ("pushed", .integer(report.pushed)), ("pulled", .integer(report.pulled)),
+            ("conflicts", .integer(report.conflicts)), ("pending", .integer(report.pending)),
+            ("refused", .integer(report.refused)),
+            ("waitingForClock", .integer(report.waitingForClock)),
+            (
+                "clockAheadMilliseconds",
+                report.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
+            ),
+        ])
+    }
+
+    static func text(_ report: SyncReport) -> String {
+        var line =
+            "Pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.conflicts),"
+            + " pending \(report.pending)"
+        if report.refused > 0 { line += ", refused \(report.refused) (prefs sync status)" }
+        if let ahead = report.clockAheadMilliseconds, report.waitingForClock > 0 {
+            line +=
+                "\nThis device's clock is \(aheadText(ahead)) ahead of the hub's:"
+                + (report.waitingForClock == 1
+                    ? " 1 change waits" : " \(report.waitingForClock) changes wait")
+                + " until it is right"
+        }
+        return line
+    }
+
+    /// A clock's lead, as a person reads it.
+    static func aheadText(_ milliseconds: Int64) -> String {
+        let seconds = milliseconds / 1000
+        switch seconds {
+        case ..<120: return "\(seconds) seconds"
+        case ..<7_200: return "\(seconds / 60) minutes"
+        case ..<172_800: return "\(seconds / 3_600) hours"
+        default: return "\(seconds / 86_400) days"
+        }
+    }
+
+    static func subject(_ subject: SyncConflict.Subject) -> String {
+        switch subject {
+        case .preference(let suite, let key): "\(suite) \(key)"
+        case .bookmark(let kind, let itemID, let field): "bookmark \(kind)/\(itemID) \(field)"
+        case .tag(let kind, let itemID, let tag): "bookmark \(kind)/\(itemID) tag \(tag)"
+        }
+    }
+
+    static func json(_ conflict: SyncConflict) -> JSONValue {
+        .object([
+            ("subject", .string(subject(conflict.subject))),
+            ("lostValue", conflict.lostValue.map { .string(ValueText.plain($0)) } ?? .null),
+            ("lostPresent", .bool(conflict.lostPresent)),
+            ("lostDevice", .string(conflict.lostDevice)),
+            ("lostAt", .string(ISO8601.string(from: conflict.lostAt))),
+            ("wonDevice", .string(conflict.wonDevice)),
+            ("recordedAt", .string(ISO8601.string(from: conflict.recordedAt))),
+        ])
+    }
+}
+
+extension CommandContext {
+    /// The account asked for: `--account`, else `$PREFS_ACCOUNT`.
+    var requestedAccount: String? {
+        globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
