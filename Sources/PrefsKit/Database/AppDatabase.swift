@@ -165,6 +165,16 @@ public final class AppDatabase: Sendable {
         DatabaseFile.exists(atPath: path)
     }
 
+    /// Whether this build opens PostgreSQL databases (and so syncs with a hub): false in the
+    /// fully static build, which leaves libpq out, and on platforms without libpq.
+    public static var supportsServers: Bool {
+        #if PREFS_NO_POSTGRES
+            false
+        #else
+            true
+        #endif
+    }
+
     /// Whether a database location is a PostgreSQL connection string (a `postgresql://` or
     /// `postgres://` URI, or libpq's `keyword=value` pairs) rather than a file path. Name a
     /// file whose name starts with `word=` as `./word=...`. (libpq's keywords are ASCII
@@ -212,6 +222,19 @@ public final class AppDatabase: Sendable {
             do {
                 try state.feed.refreshIfStale()
                 return try body(state)
+            } catch {
+                throw state.engine.translate(error)
+            }
+        }
+    }
+
+    /// After a write that forgot values: the engine's log of old pages emptied (see
+    /// ``PreferenceStore/forgetValue(forKey:)``). Inside a transaction, nothing.
+    func overwriteFreedSpace() throws {
+        try state.withLock { state in
+            guard !state.isWriting else { return }
+            do {
+                try state.engine.checkpointAndTruncate()
             } catch {
                 throw state.engine.translate(error)
             }

@@ -28,6 +28,8 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
     public var freePageCount: Int
     /// Stored preferences, all suites.
     public var preferenceCount: Int
+    /// Stored preferences of each suite that holds any, by suite name.
+    public var preferenceCountBySuite: [String: Int] = [:]
     /// Declared keys, all suites.
     public var declarationCount: Int
     /// Rows of the change history.

@@ -64,6 +64,14 @@
                 bookmarkCount: try count("bookmark"),
                 searchIndexCount: try count("bookmark"),
                 searchIndexMismatchCount: try bookmarkRepository.searchIndexMismatchCount())
+            let suites = try connection.execute(
+                "SELECT suite, count(*) FROM preference GROUP BY suite")
+            for row in 0..<suites.rowCount {
+                if let suite = suites.text(row: row, column: 0) {
+                    report.preferenceCountBySuite[suite] = Int(
+                        suites.integer(row: row, column: 1) ?? 0)
+                }
+            }
             let secured = Self.isolatedTables.count - problems.count
             report.serverIsolation =
                 "row-level security enabled and forced on \(secured) of"

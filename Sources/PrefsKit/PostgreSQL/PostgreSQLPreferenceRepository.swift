@@ -214,6 +214,23 @@
             return result.rowCount > 0 ? Int(result.integer(row: 0, column: 0) ?? 10_000) : 10_000
         }
 
+        func forgetHistory(suite: String, key: String) throws -> Int {
+            let dropped = try connection.execute(
+                """
+                DELETE FROM preference_history WHERE account = $1 AND suite = $2 AND key = $3
+                    AND id < (SELECT max(id) FROM preference_history
+                        WHERE account = $1 AND suite = $2 AND key = $3)
+                """, [account, suite, key])
+            try connection.execute(
+                """
+                UPDATE preference_history
+                SET type = NULL, value = NULL, bytes = NULL, old_type = NULL, old_value = NULL,
+                    old_bytes = NULL
+                WHERE account = $1 AND suite = $2 AND key = $3
+                """, [account, suite, key])
+            return dropped.affectedRows
+        }
+
         func setHistoryLimit(_ limit: Int) throws {
             // The account's lock, which every writer of its history takes (held to the
             // commit): no id is given while the rows are dropped.

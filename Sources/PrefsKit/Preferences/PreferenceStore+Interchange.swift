@@ -146,3 +146,47 @@ extension PreferenceStore {
         return result
     }
 }
+
+/// A stored value that a property list cannot keep as it is: its key, its type and what it
+/// becomes there.
+public struct PropertyListLoss: Sendable, Hashable {
+    /// The key.
+    public var key: String
+    /// The stored type.
+    public var type: PreferenceType
+    /// What the property list holds instead, such as "a string".
+    public var becomes: String
+}
+
+extension PreferenceStore {
+    /// The stored values of the suite that a property-list export would change: property
+    /// lists have no float (it becomes a double), no URL and no JSON type (they become
+    /// strings), so `export` to a property list and `import` back reads them as other types.
+    /// The JSON export keeps every type.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func propertyListLosses() throws -> [PropertyListLoss] {
+        try storedEntries().compactMap { key, value in
+            value.propertyListLoss.map {
+                PropertyListLoss(key: key, type: value.type, becomes: $0)
+            }
+        }
+    }
+}
+
+extension PreferenceValue {
+    /// What a property list makes of the value when it cannot keep its type; nil when it can.
+    var propertyListLoss: String? {
+        switch self {
+        case .float: "a double"
+        case .url, .json: "a string"
+        case .array(let elements):
+            elements.contains { $0.propertyListLoss != nil }
+                ? "an array whose floats, URLs or JSON change type" : nil
+        case .dictionary(let values):
+            values.values.contains { $0.propertyListLoss != nil }
+                ? "a dictionary whose floats, URLs or JSON change type" : nil
+        case .bool, .int, .double, .string, .date, .data: nil
+        }
+    }
+}

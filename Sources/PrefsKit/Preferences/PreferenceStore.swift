@@ -329,6 +329,33 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
+    /// Removes the stored value of a key and forgets every value of it the database keeps,
+    /// in one transaction: the key's older changes leave the history, and the newest (this
+    /// removal, which observers in other processes read) keeps no value; on a device that
+    /// syncs, the losing sides of the key's conflicts go too.
+    ///
+    /// ``setValue(_:forKey:)`` with nil keeps the history: a removed value stays readable
+    /// there (``history(forKey:limit:)``) until newer changes push it out of the history's
+    /// limit. In a file, the freed space is overwritten (`secure_delete`) and the write-ahead
+    /// log is checkpointed and emptied when no reader holds it. On a PostgreSQL server, the
+    /// rows are deleted; the server frees their space at its next `VACUUM`, and a hub's own
+    /// history is forgotten only by a `forget` on the hub.
+    ///
+    /// - Returns: How many changes left the history.
+    /// - Throws: ``PreferenceError/invalidKey(_:)``; ``DatabaseError`` when the write fails.
+    @discardableResult
+    public func forgetValue(forKey key: String) throws -> Int {
+        try Self.validate(key: key)
+        let dropped = try database.write { state in
+            if try state.preferences.value(suite: suite, key: key) != nil {
+                try write(nil, forKey: key, state: state)
+            }
+            return try state.preferences.forgetHistory(suite: suite, key: key)
+        }
+        try database.overwriteFreedSpace()
+        return dropped
+    }
+
     /// Moves the stored value of a key to another name, in one transaction: the history
     /// records it as a set of the new key and a removal of the old one.
     ///

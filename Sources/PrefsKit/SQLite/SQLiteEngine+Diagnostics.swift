@@ -11,7 +11,17 @@ extension SQLiteEngine: DiagnosableEngine, SettingsReportingEngine {
             .compactMap { $0.get(0, as: String.self) }
         let synchronousLevel = try integer("PRAGMA synchronous")
         let synchronousNames = ["OFF", "NORMAL", "FULL", "EXTRA"]
-        return DatabaseDiagnostics(
+        var bySuite: [String: Int] = [:]
+        if !isEmpty {
+            for row in try connection.rows(
+                sql: "SELECT suite, count(*) FROM preference GROUP BY suite")
+            {
+                if let suite = row.get(0, as: String.self) {
+                    bySuite[suite] = row.get(1, as: Int.self) ?? 0
+                }
+            }
+        }
+        var report = DatabaseDiagnostics(
             path: path,
             schemaVersion: try integer("PRAGMA user_version"),
             supportedSchemaVersion: Self.migrator.latestVersion,
@@ -35,6 +45,8 @@ extension SQLiteEngine: DiagnosableEngine, SettingsReportingEngine {
             searchIndexMismatchCount: isEmpty || integrity != ["ok"]
                 ? 0 : try bookmarkRepository.searchIndexMismatchCount(),
             sharedFiles: DatabaseFile.sharedFiles(of: path))
+        report.preferenceCountBySuite = bySuite
+        return report
     }
 
     /// The pragmas ``connectionSettings()`` reads.

@@ -117,6 +117,9 @@ extension SQLiteEngine {
         // Savepoints inside a transaction (each store call nested in a larger one) keep
         // their statement journal in memory instead of a temporary file.
         try connection.execute(sql: "PRAGMA temp_store = MEMORY")
+        // Deleted content is overwritten, not left in free pages (Debian's SQLite does this
+        // by default; other builds may not): `forgetValue(forKey:)` relies on it.
+        try connection.execute(sql: "PRAGMA secure_delete = ON")
         if !options.isReadOnly {
             let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
             if mode.lowercased() != "wal" && path != ":memory:" {

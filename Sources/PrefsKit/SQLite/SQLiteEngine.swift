@@ -53,6 +53,10 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
         return (value, Result { try preferenceRepository.changes(after: changeID) })
     }
 
+    func checkpointAndTruncate() throws {
+        try connection.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T {
         try connection.savepoint(body)
     }

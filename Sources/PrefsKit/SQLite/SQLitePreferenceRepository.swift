@@ -239,6 +239,32 @@ final class SQLitePreferenceRepository: PreferenceRepository {
             arguments: [limit])
     }
 
+    func forgetHistory(suite: String, key: String) throws -> Int {
+        try connection.execute(
+            sql: """
+                DELETE FROM preference_history WHERE suite = ?1 AND key = ?2
+                    AND id < (SELECT max(id) FROM preference_history WHERE suite = ?1 AND key = ?2)
+                """,
+            arguments: [suite, key])
+        let dropped = connection.changes
+        try connection.execute(
+            sql: """
+                UPDATE preference_history
+                SET type = NULL, value = NULL, old_type = NULL, old_value = NULL
+                WHERE suite = ? AND key = ?
+                """,
+            arguments: [suite, key])
+        // Sync keeps the losing sides of conflicts, and a field's last value.
+        let ident = SyncIdent.make([suite, key])
+        try connection.execute(
+            sql: "DELETE FROM sync_conflict WHERE entity = 'preference' AND ident = ?",
+            arguments: [ident])
+        try connection.execute(
+            sql: "UPDATE sync_field SET value = NULL WHERE entity = 'preference' AND ident = ?",
+            arguments: [ident])
+        return dropped
+    }
+
     private static func change(from row: Row) -> PreferenceChange {
         PreferenceChange(
             id: row.get(0) ?? 0,

@@ -54,4 +54,7 @@ package protocol PreferenceRepository {
     func historyLimit() throws -> Int
     /// Sets how many changes the history keeps and drops older ones.
     func setHistoryLimit(_ limit: Int) throws
+    /// Drops every value of a key the history keeps: its changes but the newest, and the
+    /// values of that one (the removal, which observers read). Returns the changes dropped.
+    func forgetHistory(suite: String, key: String) throws -> Int
 }

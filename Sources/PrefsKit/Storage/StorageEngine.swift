@@ -35,6 +35,11 @@ package protocol StorageEngine: AnyObject {
         readingChangesAfter changeID: Int64, _ body: () throws -> T
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>)
 
+    /// Copies what the write-ahead log holds into the main file and empties the log, so that
+    /// old page images of forgotten values are gone; nothing where the engine has no such
+    /// file. A reader that holds the log leaves it as it is.
+    func checkpointAndTruncate() throws
+
     /// Runs the closure inside the open transaction, undoing only its own writes when it
     /// throws.
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T

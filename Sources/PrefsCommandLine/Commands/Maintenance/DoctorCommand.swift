@@ -61,6 +61,10 @@ struct DoctorCommand: RunnableCommand {
                     ("pageCount", .integer(report.pageCount)),
                     ("freePageCount", .integer(report.freePageCount)),
                     ("preferences", .integer(report.preferenceCount)),
+                    (
+                        "preferencesBySuite",
+                        .object(Self.suites(report).map { ($0.suite, .integer($0.count)) })
+                    ),
                     ("declarations", .integer(report.declarationCount)),
                     ("historyEntries", .integer(report.historyCount)),
                     ("selections", .integer(report.selectionCount)),
@@ -90,6 +94,14 @@ struct DoctorCommand: RunnableCommand {
                     : ", \(report.searchIndexMismatchCount) out of step with the bookmarks"
                         + " (run 'prefs doctor --repair')")
             let isServer = report.serverIsolation != nil
+            // Per suite: 'prefs list' shows one suite, and the total counts them all.
+            let suites = Self.suites(report)
+            let bySuite =
+                suites.isEmpty
+                ? ""
+                : " ("
+                    + suites.map { "\(ValueText.listed($0.suite)) \($0.count)" }
+                    .joined(separator: ", ") + ")"
             var lines = [
                 "Database:     \(report.path) (\(Self.bytes(report.fileSize))"
                     + (isServer ? ")" : ", WAL \(Self.bytes(report.walSize)))"),
@@ -99,7 +111,7 @@ struct DoctorCommand: RunnableCommand {
                 "Integrity:    \(report.integrityProblems.joined(separator: "; "))",
                 report.serverIsolation.map { "Isolation:    \($0)" }
                     ?? "Permissions:  \(permissions)",
-                "Contents:     \(report.preferenceCount) preferences, \(report.declarationCount)"
+                "Contents:     \(report.preferenceCount) preferences\(bySuite), \(report.declarationCount)"
                     + " declarations, \(report.historyCount) history entries,"
                     + " \(report.selectionCount) selections, \(report.bookmarkCount) bookmarks",
                 "Search index: \(searchLine)",
@@ -128,6 +140,14 @@ struct DoctorCommand: RunnableCommand {
             throw CommandFailure(
                 "The bookmark search index of '\(report.path)' is out of step; run 'prefs doctor --repair'",
                 exitCode: CommandFailure.dataError)
+        }
+    }
+
+    /// The suites that hold preferences, the standard one first, then by name.
+    static func suites(_ report: DatabaseDiagnostics) -> [(suite: String, count: Int)] {
+        report.preferenceCountBySuite.map { ($0.key, $0.value) }.sorted {
+            ($0.suite == PreferenceStore.standardSuite ? 0 : 1, $0.suite)
+                < ($1.suite == PreferenceStore.standardSuite ? 0 : 1, $1.suite)
         }
     }
 

@@ -13,12 +13,22 @@ struct ExportCommand: RunnableCommand {
         "file", help: "The output file (default: standard output).")
     static let format = Option<InterchangeFormat>(
         "format", value: "format", help: "The format: json (default), plist (XML) or binary-plist.")
+    static let lossy = Flag(
+        "lossy",
+        help: "Export to a property list even when values change type (floats, URLs, JSON).")
     static let spec = CommandSpec(
         Self.self, abstract: "Write the suite's preferences as JSON or a property list.",
-        arguments: [file.spec], options: [format.spec], scope: .preferences)
+        discussion: """
+            The JSON export keeps every type. A property list has no float, URL or JSON type:
+            such values would read back as a double or a string, so a property-list export
+            of them is refused, naming the keys, unless --lossy is given (then they are
+            named on standard error).
+            """,
+        arguments: [file.spec], options: [format.spec, lossy.spec], scope: .preferences)
 
     var format: InterchangeFormat = .json
     var file: String? = nil
+    var lossy = false
 
     func run(_ context: CommandContext) throws {
         let store = try context.openForReading().map {
@@ -35,6 +45,20 @@ struct ExportCommand: RunnableCommand {
                 bytes = Array(try empty.exportJSON().utf8)
             }
         case .plist, .binaryPlist:
+            if let losses = try store?.propertyListLosses(), !losses.isEmpty {
+                let list = losses.prefix(5).map {
+                    "'\(ValueText.shown($0.key))' (\($0.type)) would become \($0.becomes)"
+                }
+                let named =
+                    list.joined(separator: ", ")
+                    + (losses.count > 5 ? " and \(losses.count - 5) more" : "")
+                guard lossy else {
+                    throw CommandFailure(
+                        "A property list cannot keep every type: \(named); export as JSON,"
+                            + " or pass --lossy", exitCode: CommandFailure.dataError)
+                }
+                context.inform("Warning: \(named)")
+            }
             let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
             bytes = Array(
                 try store?.exportPropertyList(format: plistFormat)
@@ -58,6 +82,12 @@ struct ExportCommand: RunnableCommand {
 
 extension ExportCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
-        self.init(format: try parsed[Self.format] ?? .json, file: try parsed[Self.file])
+        let format = try parsed[Self.format] ?? .json
+        if parsed[Self.lossy] && format == .json {
+            throw UsageError(
+                "'--lossy' applies to a property-list export (JSON keeps every type)",
+                path: parsed.path)
+        }
+        self.init(format: format, file: try parsed[Self.file], lossy: parsed[Self.lossy])
     }
 }

@@ -17,7 +17,7 @@ struct SyncRoundCommand: RunnableCommand {
     )
     static let spec = CommandSpec(
         Self.self,
-        abstract: "Push this file's changes to the hub and pull the other devices' (the default).",
+        abstract: "Push this file's changes to the hub and pull the other devices'.",
         discussion: """
             One round: pushes this file's changes to the hub (a PostgreSQL database of the
             account), then pulls the other devices'. The first round turns sync on and
@@ -35,6 +35,12 @@ struct SyncRoundCommand: RunnableCommand {
     var watch = false
 
     func run(_ context: CommandContext) throws {
+        // The status, conflicts, refusals and leaving read the file alone; a round needs a hub.
+        guard AppDatabase.supportsServers else {
+            throw DatabaseError.unsupported(
+                "This build of prefs has no PostgreSQL (the fully static build leaves libpq"
+                    + " out); a sync round needs it: build prefs with 'swift build -c release'")
+        }
         let database = try context.openForWriting()
         let sync: DeviceSync
         if let hub {

@@ -1,0 +1,147 @@
+import Foundation
+import PrefsKit
+import TestSupport
+import Testing
+
+/// What people trying prefs on a fresh clone ran into, each fixed and held here.
+@Suite struct WhatUsersRanIntoTests {
+    /// `prefs export --format plist | prefs import -` turned JSON into a string and a float
+    /// into a double without a word: property lists have neither type.
+    @Test func aPropertyListExportThatWouldChangeTypesIsRefusedWithoutLossy() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        _ = try runPrefs(db + ["set", "ratio", "1.5", "--type", "float"])
+        _ = try runPrefs(db + ["set", "layout", #"{"columns":3}"#, "--type", "json"])
+        _ = try runPrefs(db + ["set", "home", "https://example.com", "--type", "url"])
+        _ = try runPrefs(db + ["set", "count", "3"])
+
+        let refused = try runPrefs(db + ["export", "--format", "plist"])
+        #expect(refused.status == 65)
+        #expect(refused.stdout == "")
+        #expect(refused.stderr.contains("'ratio' (float) would become a double"))
+        #expect(refused.stderr.contains("'layout' (json) would become a string"))
+        #expect(refused.stderr.contains("'home' (url) would become a string"))
+        #expect(refused.stderr.contains("--lossy"))
+        #expect(!refused.stderr.contains("'count'"))
+
+        let lossy = try runPrefs(db + ["export", "--format", "plist", "--lossy"])
+        #expect(lossy.status == 0)
+        #expect(lossy.stdout.contains("<key>ratio</key>"))
+        #expect(lossy.stderr.hasPrefix("Warning: 'home' (url) would become a string"))
+
+        // JSON keeps every type through a round trip.
+        let json = try runPrefs(db + ["export"])
+        let other = ["--db", folder.path("other.sqlite")]
+        #expect(try runPrefs(other + ["import", "-"], stdin: json.stdout).status == 0)
+        let described = try runPrefs(other + ["--json", "list"])
+        for (key, type) in [("ratio", "float"), ("layout", "json"), ("home", "url")] {
+            #expect(
+                try runPrefs(other + ["get", "--raw", "--json", key]).stdout.contains(
+                    "\"type\": \"\(type)\""), "\(key): \(described.stdout)")
+        }
+        // The flag belongs to property lists.
+        #expect(try runPrefs(db + ["export", "--lossy"]).status == 64)
+    }
+
+    /// `prefs delete KEY` left the value in `prefs history`, and so in the file.
+    @Test func deleteForgetLeavesNoValueInTheHistoryOrTheFile() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("prefs.sqlite")
+        let db = ["--db", path]
+        let secret = "hunter2-\(UUID().uuidString)"
+        _ = try runPrefs(db + ["set", "token", secret])
+        _ = try runPrefs(db + ["set", "token", secret + "-rotated"])
+        _ = try runPrefs(db + ["set", "other", "kept"])
+        #expect(try runPrefs(db + ["delete", "token"]).status == 0)
+        // A plain delete keeps the history: what it keeps is documented.
+        #expect(try runPrefs(db + ["history", "token"]).stdout.contains(secret))
+
+        let forgotten = try runPrefs(db + ["--json", "delete", "--forget", "token"])
+        #expect(forgotten.status == 0, "\(forgotten.stderr)")
+        #expect(forgotten.stdout.contains("\"forgottenChanges\": 2"))
+        let history = try runPrefs(db + ["history", "token"]).stdout
+        #expect(!history.contains(secret))
+        #expect(history.contains("(removed)"))
+        #expect(try runPrefs(db + ["get", "other"]).stdout == "kept\n")
+        for suffix in ["", "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path + suffix))) ?? Data()
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "the secret is in '\(suffix)'")
+        }
+        // A key that never had a value has nothing to forget.
+        #expect(try runPrefs(db + ["delete", "--forget", "never"]).status == 1)
+    }
+
+    /// The library's form: the stored value and its history, in one transaction.
+    @Test func forgetValueRemovesTheHistoryOfOneKeyOnly() throws {
+        let folder = try TemporaryFolder()
+        let database = try AppDatabase(path: folder.path("prefs.sqlite"))
+        let store = PreferenceStore(database: database)
+        try store.setValue(.string("a"), forKey: "token")
+        try store.setValue(.string("b"), forKey: "token")
+        try store.setValue(.string("c"), forKey: "kept")
+        #expect(try store.forgetValue(forKey: "token") == 2)
+        #expect(try store.storedValue(forKey: "token") == nil)
+        let changes = try store.history(forKey: "token")
+        #expect(changes.count == 1)
+        #expect(changes.first?.value == nil && changes.first?.oldValue == nil)
+        #expect(try store.history(forKey: "kept").count == 1)
+    }
+
+    /// `prefs bookmark toggle trip trip-2` on a bookmarked item asked for `--title`.
+    @Test func toggleOffNeedsNoTitle() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        #expect(
+            try runPrefs(db + ["bookmark", "toggle", "trip", "trip-2", "--title", "Rome"]).stdout
+                == "bookmarked\n")
+        let off = try runPrefs(db + ["bookmark", "toggle", "trip", "trip-2"])
+        #expect(off.status == 0, "\(off.stderr)")
+        #expect(off.stdout == "removed\n")
+        // Adding still needs a title: said on one line, exit 64, nothing made.
+        let on = try runPrefs(db + ["bookmark", "toggle", "trip", "trip-2"])
+        #expect(on.status == 64)
+        #expect(on.stderr.hasPrefix("Error: Missing expected option '--title <title>'"))
+        #expect(try runPrefs(db + ["bookmark", "list"]).stdout == "")
+    }
+
+    /// `prefs doctor` said "5 preferences" where `prefs list --all` showed one: it counted
+    /// every suite.
+    @Test func doctorCountsPreferencesPerSuite() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        _ = try runPrefs(db + ["set", "a", "1"])
+        for key in ["b", "c", "d", "e"] {
+            _ = try runPrefs(db + ["--suite", "work", "set", key, "1"])
+        }
+        let doctor = try runPrefs(db + ["doctor"])
+        #expect(doctor.stdout.contains("5 preferences (standard 1, work 4)"), "\(doctor.stdout)")
+        let json = try runPrefs(db + ["--json", "doctor"]).stdout
+        #expect(json.contains("\"standard\": 1"))
+        #expect(json.contains("\"work\": 4"))
+    }
+
+    /// The fully static build exited 64 (usage) for `sync` and `sync status`: a missing
+    /// feature is 69, and the status reads the file alone.
+    @Test func aBuildWithoutAServerEngineStillReadsTheSyncStatus() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        _ = try runPrefs(db + ["set", "a", "1"])
+        for what in ["status", "conflicts", "refused"] {
+            let result = try runPrefs(db + ["sync", what])
+            #expect(result.status != 64, "\(what): \(result.stderr)")
+        }
+        let status = try runPrefs(db + ["sync", "status"])
+        #expect(status.status == 1)
+        #expect(status.stderr.contains("never synced"))
+        // A round needs a server engine: 69 where the build has none (the static install),
+        // and where it has one, the unreachable hub's 75.
+        let round = try runPrefs(db + ["sync", "--hub", "postgresql://127.0.0.1:1/none"])
+        #expect(round.status == (try Self.binaryHasServerEngine() ? 75 : 69), "\(round.stderr)")
+    }
+
+    /// Whether the `prefs` under test links libpq (the static install does not).
+    static func binaryHasServerEngine() throws -> Bool {
+        let bytes = try Data(contentsOf: prefsExecutable())
+        return bytes.range(of: Data("libpq.so".utf8)) != nil
+    }
+}
