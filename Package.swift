@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "PrefsKit", targets: ["PrefsKit"]),
+        // Browsers' bookmark files (Netscape HTML, Chromium, Firefox, Safari), for apps that
+        // import them: PrefsKit alone does not carry their parsers.
+        .library(name: "PrefsInterchange", targets: ["PrefsInterchange"]),
         .executable(name: "prefs", targets: ["prefs"]),
     ],
     targets: [
@@ -43,8 +46,9 @@ let package = Package(
             swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))],
             plugins: ["EmbedMigrationsPlugin"]
         ),
+        .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
-            name: "PrefsCommandLine", dependencies: ["PrefsKit"],
+            name: "PrefsCommandLine", dependencies: ["PrefsKit", "PrefsInterchange"],
             swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))]),
         .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
         .target(
@@ -58,12 +62,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(
             name: "prefs-bench",
-            dependencies: ["PrefsKit", "CRawSQLite", "CRawLibPQ", "TestSupport"],
+            dependencies: ["PrefsKit", "PrefsInterchange", "CRawSQLite", "CRawLibPQ", "TestSupport"],
             path: "Benchmarks/PrefsBench"),
         .executableTarget(
             name: "prefs-idle-observer", dependencies: ["PrefsKit"], path: "Benchmarks/IdleObserver"
         ),
-        .executableTarget(name: "tour", dependencies: ["PrefsKit"], path: "Examples/Tour"),
+        .executableTarget(
+            name: "tour", dependencies: ["PrefsKit", "PrefsInterchange"], path: "Examples/Tour"),
         // The reference app: its model layer (every platform), its SwiftUI screens (where
         // SwiftUI exists; empty elsewhere), and the check that drives the model on Linux.
         .target(
@@ -80,7 +85,7 @@ let package = Package(
             name: "CCrashVFS", path: "Tests/CrashVFS",
             linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
-            name: "PrefsFuzzing", dependencies: ["PrefsKit", "PrefsCommandLine"],
+            name: "PrefsFuzzing", dependencies: ["PrefsKit", "PrefsInterchange", "PrefsCommandLine"],
             path: "Tests/Fuzz/PrefsFuzzing"),
         .executableTarget(
             name: "prefs-fuzz", dependencies: ["PrefsFuzzing"], path: "Tests/Fuzz/PrefsFuzz"),
@@ -95,7 +100,9 @@ let package = Package(
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(
             name: "PrefsKitTests",
-            dependencies: ["PrefsKit", "SQLiteCore", "PostgresCore", "TestSupport", "prefs"]),
+            dependencies: [
+                "PrefsKit", "PrefsInterchange", "SQLiteCore", "PostgresCore", "TestSupport", "prefs",
+            ]),
         .testTarget(
             name: "PrefsCommandLineTests",
             dependencies: ["PrefsCommandLine", "PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),

@@ -1,5 +1,6 @@
 import CRawSQLite
 import Foundation
+import PrefsInterchange
 import PrefsKit
 
 /// Runs exactly N operations of one kind and nothing else, so that callgrind runs with two

@@ -1,5 +1,6 @@
 import CRawSQLite
 import Foundation
+import PrefsInterchange
 import PrefsKit
 
 /// The workloads of the specification's performance table, each run through PrefsKit's

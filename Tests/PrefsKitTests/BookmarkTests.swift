@@ -3,6 +3,7 @@ import SQLiteCore
 import TestSupport
 import Testing
 
+@testable import PrefsInterchange
 @testable import PrefsKit
 
 @Suite struct BookmarkTests {
@@ -294,7 +295,7 @@ import Testing
         }
         #expect(
             error?.description
-                == "Malformed import: line 1: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <DT><A> links)"
+                == "Malformed import: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <DT><A> links) at line 1"
         )
         #expect(try bookmarks.exportJSON() == before)
     }

@@ -3,6 +3,7 @@ import SQLiteCore
 import TestSupport
 import Testing
 
+@testable import PrefsInterchange
 @testable import PrefsKit
 
 /// A second, deliberately simple reader of Netscape bookmark files (regular expressions

@@ -3,6 +3,7 @@ import SQLiteCore
 import TestSupport
 import Testing
 
+@testable import PrefsInterchange
 @testable import PrefsKit
 
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ import Testing
         let path = folder.path("places.sqlite")
         _ = try makePlaces(
             path, bookmarksColumns: ", heavy TEXT GENERATED ALWAYS AS (hex(zeroblob(1000000)))")
-        let error = #expect(throws: BookmarkError.self) {
+        let error = #expect(throws: InterchangeError.self) {
             _ = try FirefoxPlaces.document(atPath: path)
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("has generated columns"))
@@ -58,7 +59,7 @@ import Testing
     @Test func aValueLongerThanTheBudgetIsRefused() throws {
         let path = folder.path("places.sqlite")
         _ = try makePlaces(path, title: String(repeating: "t", count: 17 << 20))
-        let error = #expect(throws: BookmarkError.self) {
+        let error = #expect(throws: InterchangeError.self) {
             _ = try FirefoxPlaces.document(atPath: path)
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("cannot read"))
@@ -88,7 +89,7 @@ import Testing
         try firefox.execute(sql: "UPDATE moz_places SET title = 'changed'")
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         let before = try scratchEntries()
-        #expect(throws: BookmarkError.self) { _ = try FirefoxPlaces.document(atPath: path) }
+        #expect(throws: InterchangeError.self) { _ = try FirefoxPlaces.document(atPath: path) }
         #expect(try scratchEntries() == before)
         withExtendedLifetime(firefox) {}
     }

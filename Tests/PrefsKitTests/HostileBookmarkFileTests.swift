@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import PrefsInterchange
 @testable import PrefsKit
 
 /// Malformed and hostile bookmark files: each gets a clear error or warnings, never a

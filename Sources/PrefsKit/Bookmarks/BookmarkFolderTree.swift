@@ -5,7 +5,7 @@ package struct BookmarkFolderTree {
     private var byID: [Int64: BookmarkFolder] = [:]
     private var children: [Int64?: [BookmarkFolder]] = [:]
 
-    init(_ folders: [BookmarkFolder]) {
+    package init(_ folders: [BookmarkFolder]) {
         for folder in folders {
             byID[folder.id] = folder
         }
@@ -20,10 +20,10 @@ package struct BookmarkFolderTree {
     }
 
     /// Whether a folder id is in the tree.
-    func contains(_ id: Int64) -> Bool { byID[id] != nil }
+    package func contains(_ id: Int64) -> Bool { byID[id] != nil }
 
     /// The folders under a parent (nil: the top level), in order.
-    func children(of parent: Int64?) -> [BookmarkFolder] { children[parent] ?? [] }
+    package func children(of parent: Int64?) -> [BookmarkFolder] { children[parent] ?? [] }
 
     /// Every folder, each after its parent, siblings in order (depth first).
     var ordered: [BookmarkFolder] {

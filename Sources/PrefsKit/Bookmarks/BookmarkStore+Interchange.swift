@@ -21,142 +21,15 @@ extension BookmarkStore {
         return document.serialized(.pretty) + "\n"
     }
 
-    /// Every bookmark as a Netscape bookmark file, in its folders (empty folders too).
-    ///
-    /// - Throws: ``DatabaseError`` when the read fails.
-    public func exportHTML() throws -> String {
-        let (bookmarks, folders) = try database.read { state in
+    /// Every bookmark and every folder, read in one transaction (for writers of other
+    /// formats, such as a browser's bookmark file).
+    package func bookmarksAndFolders() throws -> (bookmarks: [Bookmark], folders: [BookmarkFolder])
+    {
+        try database.read { state in
             state.isEmpty
                 ? ([], [])
                 : (try state.bookmarks.list(BookmarkQuery()), try state.bookmarks.folders())
         }
-        return NetscapeBookmarkFile.document(for: bookmarks, folders: folders)
-    }
-
-    /// Imports a bookmark file of any format that import reads, told apart by its content:
-    /// our JSON, a Netscape bookmark file, Chromium's `Bookmarks` JSON, Safari's
-    /// `Bookmarks.plist` (binary or XML). Firefox's `places.sqlite` needs its path:
-    /// ``importFile(atPath:bytes:format:progress:)``.
-    ///
-    /// - Returns: What the import did.
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that none of the formats
-    ///   reads (nothing is imported), ``DatabaseError``.
-    @discardableResult
-    public func importFile(_ bytes: [UInt8], progress: ImportProgress? = nil) throws
-        -> BookmarkImportSummary
-    {
-        try importDocument(try Self.document(reading: bytes), progress: progress)
-    }
-
-    /// Imports a bookmark file from a path: every format of ``importFile(_:progress:)``,
-    /// and Firefox's `places.sqlite`, which is opened read-only and immutable (never
-    /// written, safe while Firefox has it open).
-    ///
-    /// - Throws: ``BookmarkError/malformedImport(_:)``, ``DatabaseError``.
-    /// - Parameters:
-    ///   - path: Where the file is (read only for `places.sqlite`).
-    ///   - bytes: The file's content.
-    ///   - format: The format to read; nil to tell it by the content.
-    ///   - progress: Called with (done, total) as the import goes.
-    @discardableResult
-    public func importFile(
-        atPath path: String, bytes: [UInt8], format: BookmarkImportDocument.Format? = nil,
-        progress: ImportProgress? = nil
-    ) throws -> BookmarkImportSummary {
-        try importDocument(
-            try Self.document(reading: bytes, atPath: path, format: format), progress: progress)
-    }
-
-    /// Reads a bookmark file in a given format, or one told apart by its content.
-    ///
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong;
-    ///   ``DatabaseError/ioError(path:detail:)`` when a running Firefox's places.sqlite
-    ///   cannot be copied to be read.
-    public static func document(
-        reading bytes: [UInt8], atPath path: String?, format: BookmarkImportDocument.Format?
-    ) throws -> BookmarkImportDocument {
-        let isSQLite = bytes.starts(with: Array("SQLite format 3\0".utf8))
-        switch format {
-        case nil:
-            if isSQLite, let path { return try FirefoxPlaces.document(atPath: path) }
-            return try document(reading: bytes)
-        case .firefox:
-            guard let path, isSQLite else {
-                throw BookmarkError.malformedImport(
-                    "Firefox's places.sqlite is an SQLite file read from a path")
-            }
-            return try FirefoxPlaces.document(atPath: path)
-        case .safari:
-            return try SafariBookmarkFile.document(reading: bytes)
-        case .html:
-            do {
-                return try NetscapeBookmarkFile.document(reading: bytes)
-            } catch {
-                throw BookmarkError.malformedImport(error.description)
-            }
-        case .json, .chromium:
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw BookmarkError.malformedImport("the JSON file is not valid UTF-8")
-            }
-            let json: JSONValue
-            do {
-                json = try JSONValue(parsing: text)
-            } catch {
-                throw BookmarkError.malformedImport("invalid JSON: \(error)")
-            }
-            return format == .chromium
-                ? try ChromiumBookmarkFile.document(reading: json) : try jsonDocument(json)
-        }
-    }
-
-    /// Reads a bookmark file of a format told apart by its content.
-    ///
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` naming what is wrong.
-    public static func document(reading bytes: [UInt8]) throws(BookmarkError)
-        -> BookmarkImportDocument
-    {
-        if bytes.starts(with: Array("bplist00".utf8)) || Self.isXMLPropertyList(bytes) {
-            return try SafariBookmarkFile.document(reading: bytes)
-        }
-        if bytes.starts(with: Array("SQLite format 3\0".utf8)) {
-            throw .malformedImport(
-                "an SQLite file is read as Firefox's places.sqlite only from a path, not from standard input"
-            )
-        }
-        let start = bytes.firstIndex { !(NetscapeBookmarkFile.isSpaceOrBOM($0)) } ?? bytes.endIndex
-        if start < bytes.endIndex,
-            bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[")
-        {
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw .malformedImport("the JSON file is not valid UTF-8")
-            }
-            let json: JSONValue
-            do {
-                json = try JSONValue(parsing: text)
-            } catch {
-                throw .malformedImport("invalid JSON: \(error)")
-            }
-            if json["roots"] != nil { return try ChromiumBookmarkFile.document(reading: json) }
-            return try Self.jsonDocument(json)
-        }
-        do {
-            var document = try NetscapeBookmarkFile.document(reading: bytes)
-            if String(validating: bytes, as: UTF8.self) == nil {
-                document.warnings.insert(
-                    .init(
-                        place: .line(1),
-                        message: "the file is not valid UTF-8; invalid bytes were replaced"),
-                    at: 0)
-            }
-            return document
-        } catch {
-            throw .malformedImport(error.description)
-        }
-    }
-
-    private static func isXMLPropertyList(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(512), as: UTF8.self)
-        return head.contains("<plist") || head.contains("<!DOCTYPE plist")
     }
 
     /// Imports the JSON export (or a bare array of bookmark objects) in one transaction:
@@ -181,7 +54,7 @@ extension BookmarkStore {
         return try importDocument(try Self.jsonDocument(document), progress: progress)
     }
 
-    private static func jsonDocument(_ document: JSONValue) throws(BookmarkError)
+    package static func jsonDocument(_ document: JSONValue) throws(BookmarkError)
         -> BookmarkImportDocument
     {
         let list: [JSONValue]
@@ -205,27 +78,6 @@ extension BookmarkStore {
                     place: .path("bookmarks[\(index)]")))
         }
         return result
-    }
-
-    /// Imports a Netscape bookmark file (a browser's export, or ours) in one transaction.
-    ///
-    /// - Parameters:
-    ///   - text: The file's text.
-    ///   - progress: Called with (done, total) as the import goes.
-    /// - Returns: What the import did.
-    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that is not a bookmark
-    ///   file, ``DatabaseError``.
-    @discardableResult
-    public func importHTML(_ text: String, progress: ImportProgress? = nil) throws
-        -> BookmarkImportSummary
-    {
-        let document: BookmarkImportDocument
-        do {
-            document = try NetscapeBookmarkFile.document(reading: Array(text.utf8))
-        } catch {
-            throw BookmarkError.malformedImport(error.description)
-        }
-        return try importDocument(document, progress: progress)
     }
 
     /// Stores a document in one transaction: all of it or, on any error, nothing.

@@ -12,14 +12,14 @@
 /// A folder in the system's temporary folder that only this user may enter (0700), for
 /// copies of files that may hold private data; its files are made 0600. It is removed with
 /// everything in it when the value is dropped, on every path, errors included.
-final class PrivateTemporaryFolder {
+package final class PrivateTemporaryFolder {
     /// The folder's path.
-    let path: String
+    package let path: String
 
     /// Makes the folder.
     ///
     /// - Throws: ``DatabaseError/ioError(path:detail:)`` when it cannot be made.
-    init(prefix: String) throws(DatabaseError) {
+    package init(prefix: String) throws(DatabaseError) {
         var base = FileManager.default.temporaryDirectory.path
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
         let candidate = base + "/\(prefix)-\(UInt64.random(in: 0...UInt64.max))"
@@ -38,7 +38,7 @@ final class PrivateTemporaryFolder {
     /// Copies a file into the folder as `name`, mode 0600, and returns the copy's path.
     ///
     /// - Throws: ``DatabaseError/ioError(path:detail:)`` when it cannot be read or written.
-    func copy(_ source: String, as name: String) throws(DatabaseError) -> String {
+    package func copy(_ source: String, as name: String) throws(DatabaseError) -> String {
         let target = path + "/" + name
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .ioError(path: source, detail: Self.reason()) }

@@ -1,4 +1,5 @@
 import PrefsCommandLine
+import PrefsInterchange
 import PrefsKit
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION

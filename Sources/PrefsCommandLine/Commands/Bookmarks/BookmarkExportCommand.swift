@@ -1,3 +1,4 @@
+import PrefsInterchange
 import PrefsKit
 
 /// `prefs bookmark export [FILE]`: JSON or a browser's HTML file.

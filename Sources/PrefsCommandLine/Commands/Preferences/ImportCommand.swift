@@ -1,3 +1,4 @@
+import PrefsInterchange
 import PrefsKit
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION

@@ -12,7 +12,6 @@
 /// it is charged to the ``DecodingBudget`` with what it expands to, so that a file of a few
 /// hundred bytes cannot describe gigabytes.
 struct BinaryPropertyListReader {
-    typealias ParseError = PropertyList.ParseError
 
     private let bytes: [UInt8]
     private let offsetSize: Int
@@ -27,11 +26,11 @@ struct BinaryPropertyListReader {
     private var topIndex: Int?
     private var topLevelEntries: [(key: String, value: PreferenceValue)]?
 
-    static func decode(_ bytes: [UInt8]) throws(ParseError) -> PreferenceValue {
+    static func decode(_ bytes: [UInt8]) throws(InterchangeError) -> PreferenceValue {
         var reader = try BinaryPropertyListReader(bytes: bytes)
         let top = try reader.readTrailerInteger(at: bytes.count - 16)
         guard top < UInt64(reader.objectCount) else {
-            throw ParseError(reason: "binary plist: top object \(top) out of range")
+            throw InterchangeError(reason: "binary plist: top object \(top) out of range")
         }
         return try reader.charged(Int(top), depth: 0).value
     }
@@ -39,29 +38,29 @@ struct BinaryPropertyListReader {
     /// The entries of a property list whose top object is a dictionary, in the file's order,
     /// with keys whose bytes differ kept apart even where Swift's `String ==` calls them
     /// equal; nil when the top object is not a dictionary.
-    static func decodeEntries(_ bytes: [UInt8]) throws(ParseError) -> [(
+    static func decodeEntries(_ bytes: [UInt8]) throws(InterchangeError) -> [(
         key: String, value: PreferenceValue
     )]? {
         var reader = try BinaryPropertyListReader(bytes: bytes)
         let top = try reader.readTrailerInteger(at: bytes.count - 16)
         guard top < UInt64(reader.objectCount) else {
-            throw ParseError(reason: "binary plist: top object \(top) out of range")
+            throw InterchangeError(reason: "binary plist: top object \(top) out of range")
         }
         reader.topIndex = Int(top)
         _ = try reader.charged(Int(top), depth: 0)
         return reader.topLevelEntries
     }
 
-    private init(bytes: [UInt8]) throws(ParseError) {
+    private init(bytes: [UInt8]) throws(InterchangeError) {
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
-            throw ParseError(reason: "binary plist: too short or missing the bplist header")
+            throw InterchangeError(reason: "binary plist: too short or missing the bplist header")
         }
         self.bytes = bytes
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
-            throw ParseError(reason: "binary plist: invalid sizes in the trailer")
+            throw InterchangeError(reason: "binary plist: invalid sizes in the trailer")
         }
         let count = Self.bigEndian(bytes[(trailer + 8)..<(trailer + 16)])
         let tableOffset = Self.bigEndian(bytes[(trailer + 24)..<(trailer + 32)])
@@ -69,13 +68,13 @@ struct BinaryPropertyListReader {
             tableOffset < UInt64(trailer),
             count * UInt64(offsetSize) <= UInt64(trailer) - tableOffset
         else {
-            throw ParseError(reason: "binary plist: offset table out of range")
+            throw InterchangeError(reason: "binary plist: offset table out of range")
         }
         objectCount = Int(count)
         offsetTableOffset = Int(tableOffset)
     }
 
-    private func readTrailerInteger(at offset: Int) throws(ParseError) -> UInt64 {
+    private func readTrailerInteger(at offset: Int) throws(InterchangeError) -> UInt64 {
         Self.bigEndian(bytes[offset..<offset + 8])
     }
 
@@ -83,18 +82,18 @@ struct BinaryPropertyListReader {
         slice.reduce(0) { ($0 << 8) | UInt64($1) }
     }
 
-    private func error(_ reason: String, at offset: Int) -> ParseError {
-        ParseError(reason: "binary plist: \(reason) at byte \(offset)")
+    private func error(_ reason: String, at offset: Int) -> InterchangeError {
+        InterchangeError(reason: "binary plist: \(reason)", location: .byteOffset(offset))
     }
 
-    private func read(_ size: Int, at offset: Int) throws(ParseError) -> ArraySlice<UInt8> {
+    private func read(_ size: Int, at offset: Int) throws(InterchangeError) -> ArraySlice<UInt8> {
         guard offset >= 0, size >= 0, offset <= offsetTableOffset - size else {
             throw error("object runs past the end", at: offset)
         }
         return bytes[offset..<offset + size]
     }
 
-    private func offset(ofObject index: Int) throws(ParseError) -> Int {
+    private func offset(ofObject index: Int) throws(InterchangeError) -> Int {
         let start = offsetTableOffset + index * offsetSize
         let value = Self.bigEndian(bytes[start..<start + offsetSize])
         guard value >= 8, value < UInt64(offsetTableOffset) else {
@@ -104,8 +103,9 @@ struct BinaryPropertyListReader {
     }
 
     /// Reads a count from a marker's low nibble, or from the integer object that follows.
-    private func count(marker: UInt8, at offset: Int) throws(ParseError) -> (count: Int, start: Int)
-    {
+    private func count(marker: UInt8, at offset: Int) throws(InterchangeError) -> (
+        count: Int, start: Int
+    ) {
         let nibble = Int(marker & 0x0F)
         if nibble < 15 { return (nibble, offset + 1) }
         let intMarker = try read(1, at: offset + 1).first ?? 0
@@ -119,7 +119,7 @@ struct BinaryPropertyListReader {
 
     /// The object at `index`, decoded once, and charged to the budget on every reference
     /// with what it expands to.
-    private mutating func charged(_ index: Int, depth: Int) throws(ParseError) -> (
+    private mutating func charged(_ index: Int, depth: Int) throws(InterchangeError) -> (
         value: PreferenceValue, values: Int, bytes: Int
     ) {
         guard index >= 0, index < objectCount else {
@@ -148,14 +148,14 @@ struct BinaryPropertyListReader {
         do {
             try budget.spend(values: cost.values, bytes: cost.bytes)
         } catch {
-            throw ParseError(reason: "binary plist: \(error.reason)")
+            throw InterchangeError(reason: "binary plist: \(error.reason)")
         }
         return entry
     }
 
     /// Decodes the object at `index` and counts what it expands to: its children's values and
     /// bytes (each reference counted) plus its own.
-    private mutating func object(at index: Int, depth: Int) throws(ParseError) -> (
+    private mutating func object(at index: Int, depth: Int) throws(InterchangeError) -> (
         value: PreferenceValue, values: Int, bytes: Int
     ) {
         let start = try offset(ofObject: index)
@@ -270,7 +270,7 @@ struct BinaryPropertyListReader {
         }
     }
 
-    private func references(_ count: Int, at offset: Int) throws(ParseError) -> [Int] {
+    private func references(_ count: Int, at offset: Int) throws(InterchangeError) -> [Int] {
         guard count <= objectCount * 2 else { throw error("too many references", at: offset) }
         let raw = try read(count * referenceSize, at: offset)
         var result: [Int] = []

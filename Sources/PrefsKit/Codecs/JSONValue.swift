@@ -82,16 +82,16 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue {
     /// Parses a JSON text.
     ///
-    /// - Throws: ``JSONParseError`` naming where the text went wrong.
-    public init(parsing text: String) throws(JSONParseError) {
+    /// - Throws: ``InterchangeError`` naming where the text went wrong.
+    public init(parsing text: String) throws(InterchangeError) {
         var parser = JSONParser(bytes: Array(text.utf8))
         self = try parser.parseDocument()
     }
 
     /// Parses JSON from UTF-8 bytes.
     ///
-    /// - Throws: ``JSONParseError`` naming where the text went wrong.
-    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
+    /// - Throws: ``InterchangeError`` naming where the text went wrong.
+    public init(parsing bytes: [UInt8]) throws(InterchangeError) {
         var parser = JSONParser(bytes: bytes)
         self = try parser.parseDocument()
     }

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
@@ -15,14 +17,6 @@
 /// browser become kind `link` with the URL as their item ID.
 public enum NetscapeBookmarkFile {
     /// Why a file could not be read at all, with its line.
-    public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
-        /// What is wrong.
-        public let reason: String
-        /// The line of the problem, from 1.
-        public let line: Int
-        /// The line and the reason, in one line.
-        public var description: String { "line \(line): \(reason)" }
-    }
 
     /// The kind given to links imported from a browser.
     public static let browserKind = "link"
@@ -165,8 +159,9 @@ public enum NetscapeBookmarkFile {
     /// as Safari writes it). Links that cannot be imported are listed in
     /// ``BookmarkImportDocument/skipped``, doubtful things in its warnings.
     ///
-    /// - Throws: ``ParseError`` only for a file that is not a bookmark file at all.
-    public static func document(reading bytes: [UInt8]) throws(ParseError) -> BookmarkImportDocument
+    /// - Throws: ``InterchangeError`` only for a file that is not a bookmark file at all.
+    public static func document(reading bytes: [UInt8]) throws(InterchangeError)
+        -> BookmarkImportDocument
     {
         var reader = Reader(bytes: bytes)
         return try reader.read()
@@ -247,13 +242,13 @@ public enum NetscapeBookmarkFile {
 
         var currentFolder: Int? { lists.last ?? nil }
 
-        mutating func read() throws(ParseError) -> BookmarkImportDocument {
+        mutating func read() throws(InterchangeError) -> BookmarkImportDocument {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
             guard NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) else {
-                throw ParseError(
+                throw InterchangeError(
                     reason: "not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1>"
                         + " and no <DT><A> links)",
-                    line: 1)
+                    location: .line(1))
             }
             let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()
             if !head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") {
@@ -286,7 +281,7 @@ public enum NetscapeBookmarkFile {
                 do {
                     try budget.spend()
                 } catch {
-                    throw ParseError(reason: error.reason, line: line(at: start))
+                    throw InterchangeError(reason: error.reason, location: .line(line(at: start)))
                 }
                 handle(tag, at: start)
             }

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
@@ -12,18 +14,21 @@
 /// "Favorites", `BookmarksMenu` "Bookmarks Menu", `com.apple.ReadingList` "Reading List";
 /// the History proxy is not a bookmark and is left out.
 enum SafariBookmarkFile {
-    static func document(reading bytes: [UInt8]) throws(BookmarkError) -> BookmarkImportDocument {
+    static func document(reading bytes: [UInt8]) throws(InterchangeError) -> BookmarkImportDocument
+    {
         let root: PreferenceValue
         do {
             root = try PropertyList.decode(Data(bytes))
         } catch {
-            throw .malformedImport("not a readable property list: \(error)")
+            throw InterchangeError(
+                reason: "not a readable property list: \(error.reason)", location: error.location)
         }
         guard case .dictionary(let top) = root,
             top["WebBookmarkType"] == .string("WebBookmarkTypeList")
         else {
-            throw .malformedImport(
-                "a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at"
+            throw InterchangeError(
+                reason:
+                    "a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at"
                     + " its root)")
         }
         var document = BookmarkImportDocument(format: .safari)

@@ -8,7 +8,6 @@
 /// with comments, processing instructions, the DOCTYPE, CDATA sections and character
 /// references. Errors name the line.
 struct XMLPropertyListReader: MarkupCursor {
-    typealias ParseError = PropertyList.ParseError
 
     let bytes: [UInt8]
     var position = 0
@@ -18,7 +17,7 @@ struct XMLPropertyListReader: MarkupCursor {
     /// The entries of the top-level dictionary, every key kept (see ``decodeEntries(_:)``).
     private var topLevelEntries: [(key: String, value: PreferenceValue)]?
 
-    static func decode(_ bytes: [UInt8]) throws(ParseError) -> PreferenceValue {
+    static func decode(_ bytes: [UInt8]) throws(InterchangeError) -> PreferenceValue {
         var reader = XMLPropertyListReader(bytes: bytes)
         return try reader.parseDocument()
     }
@@ -26,7 +25,7 @@ struct XMLPropertyListReader: MarkupCursor {
     /// The entries of a document whose top level is a dictionary, in the file's order, with
     /// keys whose bytes differ kept apart even where Swift's `String ==` calls them equal;
     /// nil when the top level is not a dictionary.
-    static func decodeEntries(_ bytes: [UInt8]) throws(ParseError) -> [(
+    static func decodeEntries(_ bytes: [UInt8]) throws(InterchangeError) -> [(
         key: String, value: PreferenceValue
     )]? {
         var reader = XMLPropertyListReader(bytes: bytes)
@@ -39,11 +38,11 @@ struct XMLPropertyListReader: MarkupCursor {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
-    private func error(_ reason: String) -> ParseError {
-        ParseError(reason: "\(reason) at line \(line)")
+    private func error(_ reason: String) -> InterchangeError {
+        InterchangeError(reason: reason, location: .line(line))
     }
 
-    private mutating func parseDocument() throws(ParseError) -> PreferenceValue {
+    private mutating func parseDocument() throws(InterchangeError) -> PreferenceValue {
         try skipMisc()
         var tag = try readTag()
         var insidePlist = false
@@ -74,7 +73,7 @@ struct XMLPropertyListReader: MarkupCursor {
     }
 
     /// Skips whitespace, comments, processing instructions and the DOCTYPE.
-    private mutating func skipMisc() throws(ParseError) {
+    private mutating func skipMisc() throws(InterchangeError) {
         while true {
             skipWhitespace()
             if hasPrefix("<?") {
@@ -89,7 +88,7 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func skipDoctype() throws(ParseError) {
+    private mutating func skipDoctype() throws(InterchangeError) {
         var bracketDepth = 0
         while position < bytes.count {
             let byte = bytes[position]
@@ -101,13 +100,13 @@ struct XMLPropertyListReader: MarkupCursor {
         throw error("unterminated DOCTYPE")
     }
 
-    private mutating func skip(past terminator: String) throws(ParseError) {
+    private mutating func skip(past terminator: String) throws(InterchangeError) {
         guard advance(past: terminator) else {
             throw error("expected '\(terminator)' before the end of the file")
         }
     }
 
-    private mutating func readTag() throws(ParseError) -> Tag {
+    private mutating func readTag() throws(InterchangeError) -> Tag {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else {
             throw error(position < bytes.count ? "expected an element" : "unexpected end of file")
         }
@@ -140,7 +139,9 @@ struct XMLPropertyListReader: MarkupCursor {
         throw error("unterminated <\(name)> tag")
     }
 
-    private mutating func parseValue(startingWith tag: Tag) throws(ParseError) -> PreferenceValue {
+    private mutating func parseValue(startingWith tag: Tag) throws(InterchangeError)
+        -> PreferenceValue
+    {
         guard !tag.isClosing else { throw error("unexpected </\(tag.name)>") }
         try spend(bytes: 0)
         switch tag.name {
@@ -180,17 +181,17 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func textContent(of tag: Tag) throws(ParseError) -> String {
+    private mutating func textContent(of tag: Tag) throws(InterchangeError) -> String {
         tag.isEmpty ? "" : try readText(closing: tag.name)
     }
 
-    private mutating func enterContainer() throws(ParseError) {
+    private mutating func enterContainer() throws(InterchangeError) {
         depth += 1
         if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth)") }
         try spend(bytes: 0)
     }
 
-    private mutating func spend(bytes: Int) throws(ParseError) {
+    private mutating func spend(bytes: Int) throws(InterchangeError) {
         do {
             try budget.spend(values: 1, bytes: bytes)
         } catch {
@@ -198,7 +199,7 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func parseArray(_ tag: Tag) throws(ParseError) -> [PreferenceValue] {
+    private mutating func parseArray(_ tag: Tag) throws(InterchangeError) -> [PreferenceValue] {
         if tag.isEmpty { return [] }
         try enterContainer()
         defer { depth -= 1 }
@@ -214,7 +215,7 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func parseDictionary(_ tag: Tag) throws(ParseError) -> [String:
+    private mutating func parseDictionary(_ tag: Tag) throws(InterchangeError) -> [String:
         PreferenceValue]
     {
         if tag.isEmpty { return [:] }
@@ -254,14 +255,15 @@ struct XMLPropertyListReader: MarkupCursor {
         }
     }
 
-    private mutating func expectClosing(_ name: String, allowingText: Bool) throws(ParseError) {
+    private mutating func expectClosing(_ name: String, allowingText: Bool) throws(InterchangeError)
+    {
         skipWhitespace()
         let tag = try readTag()
         guard tag.isClosing, tag.name == name else { throw error("expected </\(name)>") }
     }
 
     /// Reads character data up to `</name>`, resolving references and CDATA.
-    private mutating func readText(closing name: String) throws(ParseError) -> String {
+    private mutating func readText(closing name: String) throws(InterchangeError) -> String {
         var output: [UInt8] = []
         while position < bytes.count {
             let byte = bytes[position]
@@ -296,7 +298,7 @@ struct XMLPropertyListReader: MarkupCursor {
         throw error("unterminated <\(name)>")
     }
 
-    private mutating func readReference() throws(ParseError) -> String {
+    private mutating func readReference() throws(InterchangeError) -> String {
         let start = position
         while position < bytes.count && bytes[position] != UInt8(ascii: ";") {
             position += 1
@@ -328,7 +330,7 @@ struct XMLPropertyListReader: MarkupCursor {
 }
 
 extension String {
-    var trimmingWhitespace: String {
+    package var trimmingWhitespace: String {
         // Printable ASCII at both ends: nothing to trim, and no grapheme breaking to find out.
         let isPlain = { (byte: UInt8?) in byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
         if isPlain(utf8.first) && isPlain(utf8.last) { return self }

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
@@ -15,9 +17,12 @@ enum ChromiumBookmarkFile {
     /// Seconds from 1601-01-01 to 1970-01-01.
     private static let epochOffset: Double = 11_644_473_600
 
-    static func document(reading json: JSONValue) throws(BookmarkError) -> BookmarkImportDocument {
+    static func document(reading json: JSONValue) throws(InterchangeError) -> BookmarkImportDocument
+    {
         guard case .object(let roots)? = json["roots"] else {
-            throw .malformedImport("a Chromium Bookmarks file without a 'roots' object")
+            throw InterchangeError(
+                reason: "a Chromium Bookmarks file needs an object here",
+                location: .keyPath("roots"))
         }
         var document = BookmarkImportDocument(format: .chromium)
         var depths: [Int] = []

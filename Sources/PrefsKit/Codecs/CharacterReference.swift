@@ -1,10 +1,10 @@
 /// The character references of XML and HTML: `&amp;`, `&#233;`, `&#xE9;`...
-enum CharacterReference {
+package enum CharacterReference {
     /// The text a reference stands for, given what lies between `&` and `;`.
     ///
     /// - Parameter allowsHTMLNames: Also read `nbsp`, which HTML has and XML lacks.
     /// - Returns: nil for an unknown name or an invalid code point.
-    static func text(for name: String, allowsHTMLNames: Bool = false) -> String? {
+    package static func text(for name: String, allowsHTMLNames: Bool = false) -> String? {
         switch name {
         case "amp": return "&"
         case "lt": return "<"

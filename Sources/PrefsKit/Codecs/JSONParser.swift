@@ -12,7 +12,7 @@ struct JSONParser {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    mutating func parseDocument() throws(InterchangeError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -20,7 +20,7 @@ struct JSONParser {
         return value
     }
 
-    func error(_ reason: String) -> JSONParseError {
+    func error(_ reason: String) -> InterchangeError {
         let reason = position >= bytes.count ? "unexpected end of input" : reason
         var line = 1
         var column = 1
@@ -32,7 +32,8 @@ struct JSONParser {
                 column += 1
             }
         }
-        return JSONParseError(reason: reason, line: line, column: column)
+        return InterchangeError(
+            reason: reason, location: .lineAndColumn(line: line, column: column))
     }
 
     mutating func skipWhitespace() {
@@ -44,7 +45,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(InterchangeError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input") }
         do {
             try budget.spend()
@@ -69,7 +70,7 @@ struct JSONParser {
         }
     }
 
-    mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
+    mutating func expectLiteral(_ literal: String) throws(InterchangeError) {
         let expected = Array(literal.utf8)
         guard bytes.count - position >= expected.count,
             Array(bytes[position..<position + expected.count]) == expected
@@ -77,12 +78,12 @@ struct JSONParser {
         position += expected.count
     }
 
-    mutating func enterContainer() throws(JSONParseError) {
+    mutating func enterContainer() throws(InterchangeError) {
         depth += 1
         if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth)") }
     }
 
-    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    mutating func parseObject() throws(InterchangeError) -> JSONValue {
         try enterContainer()
         position += 1
         var members: [(key: String, value: JSONValue)] = []
@@ -118,7 +119,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    mutating func parseArray() throws(InterchangeError) -> JSONValue {
         try enterContainer()
         position += 1
         var elements: [JSONValue] = []
@@ -144,7 +145,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    mutating func parseNumber() throws(InterchangeError) -> JSONValue {
         let start = position
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
         guard position < bytes.count, isDigit(bytes[position]) else {
@@ -179,7 +180,7 @@ struct JSONParser {
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    mutating func parseString() throws(JSONParseError) -> String {
+    mutating func parseString() throws(InterchangeError) -> String {
         position += 1
         var scalars = String.UnicodeScalarView()
         var runStart = position
@@ -214,7 +215,7 @@ struct JSONParser {
         }
     }
 
-    mutating func validateUTF8Sequence() throws(JSONParseError) {
+    mutating func validateUTF8Sequence() throws(InterchangeError) {
         let lead = bytes[position]
         let length: Int
         switch lead {
@@ -231,7 +232,7 @@ struct JSONParser {
         position += length
     }
 
-    mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
+    mutating func parseEscape() throws(InterchangeError) -> Unicode.Scalar {
         guard position < bytes.count else { throw error("unterminated escape") }
         let byte = bytes[position]
         position += 1
@@ -268,7 +269,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+    mutating func parseHex4() throws(InterchangeError) -> UInt32 {
         guard bytes.count - position >= 4 else { throw error("invalid \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {

@@ -1,3 +1,4 @@
+import PrefsKit
 internal import SQLiteCore
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
@@ -56,11 +57,11 @@ enum FirefoxPlaces {
             return try connection.withTimeLimit(seconds: Double(DecodingBudget.maximumSeconds)) {
                 try read(connection)
             }
-        } catch let error as BookmarkError {
+        } catch let error as InterchangeError {
             throw error
         } catch {
-            throw BookmarkError.malformedImport(
-                "cannot read '\(path)' as Firefox's places.sqlite: \(error)")
+            throw InterchangeError(
+                reason: "cannot read '\(path)' as Firefox's places.sqlite: \(error)")
         }
     }
 
@@ -70,8 +71,9 @@ enum FirefoxPlaces {
                 if case .text(let name) = row[0] { name } else { nil }
             }
         guard tables.contains("moz_bookmarks"), tables.contains("moz_places") else {
-            throw BookmarkError.malformedImport(
-                "an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
+            throw InterchangeError(
+                reason:
+                    "an SQLite file that is not Firefox's places.sqlite (no moz_bookmarks table)")
         }
         // Reading must not make the file compute: a generated column would run its
         // expression on every row read (views and triggers are never read or fired here).
@@ -81,8 +83,8 @@ enum FirefoxPlaces {
                 sql: "SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)",
                 arguments: [table])
             if case .integer(let count) = generated.first?[0], count > 0 {
-                throw BookmarkError.malformedImport(
-                    "\(table) has generated columns, which Firefox never makes; not read")
+                throw InterchangeError(
+                    reason: "\(table) has generated columns, which Firefox never makes; not read")
             }
         }
         struct Item {

@@ -121,20 +121,6 @@ public struct BookmarkImportDocument: Sendable {
         case safari = "Safari Bookmarks.plist"
     }
 
-    /// The browser format that bytes look like, told cheaply from their content (to point
-    /// a user who gives a bookmark file to the preference import to the right command).
-    public static func browserFormat(of bytes: [UInt8]) -> Format? {
-        if bytes.starts(with: Array("SQLite format 3\0".utf8)) { return .firefox }
-        let head = String(decoding: bytes.prefix(1 << 16), as: UTF8.self)
-        if head.contains("WebBookmarkType") { return .safari }
-        if NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) { return .html }
-        let trimmed = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        if trimmed.hasPrefix("{"), head.contains("\"roots\""), head.contains("\"bookmark_bar\"") {
-            return .chromium
-        }
-        return nil
-    }
-
     /// The most folders deep that import keeps; deeper ones merge into their ancestor at
     /// this depth, with a warning.
     public static let maximumFolderDepth = 256
@@ -170,7 +156,7 @@ public struct BookmarkImportDocument: Sendable {
     /// ``maximumFolderDepth`` deep, returns the parent with a warning.
     ///
     /// - Returns: The index of the folder that holds what the file puts in this one.
-    mutating func addFolder(_ folder: Folder, depths: inout [Int], place: Place) -> Int? {
+    package mutating func addFolder(_ folder: Folder, depths: inout [Int], place: Place) -> Int? {
         let depth = folder.parent.map { depths[$0] + 1 } ?? 1
         if depth > Self.maximumFolderDepth {
             if !warnings.contains(where: { $0.message.hasPrefix("folders nested deeper") }) {
@@ -189,7 +175,7 @@ public struct BookmarkImportDocument: Sendable {
 
     /// Text made fit for a title or name: runs of white space (line breaks included) as
     /// one space, trimmed, control characters removed; whether any were.
-    static func cleaned(_ text: String) -> (text: String, hadControlCharacters: Bool) {
+    package static func cleaned(_ text: String) -> (text: String, hadControlCharacters: Bool) {
         // Most titles need nothing: no control or line-break bytes, no doubled, leading or
         // trailing spaces.
         let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
@@ -225,7 +211,7 @@ public struct BookmarkImportDocument: Sendable {
     }
 
     /// The URL of a link, or why it is not imported as a bookmark.
-    static func linkURL(_ text: String) -> (url: URL?, reasonToSkip: String?) {
+    package static func linkURL(_ text: String) -> (url: URL?, reasonToSkip: String?) {
         if text.isEmpty { return (nil, "a link without a URL") }
         func hasScheme(_ scheme: String) -> Bool {
             text.utf8.count >= scheme.utf8.count
@@ -240,7 +226,7 @@ public struct BookmarkImportDocument: Sendable {
 
 extension BookmarkImportDocument {
     /// A note's text: line breaks kept, other control characters removed, trimmed.
-    static func cleanedNote(_ text: String) -> String {
+    package static func cleanedNote(_ text: String) -> String {
         var output = ""
         for scalar in text.unicodeScalars
         where scalar.value >= 0x20 || scalar == "\n" || scalar == "\t" {

@@ -21,14 +21,6 @@ public enum PropertyList {
         case binary
     }
 
-    /// Why a property list could not be read.
-    public struct ParseError: Error, CustomStringConvertible, Equatable, Sendable {
-        /// What was wrong, naming the place (line or byte offset).
-        public let reason: String
-        /// The reason, in one line.
-        public var description: String { reason }
-    }
-
     /// Encodes a value.
     public static func encode(_ value: PreferenceValue, format: Format) -> Data {
         switch format {
@@ -50,15 +42,17 @@ public enum PropertyList {
 
     /// Decodes a property list, detecting the format from its first bytes.
     ///
-    /// - Throws: ``ParseError`` naming where the data went wrong.
-    public static func decode(_ data: Data) throws(ParseError) -> PreferenceValue {
+    /// - Throws: ``InterchangeError`` naming where the data went wrong.
+    public static func decode(_ data: Data) throws(InterchangeError) -> PreferenceValue {
         try decode(data, format: detectFormat(data))
     }
 
     /// Decodes a property list of a known format.
     ///
-    /// - Throws: ``ParseError`` naming where the data went wrong.
-    public static func decode(_ data: Data, format: Format) throws(ParseError) -> PreferenceValue {
+    /// - Throws: ``InterchangeError`` naming where the data went wrong.
+    public static func decode(_ data: Data, format: Format) throws(InterchangeError)
+        -> PreferenceValue
+    {
         switch format {
         case .xml: try XMLPropertyListReader.decode(Array(data))
         case .binary: try BinaryPropertyListReader.decode(Array(data))
@@ -69,9 +63,9 @@ public enum PropertyList {
     /// file's order, keeping keys whose bytes differ though Swift's `String ==` calls them
     /// equal (a dictionary would keep one); nil when the top level is not a dictionary.
     ///
-    /// - Throws: ``ParseError`` naming where the data went wrong, or a key that appears
+    /// - Throws: ``InterchangeError`` naming where the data went wrong, or a key that appears
     ///   twice.
-    public static func decodeEntries(_ data: Data) throws(ParseError) -> [(
+    public static func decodeEntries(_ data: Data) throws(InterchangeError) -> [(
         key: String, value: PreferenceValue
     )]? {
         switch detectFormat(data) {

@@ -9,34 +9,34 @@
 /// is charged for what it would expand to, not for what it stores, so that a few hundred
 /// bytes cannot grow into gigabytes. Exceeding any limit ends the decoding with an error
 /// naming the limit; nothing is written.
-struct DecodingBudget {
+package struct DecodingBudget {
     /// The deepest nesting of arrays, dictionaries, objects or folders.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
     /// The most values (scalars and containers, shared ones counted each time) per document.
-    static let maximumValues = 5_000_000
+    package static let maximumValues = 5_000_000
     /// The most bytes of strings and data per document, shared ones counted each time.
-    static let maximumBytes = 512 << 20
+    package static let maximumBytes = 512 << 20
     /// The longest a document may take to decode, in seconds.
-    static let maximumSeconds = 30
+    package static let maximumSeconds = 30
 
     private(set) var values = 0
     private(set) var bytes = 0
     private let deadline: UInt64
     private var untilClockCheck = 4096
 
-    init() {
+    package init() {
         deadline = Self.now() + UInt64(Self.maximumSeconds) * 1_000_000_000
     }
 
     /// Why decoding stopped: the limit that was reached, in words.
-    struct Exceeded: Error, Equatable {
-        let reason: String
+    package struct Exceeded: Error, Equatable {
+        package let reason: String
     }
 
     /// Charges `values` values and `bytes` bytes.
     ///
     /// - Throws: ``Exceeded`` naming the limit reached.
-    mutating func spend(values: Int = 1, bytes: Int = 0) throws(Exceeded) {
+    package mutating func spend(values: Int = 1, bytes: Int = 0) throws(Exceeded) {
         let (newValues, valuesOverflow) = self.values.addingReportingOverflow(values)
         guard !valuesOverflow, newValues <= Self.maximumValues else {
             throw Exceeded(reason: "more than \(Self.maximumValues) values (the decoding limit)")
@@ -60,7 +60,7 @@ struct DecodingBudget {
     /// Checks the time limit alone.
     ///
     /// - Throws: ``Exceeded`` when the document has taken too long.
-    func checkTime() throws(Exceeded) {
+    package func checkTime() throws(Exceeded) {
         if Self.now() > deadline {
             throw Exceeded(reason: "decoding took longer than \(Self.maximumSeconds) s (the limit)")
         }
