@@ -62,7 +62,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(
             name: "prefs-bench",
-            dependencies: ["PrefsKit", "PrefsInterchange", "CRawSQLite", "CRawLibPQ", "TestSupport"],
+            dependencies: [
+                "PrefsKit", "PrefsInterchange", "CRawSQLite", "CRawLibPQ", "TestSupport",
+            ],
             path: "Benchmarks/PrefsBench"),
         .executableTarget(
             name: "prefs-idle-observer", dependencies: ["PrefsKit"], path: "Benchmarks/IdleObserver"
@@ -85,7 +87,8 @@ let package = Package(
             name: "CCrashVFS", path: "Tests/CrashVFS",
             linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
-            name: "PrefsFuzzing", dependencies: ["PrefsKit", "PrefsInterchange", "PrefsCommandLine"],
+            name: "PrefsFuzzing",
+            dependencies: ["PrefsKit", "PrefsInterchange", "PrefsCommandLine"],
             path: "Tests/Fuzz/PrefsFuzzing"),
         .executableTarget(
             name: "prefs-fuzz", dependencies: ["PrefsFuzzing"], path: "Tests/Fuzz/PrefsFuzz"),
@@ -101,7 +104,8 @@ let package = Package(
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [
-                "PrefsKit", "PrefsInterchange", "SQLiteCore", "PostgresCore", "TestSupport", "prefs",
+                "PrefsKit", "PrefsInterchange", "SQLiteCore", "PostgresCore", "TestSupport",
+                "prefs",
             ]),
         .testTarget(
             name: "PrefsCommandLineTests",
