@@ -84,6 +84,12 @@ struct ParsedArguments: Sendable {
     private func read<Value: ArgumentValue>(
         _ text: String, as type: Value.Type, label: String, _ range: ClosedRange<Int>?
     ) throws(UsageError) -> Value {
+        if let value = Value(argumentText: text),
+            range.map({ range in (value as? Int).map(range.contains) ?? true }) ?? true
+        {
+            return value
+        }
+        // The expectation is made only for the message (the choices are joined).
         var expected = Value.expectation
         if let range {
             if range.lowerBound == 0 && range.upperBound == Int.max {
@@ -92,12 +98,6 @@ struct ParsedArguments: Sendable {
                 expected = "a positive integer"
             }
         }
-        guard let value = Value(argumentText: text),
-            range.map({ range in (value as? Int).map(range.contains) ?? true }) ?? true
-        else {
-            throw UsageError(
-                "Invalid value '\(text)' for '\(label)': expected \(expected)", path: path)
-        }
-        return value
+        throw UsageError("Invalid value '\(text)' for '\(label)': expected \(expected)", path: path)
     }
 }

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs bookmark add KIND ITEM-ID --title T`: bookmarks an item, or updates its bookmark.
 struct BookmarkAddCommand: RunnableCommand {
-    static let name = "add"
+    static var name: String { "add" }
     static let spec = CommandSpec(
         Self.self, abstract: "Bookmark an item; an item already bookmarked is updated.",
         arguments: BookmarkDraftDeclarations.arguments,

@@ -3,7 +3,7 @@ import PrefsKit
 
 /// `prefs bookmark export [FILE]`: JSON or a browser's HTML file.
 struct BookmarkExportCommand: RunnableCommand {
-    static let name = "export"
+    static var name: String { "export" }
     static let file = OptionalArgument<String>(
         "file", help: "The output file (default: standard output).")
     static let format = Option<BookmarkFormat>(

@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs bookmark`: bookmarks of the app's items.
 enum BookmarkGroup: CommandGroup {
-    static let name = "bookmark"
-    static let aliases = ["bookmarks"]
+    static var name: String { "bookmark" }
+    static var aliases: [String] { ["bookmarks"] }
     static let spec = CommandSpec(
         group: Self.self, abstract: "Add, list, search and manage bookmarks.",
         subcommands: [

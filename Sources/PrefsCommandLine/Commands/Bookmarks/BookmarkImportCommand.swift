@@ -9,7 +9,7 @@ import PrefsKit
 
 /// `prefs bookmark import FILE`: our JSON or a browser's file, all or nothing.
 struct BookmarkImportCommand: RunnableCommand {
-    static let name = "import"
+    static var name: String { "import" }
     static let file = Argument<String>("file", help: "The input file, or - for standard input.")
     static let format = Option<BookmarkImportFormatName>(
         "format", value: "format",

@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs bookmark list`: bookmarks filtered, sorted, paged and grouped.
 struct BookmarkListCommand: RunnableCommand {
-    static let name = "list"
-    static let aliases = ["ls"]
+    static var name: String { "list" }
+    static var aliases: [String] { ["ls"] }
     static let kind = Option<String>("kind", value: "kind", help: "Only this kind.")
     static let category = Option<String>("category", value: "category", help: "Only this category.")
     static let folder = Option<String>(

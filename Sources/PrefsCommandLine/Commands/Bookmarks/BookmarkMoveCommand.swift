@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs bookmark move ID --to N`: a new position within the bookmark's kind.
 struct BookmarkMoveCommand: RunnableCommand {
-    static let name = "move"
+    static var name: String { "move" }
     static let id = Argument<String>("id", help: "The bookmark's id.")
     static let to = Option<Int>(
         "to", value: "position", help: "The new position, from 0.", in: 0...Int.max,

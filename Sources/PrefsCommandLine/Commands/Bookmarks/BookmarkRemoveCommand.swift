@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs bookmark remove KIND ITEM-ID` or `--id N`.
 struct BookmarkRemoveCommand: RunnableCommand {
-    static let name = "remove"
-    static let aliases = ["rm", "delete"]
+    static var name: String { "remove" }
+    static var aliases: [String] { ["rm", "delete"] }
     static let kind = OptionalArgument<String>("kind", help: "The kind of the item.")
     static let itemID = OptionalArgument<String>(
         "item-id", help: "The app's identifier of the item.")

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs bookmark search WORD ...`: full-text search.
 struct BookmarkSearchCommand: RunnableCommand {
-    static let name = "search"
+    static var name: String { "search" }
     static let query = RepeatingArgument<String>("query", help: "Words that must all match.")
     static let limit = Option<Int>(
         "limit", short: "n", value: "n", help: "Show at most this many (default: 50).",

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs bookmark toggle KIND ITEM-ID`: the detail screen's bookmark button.
 struct BookmarkToggleCommand: RunnableCommand {
-    static let name = "toggle"
+    static var name: String { "toggle" }
     static let spec = CommandSpec(
         Self.self,
         abstract: "Bookmark an item, or remove its bookmark (the detail screen's button).",

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs doctor`: the database's health.
 struct DoctorCommand: RunnableCommand {
-    static let name = "doctor"
+    static var name: String { "doctor" }
     static let repair = Flag("repair", help: "Fix what can be fixed without losing data.")
     static let spec = CommandSpec(
         Self.self,

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs help [COMMAND ...]` (and `-h`/`--help` anywhere).
 struct HelpCommand: RunnableCommand {
-    static let name = "help"
+    static var name: String { "help" }
     static let command = RepeatingArgument<String>(
         "command", help: "The command to explain.", isOptional: true,
         completions: CommandTable.helpTopics)

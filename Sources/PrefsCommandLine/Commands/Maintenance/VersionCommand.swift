@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs version` (and `--version` anywhere).
 struct VersionCommand: RunnableCommand {
-    static let name = "version"
+    static var name: String { "version" }
     static let spec = CommandSpec(Self.self, abstract: "Show the version.", scope: .json)
 
     func run(_ context: CommandContext) throws {

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs onboarding`: the walkthrough that shows until `hasViewedWalkthrough` is set.
 enum OnboardingGroup: CommandGroup {
-    static let name = "onboarding"
+    static var name: String { "onboarding" }
     static let pages = Option<Int>(
         "pages", value: "n", help: "The number of pages (default: 3).", in: 1...Int.max)
     static let spec = CommandSpec(

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs onboarding next`.
 struct OnboardingNextCommand: RunnableCommand {
-    static let name = "next"
+    static var name: String { "next" }
     static let spec = CommandSpec(
         Self.self, abstract: "Go to the next page, or complete the walkthrough on the last page.",
         options: [OnboardingGroup.pages.spec],

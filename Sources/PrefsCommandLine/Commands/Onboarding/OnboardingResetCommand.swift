@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs onboarding reset`.
 struct OnboardingResetCommand: RunnableCommand {
-    static let name = "reset"
+    static var name: String { "reset" }
     static let spec = CommandSpec(
         Self.self, abstract: "Show the walkthrough again from its first page.",
         options: [OnboardingGroup.pages.spec],

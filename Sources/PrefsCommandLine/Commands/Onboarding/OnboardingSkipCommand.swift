@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs onboarding skip`.
 struct OnboardingSkipCommand: RunnableCommand {
-    static let name = "skip"
+    static var name: String { "skip" }
     static let spec = CommandSpec(
         Self.self, abstract: "Complete the walkthrough from any page.",
         options: [OnboardingGroup.pages.spec],

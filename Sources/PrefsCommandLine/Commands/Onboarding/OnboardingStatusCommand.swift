@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs onboarding status`.
 struct OnboardingStatusCommand: RunnableCommand {
-    static let name = "status"
+    static var name: String { "status" }
     static let spec = CommandSpec(
         Self.self, abstract: "Print whether the walkthrough shows and its current page.",
         options: [OnboardingGroup.pages.spec],

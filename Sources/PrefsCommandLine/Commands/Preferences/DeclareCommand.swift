@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs declare KEY --type T`: a key's type, default and description.
 struct DeclareCommand: RunnableCommand {
-    static let name = "declare"
+    static var name: String { "declare" }
     static let key = Argument<String>("key", help: "The preference key.", completesKeys: true)
     static let type = Option<PreferenceType>(
         "type", short: "t", value: "type", help: "The key's type: \(PreferenceType.list).",

@@ -3,8 +3,8 @@ import PrefsKit
 /// `prefs delete KEY`: removes a stored value; with `--forget`, every value of the key the
 /// database keeps.
 struct DeleteCommand: RunnableCommand {
-    static let name = "delete"
-    static let aliases = ["remove", "unset"]
+    static var name: String { "delete" }
+    static var aliases: [String] { ["remove", "unset"] }
     static let key = Argument<String>("key", help: "The preference key.", completesKeys: true)
     static let forget = Flag(
         "forget", help: "Also forget the key's values in the history (and sync's conflicts).")

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs describe KEY`: declaration, stored value and last change.
 struct DescribeCommand: RunnableCommand {
-    static let name = "describe"
+    static var name: String { "describe" }
     static let key = Argument<String>("key", help: "The preference key.", completesKeys: true)
     static let spec = CommandSpec(
         Self.self,

@@ -8,7 +8,7 @@ import PrefsKit
 
 /// `prefs export [FILE]`: the suite's preferences as JSON or a property list.
 struct ExportCommand: RunnableCommand {
-    static let name = "export"
+    static var name: String { "export" }
     static let file = OptionalArgument<String>(
         "file", help: "The output file (default: standard output).")
     static let format = Option<InterchangeFormat>(

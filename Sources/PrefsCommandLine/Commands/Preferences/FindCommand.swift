@@ -14,7 +14,7 @@ import PrefsKit
 
 /// `prefs find PATTERN`: stored preferences whose keys match a glob or a regular expression.
 struct FindCommand: RunnableCommand {
-    static let name = "find"
+    static var name: String { "find" }
     static let pattern = Argument<String>(
         "pattern", help: "A glob, or a regular expression with --regex.")
     static let regex = Flag("regex", short: "E", help: "Read the pattern as a regular expression.")

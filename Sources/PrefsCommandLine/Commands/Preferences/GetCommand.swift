@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs get KEY`: the value, else the declared default, else `--default`.
 struct GetCommand: RunnableCommand {
-    static let name = "get"
+    static var name: String { "get" }
     static let key = Argument<String>("key", help: "The preference key.", completesKeys: true)
     static let fallback = Option<String>(
         "default", value: "value",

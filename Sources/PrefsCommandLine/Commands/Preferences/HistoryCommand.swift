@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs history [KEY]`: the recent changes of the suite or of one key.
 struct HistoryCommand: RunnableCommand {
-    static let name = "history"
+    static var name: String { "history" }
     static let key = OptionalArgument<String>(
         "key", help: "Only the changes of this key.", completesKeys: true)
     static let limit = Option<Int>(

@@ -9,7 +9,7 @@ import PrefsKit
 
 /// `prefs import FILE`: preferences from JSON or a property list, all or nothing.
 struct ImportCommand: RunnableCommand {
-    static let name = "import"
+    static var name: String { "import" }
     static let file = Argument<String>("file", help: "The input file, or - for standard input.")
     static let format = Option<InterchangeFormat>(
         "format", value: "format",

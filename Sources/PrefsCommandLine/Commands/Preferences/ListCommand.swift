@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs list`: the suite's stored preferences (with `--all`, declared defaults too).
 struct ListCommand: RunnableCommand {
-    static let name = "list"
-    static let aliases = ["ls"]
+    static var name: String { "list" }
+    static var aliases: [String] { ["ls"] }
     static let all = Flag(
         "all", short: "a", help: "Include declared keys that have only a default.")
     static let names = Flag(

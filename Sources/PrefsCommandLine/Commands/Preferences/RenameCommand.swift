@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs rename OLD NEW`: moves a stored value, in one transaction.
 struct RenameCommand: RunnableCommand {
-    static let name = "rename"
-    static let aliases = ["mv"]
+    static var name: String { "rename" }
+    static var aliases: [String] { ["mv"] }
     static let old = Argument<String>(
         "old", help: "The key that holds the value.", completesKeys: true)
     static let new = Argument<String>("new", help: "The key to move it to.")

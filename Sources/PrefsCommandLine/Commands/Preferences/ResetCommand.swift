@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs reset`: removes every stored preference of the suite.
 struct ResetCommand: RunnableCommand {
-    static let name = "reset"
+    static var name: String { "reset" }
     static let force = Flag("force", short: "f", help: "Do not ask for confirmation.")
     static let spec = CommandSpec(
         Self.self, abstract: "Remove every stored preference of the suite.",

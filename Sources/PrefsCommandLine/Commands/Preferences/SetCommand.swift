@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs set KEY VALUE`: stores a value, of the declared, stored, given or inferred type.
 struct SetCommand: RunnableCommand {
-    static let name = "set"
+    static var name: String { "set" }
     static let key = Argument<String>("key", help: "The preference key.", completesKeys: true)
     static let value = Argument<String>("value", help: "The value, or - to read standard input.")
     static let type = Option<PreferenceType>(

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs suites`: the suites that hold preferences or declarations.
 struct SuitesCommand: RunnableCommand {
-    static let name = "suites"
+    static var name: String { "suites" }
     static let null = Flag.null(entries: "each suite name")
     static let spec = CommandSpec(
         Self.self, abstract: "List the suites that hold preferences or declarations.",

@@ -9,7 +9,7 @@ import PrefsKit
 
 /// `prefs watch [KEY ...]`: prints changes as they happen, until interrupted.
 struct WatchCommand: RunnableCommand {
-    static let name = "watch"
+    static var name: String { "watch" }
     static let keys = RepeatingArgument<String>(
         "key", help: "Keys to watch (default: all of the suite).", isOptional: true,
         completesKeys: true)

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs selection clear NAME`: selects nothing.
 struct SelectionClearCommand: RunnableCommand {
-    static let name = "clear"
+    static var name: String { "clear" }
     static let selectionName = Argument<String>(
         "name", help: "The selection's name, such as carousel.")
     static let spec = CommandSpec(

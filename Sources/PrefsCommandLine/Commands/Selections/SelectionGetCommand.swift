@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs selection get NAME`: a selection's index.
 struct SelectionGetCommand: RunnableCommand {
-    static let name = "get"
+    static var name: String { "get" }
     static let selectionName = Argument<String>(
         "name", help: "The selection's name, such as carousel.")
     static let spec = CommandSpec(

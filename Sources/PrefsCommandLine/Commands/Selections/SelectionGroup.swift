@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs selection`: selected indices of pagers and lists.
 enum SelectionGroup: CommandGroup {
-    static let name = "selection"
-    static let aliases = ["selections"]
+    static var name: String { "selection" }
+    static var aliases: [String] { ["selections"] }
     static let spec = CommandSpec(
         group: Self.self, abstract: "Read and change selected indices of pagers and lists.",
         subcommands: [

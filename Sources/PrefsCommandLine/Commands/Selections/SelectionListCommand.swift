@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs selection list`: every selection.
 struct SelectionListCommand: RunnableCommand {
-    static let name = "list"
-    static let aliases = ["ls"]
+    static var name: String { "list" }
+    static var aliases: [String] { ["ls"] }
     static let spec = CommandSpec(
         Self.self, abstract: "List every selection.", scope: .suiteless)
 

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs selection next NAME`.
 struct SelectionNextCommand: RunnableCommand {
-    static let name = "next"
+    static var name: String { "next" }
     static let selectionName = Argument<String>(
         "name", help: "The selection's name, such as carousel.")
     static let spec = CommandSpec(

@@ -2,8 +2,8 @@ import PrefsKit
 
 /// `prefs selection previous NAME`.
 struct SelectionPreviousCommand: RunnableCommand {
-    static let name = "previous"
-    static let aliases = ["prev"]
+    static var name: String { "previous" }
+    static var aliases: [String] { ["prev"] }
     static let selectionName = Argument<String>(
         "name", help: "The selection's name, such as carousel.")
     static let spec = CommandSpec(

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs selection set NAME INDEX`: selects an index, never clamped.
 struct SelectionSetCommand: RunnableCommand {
-    static let name = "set"
+    static var name: String { "set" }
     static let selectionName = Argument<String>(
         "name", help: "The selection's name, such as carousel.")
     static let index = Argument<Int>("index", help: "The index to select, from 0.")

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs sync conflicts`: the losing sides of conflicts.
 struct SyncConflictsCommand: RunnableCommand {
-    static let name = "conflicts"
+    static var name: String { "conflicts" }
     static let limit = Option<Int>(
         "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
         in: 1...Int.max)

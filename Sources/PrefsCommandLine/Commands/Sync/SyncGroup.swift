@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs sync`: preferences and bookmarks with the account's other devices, through a hub.
 enum SyncGroup: CommandGroup {
-    static let name = "sync"
+    static var name: String { "sync" }
     static let spec = CommandSpec(
         group: Self.self,
         abstract: "Sync preferences and bookmarks with the account's other devices.",

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs sync leave`: turns sync off; the data stays.
 struct SyncLeaveCommand: RunnableCommand {
-    static let name = "leave"
+    static var name: String { "leave" }
     static let spec = CommandSpec(
         Self.self, abstract: "Turn sync off for this device; its data stays.",
         scope: .sync)

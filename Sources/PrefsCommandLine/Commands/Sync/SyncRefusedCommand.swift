@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs sync refused`: changes refused, and why.
 struct SyncRefusedCommand: RunnableCommand {
-    static let name = "refused"
+    static var name: String { "refused" }
     static let limit = Option<Int>(
         "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
         in: 1...Int.max)

@@ -9,7 +9,7 @@ import PrefsKit
 
 /// `prefs sync [round] [--hub URI] [--watch]`: one round with the hub, or rounds until interrupted.
 struct SyncRoundCommand: RunnableCommand {
-    static let name = "round"
+    static var name: String { "round" }
     static let hub = Option<String>(
         "hub", value: "uri", help: "The hub's connection string (default: the one remembered).")
     static let watch = Flag(

@@ -2,7 +2,7 @@ import PrefsKit
 
 /// `prefs sync status`: the device's sync state, read from the file alone.
 struct SyncStatusCommand: RunnableCommand {
-    static let name = "status"
+    static var name: String { "status" }
     static let spec = CommandSpec(
         Self.self,
         abstract: "Show the device's sync state: hub, account, pending changes, conflicts, clock.",
