@@ -88,16 +88,27 @@ import Testing
         return result.stdout
     }
 
-    @Test(arguments: ["bash", "zsh", "fish"])
+    @Test(.enabled(if: Installed.bash && Installed.script, "bash or script is not installed"))
+    func bashCompletingAHostileKeyRunsNothingAndTypesThatKey() throws {
+        try completingAHostileKeyRunsNothingAndTypesThatKey(shell: "bash")
+    }
+
+    @Test(.enabled(if: Installed.zsh && Installed.script, "zsh or script is not installed"))
+    func zshCompletingAHostileKeyRunsNothingAndTypesThatKey() throws {
+        try completingAHostileKeyRunsNothingAndTypesThatKey(shell: "zsh")
+    }
+
+    @Test(.enabled(if: Installed.fish && Installed.script, "fish or script is not installed"))
+    func fishCompletingAHostileKeyRunsNothingAndTypesThatKey() throws {
+        try completingAHostileKeyRunsNothingAndTypesThatKey(shell: "fish")
+    }
+
     func completingAHostileKeyRunsNothingAndTypesThatKey(shell: String) throws {
         try plantKeys()
         let lines =
             hostileKeys.map { "prefs --db '\(db)' get \($0.prefix)\t" }
             + ["prefs --db '\(db)' get k0\t"]
-        guard let screen = try typeIntoShell(shell, lines: lines) else {
-            print("skipped: \(shell) or script is not installed")
-            return
-        }
+        let screen = try #require(try typeIntoShell(shell, lines: lines))
         let shown = screen.replacingOccurrences(of: "\r", with: "")
         for entry in hostileKeys {
             #expect(
@@ -110,12 +121,9 @@ import Testing
 
     /// fish reads a TAB in a candidate as the start of its description, so it would offer
     /// `kt\tpart` as `kt`, another key; it leaves such a key out instead.
-    @Test func fishLeavesOutAKeyWithATabRatherThanOfferAnotherKey() throws {
+    @Test(.enabled(if: Installed.fish, "fish is not installed"))
+    func fishLeavesOutAKeyWithATabRatherThanOfferAnotherKey() throws {
         let fish = URL(fileURLWithPath: "/usr/bin/fish")
-        guard FileManager.default.isExecutableFile(atPath: fish.path) else {
-            print("skipped: fish is not installed")
-            return
-        }
         try runPrefs(["--db", db, "set", "--type", "string", "kt\tpart", "value-tab"])
         try runPrefs(["--db", db, "set", "--type", "string", "ktother", "value-other"])
         let scriptFile = folder.path("prefs.fish")

@@ -102,3 +102,28 @@ private final class SharedData: @unchecked Sendable {
         set { lock.withLock { stored = newValue } }
     }
 }
+
+/// Whether a tool the tests drive is on this machine: a test that needs a missing one is
+/// reported as skipped with the reason (`@Test(.enabled(if: Installed.zsh, "..."))`), never
+/// as passed.
+public enum Installed {
+    public static let bash = isExecutable("/bin/bash")
+    public static let zsh = isExecutable("/usr/bin/zsh")
+    public static let fish = isExecutable("/usr/bin/fish")
+    /// util-linux's `script`, which gives a shell a terminal.
+    public static let script = isExecutable("/usr/bin/script")
+
+    /// Whether the shell of that name is installed.
+    public static func shell(_ name: String) -> Bool {
+        switch name {
+        case "bash": bash
+        case "zsh": zsh
+        case "fish": fish
+        default: false
+        }
+    }
+
+    private static func isExecutable(_ path: String) -> Bool {
+        FileManager.default.isExecutableFile(atPath: path)
+    }
+}

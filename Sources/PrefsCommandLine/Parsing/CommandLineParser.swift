@@ -121,7 +121,8 @@ struct CommandLineParser: Sendable {
         guard let make = node.make else {
             throw UsageError("Missing subcommand", path: parsed.path)
         }
-        parsed.argumentNames = node.arguments.map(\.name)
+        // A loop, not `map(\.name)`: a key path is instantiated at run time, on every run.
+        for argument in node.arguments { parsed.argumentNames.append(argument.name) }
         return Invocation(
             globals: try globals(from: parsed), command: try make(parsed), path: parsed.path,
             scope: node.scope)

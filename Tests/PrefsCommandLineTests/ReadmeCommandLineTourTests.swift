@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The README's tour of the command line, run line by line as a user would paste it: each
+/// line exits as its comment says ("exit 1: ..."), else 0.
+@Suite struct ReadmeCommandLineTourTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The commands of the tour: continuation lines joined, comments kept apart.
+    static func tourLines() throws -> [(command: String, comment: String)] {
+        let readme = try String(
+            contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## A tour of the command line\n"))
+        let opening = try #require(
+            readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
+        let closing = try #require(
+            readme.range(of: "```\n", range: opening.upperBound..<readme.endIndex))
+        var lines: [(String, String)] = []
+        var pending = ""
+        for line in readme[opening.upperBound..<closing.lowerBound].split(separator: "\n") {
+            var text = String(line)
+            var comment = ""
+            if let hash = text.range(of: "  #") ?? text.range(of: " # ") {
+                comment = String(text[hash.upperBound...])
+                text = String(text[..<hash.lowerBound])
+            }
+            text = text.trimmingCharacters(in: .whitespaces)
+            if text.hasSuffix("\\") {
+                pending += text.dropLast() + " "
+                continue
+            }
+            if !(pending + text).isEmpty { lines.append((pending + text, comment)) }
+            pending = ""
+        }
+        return lines
+    }
+
+    @Test func everyLineOfTheTourExitsAsItsCommentSays() throws {
+        let lines = try Self.tourLines()
+        #expect(lines.count >= 20)
+        let folder = try TemporaryFolder()
+        let bin = prefsExecutable().deletingLastPathComponent().path
+        // One shell for the whole tour, as a user types it: `export` and `%1` carry over.
+        var script = "cd '\(folder.url.path)' || exit 99\n"
+        for (index, line) in lines.enumerated() {
+            let command = line.command.replacingOccurrences(
+                of: "/tmp/prefs-tour.sqlite", with: folder.path("tour.sqlite"))
+            script += "{ \(command)\n} >/dev/null 2>&1\necho \"line \(index) $?\"\n"
+        }
+        let result = try runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: ["PATH": "\(bin):/usr/bin:/bin", "HOME": folder.url.path])
+        let statuses = result.stdout.split(separator: "\n").compactMap { line -> Int32? in
+            line.split(separator: " ").last.flatMap { Int32($0) }
+        }
+        #expect(statuses.count == lines.count, "\(result.stdout)\(result.stderr)")
+        for (index, line) in lines.enumerated() where index < statuses.count {
+            var expected: Int32 = 0
+            if let range = line.comment.range(of: #"exit (\d+)"#, options: .regularExpression) {
+                expected = Int32(line.comment[range].dropFirst(5)) ?? -1
+            }
+            // `kill %1` ends the watcher that the line before put in the background.
+            #expect(statuses[index] == expected, "\(line.command)")
+        }
+    }
+
+    /// The install lines work in a home without `~/.local/bin` or a completions folder (a
+    /// user ran into `install` failing there); the build line is left out, and the file
+    /// installed is the `prefs` under test.
+    @Test func theInstallLinesWorkInAFreshHome() throws {
+        let readme = try String(
+            contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Installing the tool\n"))
+        let opening = try #require(
+            readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
+        let closing = try #require(
+            readme.range(of: "```\n", range: opening.upperBound..<readme.endIndex))
+        let home = try TemporaryFolder()
+        var script = "set -e\n"
+        for line in readme[opening.upperBound..<closing.lowerBound].split(separator: "\n") {
+            let command = String(line.split(separator: "#").first ?? "")
+                .trimmingCharacters(in: .whitespaces)
+            if command.isEmpty || command.hasPrefix("Install/build-static") { continue }
+            script +=
+                command.replacingOccurrences(
+                    of: ".build/static/release/prefs", with: prefsExecutable().path) + "\n"
+        }
+        let result = try runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: [
+                "HOME": home.url.path, "PATH": home.url.path + "/.local/bin:/usr/bin:/bin",
+            ])
+        #expect(result.status == 0, "\(script)\n\(result.stderr)")
+        let manager = FileManager.default
+        #expect(manager.isExecutableFile(atPath: home.path(".local/bin/prefs")))
+        let completion = home.path(".local/share/bash-completion/completions/prefs")
+        #expect(
+            (try? String(contentsOfFile: completion, encoding: .utf8))?.contains("prefs") == true)
+    }
+}
