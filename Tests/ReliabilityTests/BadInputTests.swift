@@ -31,7 +31,7 @@ import Testing
         return text
     }
 
-    static let cases: [(arguments: [String], status: Int32, message: String)] = [
+    static let cases: [(arguments: CommandWords, status: Int32, message: String)] = [
         (
             ["set", "flag", "1.5"], 65,
             "'1.5' is not a valid bool for 'flag' (expected true or false)"
@@ -76,11 +76,13 @@ import Testing
     ]
 
     @Test(arguments: cases)
-    func badInputIsRefusedAndChangesNothing(arguments: [String], status: Int32, message: String)
+    func badInputIsRefusedAndChangesNothing(
+        arguments: CommandWords, status: Int32, message: String
+    )
         throws
     {
         let before = try dump()
-        let result = try runPrefs(["--db", db] + arguments)
+        let result = try runPrefs(["--db", db] + arguments.words)
         #expect(result.status == status)
         #expect(result.stderr == "Error: \(message)\n")
         #expect(try dump() == before)
