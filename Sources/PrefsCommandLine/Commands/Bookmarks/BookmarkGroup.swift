@@ -12,6 +12,7 @@ enum BookmarkGroup: CommandGroup {
             SubcommandEntry(BookmarkToggleCommand.self),
             SubcommandEntry(BookmarkListCommand.self),
             SubcommandEntry(BookmarkSearchCommand.self),
+            SubcommandEntry(BookmarkCountCommand.self),
             SubcommandEntry(BookmarkMoveCommand.self),
             SubcommandEntry(BookmarkImportCommand.self),
             SubcommandEntry(BookmarkExportCommand.self),
