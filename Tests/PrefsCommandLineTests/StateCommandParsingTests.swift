@@ -162,6 +162,15 @@ import Testing
                 == "Invalid value 'kind' for '--group-by': expected one of 'category', 'folder'")
     }
 
+    @Test func bookmarkCountTakesTheFiltersOfList() throws {
+        #expect(
+            try command(["bookmark", "count", "--tag", "x"], as: BookmarkCountCommand.self)
+                == BookmarkCountCommand(query: BookmarkQuery(tag: "x")))
+        #expect(
+            error(["bookmark", "count", "--title", "x"])
+                == "'--title' does not apply to 'prefs bookmark count'")
+    }
+
     @Test func bookmarkSearchMoveImportExport() throws {
         #expect(
             try command(["bookmark", "search", "aveng*", "war"], as: BookmarkSearchCommand.self)

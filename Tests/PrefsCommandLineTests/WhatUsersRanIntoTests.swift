@@ -144,4 +144,25 @@ import Testing
         let bytes = try Data(contentsOf: prefsExecutable())
         return bytes.range(of: Data("libpq.so".utf8)) != nil
     }
+
+    /// The command added the new way (one file, one line in its group): it counts what
+    /// `bookmark list` would list, and nothing is created when there is no file.
+    @Test func bookmarkCountCountsWhatListWouldList() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("prefs.sqlite")
+        let db = ["--db", path]
+        #expect(try runPrefs(db + ["bookmark", "count"]).stdout == "0\n")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        _ = try runPrefs(db + ["bookmark", "add", "trip", "a", "--title", "A", "--tag", "x"])
+        _ = try runPrefs(db + ["bookmark", "add", "trip", "b", "--title", "B"])
+        _ = try runPrefs(db + ["bookmark", "add", "movie", "c", "--title", "C", "--tag", "x"])
+        #expect(try runPrefs(db + ["bookmark", "count"]).stdout == "3\n")
+        #expect(
+            try runPrefs(db + ["bookmark", "count", "--tag", "x", "--kind", "trip"]).stdout == "1\n"
+        )
+        #expect(
+            try runPrefs(db + ["--json", "bookmark", "count", "--kind", "movie"]).stdout.contains(
+                "\"count\": 1"))
+        #expect(try runPrefs(db + ["--suite", "s", "bookmark", "count"]).status == 64)
+    }
 }
