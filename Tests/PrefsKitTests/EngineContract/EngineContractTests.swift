@@ -39,6 +39,28 @@ import Testing
         #expect(try reader.suites() == ["standard"])
     }
 
+    /// `delete --forget`: the key's values leave the history, on every engine; its last
+    /// change stays (as a removal with no value), and other keys and suites keep theirs.
+    @Test(arguments: ContractEngine.all)
+    func forgettingAKeyLeavesNoValueOfItInTheHistory(engine: ContractEngine) throws {
+        let (database, other) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: database)
+        let work = PreferenceStore(database: database, suite: "work")
+        try store.setValue(.string("secret-1"), forKey: "token")
+        try store.setValue(.string("secret-2"), forKey: "token")
+        try store.setValue(.string("kept"), forKey: "other")
+        try work.setValue(.string("work-secret"), forKey: "token")
+        #expect(try store.forgetValue(forKey: "token") == 2)
+        let reader = PreferenceStore(database: other)
+        #expect(try reader.storedValue(forKey: "token") == nil)
+        let changes = try reader.history(forKey: "token")
+        #expect(changes.count == 1)
+        #expect(changes.allSatisfy { $0.value == nil && $0.oldValue == nil })
+        #expect(try reader.history(forKey: "other").count == 1)
+        #expect(try work.history(forKey: "token").count == 1)
+        #expect(try work.storedValue(forKey: "token") == .string("work-secret"))
+    }
+
     @Test(arguments: ContractEngine.all)
     func suitesAreSeparateAndRemovalsAreCounted(engine: ContractEngine) throws {
         let (database, _) = try engine.openPair(in: folder)
