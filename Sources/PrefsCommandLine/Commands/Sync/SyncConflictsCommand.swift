@@ -3,12 +3,9 @@ import PrefsKit
 /// `prefs sync conflicts`: the losing sides of conflicts.
 struct SyncConflictsCommand: RunnableCommand {
     static var name: String { "conflicts" }
-    static let limit = Option<Int>(
-        "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
-        in: 1...Int.max)
     static let spec = CommandSpec(
         Self.self, abstract: "Show the losing sides of conflicts, newest first.",
-        options: [limit.spec], scope: .sync)
+        options: [SyncGroup.limit.spec], scope: .sync)
 
     var limit = 20
 
@@ -35,6 +32,6 @@ struct SyncConflictsCommand: RunnableCommand {
 
 extension SyncConflictsCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
-        self.init(limit: try parsed[Self.limit] ?? 20)
+        self.init(limit: try parsed[SyncGroup.limit] ?? 20)
     }
 }

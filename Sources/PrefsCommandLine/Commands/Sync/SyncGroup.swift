@@ -3,6 +3,10 @@ import PrefsKit
 /// `prefs sync`: preferences and bookmarks with the account's other devices, through a hub.
 enum SyncGroup: CommandGroup {
     static var name: String { "sync" }
+    /// The length of the lists of `conflicts` and `refused`.
+    static let limit = Option<Int>(
+        "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
+        in: 1...Int.max)
     static let spec = CommandSpec(
         group: Self.self,
         abstract: "Sync preferences and bookmarks with the account's other devices.",

@@ -3,12 +3,9 @@ import PrefsKit
 /// `prefs sync refused`: changes refused, and why.
 struct SyncRefusedCommand: RunnableCommand {
     static var name: String { "refused" }
-    static let limit = Option<Int>(
-        "limit", short: "n", value: "n", help: "Show at most this many (default: 20).",
-        in: 1...Int.max)
     static let spec = CommandSpec(
         Self.self, abstract: "Show the changes sync refused, pushed or pulled, and why.",
-        options: [limit.spec], scope: .sync)
+        options: [SyncGroup.limit.spec], scope: .sync)
 
     var limit = 20
 
@@ -40,6 +37,6 @@ struct SyncRefusedCommand: RunnableCommand {
 
 extension SyncRefusedCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
-        self.init(limit: try parsed[Self.limit] ?? 20)
+        self.init(limit: try parsed[SyncGroup.limit] ?? 20)
     }
 }
