@@ -342,7 +342,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// history is forgotten only by a `forget` on the hub.
     ///
     /// - Returns: How many changes left the history.
-    /// - Throws: ``PreferenceError/invalidKey(_:)``; ``DatabaseError`` when the write fails.
+    /// - Throws: ``PreferenceError/invalidKey(_:reason:)``; ``DatabaseError`` when the write fails.
     @discardableResult
     public func forgetValue(forKey key: String) throws -> Int {
         try Self.validate(key: key)
