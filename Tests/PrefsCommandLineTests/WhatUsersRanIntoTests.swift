@@ -122,7 +122,7 @@ import Testing
 
     /// The fully static build exited 64 (usage) for `sync` and `sync status`: a missing
     /// feature is 69, and the status reads the file alone.
-    @Test func aBuildWithoutAServerEngineStillReadsTheSyncStatus() throws {
+    @Test func aBuildWithoutAServerEngineStillReadsItsDeviceState() throws {
         let folder = try TemporaryFolder()
         let db = ["--db", folder.path("prefs.sqlite")]
         _ = try runPrefs(db + ["set", "a", "1"])
