@@ -167,6 +167,8 @@ if wants("set") {
         progress("set with \(keys) keys")
         results.append(try workloads.setOwnCommit(keys: keys))
     }
+    progress("set with 10 keys, watched")
+    results.append(try workloads.setOwnCommit(keys: 10, watched: true))
     progress("batched sets")
     results.append(try workloads.batchedSets(count: quick ? 10_000 : 100_000))
 }

@@ -82,4 +82,20 @@ import Testing
         #expect(await waitUntil(upTo: 10) { carousel.value == 1 })
         #expect(pager.value == 0)
     }
+
+    /// A write of this connection sees another connection's commit from before it, and
+    /// tells that commit's observers then: the file monitor skips its looks for events a
+    /// write of this process came after, so nothing may wait for them.
+    @Test func aWriteHereTellsOfAnotherConnectionsChangeBeforeIt() throws {
+        var options = AppDatabase.Options()
+        options.watchesForChanges = false  // nothing else looks: only the write can tell
+        let here = SelectionStore(database: try AppDatabase(path: path, options: options))
+        let other = SelectionStore(database: try AppDatabase(path: path, options: options))
+        let carousel = trackObservation { _ = try? here.selection(named: "carousel") }
+        try other.select(9, in: "carousel")
+        #expect(carousel.value == 0)
+        try PreferenceStore(database: here.database).setValue(.int(1), forKey: "unrelated")
+        #expect(carousel.value == 1)
+        #expect(try here.selection(named: "carousel")?.index == 9)
+    }
 }

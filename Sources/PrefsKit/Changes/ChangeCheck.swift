@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the file monitor's thread and the polling task call to look for commits: the
 /// database's state, for exactly as long as the database lives.
 ///
@@ -10,6 +12,9 @@ final class ChangeCheck: @unchecked Sendable {
     // Sendable: the state is reached only under `liveness` and then under its own lock.
     private unowned(unsafe) let state: Locked<DatabaseState>
     private let liveness = Locked(Liveness())
+    /// When a write of this process last committed (and read the history after it), in the
+    /// file monitor's clock.
+    private let ownCommitEnded = Atomic<Int>(0)
 
     private final class Liveness {
         var isLive = true
@@ -24,6 +29,45 @@ final class ChangeCheck: @unchecked Sendable {
         liveness.withLock { liveness in
             liveness.isLive ? state.withLock(body) : nil
         }
+    }
+
+    /// Runs the closure under the database's lock if no other thread holds it: `.busy` at
+    /// once when one does (a read or write of this process in flight, which sees the
+    /// commits before it by itself), `.gone` once the database is.
+    func withStateIfAvailable(_ body: (DatabaseState) -> Void) -> Look {
+        liveness.withLock { liveness in
+            guard liveness.isLive else { return .gone }
+            return state.withLockIfAvailable(body) == nil ? .busy : .done
+        }
+    }
+
+    /// What a look did.
+    enum Look {
+        case done, busy, gone
+    }
+
+    /// The file monitor's look after events read at `eventsRead`. It never waits for the
+    /// database's lock: a read or write of this process that holds it sees the commits
+    /// before it by itself (a write reads the history and the token after it commits), and
+    /// the monitor looks again shortly. A write of this process committed after the events
+    /// were read has seen every commit they could announce: nothing to look at.
+    func fileEventCheck(eventsRead: Int) -> FileChangeMonitor.Outcome {
+        if ownCommit(after: eventsRead) { return .covered }
+        let look = withStateIfAvailable { state in try? state.feed.refresh() }
+        return look == .busy ? .busy : .looked
+    }
+
+    /// Called after a write of this process committed and read the history after its last
+    /// change: every commit before it, of any process, is then seen.
+    func noteOwnCommit() {
+        ownCommitEnded.store(FileChangeMonitor.now(), ordering: .relaxed)
+    }
+
+    /// Whether a write of this process committed after `time`: file events read before then
+    /// are this process's own, or another's commit that that write has seen (it could take
+    /// the write lock only once that commit was done).
+    func ownCommit(after time: Int) -> Bool {
+        ownCommitEnded.load(ordering: .relaxed) >= time
     }
 
     /// Called by the database's deinit: waits for a look in flight, then makes every later

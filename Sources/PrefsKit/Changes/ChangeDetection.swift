@@ -70,9 +70,11 @@ extension AppDatabase {
                 return .polling(milliseconds: 20, reason: reason)
             }
             do {
-                let subscription = try monitor.subscribe(directory: directory, names: names) {
-                    _ = changeCheck.withState { state in try? state.feed.refresh() }
-                }
+                // Never waits for the lock: a read or write of this process that holds it sees
+                // the commits before it by itself (a write reads the history after its last
+                // change when it commits), and the monitor looks again soon after.
+                let subscription = try monitor.subscribe(
+                    directory: directory, names: names, check: changeCheck.fileEventCheck)
                 return .fileEvents(subscription)
             } catch {
                 return .polling(milliseconds: 20, reason: "\(error)")

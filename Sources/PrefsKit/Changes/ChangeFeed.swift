@@ -76,7 +76,14 @@ final class ChangeFeed {
 
     /// After this connection committed: its changes (and any other connection's since the
     /// last look) reach the caches and observers.
+    ///
+    /// The token is read again once the rows are applied: a commit of another connection
+    /// before this one's transaction, or right after it, has moved it, and is then taken up
+    /// here (states re-read for their observers, rows read again) rather than left to a
+    /// later look. The file monitor skips the looks for events that came before this
+    /// connection's commit (``ChangeCheck/ownCommit(after:)``), so nothing may wait for them.
     func didCommit(_ commit: Commit) {
+        let seen = lastToken
         caches.forgetDeclaredDefaults()
         if let token = commit.token { lastToken = token }
         notify(states.didCommit(reading: engine.selections, bookmarks: engine.bookmarks))
@@ -84,6 +91,20 @@ final class ChangeFeed {
             apply(try commit.changes.get())
         } catch {
             caches.forgetValues()
+            notify(caches.allObservations())
+        }
+        // This connection's own commit leaves its token as it was: a new one is another's.
+        guard let token = try? engine.commitToken() else { return }
+        lastToken = token
+        guard token != seen else { return }
+        states.forgetCachedReads()
+        if states.isObserving {
+            notify(
+                states.afterOtherCommit(reading: engine.selections, bookmarks: engine.bookmarks))
+        }
+        do {
+            try catchUp()
+        } catch {
             notify(caches.allObservations())
         }
     }

@@ -18,8 +18,24 @@ import Synchronization
 ///
 /// Only Linux has inotify here; elsewhere ``shared`` is nil and databases poll.
 final class FileChangeMonitor: Sendable {
-    /// A subscriber's check: looks for new commits.
-    typealias Check = @Sendable () -> Void
+    /// A subscriber's check: looks for new commits announced by events read at the time
+    /// given (in ``now()``'s clock).
+    typealias Check = @Sendable (_ eventsRead: Int) -> Outcome
+
+    /// What a check did.
+    enum Outcome {
+        /// It looked.
+        case looked
+        /// It could not look now (its database was busy with this process's own work): it is
+        /// asked again shortly.
+        case busy
+        /// Nothing was left to look for (a commit of this process after the events saw
+        /// everything they announce): no more looks until new events.
+        case covered
+    }
+
+    /// The monitor's clock: monotonic microseconds.
+    static func now() -> Int { monotonicMicroseconds() }
 
     /// The process's monitor, started on first use; nil where file events are unavailable
     /// (no inotify, or the kernel refused an instance).
@@ -30,6 +46,9 @@ final class FileChangeMonitor: Sendable {
 
     /// Delays of the looks after a burst of events, in microseconds after its last event.
     static let recheckDelays = [200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 64_000, 256_000]
+
+    /// How soon a check that found its database busy is asked again, in microseconds.
+    static let busyRetryDelay = 200
 
     private struct Subscriber {
         let descriptor: Int32
@@ -149,12 +168,17 @@ final class FileChangeMonitor: Sendable {
             var pending: Set<Int> = []
             var rechecks: [Int] = []  // delays still to come after the last burst
             var burstEnded = monotonicMicroseconds()
+            var busy: Set<Int> = []  // checks that could not look, asked again at retryAt
+            var retryAt = 0
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 var timeout: Int32 = -1
-                if let next = rechecks.first {
-                    let wait = max(0, burstEnded + next - monotonicMicroseconds())
+                var due: Int?
+                if let next = rechecks.first { due = burstEnded + next }
+                if !busy.isEmpty { due = min(due ?? retryAt, retryAt) }
+                if let due {
+                    let wait = max(0, due - monotonicMicroseconds())
                     if wait < 1000 {
                         // poll counts whole milliseconds; events wait meanwhile, none is lost.
                         usleep(UInt32(wait))
@@ -170,18 +194,37 @@ final class FileChangeMonitor: Sendable {
                     pending.formUnion(touched)
                     burstEnded = monotonicMicroseconds()
                     rechecks = Self.recheckDelays
-                    runChecks(of: pending)
-                } else if ready == 0, !rechecks.isEmpty {
-                    rechecks.removeFirst()
-                    runChecks(of: pending)
-                    if rechecks.isEmpty { pending = [] }
+                    busy = runChecks(of: &pending, eventsRead: burstEnded)
+                } else if ready == 0 {
+                    let now = monotonicMicroseconds()
+                    if let next = rechecks.first, burstEnded + next <= now {
+                        rechecks.removeFirst()
+                        busy = runChecks(of: &pending, eventsRead: burstEnded)
+                        if rechecks.isEmpty { pending = [] }
+                    } else if !busy.isEmpty, retryAt <= now {
+                        busy = runChecks(of: &busy, eventsRead: burstEnded)
+                    }
+                    if pending.isEmpty { rechecks = [] }
                 }
+                if !busy.isEmpty { retryAt = monotonicMicroseconds() + Self.busyRetryDelay }
             }
         }
 
-        private func runChecks(of ids: Set<Int>) {
-            let checks = state.withLock { state in ids.compactMap { state.subscribers[$0]?.check } }
-            for check in checks { check() }
+        /// Runs the checks; the subscribers whose check could not look now. A subscriber
+        /// whose events are covered leaves `ids`: it has no rechecks to run.
+        private func runChecks(of ids: inout Set<Int>, eventsRead: Int) -> Set<Int> {
+            let checks = state.withLock { state in
+                ids.compactMap { id in state.subscribers[id].map { (id, $0.check) } }
+            }
+            var busy: Set<Int> = []
+            for (id, check) in checks {
+                switch check(eventsRead) {
+                case .looked: break
+                case .busy: busy.insert(id)
+                case .covered: ids.remove(id)
+                }
+            }
+            return busy
         }
 
         /// Reads what the kernel queued; the subscribers whose files it concerns.

@@ -257,6 +257,7 @@ public final class AppDatabase: Sendable {
             defer { state.isWriting = false }
             do {
                 let (result, commit) = try state.feed.writeTransaction { try body(state) }
+                changeCheck.noteOwnCommit()
                 state.isWriting = false
                 state.feed.didCommit(commit)
                 return result

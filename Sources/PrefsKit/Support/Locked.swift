@@ -57,6 +57,32 @@ final class Locked<State>: @unchecked Sendable {
         }
     }
 
+    /// Runs a closure while holding the lock if nobody else holds it; nil, at once, when
+    /// another thread does. For the file monitor's looks, which must never make this
+    /// process's own writes wait.
+    func withLockIfAvailable<T>(_ body: (State) throws -> T) rethrows -> T? {
+        let thread = currentThreadID()
+        if holder.load(ordering: .relaxed) == thread {
+            depth &+= 1
+            defer { depth &-= 1 }
+            return try body(state)
+        }
+        var work: [() -> Void]?
+        defer {
+            if let work { for item in work { item() } }
+        }
+        return try mutex.withLockIfAvailable { _ in
+            holder.store(thread, ordering: .relaxed)
+            depth = 1
+            defer {
+                depth = 0
+                holder.store(0, ordering: .relaxed)
+                if hasDeferredWork { work = takeDeferredWork() }
+            }
+            return try body(state)
+        }
+    }
+
     /// Queues work to run when the lock is next released by its outermost holder. Call it
     /// while holding the lock.
     func afterUnlocking(_ work: @escaping () -> Void) {
