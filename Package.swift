@@ -17,6 +17,9 @@ let package = Package(
         // import them: PrefsKit alone does not carry their parsers.
         .library(name: "PrefsInterchange", targets: ["PrefsInterchange"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        // The raw C baseline of the benchmarks, for the second harness
+        // (Benchmarks/AppHarness, a package of its own that depends on this one).
+        .library(name: "PrefsBenchmarkBaseline", targets: ["CRawSQLite"]),
     ],
     targets: [
         .systemLibrary(

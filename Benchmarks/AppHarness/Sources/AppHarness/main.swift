@@ -1,0 +1,122 @@
+// The second harness: PrefsKit as an app links it (a package of its own, depending on prefs
+// by path), with default options and an observer on the key as a view would have, next to
+// the raw C baseline (the statements and pragmas prefs-bench's raw C side runs). Rounds
+// alternate the two sides; each prints its median per operation and the ratio.
+//
+//   Benchmarks/app-harness [rounds]
+import CRawSQLite
+import Foundation
+import PrefsKit
+
+let rounds = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 15
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "prefs-app-harness-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Median nanoseconds per operation of each side over alternating rounds.
+func compare(
+    _ name: String, iterations: Int, prefs: (Int) throws -> Void, raw: (Int) throws -> Void
+) throws {
+    var prefsTimes: [Double] = []
+    var rawTimes: [Double] = []
+    try prefs(iterations / 10)  // warm-up, not counted
+    try raw(iterations / 10)
+    for round in 0..<rounds {
+        let order = round % 2 == 0
+        for side in order ? [0, 1] : [1, 0] {
+            let start = now()
+            try side == 0 ? prefs(iterations) : raw(iterations)
+            let per = Double(now() - start) / Double(iterations)
+            if side == 0 { prefsTimes.append(per) } else { rawTimes.append(per) }
+        }
+    }
+    let median = { (times: [Double]) in times.sorted()[times.count / 2] }
+    let (p, r) = (median(prefsTimes), median(rawTimes))
+    func text(_ ns: Double) -> String {
+        ns >= 1_000 ? String(format: "%.2f us", ns / 1_000) : String(format: "%.0f ns", ns)
+    }
+    print(
+        "\(name): PrefsKit \(text(p)), raw C \(text(r)), "
+            + String(format: "%.2fx", p / r))
+}
+
+/// A file made by PrefsKit (its schema), opened by the raw C side.
+func rawFile(_ name: String) throws -> OpaquePointer {
+    let path = folder.appendingPathComponent(name).path
+    _ = try AppDatabase(path: path)
+    guard let raw = raw_open(path, 2) else { throw CocoaError(.fileReadUnknown) }
+    return raw
+}
+
+// MARK: - A set with its own commit, as an app makes it: default options, observed.
+
+let database = try AppDatabase(path: folder.appendingPathComponent("app.sqlite").path)
+let store = PreferenceStore(database: database)
+let keys = (0..<10).map { Prefs.Key("key\($0)", default: 0) }
+for key in keys { try store.set(0, for: key) }
+// A view observing the first key: the database watches its files from here on.
+let observer = Task.detached {
+    var seen = 0
+    for await value in store.values(for: keys[0]) { seen &+= value }
+    return seen
+}
+let settings = try database.connectionSettings()
+let raw = try rawFile("raw.sqlite")
+defer { raw_close(raw) }
+var rawSettings: [String] = []
+for (name, _) in settings {
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = raw_pragma(raw, name, &buffer, Int32(buffer.count))
+    rawSettings.append("\(name)=\(String(cString: buffer))")
+}
+print("PrefsKit: " + settings.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))
+print("raw C:    " + rawSettings.joined(separator: ", "))
+print("change detection: \(database.changeDetection())")
+
+let names = (0..<keys.count).map { strdup("key\($0)") }
+defer { for name in names { free(name) } }
+var value = 0
+try compare(
+    "set, own commit (default options, observed)", iterations: 100,
+    prefs: { n in
+        for i in 0..<n {
+            value += 1
+            try store.set(value, for: keys[i % keys.count])
+        }
+    },
+    raw: { n in
+        for i in 0..<n {
+            value += 1
+            _ = raw_set_int(
+                raw, "standard", names[i % names.count], Int64(value),
+                Date().timeIntervalSinceReferenceDate)
+        }
+    })
+observer.cancel()
+
+// MARK: - An uncached get: the store's value cache off (a public option), keys in turn.
+
+var uncachedOptions = AppDatabase.Options()
+uncachedOptions.cachesValues = false
+let uncachedDatabase = try AppDatabase(
+    path: folder.appendingPathComponent("uncached.sqlite").path, options: uncachedOptions)
+let uncached = PreferenceStore(database: uncachedDatabase)
+try uncached.transaction { edit in for key in keys { try edit.set(1, for: key) } }
+let rawGet = try rawFile("raw-get.sqlite")
+defer { raw_close(rawGet) }
+_ = raw_set_batch(rawGet, "standard", Int32(keys.count), 0, Date().timeIntervalSinceReferenceDate)
+var sink = 0
+try compare(
+    "get, uncached (10 keys)", iterations: 100_000,
+    prefs: { n in for i in 0..<n { sink &+= uncached[keys[i % keys.count]] } },
+    raw: { n in
+        var read: Int64 = 0
+        for i in 0..<n {
+            _ = raw_get_int(rawGet, "standard", names[i % names.count], &read)
+            sink &+= Int(read)
+        }
+    })
+if sink == 42 { print("") }
