@@ -119,4 +119,38 @@ try compare(
             sink &+= Int(read)
         }
     })
+
+// What could tell this harness's uncached get from another's: the order of the keys (a
+// random order defeats the CPU's caches and branch predictors of the B-tree walk), and the
+// file monitor (an observer makes the database watch its files).
+var order = Array(0..<keys.count)
+var generator = SystemRandomNumberGenerator()
+let randomOrder = (0..<1_024).map { _ in Int.random(in: 0..<keys.count, using: &generator) }
+order = randomOrder
+try compare(
+    "get, uncached (10 keys, random order)", iterations: 100_000,
+    prefs: { n in for i in 0..<n { sink &+= uncached[keys[order[i & 1023]]] } },
+    raw: { n in
+        var read: Int64 = 0
+        for i in 0..<n {
+            _ = raw_get_int(rawGet, "standard", names[order[i & 1023]], &read)
+            sink &+= Int(read)
+        }
+    })
+let watcher = Task.detached {
+    var seen = 0
+    for await value in uncached.values(for: keys[0]) { seen &+= value }
+    return seen
+}
+try compare(
+    "get, uncached (10 keys, watched)", iterations: 100_000,
+    prefs: { n in for i in 0..<n { sink &+= uncached[keys[i % keys.count]] } },
+    raw: { n in
+        var read: Int64 = 0
+        for i in 0..<n {
+            _ = raw_get_int(rawGet, "standard", names[i % names.count], &read)
+            sink &+= Int(read)
+        }
+    })
+watcher.cancel()
 if sink == 42 { print("") }
