@@ -20,6 +20,16 @@ struct raw_db {
     sqlite3_stmt *search;
 };
 
+static const char *upsert_sql =
+    "INSERT INTO preference (suite, key, type, value, updated_at, value_version) "
+    "VALUES (?, ?, 'int', ?, ?, NULL) "
+    "ON CONFLICT (suite, key) DO UPDATE SET type = excluded.type, value = excluded.value, "
+    "updated_at = excluded.updated_at, value_version = excluded.value_version";
+
+static const char *insert_bookmark_sql =
+    "INSERT INTO bookmark (kind, item_id, title, url, category, note, position, created_at, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)";
+
 static const char *columns =
     "b.id, b.kind, b.item_id, b.title, b.url, b.category, b.note, b.position, "
     "b.created_at, b.updated_at, "
@@ -55,17 +65,11 @@ raw_db *raw_open(const char *path, int synchronous) {
              "WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ?", columns);
     if (sqlite3_exec(raw->db, pragmas, NULL, NULL, NULL) != SQLITE_OK
         || prepare(raw->db, "SELECT type, value FROM preference WHERE suite = ? AND key = ?", &raw->get)
-        || prepare(raw->db,
-                   "INSERT INTO preference (suite, key, type, value, updated_at, value_version) "
-                   "VALUES (?, ?, 'int', ?, ?, NULL) "
-                   "ON CONFLICT (suite, key) DO UPDATE SET type = excluded.type, value = excluded.value, "
-                   "updated_at = excluded.updated_at, value_version = excluded.value_version", &raw->set)
+        || prepare(raw->db, upsert_sql, &raw->set)
         || prepare(raw->db, "BEGIN IMMEDIATE", &raw->begin)
         || prepare(raw->db, "COMMIT", &raw->commit)
         || prepare(raw->db, "SELECT coalesce(max(position) + 1, 0) FROM bookmark WHERE kind = ?", &raw->next_position)
-        || prepare(raw->db,
-                   "INSERT INTO bookmark (kind, item_id, title, url, category, note, position, created_at, updated_at) "
-                   "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)", &raw->insert_bookmark)
+        || prepare(raw->db, insert_bookmark_sql, &raw->insert_bookmark)
         || prepare(raw->db, "INSERT OR IGNORE INTO bookmark_tag (bookmark_id, tag) VALUES (?, ?)", &raw->insert_tag)
         || prepare(raw->db,
                    "INSERT INTO bookmark_search (rowid, title, category, tags, note, url) VALUES (?, ?, ?, ?, NULL, ?)",
@@ -262,4 +266,15 @@ int raw_search(raw_db *raw, const char *query, int limit) {
     sqlite3_bind_text(raw->search, 1, query, -1, SQLITE_STATIC);
     sqlite3_bind_int(raw->search, 2, limit);
     return read_rows(raw->search);
+}
+
+int raw_prepare_hot(raw_db *raw, int statement) {
+    sqlite3_stmt *s = NULL;
+    int code = sqlite3_prepare_v3(raw->db, statement == 0 ? upsert_sql : insert_bookmark_sql, -1, 0, &s, NULL);
+    sqlite3_finalize(s);
+    return code;
+}
+
+int raw_exec(raw_db *raw, const char *sql) {
+    return sqlite3_exec(raw->db, sql, NULL, NULL, NULL);
 }

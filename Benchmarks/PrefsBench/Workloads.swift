@@ -258,6 +258,48 @@ struct Workloads {
             rounds: rounds, iterations: iterations, contenders)
     }
 
+    /// The sync triggers on the data tables, which SQLite compiles into every write
+    /// statement on them even while sync is off (each then asks for the sync_state row and
+    /// stops).
+    static let syncTriggers = [
+        "sync_preference_inserted", "sync_preference_updated", "sync_preference_deleted",
+        "sync_bookmark_inserted", "sync_bookmark_updated", "sync_bookmark_deleted",
+        "sync_tag_inserted", "sync_tag_deleted", "sync_bookmark_tags_deleted",
+        "sync_bookmark_align_inserted", "sync_bookmark_align_moved",
+        "sync_bookmark_align_deleted",
+    ]
+
+    /// The time to prepare the hot write statements on a file of today's schema, next to a
+    /// copy without the sync triggers: what a short-lived process pays per statement, and
+    /// what compiling no sync trigger while sync is off would save.
+    func prepareHotStatements() throws -> [WorkloadResult] {
+        let (_, path) = try freshDatabase("prepare")
+        let (_, barePath) = try freshDatabase("prepare-bare")
+        let today = try raw(path)
+        defer { raw_close(today) }
+        let bare = try raw(barePath)
+        defer { raw_close(bare) }
+        for name in Self.syncTriggers {
+            guard raw_exec(bare, "DROP TRIGGER IF EXISTS \(name)") == 0 else {
+                throw BenchmarkError(description: "cannot drop \(name)")
+            }
+        }
+        let iterations = quick ? 50 : 500
+        return try [(0, "preference upsert"), (1, "bookmark insert")].map { statement, name in
+            try measure(
+                "prepare: \(name) (raw C: today's schema)", target: "(issue 31: measured)",
+                rounds: rounds, iterations: iterations,
+                [
+                    Contender(name: "no sync triggers") { n in
+                        for _ in 0..<n { _ = raw_prepare_hot(bare, Int32(statement)) }
+                    },
+                    Contender(name: "raw C") { n in
+                        for _ in 0..<n { _ = raw_prepare_hot(today, Int32(statement)) }
+                    },
+                ])
+        }
+    }
+
     /// Above this many keys UserDefaults is left out: on Linux, Foundation stores each key
     /// with a linear scan, so filling a suite with 100,000 keys did not finish in 10 minutes.
     static let userDefaultsKeyLimit = 10_000

@@ -169,6 +169,8 @@ if wants("set") {
     }
     progress("set with 10 keys, watched")
     results.append(try workloads.setOwnCommit(keys: 10, watched: true))
+    progress("preparing the hot write statements")
+    results += try workloads.prepareHotStatements()
     progress("batched sets")
     results.append(try workloads.batchedSets(count: quick ? 10_000 : 100_000))
 }

@@ -43,4 +43,12 @@ int raw_list_category(raw_db *db, const char *category);
 // Full-text search, first page. Returns the number of rows, or -1 on error.
 int raw_search(raw_db *db, const char *query, int limit);
 
+// Prepares and finalizes a hot statement once: 0 the preference upsert, 1 the bookmark
+// insert. SQLite compiles the triggers of the table into the statement, so this is what a
+// short-lived process (the command line) pays per write statement. Returns SQLITE_OK.
+int raw_prepare_hot(raw_db *db, int statement);
+
+// Runs SQL on the connection (for a benchmark's set-up). Returns SQLITE_OK.
+int raw_exec(raw_db *db, const char *sql);
+
 #endif
