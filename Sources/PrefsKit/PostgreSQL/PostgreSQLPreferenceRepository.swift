@@ -52,6 +52,44 @@
                 ])
         }
 
+        /// One statement, one round trip: the declaration is read in it, and the row is
+        /// written only when no declaration of another type stands in the way.
+        func setValueUnlessDeclaredOtherwise(
+            _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+        ) throws -> PreferenceType? {
+            let columns = value.postgresColumns
+            let result = try connection.execute(
+                prepared: "preference_set_checked",
+                """
+                WITH declared AS (
+                    SELECT type FROM preference_declaration
+                    WHERE account = $1 AND suite = $2 AND key = $3 AND type <> $4::text
+                ), stored AS (
+                    INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
+                        value_version)
+                    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea,
+                        $7::double precision, $8::integer
+                    WHERE NOT EXISTS (SELECT 1 FROM declared)
+                    ON CONFLICT (account, suite, key) DO UPDATE
+                    SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                        updated_at = excluded.updated_at, value_version = excluded.value_version
+                    RETURNING 1
+                )
+                SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)
+                """,
+                [
+                    account, suite, key, value.type.rawValue, columns.value, columns.bytes,
+                    PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
+                ])
+            guard let declared = result.text(row: 0, column: 0) else { return nil }
+            // Nothing was stored: the declaration's type (its CHECK allows only known ones).
+            guard let type = PreferenceType(rawValue: declared) else {
+                throw DatabaseError.internalError(
+                    "'\(key)' is declared with an unknown type '\(declared)'")
+            }
+            return type
+        }
+
         func valueVersion(suite: String, key: String) throws -> Int? {
             let result = try connection.execute(
                 prepared: "preference_value_version",

@@ -397,13 +397,11 @@ public final class PreferenceStore: @unchecked Sendable {
         if let suiteProblem { throw suiteProblem }
         if let value {
             try value.validateForStorage(key: key)
-            if let declared = try state.preferences.declaredType(suite: suite, key: key),
-                declared != value.type
+            if let declared = try state.preferences.setValueUnlessDeclaredOtherwise(
+                value, suite: suite, key: key, version: version, at: Date())
             {
                 throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
             }
-            try state.preferences.setValue(
-                value, suite: suite, key: key, version: version, at: Date())
         } else {
             try state.preferences.removeValue(suite: suite, key: key)
         }

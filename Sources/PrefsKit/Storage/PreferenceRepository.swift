@@ -52,9 +52,29 @@ package protocol PreferenceRepository {
     func latestChangeID() throws -> Int64
     /// How many changes the history keeps.
     func historyLimit() throws -> Int
+    /// Stores a value unless the key is declared with another type: then stores nothing
+    /// and returns the declared type. One statement where the engine can (one round trip
+    /// to a server instead of two).
+    func setValueUnlessDeclaredOtherwise(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws -> PreferenceType?
     /// Sets how many changes the history keeps and drops older ones.
     func setHistoryLimit(_ limit: Int) throws
     /// Drops every value of a key the history keeps: its changes but the newest, and the
     /// values of that one (the removal, which observers read). Returns the changes dropped.
     func forgetHistory(suite: String, key: String) throws -> Int
+}
+
+extension PreferenceRepository {
+    /// The declared type read first, then the value stored: two statements, which cost a
+    /// local file nothing to speak of.
+    func setValueUnlessDeclaredOtherwise(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws -> PreferenceType? {
+        if let declared = try declaredType(suite: suite, key: key), declared != value.type {
+            return declared
+        }
+        try setValue(value, suite: suite, key: key, version: version, at: date)
+        return nil
+    }
 }
