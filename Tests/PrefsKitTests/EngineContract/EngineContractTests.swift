@@ -61,6 +61,26 @@ import Testing
         #expect(try work.storedValue(forKey: "token") == .string("work-secret"))
     }
 
+    /// Forgetting is by the key's bytes: another spelling that Swift calls equal ("é" and
+    /// "e" with a combining accent) keeps its value and its history, on every engine.
+    @Test(arguments: ContractEngine.all)
+    func forgettingOneSpellingOfAKeyLeavesTheOtherSpellingsHistory(engine: ContractEngine)
+        throws
+    {
+        let (database, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: database)
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        try store.setValue(.string("composed-secret"), forKey: composed)
+        try store.setValue(.string("decomposed-kept"), forKey: decomposed)
+        #expect(try store.forgetValue(forKey: composed) == 1)
+        #expect(try store.storedValue(forKey: decomposed) == .string("decomposed-kept"))
+        let kept = try store.history(forKey: decomposed)
+        #expect(kept.count == 1)
+        #expect(kept.first?.value == .string("decomposed-kept"))
+        #expect(try store.history(forKey: composed).allSatisfy { $0.value == nil })
+    }
+
     @Test(arguments: ContractEngine.all)
     func suitesAreSeparateAndRemovalsAreCounted(engine: ContractEngine) throws {
         let (database, _) = try engine.openPair(in: folder)
