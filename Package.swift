@@ -28,12 +28,18 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "SQLiteCore", dependencies: ["CSQLite"]),
-        .systemLibrary(
+        // libpq, loaded when a server is first named (dlopen), not linked: see
+        // Sources/CLibPQ/include/libpq_loader.h.
+        .target(
             name: "CLibPQ",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "PostgresCore", dependencies: ["CLibPQ"]),
+        // libpq linked as usual, for the benchmarks' raw C programs only.
+        .systemLibrary(
+            name: "CLibPQLinked", path: "Benchmarks/CLibPQLinked",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        .target(name: "PostgresCore", dependencies: ["CLibPQ"]),
         .executableTarget(name: "EmbedMigrations"),
         .plugin(
             name: "EmbedMigrationsPlugin",
@@ -61,7 +67,7 @@ let package = Package(
             name: "prefs-cget", path: "Benchmarks/CGetPrint",
             linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
-            name: "CRawLibPQ", dependencies: ["CLibPQ"], path: "Benchmarks/CRawLibPQ",
+            name: "CRawLibPQ", dependencies: ["CLibPQLinked"], path: "Benchmarks/CRawLibPQ",
             linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(
             name: "prefs-bench",

@@ -19,8 +19,10 @@
             public let isSecret: Bool
         }
 
-        /// The options the string sets, in libpq's order; nil when libpq cannot parse it.
+        /// The options the string sets, in libpq's order; nil when libpq cannot parse it (or
+        /// cannot be loaded: ``LibPQ/loadFailure``).
         public static func options(_ target: String) -> [Option]? {
+            guard LibPQ.loadFailure == nil else { return nil }
             var message: UnsafeMutablePointer<CChar>?
             guard let parsed = PQconninfoParse(target, &message) else {
                 if let message { PQfreemem(message) }
@@ -52,7 +54,9 @@
         /// spelling nobody can tell).
         public static func redacted(_ target: String) -> String {
             guard let options = options(target) else {
-                return "(a connection string that libpq cannot parse)"
+                return LibPQ.loadFailure == nil
+                    ? "(a connection string that libpq cannot parse)"
+                    : "(a PostgreSQL connection string)"
             }
             return options.map { "\($0.keyword)=\($0.isSecret ? "***" : quoted($0.value))" }
                 .joined(separator: " ")

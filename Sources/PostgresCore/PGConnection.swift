@@ -32,6 +32,7 @@
         ///   `key=value` pairs (`host=/run/postgresql dbname=prefs`).
         /// - Throws: ``PGError`` naming why the server could not be reached or refused.
         public init(_ target: String) throws(PGError) {
+            try LibPQ.load()
             redactedTarget = Self.redacted(target)
             guard let handle = PQconnectdb(target) else {
                 throw PGError(sqlState: nil, message: "out of memory", isConnectionLost: true)

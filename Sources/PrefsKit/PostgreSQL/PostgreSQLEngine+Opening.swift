@@ -21,6 +21,11 @@
         static func open(target: String, options: AppDatabase.Options) throws(DatabaseError)
             -> PostgreSQLEngine
         {
+            if let reason = LibPQ.loadFailure {
+                throw .unsupported(
+                    "PostgreSQL's client library could not be loaded (\(reason)); install libpq"
+                        + " (Debian: apt-get install libpq5), or name it with PREFS_LIBPQ=PATH")
+            }
             guard ConnectionString.options(target) != nil else {
                 throw .invalidConnectionString
             }

@@ -43,7 +43,7 @@ struct WatchCommand: RunnableCommand {
                 } else {
                     line = "\(ValueText.listed(change.key)) (removed)"
                 }
-                if !context.console.print(line + "\n") { break }
+                if !console.print(line + "\n") { break }
             }
             done.signal()
         }
