@@ -88,6 +88,7 @@ public struct Migrator: Sendable {
                             """)
                 }
                 try connection.execute(sql: migration.sql)
+                try migration.afterward?(connection)
                 try connection.execute(
                     sql:
                         "INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)",

@@ -33,9 +33,11 @@ extension SQLiteEngine {
         if error.message.contains("fts5") {
             return .notADatabase(path: path, detail: error.message)
         }
+        // Sync's capture triggers are there while the file syncs only.
+        let captureTriggers = SyncCapture.triggerNames.map { "'\($0)'" }.joined(separator: ", ")
         let query = """
             SELECT type, name, tbl_name, sql FROM sqlite_schema
-            WHERE name NOT LIKE 'sqlite_%' ORDER BY name
+            WHERE name NOT LIKE 'sqlite_%' AND name NOT IN (\(captureTriggers)) ORDER BY name
             """
         do {
             let expected = try Connection(path: ":memory:")

@@ -13,7 +13,9 @@ extension SQLiteEngine {
 
     /// The migrations compiled into this binary, in order.
     static let migrations: [Migration] = EmbeddedMigrations.all.map {
-        Migration(version: $0.version, name: $0.name, sql: $0.sql)
+        Migration(
+            version: $0.version, name: $0.name, sql: $0.sql,
+            afterward: $0.version == 12 ? SyncCapture.createIfSyncing : nil)
     }
 
     static var migrator: Migrator {

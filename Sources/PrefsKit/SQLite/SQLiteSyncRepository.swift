@@ -43,6 +43,8 @@ final class SQLiteSyncRepository: SyncRepository {
         try connection.execute(
             sql: "INSERT INTO sync_state (only, device_id, hub, account) VALUES (1, ?, ?, ?)",
             arguments: [deviceID, hub, account])
+        // From here on, every local write is captured, in this transaction already.
+        try SyncCapture.create(connection)
         // What is there already is stamped with the time it was last written (so that an
         // older value does not win over a newer one of another device for having been
         // turned on later), counter 0, this device.
@@ -433,6 +435,7 @@ final class SQLiteSyncRepository: SyncRepository {
     }
 
     func leave() throws {
+        try SyncCapture.drop(connection)
         for table in [
             "sync_state", "sync_field", "sync_conflict", "sync_refused", "sync_misaligned",
         ] {

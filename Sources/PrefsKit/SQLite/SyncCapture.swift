@@ -1,0 +1,177 @@
+internal import SQLiteCore
+
+/// The triggers that capture local writes for sync, on `preference`, `bookmark` and
+/// `bookmark_tag`. They exist only while the file syncs (a `sync_state` row): made when sync
+/// starts, in its transaction, and dropped when the device leaves. A statement that writes
+/// those tables compiles every trigger on them when it is prepared, so while they existed in
+/// every file, each set and bookmark insert of a file that never synced paid to compile
+/// them (the preference upsert took about twice as long to prepare, a bookmark insert ten
+/// times: `prefs-bench --only set`).
+///
+/// What they do is `Migrations/0008_sync.sql`'s account; the `sync_capture` and `sync_align`
+/// views they write through stay in the schema.
+package enum SyncCapture {
+    /// Their names, in the order they are made (which is the order SQLite fires triggers of
+    /// one event in: the newest first).
+    static let triggerNames = [
+        "sync_preference_inserted",
+        "sync_preference_updated",
+        "sync_preference_deleted",
+        "sync_bookmark_inserted",
+        "sync_bookmark_updated",
+        "sync_bookmark_deleted",
+        "sync_tag_inserted",
+        "sync_tag_deleted",
+        "sync_bookmark_tags_deleted",
+        "sync_bookmark_align_inserted",
+        "sync_bookmark_align_moved",
+        "sync_bookmark_align_deleted",
+    ]
+
+    /// Makes the triggers that are missing.
+    static func create(_ connection: Connection) throws {
+        try connection.execute(sql: createSQL)
+    }
+
+    /// Drops them.
+    static func drop(_ connection: Connection) throws {
+        try connection.execute(
+            sql: triggerNames.map { "DROP TRIGGER IF EXISTS \($0);" }.joined(separator: "\n"))
+    }
+
+    /// Makes them when the file syncs: run by the migration that took them out of every file
+    /// (`Migrations/0012_sync_capture_while_syncing.sql`), in its transaction, so that a
+    /// syncing file never has a moment without them.
+    static func createIfSyncing(_ connection: Connection) throws {
+        if try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_state") ?? 0 > 0 {
+            try create(connection)
+        }
+    }
+
+    /// The script that makes them (`IF NOT EXISTS`); the benchmark runs it too.
+    package static let createSQL = """
+            CREATE TRIGGER IF NOT EXISTS sync_preference_inserted AFTER INSERT ON preference
+            WHEN (SELECT applying FROM sync_state) = 0 AND NOT EXISTS (
+                SELECT 1 FROM preference_declaration
+                WHERE suite = NEW.suite AND key = NEW.key AND device_local = 1)
+            BEGIN
+                INSERT INTO sync_capture VALUES
+                    ('preference', hex(NEW.suite) || '.' || hex(NEW.key), 'value', 1, NULL);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_preference_updated AFTER UPDATE ON preference
+            WHEN (OLD.value IS NOT NEW.value OR OLD.type IS NOT NEW.type)
+                AND (SELECT applying FROM sync_state) = 0 AND NOT EXISTS (
+                    SELECT 1 FROM preference_declaration
+                    WHERE suite = NEW.suite AND key = NEW.key AND device_local = 1)
+            BEGIN
+                INSERT INTO sync_capture VALUES
+                    ('preference', hex(NEW.suite) || '.' || hex(NEW.key), 'value', 1, NULL);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_preference_deleted AFTER DELETE ON preference
+            WHEN (SELECT applying FROM sync_state) = 0 AND NOT EXISTS (
+                SELECT 1 FROM preference_declaration
+                WHERE suite = OLD.suite AND key = OLD.key AND device_local = 1)
+            BEGIN
+                INSERT INTO sync_capture VALUES
+                    ('preference', hex(OLD.suite) || '.' || hex(OLD.key), 'value', 0, NULL);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_inserted AFTER INSERT ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture VALUES
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'exists', 1, NULL),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'title', 1, NEW.title),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'url', 1, NEW.url),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'category', 1, NEW.category),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'note', 1, NEW.note),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position),
+                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_updated AFTER UPDATE ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'title', 1, NEW.title
+                WHERE OLD.title IS NOT NEW.title;
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'url', 1, NEW.url
+                WHERE OLD.url IS NOT NEW.url;
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'category', 1, NEW.category
+                WHERE OLD.category IS NOT NEW.category;
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'note', 1, NEW.note
+                WHERE OLD.note IS NOT NEW.note;
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position
+                WHERE OLD.position IS NOT NEW.position;
+                -- The folder path is read when pushed (a trigger cannot walk the folder tree).
+                INSERT INTO sync_capture
+                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL
+                WHERE OLD.folder_id IS NOT NEW.folder_id
+                    OR (NEW.folder_id IS NULL AND OLD.category IS NOT NEW.category);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_deleted AFTER DELETE ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture VALUES
+                    ('bookmark', hex(OLD.kind) || '.' || hex(OLD.item_id), 'exists', 0, NULL);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_tag_inserted AFTER INSERT ON bookmark_tag
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture
+                SELECT 'tag', hex(kind) || '.' || hex(item_id) || '.' || hex(NEW.tag), 'present', 1, NULL
+                FROM bookmark WHERE id = NEW.bookmark_id;
+            END;
+
+            -- A tag removed with its bookmark needs no tombstone of its own: the bookmark's has it.
+            CREATE TRIGGER IF NOT EXISTS sync_tag_deleted AFTER DELETE ON bookmark_tag
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture
+                SELECT 'tag', hex(kind) || '.' || hex(item_id) || '.' || hex(OLD.tag), 'present', 0, NULL
+                FROM bookmark WHERE id = OLD.bookmark_id;
+            END;
+
+            -- A bookmark deleted takes its tags with it, and their sync fields with them: without a
+            -- tombstone per tag, a tag of the deleted bookmark stayed present in sync, and came back on
+            -- the other devices when the bookmark was added again without it. BEFORE: the tags are
+            -- still there to be read.
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_tags_deleted BEFORE DELETE ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture
+                SELECT 'tag', hex(OLD.kind) || '.' || hex(OLD.item_id) || '.' || hex(tag), 'present', 0,
+                    NULL
+                FROM bookmark_tag WHERE bookmark_id = OLD.id;
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_align_inserted BEFORE INSERT ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+                AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = NEW.kind)
+            BEGIN
+                INSERT INTO sync_align VALUES (NEW.kind);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_align_moved BEFORE UPDATE OF position ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+                AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = OLD.kind)
+            BEGIN
+                INSERT INTO sync_align VALUES (OLD.kind);
+            END;
+
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_align_deleted BEFORE DELETE ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+                AND EXISTS (SELECT 1 FROM sync_misaligned WHERE kind = OLD.kind)
+            BEGIN
+                INSERT INTO sync_align VALUES (OLD.kind);
+            END;
+        """
+}
