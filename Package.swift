@@ -66,6 +66,9 @@ let package = Package(
         .executableTarget(
             name: "prefs-cget", path: "Benchmarks/CGetPrint",
             linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "prefs-cset", path: "Benchmarks/CSet",
+            linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "CRawLibPQ", dependencies: ["CLibPQLinked"], path: "Benchmarks/CRawLibPQ",
             linkerSettings: [.linkedLibrary("pq")]),

@@ -521,23 +521,6 @@ struct Workloads {
         let (database, path) = try freshDatabase("cli")
         try PreferenceStore(database: database).set(
             true, for: Prefs.Key("hasViewedWalkthrough", default: false))
-        func spawn(_ arguments: [String]) throws {
-            var pid: pid_t = 0
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            let argv = arguments.map { strdup($0) } + [nil]
-            defer { for argument in argv { free(argument) } }
-            guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else {
-                throw BenchmarkError(description: "cannot run \(arguments[0])")
-            }
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            guard status == 0 else {
-                throw BenchmarkError(description: "\(arguments) exited with \(status)")
-            }
-        }
         // One process of each in turn, many times: a whole process takes milliseconds, and
         // this machine's speed drifts over tens of milliseconds, which batches of one side
         // at a time would count against whichever ran in the slower stretch.
@@ -556,6 +539,53 @@ struct Workloads {
         return (
             result, try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"])
         )
+    }
+
+    /// `prefs set KEY INT` as a whole process, next to a C program that opens the file with
+    /// the same pragmas and runs the same upsert in autocommit (Benchmarks/CSet). Each run
+    /// stores a new value, so each commits and syncs the file.
+    func commandLineSet(
+        prefs: String, cset: String, name: String = "`prefs set KEY INT`, whole process",
+        target: String = "(issue 31: measured)"
+    ) throws -> WorkloadResult {
+        let (database, path) = try freshDatabase("cli-set")
+        try PreferenceStore(database: database).set(0, for: Prefs.Key("counter", default: 0))
+        var value = 0
+        return try measure(
+            name, target: target, rounds: quick ? 30 : 300, iterations: 1,
+            [
+                Contender(name: "PrefsKit") { n in
+                    for _ in 0..<n {
+                        value += 1
+                        try spawn([prefs, "--db", path, "set", "counter", String(value)])
+                    }
+                },
+                Contender(name: "raw C") { n in
+                    for _ in 0..<n {
+                        value += 1
+                        try spawn([cset, path, "counter", String(value)])
+                    }
+                },
+            ])
+    }
+
+    /// Runs a program with its output to /dev/null, and fails unless it exits 0.
+    func spawn(_ arguments: [String]) throws {
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else {
+            throw BenchmarkError(description: "cannot run \(arguments[0])")
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else {
+            throw BenchmarkError(description: "\(arguments) exited with \(status)")
+        }
     }
 
     /// Peak RSS of a command, measured by /usr/bin/time. (A child spawned from this process

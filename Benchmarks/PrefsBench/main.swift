@@ -198,6 +198,15 @@ if wants("cli") {
     } else {
         notes["cli"] = "skipped: build prefs and prefs-cget first"
     }
+    let cset = executables.appendingPathComponent("prefs-cset").path
+    if FileManager.default.isExecutableFile(atPath: prefs),
+        FileManager.default.isExecutableFile(atPath: cset)
+    {
+        progress("whole-process set")
+        results.append(try workloads.commandLineSet(prefs: prefs, cset: cset))
+    } else {
+        notes["cliSet"] = "skipped: build prefs and prefs-cset first"
+    }
     // The README's install command's fully static file against the C program linked
     // statically too, as `Benchmarks/static-get` builds them (paths from the package root).
     let staticPrefs = ".build/static/release/prefs"
@@ -216,6 +225,14 @@ if wants("cli") {
                 prefs: staticPrefs, cget: staticCget, folder: workloads.folder)
         {
             notes["staticGetInstructions"] = ["prefs": counts.prefs, "C": counts.c]
+        }
+        let staticCset = ".build/prefs-cset-static"
+        if FileManager.default.isExecutableFile(atPath: staticCset) {
+            progress("whole-process set, both static")
+            results.append(
+                try workloads.commandLineSet(
+                    prefs: staticPrefs, cset: staticCset,
+                    name: "`prefs set KEY INT`, whole process, both static"))
         }
     } else {
         notes["staticCLI"] = "skipped: run Benchmarks/static-get first (it builds .build/static)"
