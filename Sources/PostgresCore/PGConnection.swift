@@ -48,6 +48,7 @@
         }
 
         deinit {
+            stopTracing()
             PQfinish(handle)
         }
 
@@ -86,6 +87,7 @@
         @discardableResult
         public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult
         {
+            if !queued.isEmpty { return try pipeline([(nil, sql, parameters)])[0].get() }
             let result = withParameters(parameters) { values in
                 PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
@@ -99,6 +101,7 @@
         public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
             throws(PGError) -> PGResult
         {
+            if !queued.isEmpty { return try pipeline([(name, sql, parameters)])[0].get() }
             try prepare(name, sql, parameterCount: parameters.count)
             let result = withParameters(parameters) { values in
                 PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
@@ -106,50 +109,103 @@
             return try check(result)
         }
 
-        /// Commits the open transaction and runs a statement after it, in one round trip
-        /// (libpq's pipeline mode): the follow-up does not wait for the commit's answer, and
-        /// does not run when the commit failed.
-        ///
-        /// - Parameters:
-        ///   - commitName: The name `COMMIT` is prepared under.
-        ///   - name, sql, parameters: The statement to run once committed, prepared once per
-        ///     connection under `name` as by ``execute(prepared:_:_:)``.
-        /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
-        /// - Throws: ``PGError`` when the commit failed (the transaction is then rolled back).
-        public func commit(
-            prepared commitName: String, thenExecute name: String, _ sql: String,
-            _ parameters: [String?]
-        ) throws(PGError) -> Result<PGResult, PGError> {
-            try prepare(commitName, "COMMIT", parameterCount: 0)
-            try prepare(name, sql, parameterCount: parameters.count)
-            guard PQenterPipelineMode(handle) == 1 else {
-                try execute(prepared: commitName, "COMMIT")
-                return Result { () throws(PGError) in
-                    try execute(prepared: name, sql, parameters)
+        // MARK: - Pipelines
+
+        /// A statement sent later, in one pipeline with the next statement run or with the
+        /// commit (``queue(prepared:_:_:check:)``).
+        private struct Queued {
+            let name: String
+            let sql: String
+            let parameters: [String?]
+            let check: (PGResult) -> (any Error)?
+        }
+        private var queued: [Queued] = []
+        private var checkFailure: (any Error)?
+
+        /// Whether statements wait to be sent (a `BEGIN` among them, until the first statement
+        /// that needs its answer, or the commit).
+        public var hasQueuedStatements: Bool { !queued.isEmpty }
+
+        /// Queues a statement: it is sent, in order, in the pipeline of the next statement
+        /// this connection runs or of ``commit(prepared:thenExecute:_:_:)``, so that it costs
+        /// no round trip of its own. A failure of the server fails that next call. `check`
+        /// reads its result then; an error it returns fails that next call too (with a
+        /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
+        /// statement changed nothing, since the commit may already be done.
+        public func queue(
+            prepared name: String, _ sql: String, _ parameters: [String?] = [],
+            check: @escaping (PGResult) -> (any Error)? = { _ in nil }
+        ) {
+            queued.append(Queued(name: name, sql: sql, parameters: parameters, check: check))
+        }
+
+        /// Drops what is queued, unsent (the transaction failed before it needed a round trip).
+        public func discardQueuedStatements() {
+            queued.removeAll()
+        }
+
+        /// The error a queued statement's check returned, once; nil when none did.
+        public func takeQueuedCheckFailure() -> (any Error)? {
+            defer { checkFailure = nil }
+            return checkFailure
+        }
+
+        /// Sends the queued statements and `statements` in one pipeline (one round trip),
+        /// and returns the results of `statements`. A statement after one that failed is not
+        /// run (`.failure`, "not run"); the failure of a queued statement is thrown.
+        private func pipeline(_ statements: [(name: String?, sql: String, parameters: [String?])])
+            throws(PGError) -> [Result<PGResult, PGError>]
+        {
+            let waiting = queued
+            queued = []
+            for item in waiting {
+                try prepare(item.name, item.sql, parameterCount: item.parameters.count)
+            }
+            for statement in statements {
+                if let name = statement.name {
+                    try prepare(name, statement.sql, parameterCount: statement.parameters.count)
                 }
             }
-            defer { PQexitPipelineMode(handle) }
-            let sent = withParameters(parameters) { values in
-                PQsendQueryPrepared(handle, commitName, 0, nil, nil, nil, 0) == 1
-                    && PQsendQueryPrepared(
-                        handle, name, Int32(parameters.count), values, nil, nil, 0) == 1
-                    && PQpipelineSync(handle) == 1
-            }
-            guard sent else {
+            let all: [(name: String?, sql: String, parameters: [String?])] =
+                waiting.map { ($0.name, $0.sql, $0.parameters) } + statements
+            guard PQenterPipelineMode(handle) == 1 else {
                 isBroken = true
                 throw PGError(
                     sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
                     isConnectionLost: true)
             }
-            let committed = Result { () throws(PGError) in try check(nextPipelineResult()) }
-            let next = nextPipelineResult()
-            let followUp: Result<PGResult, PGError>
-            if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
-                PQclear(next)
-                followUp = .failure(
-                    PGError(sqlState: nil, message: "not run: the commit failed"))
-            } else {
-                followUp = Result { () throws(PGError) in try check(next) }
+            defer { PQexitPipelineMode(handle) }
+            var sent = true
+            for statement in all where sent {
+                sent = withParameters(statement.parameters) { values in
+                    if let name = statement.name {
+                        return PQsendQueryPrepared(
+                            handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                            == 1
+                    }
+                    return PQsendQueryParams(
+                        handle, statement.sql, Int32(statement.parameters.count), nil, values, nil,
+                        nil, 0) == 1
+                }
+            }
+            guard sent, PQpipelineSync(handle) == 1 else {
+                isBroken = true
+                throw PGError(
+                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                    isConnectionLost: true)
+            }
+            var results: [Result<PGResult, PGError>] = []
+            for _ in all {
+                let next = nextPipelineResult()
+                if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+                    PQclear(next)
+                    results.append(
+                        .failure(
+                            PGError(sqlState: nil, message: "not run: an earlier statement failed"))
+                    )
+                } else {
+                    results.append(Result { () throws(PGError) in try check(next) })
+                }
             }
             // The synchronization point closes the pipeline; the connection is idle after it.
             while let result = PQgetResult(handle) {
@@ -157,8 +213,34 @@
                 PQclear(result)
                 if status == PGRES_PIPELINE_SYNC { break }
             }
-            _ = try committed.get()
-            return followUp
+            for (item, result) in zip(waiting, results) {
+                let result = try result.get()
+                if let failure = item.check(result) {
+                    checkFailure = failure
+                    throw PGError(sqlState: nil, message: "\(failure)")
+                }
+            }
+            return Array(results.dropFirst(waiting.count))
+        }
+
+        /// Commits the open transaction and runs a statement after it, in one round trip
+        /// (libpq's pipeline mode) with the statements queued before: the follow-up does not
+        /// wait for the commit's answer, and does not run when the commit failed.
+        ///
+        /// - Parameters:
+        ///   - commitName: The name `COMMIT` is prepared under.
+        ///   - name, sql, parameters: The statement to run once committed, prepared once per
+        ///     connection under `name` as by ``execute(prepared:_:_:)``.
+        /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
+        /// - Throws: ``PGError`` when the commit or a queued statement failed (the transaction
+        ///   is then rolled back, or left failed for the caller to roll back).
+        public func commit(
+            prepared commitName: String, thenExecute name: String, _ sql: String,
+            _ parameters: [String?]
+        ) throws(PGError) -> Result<PGResult, PGError> {
+            let results = try pipeline([(commitName, "COMMIT", []), (name, sql, parameters)])
+            _ = try results[0].get()
+            return results[1]
         }
 
         /// The result of the pipeline's next statement, and past the empty result that ends
@@ -183,6 +265,8 @@
         ///
         /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
         public func executeScript(_ sql: String) throws(PGError) {
+            // Several statements cannot go in a pipeline: what is queued goes first.
+            if !queued.isEmpty { _ = try pipeline([]) }
             // PQexec returns the last result; an earlier failure stops the script there.
             try check(PQexec(handle, sql))
         }
@@ -242,12 +326,36 @@
         ///
         /// - Throws: ``PGError`` when the server still cannot be reached.
         public func reconnect() throws(PGError) {
+            queued.removeAll()
+            checkFailure = nil
             PQreset(handle)
             preparedNames.removeAll()
             isBroken = false
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))
             }
+        }
+
+        private var traceFile: UnsafeMutablePointer<FILE>?
+
+        /// Writes every protocol message this connection sends and receives to a file, one
+        /// per line, without timestamps (libpq's `PQtrace`): for tests that count round trips
+        /// (a client's `Sync` each). Returns false when the file cannot be opened.
+        public func startTracing(toFile path: String) -> Bool {
+            stopTracing()
+            guard let file = fopen(path, "w") else { return false }
+            traceFile = file
+            PQtrace(handle, file)
+            PQsetTraceFlags(handle, 1)  // PQTRACE_SUPPRESS_TIMESTAMPS
+            return true
+        }
+
+        /// Stops ``startTracing(toFile:)`` and closes its file.
+        public func stopTracing() {
+            guard let file = traceFile else { return }
+            PQuntrace(handle)
+            fclose(file)
+            traceFile = nil
         }
 
         /// The role the session runs as.

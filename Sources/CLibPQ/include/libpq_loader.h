@@ -10,6 +10,7 @@
 #define PREFS_LIBPQ_LOADER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct pg_conn PGconn;
 typedef struct pg_result PGresult;
@@ -114,7 +115,10 @@ typedef void (*PQnoticeProcessor)(void *arg, const char *message);
     X(void, PQfreemem, (void *pointer), (pointer))                                         \
     X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg),          \
       (conninfo, errmsg))                                                                  \
-    X(void, PQconninfoFree, (PQconninfoOption * options), (options))
+    X(void, PQconninfoFree, (PQconninfoOption * options), (options))                       \
+    X(void, PQtrace, (PGconn * conn, FILE *stream), (conn, stream))                        \
+    X(void, PQuntrace, (PGconn * conn), (conn))                                            \
+    X(void, PQsetTraceFlags, (PGconn * conn, int flags), (conn, flags))
 
 #define PREFS_LIBPQ_POINTER(type, name, parameters, arguments) type(*name) parameters;
 struct prefs_libpq_table {

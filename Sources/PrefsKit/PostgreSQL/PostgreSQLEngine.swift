@@ -124,7 +124,9 @@
             readingChangesAfter changeID: Int64, _ body: () throws -> T
         ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
             try reconnectIfNeeded()
-            try connection.execute(prepared: "begin", "BEGIN")
+            // Sent with the first statement that needs an answer, or with the commit: a set
+            // is BEGIN, its statement, COMMIT and the history read, in one round trip.
+            connection.queue(prepared: "begin", "BEGIN")
             let value: T
             let read: Result<PGResult, PGError>
             do {
@@ -134,8 +136,10 @@
                 read = try connection.commit(
                     prepared: "commit", thenExecute: name, sql, parameters)
             } catch {
+                connection.discardQueuedStatements()
                 if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
-                throw error
+                // A queued statement's check failed (a set refused by the declared type).
+                throw connection.takeQueuedCheckFailure() ?? error
             }
             return (
                 value,

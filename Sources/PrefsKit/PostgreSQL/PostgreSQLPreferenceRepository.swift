@@ -56,11 +56,9 @@
         /// written only when no declaration of another type stands in the way.
         func setValueUnlessDeclaredOtherwise(
             _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
-        ) throws -> PreferenceType? {
+        ) throws {
             let columns = value.postgresColumns
-            let result = try connection.execute(
-                prepared: "preference_set_checked",
-                """
+            let sql = """
                 WITH declared AS (
                     SELECT type FROM preference_declaration
                     WHERE account = $1 AND suite = $2 AND key = $3 AND type <> $4::text
@@ -76,18 +74,32 @@
                     RETURNING 1
                 )
                 SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)
-                """,
-                [
-                    account, suite, key, value.type.rawValue, columns.value, columns.bytes,
-                    PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
-                ])
-            guard let declared = result.text(row: 0, column: 0) else { return nil }
-            // Nothing was stored: the declaration's type (its CHECK allows only known ones).
-            guard let type = PreferenceType(rawValue: declared) else {
-                throw DatabaseError.internalError(
-                    "'\(key)' is declared with an unknown type '\(declared)'")
+                """
+            let parameters = [
+                account, suite, key, value.type.rawValue, columns.value, columns.bytes,
+                PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
+            ]
+            let given = value.type
+            // A mismatch stores nothing, so the check may come after the commit.
+            let mismatch = { (result: PGResult) -> (any Error)? in
+                guard let declared = result.text(row: 0, column: 0) else { return nil }
+                // The declaration's CHECK allows only known types.
+                guard let type = PreferenceType(rawValue: declared) else {
+                    return DatabaseError.internalError(
+                        "'\(key)' is declared with an unknown type '\(declared)'")
+                }
+                return PreferenceError.typeMismatch(key: key, declared: type, given: given)
             }
-            return type
+            // First in a write transaction (its BEGIN not yet sent): it goes with the BEGIN
+            // and the COMMIT, in one round trip.
+            if connection.hasQueuedStatements {
+                connection.queue(
+                    prepared: "preference_set_checked", sql, parameters, check: mismatch)
+            } else if let failure = mismatch(
+                try connection.execute(prepared: "preference_set_checked", sql, parameters))
+            {
+                throw failure
+            }
         }
 
         func valueVersion(suite: String, key: String) throws -> Int? {

@@ -397,11 +397,8 @@ public final class PreferenceStore: @unchecked Sendable {
         if let suiteProblem { throw suiteProblem }
         if let value {
             try value.validateForStorage(key: key)
-            if let declared = try state.preferences.setValueUnlessDeclaredOtherwise(
+            try state.preferences.setValueUnlessDeclaredOtherwise(
                 value, suite: suite, key: key, version: version, at: Date())
-            {
-                throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
-            }
         } else {
             try state.preferences.removeValue(suite: suite, key: key)
         }

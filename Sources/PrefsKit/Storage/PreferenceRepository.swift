@@ -53,11 +53,12 @@ package protocol PreferenceRepository {
     /// How many changes the history keeps.
     func historyLimit() throws -> Int
     /// Stores a value unless the key is declared with another type: then stores nothing
-    /// and returns the declared type. One statement where the engine can (one round trip
-    /// to a server instead of two).
+    /// and throws ``PreferenceError/typeMismatch(key:declared:given:)``. One statement where
+    /// the engine can; a server engine may send it with the commit (no round trip of its
+    /// own), and throw then.
     func setValueUnlessDeclaredOtherwise(
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
-    ) throws -> PreferenceType?
+    ) throws
     /// Sets how many changes the history keeps and drops older ones.
     func setHistoryLimit(_ limit: Int) throws
     /// Drops every value of a key the history keeps: its changes but the newest, and the
@@ -70,11 +71,10 @@ extension PreferenceRepository {
     /// local file nothing to speak of.
     func setValueUnlessDeclaredOtherwise(
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
-    ) throws -> PreferenceType? {
+    ) throws {
         if let declared = try declaredType(suite: suite, key: key), declared != value.type {
-            return declared
+            throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
         }
         try setValue(value, suite: suite, key: key, version: version, at: date)
-        return nil
     }
 }

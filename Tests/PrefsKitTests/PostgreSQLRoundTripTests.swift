@@ -1,0 +1,87 @@
+import Foundation
+import PostgresCore
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// A set on a server is one round trip: BEGIN, the upsert that checks the declared type,
+/// COMMIT and the history read go in one pipeline. Counted from libpq's own trace of the
+/// protocol: the client ends each round trip with a `Sync`.
+@Suite struct PostgreSQLRoundTripTests {
+    let server: PostgresServer
+    let target: String
+    let folder: TemporaryFolder
+
+    init() throws {
+        server = try PostgresServer.start()
+        target = server.target(database: try server.makeDatabase())
+        folder = try TemporaryFolder()
+    }
+
+    /// The round trips `body` makes on the database's connection, and what it sent.
+    func roundTrips(_ database: AppDatabase, _ body: () throws -> Void) throws -> (
+        count: Int, sent: [String]
+    ) {
+        let path = folder.path("trace-\(UUID().uuidString)")
+        let connection = try #require(
+            database.state.withLock { ($0.engine as? PostgreSQLEngine)?.connection })
+        #expect(connection.startTracing(toFile: path))
+        defer { connection.stopTracing() }
+        try body()
+        connection.stopTracing()
+        let sent = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("F\t") }.map(String.init)
+        return (sent.filter { $0.contains("\tSync") }.count, sent)
+    }
+
+    func open() throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = "alice"
+        return try AppDatabase(path: target, options: options)
+    }
+
+    @Test func aSetIsOneRoundTrip() throws {
+        let database = try open()
+        let store = PreferenceStore(database: database)
+        store.set(1, forKey: "volume")  // the statements are prepared once per connection
+        let set = try roundTrips(database) { try store.setValue(.int(2), forKey: "volume") }
+        #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
+        #expect(set.sent.contains { $0.contains("BEGIN") || $0.contains("\"begin\"") })
+        #expect(store.integer(forKey: "volume") == 2)
+    }
+
+    @Test func aSetRefusedByTheDeclaredTypeIsOneRoundTripAndStoresNothing() throws {
+        let database = try open()
+        let store = PreferenceStore(database: database)
+        try store.declare(Prefs.Key("volume", default: 0.5))
+        store.set(0.75, forKey: "volume")
+        let refused = try roundTrips(database) {
+            #expect(
+                throws: PreferenceError.typeMismatch(
+                    key: "volume", declared: .double, given: .string)
+            ) {
+                try store.setValue(.string("loud"), forKey: "volume")
+            }
+        }
+        #expect(refused.count == 1, "\(refused.sent.joined(separator: "\n"))")
+        #expect(store.double(forKey: "volume") == 0.75)
+        #expect(try store.history(forKey: "volume").count == 1)
+        // The connection is usable after: the next set is one round trip again.
+        let next = try roundTrips(database) { try store.setValue(.double(0.5), forKey: "volume") }
+        #expect(next.count == 1)
+        #expect(store.double(forKey: "volume") == 0.5)
+    }
+
+    @Test func aTransactionOfSeveralStatementsStillSeesItsOwnWrites() throws {
+        let database = try open()
+        let store = PreferenceStore(database: database)
+        try store.transaction { edit in
+            try edit.setValue(.int(1), forKey: "a")
+            // Read inside: the queued set goes first, in the read's round trip.
+            #expect(try edit.value(forKey: "a") == .int(1))
+            try edit.setValue(.int(2), forKey: "b")
+        }
+        #expect(store.integer(forKey: "a") == 1 && store.integer(forKey: "b") == 2)
+    }
+}
