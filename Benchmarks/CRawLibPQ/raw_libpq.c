@@ -98,6 +98,15 @@ int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value
     return 0;
 }
 
+int raw_pg_set_int_floor(raw_pg *db, const char *suite, const char *key, int64_t value,
+                         double now) {
+    char text[32], when[40];
+    snprintf(text, sizeof text, "%lld", (long long)value);
+    snprintf(when, sizeof when, "%.17g", now);
+    const char *values[7] = {db->account, suite, key, "int", text, NULL, when};
+    return ok(PQexecPrepared(db->conn, "set", 7, values, NULL, NULL, 0)) ? 0 : -1;
+}
+
 int raw_pg_insert_bookmarks(raw_pg *db, const char *prefix, int count, double now) {
     char when[40];
     snprintf(when, sizeof when, "%.17g", now);

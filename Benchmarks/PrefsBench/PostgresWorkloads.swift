@@ -100,7 +100,8 @@ struct PostgresWorkloads {
         defer { for name in cNames { free(name) } }
         var value = 0
         return try measure(
-            "PostgreSQL: set, own commit (\(keys) keys)", target: "<= 1.3x raw libpq",
+            "PostgreSQL: set, own commit (\(keys) keys)",
+            target: "<= 1.3x raw C (one autocommit upsert, the floor)",
             rounds: rounds, iterations: quick ? 300 : 2_000,
             [
                 Contender(name: "PrefsKit") { n in
@@ -110,6 +111,17 @@ struct PostgresWorkloads {
                     }
                 },
                 Contender(name: "raw C") { n in
+                    for i in 0..<n {
+                        value += 1
+                        let now = Date().timeIntervalSinceReferenceDate
+                        guard
+                            raw_pg_set_int_floor(
+                                raw, "standard", cNames[i % keys], Int64(value), now) == 0
+                        else { throw BenchmarkError(description: "raw_pg_set_int_floor failed") }
+                    }
+                },
+                // The statements PrefsKit sent before it pipelined them: four round trips.
+                Contender(name: "C, 4 round trips") { n in
                     for i in 0..<n {
                         value += 1
                         let now = Date().timeIntervalSinceReferenceDate

@@ -20,6 +20,11 @@ int raw_pg_get_int(raw_pg *db, const char *suite, const char *key, int64_t *valu
 // upsert (the history trigger fires as for PrefsKit), COMMIT. Returns 0 on success.
 int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value, double now);
 
+// The floor of a set: the upsert alone, in autocommit (one round trip; the history trigger
+// fires as for PrefsKit), with no declared-type check. Returns 0 on success.
+int raw_pg_set_int_floor(raw_pg *db, const char *suite, const char *key, int64_t value,
+                         double now);
+
 // Inserts `count` bookmarks (kind 'movie', item IDs prefix0..., two tags each, the search
 // text as PrefsKit builds it) in one transaction. Returns 0 on success.
 int raw_pg_insert_bookmarks(raw_pg *db, const char *prefix, int count, double now);
