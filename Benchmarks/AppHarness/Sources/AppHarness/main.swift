@@ -153,4 +153,91 @@ try compare(
         }
     })
 watcher.cancel()
+
+// Cache state. Each get timed alone, with what comes between untimed: first the CPU's caches
+// evicted (a 16 MB buffer written), as for an app that reads a preference now and then;
+// then SQLite's page cache dropped, by another connection's commit to the file before each
+// read (every read transaction after a commit starts with an empty page cache).
+func compareTimedAlone(
+    _ name: String, iterations: Int, between: (Int) -> Void, prefs: (Int) -> Void,
+    raw: (Int) -> Void
+) throws {
+    var prefsTimes: [Double] = []
+    var rawTimes: [Double] = []
+    for round in 0..<rounds {
+        for side in round % 2 == 0 ? [0, 1] : [1, 0] {
+            var spent: UInt64 = 0
+            for i in 0..<iterations {
+                between(i)
+                let start = now()
+                side == 0 ? prefs(i) : raw(i)
+                spent += now() - start
+            }
+            let per = Double(spent) / Double(iterations)
+            if side == 0 { prefsTimes.append(per) } else { rawTimes.append(per) }
+        }
+    }
+    let median = { (times: [Double]) in times.sorted()[times.count / 2] }
+    let (p, r) = (median(prefsTimes), median(rawTimes))
+    print(
+        "\(name): PrefsKit \(String(format: "%.2f us", p / 1_000)), raw C "
+            + "\(String(format: "%.2f us", r / 1_000)), \(String(format: "%.2fx", p / r))")
+}
+var eviction = [UInt8](repeating: 0, count: 16 << 20)
+@MainActor func evictCPUCaches(_ round: Int) {
+    eviction.withUnsafeMutableBufferPointer { buffer in
+        for i in stride(from: 0, to: buffer.count, by: 64) {
+            buffer[i] &+= UInt8(truncatingIfNeeded: round)
+        }
+    }
+}
+try compareTimedAlone(
+    "get, uncached (10 keys, CPU caches evicted before each)", iterations: 2_000,
+    between: evictCPUCaches,
+    prefs: { i in sink &+= uncached[keys[i % keys.count]] },
+    raw: { i in
+        var read: Int64 = 0
+        _ = raw_get_int(rawGet, "standard", names[i % names.count], &read)
+        sink &+= Int(read)
+    })
+// Three times: on the database observed above, on one nobody ever observed (it watches its
+// files from its first store on, as an app's does, for Swift's Observation), and on one
+// with watchesForChanges off: a database that watches takes up each commit on its monitor
+// thread as it comes.
+let unobservedDatabase = try AppDatabase(
+    path: folder.appendingPathComponent("unobserved.sqlite").path, options: uncachedOptions)
+var unwatchedOptions = uncachedOptions
+unwatchedOptions.watchesForChanges = false
+let unwatched = PreferenceStore(
+    database: try AppDatabase(
+        path: folder.appendingPathComponent("unwatched.sqlite").path, options: unwatchedOptions))
+try unwatched.transaction { edit in for key in keys { try edit.set(1, for: key) } }
+let unobserved = PreferenceStore(database: unobservedDatabase)
+try unobserved.transaction { edit in for key in keys { try edit.set(1, for: key) } }
+for (label, store, file) in [
+    ("watched before", uncached, "uncached.sqlite"),
+    ("never observed", unobserved, "unobserved.sqlite"),
+    ("watchesForChanges off", unwatched, "unwatched.sqlite"),
+] {
+    let otherWriter = raw_open(folder.appendingPathComponent(file).path, 2)
+    let otherRawWriter = raw_open(folder.appendingPathComponent("raw-get.sqlite").path, 2)
+    defer {
+        raw_close(otherWriter)
+        raw_close(otherRawWriter)
+    }
+    try compareTimedAlone(
+        "get, uncached (10 keys, another connection's commit before each, \(label))",
+        iterations: 2_000,
+        between: { i in
+            let when = Date().timeIntervalSinceReferenceDate
+            _ = raw_set_int(otherWriter, "other", "tick", Int64(i), when)
+            _ = raw_set_int(otherRawWriter, "other", "tick", Int64(i), when)
+        },
+        prefs: { i in sink &+= store[keys[i % keys.count]] },
+        raw: { i in
+            var read: Int64 = 0
+            _ = raw_get_int(rawGet, "standard", names[i % names.count], &read)
+            sink &+= Int(read)
+        })
+}
 if sink == 42 { print("") }
