@@ -87,7 +87,9 @@
         @discardableResult
         public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult
         {
-            if !queued.isEmpty { return try pipeline([(nil, sql, parameters)])[0].get() }
+            if !queued.isEmpty || needsPrelude(sql) {
+                return try pipeline([(nil, sql, parameters)])[0].get()
+            }
             let result = withParameters(parameters) { values in
                 PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
@@ -101,12 +103,48 @@
         public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
             throws(PGError) -> PGResult
         {
-            if !queued.isEmpty { return try pipeline([(name, sql, parameters)])[0].get() }
+            if usesUnnamedStatements { return try execute(sql, parameters) }
+            if !queued.isEmpty || needsPrelude(sql) {
+                return try pipeline([(name, sql, parameters)])[0].get()
+            }
             try prepare(name, sql, parameterCount: parameters.count)
             let result = withParameters(parameters) { values in
                 PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
             return try check(result)
+        }
+
+        // MARK: - Behind a transaction pooler
+
+        /// Sends every statement unnamed (parsed each time) instead of preparing it once per
+        /// connection: behind a pooler in transaction mode, statements prepared on one server
+        /// connection are not on the next (PgBouncer 1.18 does not carry them over).
+        public var usesUnnamedStatements = false
+
+        /// A statement run first in every transaction, in the same round trip: after each
+        /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
+        /// it in one implicit transaction, libpq's pipeline). Behind a pooler in transaction
+        /// mode, settings that must hold for a statement (the account acted for, timeouts)
+        /// go here as `set_config(..., true)`: a session's settings would stay on a server
+        /// connection that other clients use next.
+        public var transactionPrelude: (sql: String, parameters: [String?])?
+
+        private static func startsTransaction(_ sql: String) -> Bool {
+            let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
+            return head.hasPrefix("BEGIN") || head.hasPrefix("START TRANSACTION")
+        }
+
+        private static func endsTransaction(_ sql: String) -> Bool {
+            let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
+            if head.hasPrefix("ROLLBACK TO") { return false }
+            return head.hasPrefix("COMMIT") || head.hasPrefix("ROLLBACK") || head.hasPrefix("END")
+                || head.hasPrefix("ABORT")
+        }
+
+        /// Whether a statement sent now needs the prelude with it.
+        private func needsPrelude(_ sql: String) -> Bool {
+            guard transactionPrelude != nil else { return false }
+            return Self.startsTransaction(sql) || PQtransactionStatus(handle) == PQTRANS_IDLE
         }
 
         // MARK: - Pipelines
@@ -166,8 +204,35 @@
                     try prepare(name, statement.sql, parameterCount: statement.parameters.count)
                 }
             }
-            let all: [(name: String?, sql: String, parameters: [String?])] =
-                waiting.map { ($0.name, $0.sql, $0.parameters) } + statements
+            let given: [(name: String?, sql: String, parameters: [String?])] =
+                waiting.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
+                + statements.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
+            // The prelude after each BEGIN, and first in each implicit transaction; which of
+            // the statements sent are the caller's.
+            var all: [(name: String?, sql: String, parameters: [String?])] = []
+            var isCallers: [Bool] = []
+            if let prelude = transactionPrelude {
+                var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
+                for statement in given {
+                    if !inTransaction && !Self.startsTransaction(statement.sql) {
+                        all.append((nil, prelude.sql, prelude.parameters))
+                        isCallers.append(false)
+                        inTransaction = true
+                    }
+                    all.append(statement)
+                    isCallers.append(true)
+                    if Self.startsTransaction(statement.sql) {
+                        all.append((nil, prelude.sql, prelude.parameters))
+                        isCallers.append(false)
+                        inTransaction = true
+                    } else if Self.endsTransaction(statement.sql) {
+                        inTransaction = false
+                    }
+                }
+            } else {
+                all = given
+                isCallers = given.map { _ in true }
+            }
             guard PQenterPipelineMode(handle) == 1 else {
                 isBroken = true
                 throw PGError(
@@ -195,8 +260,20 @@
                     isConnectionLost: true)
             }
             var results: [Result<PGResult, PGError>] = []
-            for _ in all {
+            var preludeFailure: PGError?
+            for isCaller in isCallers {
                 let next = nextPipelineResult()
+                if !isCaller {
+                    // The prelude's own answer: only its failure matters.
+                    if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+                        PQclear(next)
+                    } else if case .failure(let error) = Result(catching: { () throws(PGError) in
+                        try check(next)
+                    }), preludeFailure == nil {
+                        preludeFailure = error
+                    }
+                    continue
+                }
                 if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
                     PQclear(next)
                     results.append(
@@ -213,6 +290,7 @@
                 PQclear(result)
                 if status == PGRES_PIPELINE_SYNC { break }
             }
+            if let preludeFailure { throw preludeFailure }
             for (item, result) in zip(waiting, results) {
                 let result = try result.get()
                 if let failure = item.check(result) {
@@ -256,7 +334,7 @@
         private func prepare(_ name: String, _ sql: String, parameterCount: Int)
             throws(PGError)
         {
-            guard !preparedNames.contains(name) else { return }
+            guard !usesUnnamedStatements, !preparedNames.contains(name) else { return }
             try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
             preparedNames.insert(name)
         }
@@ -265,7 +343,8 @@
         ///
         /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
         public func executeScript(_ sql: String) throws(PGError) {
-            // Several statements cannot go in a pipeline: what is queued goes first.
+            // Several statements cannot go in a pipeline: what is queued goes first. Behind a
+            // pooler a script runs inside a transaction begun by the caller (a migration).
             if !queued.isEmpty { _ = try pipeline([]) }
             // PQexec returns the last result; an earlier failure stops the script there.
             try check(PQexec(handle, sql))

@@ -127,7 +127,7 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs a program with its output thrown away and waits for it with `waitpid`. (Not
     /// Foundation's Process: it learns of the end from a descriptor the child inherits, which
     /// a server that the program leaves running keeps open.)
-    private static func spawnAndWait(_ command: [String]) -> Int32 {
+    static func spawnAndWait(_ command: [String]) -> Int32 {
         guard let pid = spawn(command) else { return -1 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -137,7 +137,7 @@ public final class PostgresServer: @unchecked Sendable {
     /// Starts a program with /dev/null as its standard streams and no other descriptor of
     /// this process: a server or watchdog that outlives the test must not hold a test's pipe
     /// open (a reader waiting for its end, or a writer for EPIPE, would wait forever).
-    private static func spawn(_ command: [String]) -> pid_t? {
+    static func spawn(_ command: [String]) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

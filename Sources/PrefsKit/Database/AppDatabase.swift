@@ -52,6 +52,17 @@ public final class AppDatabase: Sendable {
         /// with no such readers turns it off: reads then skip the registrar, and the process
         /// never builds Observation's machinery (key paths, registrars, their metadata).
         public var tracksReadsForObservation = true
+        /// On a PostgreSQL server reached through a pooler in transaction mode (PgBouncer's
+        /// `pool_mode = transaction`), where each transaction may run on another server
+        /// connection: nothing is kept in the session. The account and the timeouts are set
+        /// in every transaction (`set_config(..., true)`, in the same round trip), and every
+        /// statement is sent unnamed (no prepared statements). A file ignores it.
+        public var isBehindTransactionPooler = false
+        /// Behind a transaction pooler: a connection string straight to the server (not
+        /// through the pooler), on which the database listens for other sessions' commits
+        /// (`LISTEN` needs a session of its own). Without it, observers hear of this
+        /// connection's own commits only.
+        public var notificationTarget: String?
 
         /// The default options.
         public init() {}

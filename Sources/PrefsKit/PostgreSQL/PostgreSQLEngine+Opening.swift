@@ -41,13 +41,20 @@
                     lock: options.busyTimeoutMilliseconds,
                     statement: options.statementTimeoutMilliseconds
                 )
-                try connection.execute(
-                    """
-                    SELECT set_config('lock_timeout', $1, false),
-                        set_config('statement_timeout', $2, false)
-                    """, [String(timeouts.lock), String(timeouts.statement)])
-                if options.isReadOnly {
-                    try connection.execute("SET default_transaction_read_only = on")
+                if options.isBehindTransactionPooler {
+                    connection.usesUnnamedStatements = true
+                    connection.transactionPrelude = transactionPrelude(
+                        account: options.account, timeouts: timeouts,
+                        isReadOnly: options.isReadOnly)
+                } else {
+                    try connection.execute(
+                        """
+                        SELECT set_config('lock_timeout', $1, false),
+                            set_config('statement_timeout', $2, false)
+                        """, [String(timeouts.lock), String(timeouts.statement)])
+                    if options.isReadOnly {
+                        try connection.execute("SET default_transaction_read_only = on")
+                    }
                 }
                 let found = try schemaVersion(connection)
                 let latest = migrations.last?.version ?? 0
@@ -62,14 +69,34 @@
                     }
                     try migrate(connection, target: redacted)
                 }
+                let listener = try options.notificationTarget.map { target in
+                    try PGConnection(target)
+                }
                 let session = try prepareSession(
-                    connection, account: options.account, timeouts: timeouts)
-                return PostgreSQLEngine(connection: connection, session: session)
+                    connection, account: options.account, timeouts: timeouts,
+                    listener: listener)
+                return PostgreSQLEngine(
+                    connection: connection, session: session, listener: listener)
             } catch let error as DatabaseError {
                 throw error
             } catch {
                 throw databaseError(for: error, target: redacted, account: options.account)
             }
+        }
+
+        /// What every transaction starts with behind a transaction pooler: the account acted
+        /// for and the timeouts, for this transaction only.
+        static func transactionPrelude(
+            account: String?, timeouts: (lock: Int, statement: Int), isReadOnly: Bool
+        ) -> (sql: String, parameters: [String?]) {
+            (
+                """
+                SELECT set_config('lock_timeout', $1, true),
+                    set_config('statement_timeout', $2, true),
+                    set_config('prefs.account', $3, true)
+                """ + (isReadOnly ? ", set_config('transaction_read_only', 'on', true)" : ""),
+                [String(timeouts.lock), String(timeouts.statement), account ?? ""]
+            )
         }
 
         /// The schema version of the database, 0 when prefs never migrated it.

@@ -38,8 +38,13 @@
         /// The session settings, set again after a reconnection.
         private let session: Session
 
-        init(connection: PGConnection, session: Session) {
+        /// Behind a transaction pooler: the session of its own (straight to the server) that
+        /// listens for the account's notifications; nil where the connection itself listens.
+        let listener: PGConnection?
+
+        init(connection: PGConnection, session: Session, listener: PGConnection? = nil) {
             self.connection = connection
+            self.listener = listener
             self.target = connection.redactedTarget
             self.account = session.account
             self.channel = session.channel
@@ -187,15 +192,21 @@
         /// that went away while the connection was idle is noticed here and not by the next
         /// statement.
         func reconnectIfNeeded() throws {
-            if connection.isConnected, !connection.isInTransaction,
+            if let listener {
+                if listener.isConnected, let count = try? listener.takeNotifications() {
+                    notificationCount += Int64(count)
+                }
+            } else if connection.isConnected, !connection.isInTransaction,
                 let count = try? connection.takeNotifications()
             {
                 notificationCount += Int64(count)
             }
-            guard !connection.isConnected else { return }
-            try connection.reconnect()
+            let listenerLost = listener.map { !$0.isConnected } ?? false
+            guard !connection.isConnected || listenerLost else { return }
+            if !connection.isConnected { try connection.reconnect() }
+            if listenerLost { try listener?.reconnect() }
             _ = try Self.prepareSession(
-                connection, account: account, timeouts: session.timeouts)
+                connection, account: account, timeouts: session.timeouts, listener: listener)
             notificationCount += 1
         }
 
@@ -216,14 +227,18 @@
         /// - Parameter account: The account asked for; nil for the role's own.
         /// - Throws: ``DatabaseError/permissionDenied(path:detail:)`` for the refusals above.
         static func prepareSession(
-            _ connection: PGConnection, account: String?, timeouts: (lock: Int, statement: Int)
+            _ connection: PGConnection, account: String?, timeouts: (lock: Int, statement: Int),
+            listener: PGConnection? = nil
         ) throws -> Session {
-            try connection.execute(
-                """
-                SELECT set_config('lock_timeout', $1, false),
-                    set_config('statement_timeout', $2, false),
-                    set_config('prefs.account', $3, false)
-                """, [String(timeouts.lock), String(timeouts.statement), account ?? ""])
+            // Behind a transaction pooler the prelude sets these in every transaction instead.
+            if connection.transactionPrelude == nil {
+                try connection.execute(
+                    """
+                    SELECT set_config('lock_timeout', $1, false),
+                        set_config('statement_timeout', $2, false),
+                        set_config('prefs.account', $3, false)
+                    """, [String(timeouts.lock), String(timeouts.statement), account ?? ""])
+            }
             let who = try connection.execute(
                 """
                 SELECT prefs_current_account(), current_user::text,
@@ -248,7 +263,14 @@
                     path: connection.redactedTarget,
                     detail: "the role '\(role)' is a group role, not an account")
             }
-            // Made on first need, also by a read-only session.
+            // Made on first need, also by a read-only session (behind a pooler, whose prelude
+            // makes each transaction of a read-only store read-only, without that part here).
+            let prelude = connection.transactionPrelude
+            defer { connection.transactionPrelude = prelude }
+            if prelude != nil {
+                connection.transactionPrelude = transactionPrelude(
+                    account: account, timeouts: timeouts, isReadOnly: false)
+            }
             try connection.execute("BEGIN READ WRITE")
             let channel: String
             do {
@@ -260,7 +282,13 @@
                 _ = try? connection.execute("ROLLBACK")
                 throw error
             }
-            try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+            // Behind a transaction pooler, LISTEN would hold on to no session: it goes to the
+            // listener, a connection of its own, or nowhere.
+            if let listener {
+                try listener.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+            } else if connection.transactionPrelude == nil {
+                try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+            }
             return Session(account: acting, channel: channel, timeouts: timeouts)
         }
     }

@@ -11,11 +11,14 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// Opens a new database in the folder; the second call with the same folder opens the
     /// same database again.
     let open: @Sendable (TemporaryFolder, AppDatabase.Options) throws -> AppDatabase
+    /// Whether its commit token moves for this connection's own commits too (behind a
+    /// transaction pooler, where notifications cannot be told apart).
+    var hearsItsOwnCommits = false
 
     var testDescription: String { name }
 
     /// Every engine built into PrefsKit.
-    static let all: [ContractEngine] = [.sqlite, .postgres]
+    static let all: [ContractEngine] = [.sqlite, .postgres, .postgresBehindPgBouncer]
 
     static let sqlite = ContractEngine(name: "SQLite") { folder, options in
         try AppDatabase(path: folder.path("contract.sqlite"), options: options)
@@ -26,19 +29,44 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// installed this fails, naming the package to install.
     static let postgres = ContractEngine(name: "PostgreSQL") { folder, options in
         let server = try PostgresServer.start()
-        let record = folder.path("postgres-database")
-        let database: String
-        if let existing = FileManager.default.contents(atPath: record) {
-            database = String(decoding: existing, as: UTF8.self)
-        } else {
-            // A locale whose character classes know Unicode, as production servers have:
-            // what depends on the locale shows here.
-            database = try server.makeDatabase(locale: "C.utf8")
-            try Data(database.utf8).write(to: URL(fileURLWithPath: record))
-        }
         var options = options
         options.account = "contract"
-        return try AppDatabase(path: server.target(database: database), options: options)
+        return try AppDatabase(
+            path: server.target(database: try database(of: server, in: folder)), options: options)
+    }
+
+    /// The same, through PgBouncer in transaction pooling (three server connections for
+    /// every client): nothing may be kept in a session. Notifications come through a
+    /// connection straight to the server.
+    static let postgresBehindPgBouncer = ContractEngine(
+        name: "PostgreSQL behind PgBouncer", open: openBehindPgBouncer, hearsItsOwnCommits: true)
+
+    private static func openBehindPgBouncer(
+        _ folder: TemporaryFolder, _ options: AppDatabase.Options
+    ) throws -> AppDatabase {
+        let pooler = try PgBouncer.start()
+        let database = try database(of: pooler.server, in: folder)
+        var options = options
+        options.account = "contract"
+        options.isBehindTransactionPooler = true
+        options.notificationTarget = pooler.server.target(database: database)
+        return try AppDatabase(path: pooler.target(database: database), options: options)
+    }
+
+    /// The folder's database on the server, made on its first open (its name kept in the
+    /// folder).
+    private static func database(of server: PostgresServer, in folder: TemporaryFolder) throws
+        -> String
+    {
+        let record = folder.path("postgres-database")
+        if let existing = FileManager.default.contents(atPath: record) {
+            return String(decoding: existing, as: UTF8.self)
+        }
+        // A locale whose character classes know Unicode, as production servers have: what
+        // depends on the locale shows here.
+        let database = try server.makeDatabase(locale: "C.utf8")
+        try Data(database.utf8).write(to: URL(fileURLWithPath: record))
+        return database
     }
 
     /// A fresh database and a second, independent connection to it.

@@ -389,6 +389,9 @@ import Testing
 
     /// The commit token moves for another connection's commits only: the change feed reads
     /// its own commits' rows at the commit, and a token moved by them would cost a second look.
+    /// Behind a transaction pooler, the listener cannot tell this connection's notifications
+    /// from others' (they come from whichever server connection ran the transaction): there
+    /// the token moves for both, and the second look finds nothing new.
     @Test(arguments: ContractEngine.all)
     func theCommitTokenMovesForOtherConnectionsOnly(engine: ContractEngine) async throws {
         let (first, second) = try engine.openPair(in: folder)
@@ -398,8 +401,14 @@ import Testing
         let before = try token()
         for value in 2...4 { try store.set(value, for: .launchCount) }
         try store.declare(Prefs.Key("volume", default: 0.5))
-        #expect(try token() == before)
+        let afterOwn = try token()
+        if engine.hearsItsOwnCommits {
+            #expect(try await waitUntil { try token() != before })
+        } else {
+            #expect(afterOwn == before)
+        }
+        let beforeOther = try token()
         try PreferenceStore(database: second).set(true, for: .hasViewedWalkthrough)
-        #expect(try await waitUntil { try token() != before })
+        #expect(try await waitUntil { try token() != beforeOther })
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// One service role acting for many accounts through PgBouncer in transaction pooling, as a
+/// server app does: its clients' transactions share a few server connections, so nothing an
+/// account depends on may stay in a session. The attack: a setting left on a server
+/// connection by one account's client is what the next client's transaction runs with.
+@Suite(.enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"))
+struct PgBouncerTests {
+    let pooler: PgBouncer
+    let database: String
+
+    init() throws {
+        pooler = try PgBouncer.start()
+        database = try pooler.server.makePrefsDatabase(roles: [("service", "prefs_service")])
+    }
+
+    func open(account: String, behindPooler: Bool) throws -> AppDatabase {
+        var options = AppDatabase.Options()
+        options.account = account
+        options.watchesForChanges = false
+        options.cachesValues = false
+        options.isBehindTransactionPooler = behindPooler
+        return try AppDatabase(
+            path: pooler.target(database: database, user: "service"), options: options)
+    }
+
+    /// Every answer of two accounts' alternating writes and reads, in order: "ok", or what
+    /// went wrong.
+    func alternate(behindPooler: Bool, rounds: Int) throws -> [String] {
+        let alice = PreferenceStore(
+            database: try open(account: "alice", behindPooler: behindPooler))
+        let bob = PreferenceStore(database: try open(account: "bob", behindPooler: behindPooler))
+        var answers: [String] = []
+        for round in 0..<rounds {
+            for (name, store) in [("alice", alice), ("bob", bob)] {
+                do {
+                    try store.setValue(.string("\(name) \(round)"), forKey: "owner")
+                    let read = try store.value(forKey: "owner")
+                    answers.append(
+                        read == .string("\(name) \(round)")
+                            ? "ok" : "\(name) read \(String(describing: read))")
+                } catch {
+                    answers.append("\(name): \(error)")
+                }
+            }
+        }
+        return answers
+    }
+
+    @Test func twoAccountsOfOneServiceRoleStayApartThroughThePooler() throws {
+        let answers = try alternate(behindPooler: true, rounds: 100)
+        #expect(answers.allSatisfy { $0 == "ok" }, "\(answers.filter { $0 != "ok" }.prefix(3))")
+        // And in the table, as the server's superuser sees it: one row per account.
+        let rows = try pooler.server.psql(
+            "SELECT account || '=' || value FROM preference WHERE key = 'owner' ORDER BY account",
+            database: database)
+        #expect(rows.stdout == "alice=alice 99\nbob=bob 99\n", "\(rows.stdout)")
+    }
+
+    /// The same without saying that a pooler is there: the session's account and the named
+    /// statements go wrong. This is what the option guards against.
+    @Test func withoutTheOptionTheSessionsStateGoesWrong() throws {
+        let answers = try alternate(behindPooler: false, rounds: 100)
+        #expect(answers.contains { $0 != "ok" }, "every answer was right")
+    }
+
+    /// Behind the pooler, a read-only store is read-only in every transaction.
+    @Test func aReadOnlyStoreStaysReadOnlyInEveryTransaction() throws {
+        _ = try alternate(behindPooler: true, rounds: 1)
+        var options = AppDatabase.Options()
+        options.account = "alice"
+        options.isReadOnly = true
+        options.isBehindTransactionPooler = true
+        let reader = PreferenceStore(
+            database: try AppDatabase(
+                path: pooler.target(database: database, user: "service"), options: options))
+        #expect(try reader.value(forKey: "owner") == .string("alice 0"))
+        #expect(throws: (any Error).self) { try reader.setValue(.int(1), forKey: "x") }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// PgBouncer in front of a test server, in transaction pooling (each transaction may run on
+/// another server connection), listening on a Unix socket in a folder of its own only, with
+/// trust authentication for the roles it is told of; stopped when the test process ends.
+///
+/// One per test process (``shared``), in front of ``PostgresServer/shared``.
+public final class PgBouncer: @unchecked Sendable {
+    /// The folder of its configuration, log and socket.
+    public let folder: String
+    /// The server it pools connections to.
+    public let server: PostgresServer
+    /// Server connections per database and user: few, so that transactions of different
+    /// clients share them.
+    public static let poolSize = 3
+
+    /// The pooler of this test process, started on first use; an error says why it cannot
+    /// start (PgBouncer or PostgreSQL not installed).
+    public static let shared: Result<PgBouncer, PostgresServerError> = {
+        do {
+            return .success(try PgBouncer(server: try PostgresServer.start()))
+        } catch let error as PostgresServerError {
+            return .failure(error)
+        } catch {
+            return .failure(PostgresServerError("\(error)"))
+        }
+    }()
+
+    /// The shared pooler, or a failure naming what is missing.
+    public static func start() throws -> PgBouncer {
+        try shared.get()
+    }
+
+    /// Whether PgBouncer is installed.
+    public static var isInstalled: Bool { executable != nil }
+
+    private static var executable: String? {
+        ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    /// The connection string of a server database through the pooler.
+    public func target(database: String, user: String? = nil) -> String {
+        "host=\(folder) port=6432 dbname=\(database) user=\(user ?? server.superuser)"
+    }
+
+    /// Roles the pooler lets in (trust authentication still asks that a user be listed).
+    public static let users = ["postgres", "alice", "bob", "carol", "dave", "service"]
+
+    private init(server: PostgresServer) throws {
+        guard let executable = Self.executable else {
+            throw PostgresServerError("PgBouncer is not installed: install the 'pgbouncer' package")
+        }
+        self.server = server
+        folder = "/tmp/prefs-pgb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let configuration = """
+            [databases]
+            * = host=\(server.folder) port=5432
+
+            [pgbouncer]
+            listen_addr =
+            listen_port = 6432
+            unix_socket_dir = \(folder)
+            auth_type = trust
+            auth_file = \(folder)/users.txt
+            pool_mode = transaction
+            default_pool_size = \(Self.poolSize)
+            max_client_conn = 500
+            max_db_connections = \(Self.poolSize * 4)
+            ignore_startup_parameters = extra_float_digits
+            logfile = \(folder)/pgbouncer.log
+            pidfile = \(folder)/pgbouncer.pid
+            admin_users = postgres
+
+            """
+        try configuration.write(
+            toFile: folder + "/pgbouncer.ini", atomically: true, encoding: .utf8)
+        try Self.users.map { "\"\($0)\" \"\"\n" }.joined()
+            .write(toFile: folder + "/users.txt", atomically: true, encoding: .utf8)
+        // PgBouncer refuses to run as root: as the server, as nobody.
+        var command = [executable, "-d", folder + "/pgbouncer.ini"]
+        if geteuid() == 0 {
+            try FileManager.default.setAttributes(
+                [.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: folder)
+            for file in ["pgbouncer.ini", "users.txt"] {
+                try FileManager.default.setAttributes(
+                    [.ownerAccountID: 65534, .groupOwnerAccountID: 65534],
+                    ofItemAtPath: folder + "/" + file)
+            }
+            command = ["/usr/sbin/runuser", "-u", "nobody", "--"] + command
+        }
+        // Not Foundation's Process: the daemon it forks would hold a captured pipe open.
+        let status = PostgresServer.spawnAndWait(command)
+        guard status == 0 else {
+            let log =
+                (try? String(contentsOfFile: folder + "/pgbouncer.log", encoding: .utf8)) ?? ""
+            throw PostgresServerError("pgbouncer exited \(status): \(log.suffix(300))")
+        }
+        // -d returns once it forked; the socket appears when it listens.
+        let socket = folder + "/.s.PGSQL.6432"
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline else {
+                let log =
+                    (try? String(contentsOfFile: folder + "/pgbouncer.log", encoding: .utf8)) ?? ""
+                throw PostgresServerError("pgbouncer did not listen: \(log.suffix(300))")
+            }
+            usleep(20_000)
+        }
+        // Stopped with this process, however it ends.
+        let watchdog = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
+            kill $(cat \(folder)/pgbouncer.pid) 2>/dev/null; sleep 0.2; rm -rf \(folder)
+            """
+        _ = PostgresServer.spawn(["/bin/sh", "-c", watchdog])
+    }
+}
