@@ -81,4 +81,35 @@ struct PgBouncerTests {
         #expect(try reader.value(forKey: "owner") == .string("alice 0"))
         #expect(throws: (any Error).self) { try reader.setValue(.int(1), forKey: "x") }
     }
+
+    /// Devices of one account sync through the pooler: pushes, pulls, a conflict, bookmarks,
+    /// and the hub's store, as directly.
+    @Test func devicesSyncThroughThePooler() throws {
+        let folder = try TemporaryFolder()
+        let hub = pooler.target(database: try pooler.server.makeDatabase())
+        var hubOptions = AppDatabase.Options()
+        hubOptions.isBehindTransactionPooler = true
+        func sync(_ device: AppDatabase) throws -> SyncReport {
+            try DeviceSync(database: device, hub: hub, account: "alice", hubOptions: hubOptions)
+                .sync()
+        }
+        let phone = try AppDatabase(path: folder.path("phone.db"))
+        let laptop = try AppDatabase(path: folder.path("laptop.db"))
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        try BookmarkStore(database: phone).add(
+            BookmarkDraft(kind: "trip", itemID: "london", title: "London", tags: ["uk"]))
+        #expect(try sync(phone).pushed > 0)
+        #expect(try sync(laptop).pulled > 0)
+        #expect(PreferenceStore(database: laptop)[.hasViewedWalkthrough])
+        #expect(try BookmarkStore(database: laptop).list().map(\.title) == ["London"])
+        // Both change one key; both converge on the later.
+        try PreferenceStore(database: phone).setValue(.int(1), forKey: "volume")
+        try PreferenceStore(database: laptop).setValue(.int(2), forKey: "volume")
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        let phoneVolume = try PreferenceStore(database: phone).value(forKey: "volume")
+        #expect(phoneVolume == .int(2))
+        #expect(try PreferenceStore(database: laptop).value(forKey: "volume") == phoneVolume)
+    }
 }

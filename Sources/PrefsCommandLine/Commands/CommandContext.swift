@@ -99,6 +99,20 @@ struct CommandContext {
         // Only the default location's folders are made: a path the user names must be in a
         // folder that exists (a typo must not create a tree).
         options.createsMissingFolders = !isExplicitPath
+        return serverOptions(options)
+    }
+
+    /// What a server needs said about how it is reached: behind a pooler in transaction mode
+    /// (`PREFS_POOLER=transaction`), with notifications through a connection straight to
+    /// the server (`PREFS_LISTEN_DB`). For the database and the hub alike.
+    func serverOptions(_ options: AppDatabase.Options = AppDatabase.Options())
+        -> AppDatabase.Options
+    {
+        var options = options
+        options.isBehindTransactionPooler = console.variable("PREFS_POOLER") == "transaction"
+        options.notificationTarget = console.variable("PREFS_LISTEN_DB").flatMap {
+            $0.isEmpty ? nil : $0
+        }
         return options
     }
 

@@ -86,10 +86,19 @@
 
         /// Runs the closure in one transaction with a plain commit, retried as
         /// ``writeTransaction(readingChangesAfter:_:)`` is (the hub's work for sync).
-        func transaction<T>(_ body: () throws -> T) throws -> T {
+        ///
+        /// `snapshot`: one repeatable-read, read-only snapshot for the whole closure, said in
+        /// the `BEGIN` itself (behind a pooler, the statement after it sets the account).
+        func transaction<T>(snapshot: Bool = false, _ body: () throws -> T) throws -> T {
             try retrying {
                 try reconnectIfNeeded()
-                try connection.execute(prepared: "begin", "BEGIN")
+                if snapshot {
+                    try connection.execute(
+                        prepared: "begin_snapshot",
+                        "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                } else {
+                    try connection.execute(prepared: "begin", "BEGIN")
+                }
                 do {
                     let value = try body()
                     try connection.execute(prepared: "commit", "COMMIT")

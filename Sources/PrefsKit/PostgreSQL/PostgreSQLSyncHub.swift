@@ -429,10 +429,7 @@
             // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
             // every field, so that no tombstone is collected between reading them.
             return try reconnecting {
-                try transaction {
-                    try connection.execute(
-                        prepared: "sync_snapshot",
-                        "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                try transaction(snapshot: true) {
                     let horizon = try self.horizon()
                     let isFull = cursor < horizon.sequence
                     // A delta leaves out the device's own rows: it holds them (the hub's row

@@ -60,9 +60,15 @@ public final class DeviceSync: Sendable {
     ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
     ///   - account: The account to sync (a service role must name one); nil for the
     ///     account the device synced before, or the role's own.
+    ///   - hubOptions: How the hub is opened (behind a transaction pooler:
+    ///     ``AppDatabase/Options/isBehindTransactionPooler`` and
+    ///     ``AppDatabase/Options/notificationTarget``); its account is `account`'s.
     /// - Throws: ``SyncError`` when the device is not a file, or already syncs another
     ///   account; ``DatabaseError`` when the hub cannot be opened.
-    public init(database: AppDatabase, hub target: String, account: String? = nil) throws {
+    public init(
+        database: AppDatabase, hub target: String, account: String? = nil,
+        hubOptions: AppDatabase.Options = AppDatabase.Options()
+    ) throws {
         self.database = database
         // Checked before anything opens it: a path would make a file.
         guard AppDatabase.isConnectionString(target) else {
@@ -74,7 +80,7 @@ public final class DeviceSync: Sendable {
         if let previous = remembered?.account, let account, previous != account {
             throw SyncError.otherAccount(device: previous, requested: account)
         }
-        var options = AppDatabase.Options()
+        var options = hubOptions
         options.account = account ?? remembered?.account
         options.watchesForChanges = false
         let hub = try AppDatabase(path: target, options: options)
@@ -102,14 +108,18 @@ public final class DeviceSync: Sendable {
         }
     }
 
-    /// Opens the hub the device synced with last time.
+    /// Opens the hub the device synced with last time, with `hubOptions` as
+    /// ``init(database:hub:account:hubOptions:)`` takes them.
     ///
     /// - Throws: ``SyncError/notConfigured`` when it never synced.
-    public convenience init(database: AppDatabase) throws {
+    public convenience init(
+        database: AppDatabase, hubOptions: AppDatabase.Options = AppDatabase.Options()
+    ) throws {
         guard let state = try Self.status(of: database), let hub = state.hub else {
             throw SyncError.notConfigured
         }
-        try self.init(database: database, hub: hub, account: state.account)
+        try self.init(
+            database: database, hub: hub, account: state.account, hubOptions: hubOptions)
     }
 
     private static func repository(_ state: DatabaseState) throws -> any SyncRepository {

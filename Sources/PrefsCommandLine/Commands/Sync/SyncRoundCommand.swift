@@ -45,12 +45,14 @@ struct SyncRoundCommand: RunnableCommand {
         let sync: DeviceSync
         if let hub {
             context.warnOfPassword(in: hub)
-            sync = try DeviceSync(database: database, hub: hub, account: context.requestedAccount)
+            sync = try DeviceSync(
+                database: database, hub: hub, account: context.requestedAccount,
+                hubOptions: context.serverOptions())
         } else if let status = try DeviceSync.status(of: database), let remembered = status.hub {
             sync = try DeviceSync(
                 database: database, hub: remembered,
-                account: context.requestedAccount ?? status.account
-            )
+                account: context.requestedAccount ?? status.account,
+                hubOptions: context.serverOptions())
         } else {
             throw CommandFailure(
                 "This database has never synced: name the hub with --hub postgresql://...",
