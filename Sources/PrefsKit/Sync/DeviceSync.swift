@@ -17,7 +17,7 @@ import Synchronization
 /// through a PostgreSQL hub.
 ///
 /// Each device keeps its own database file and works offline. Once sync is turned on
-/// (the first ``init(database:hub:account:)``), every write to a synced field, from the
+/// (the first ``init(database:hub:account:hubOptions:)``), every write to a synced field, from the
 /// app, the command line or another process, is stamped with the device's hybrid logical
 /// clock and kept pending until the hub confirms it. A round (``sync()``) pushes the
 /// pending changes in one hub transaction, then pulls everyone else's from its cursor.
