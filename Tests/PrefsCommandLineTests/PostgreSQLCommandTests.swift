@@ -44,6 +44,27 @@ import Testing
         #expect(environment.stdout == "true\n")
     }
 
+    /// Through PgBouncer in transaction pooling, said with `PREFS_POOLER=transaction`: two
+    /// accounts of one role, one after the other, each read their own value.
+    @Test(.enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"))
+    func behindPgBouncerEachAccountReadsItsOwn() throws {
+        let pooler = try PgBouncer.start()
+        let through = pooler.target(database: database)
+        let environment = ["PREFS_POOLER": "transaction"]
+        for round in 0..<5 {
+            for account in ["alice", "bob"] {
+                let set = try runPrefs(
+                    ["--db", through, "--account", account, "set", "owner", "\(account) \(round)"],
+                    environment: environment)
+                #expect(set.status == 0, "\(set.stderr)")
+                let read = try runPrefs(
+                    ["--db", through, "--account", account, "get", "owner"],
+                    environment: environment)
+                #expect(read.stdout == "\(account) \(round)\n", "\(read.stderr)")
+            }
+        }
+    }
+
     @Test func aRefusalByTheServerExits77() throws {
         // The schema (and the roles it makes) exists once an administrator (here the
         // superuser) opened the database.
