@@ -201,13 +201,13 @@ public final class PostgresServer: @unchecked Sendable {
         return name
     }
 
-    private static func psqlPath(_ binaries: String) -> String {
+    static func psqlPath(_ binaries: String) -> String {
         FileManager.default.isExecutableFile(atPath: binaries + "/psql")
             ? binaries + "/psql" : "/usr/bin/psql"
     }
 
     /// `pg_config --bindir`, else the newest `/usr/lib/postgresql/*/bin` with `initdb`.
-    private static func findBinaries() -> String? {
+    static func findBinaries() -> String? {
         if let output = try? runProcess(URL(fileURLWithPath: "/usr/bin/pg_config"), ["--bindir"]),
             output.status == 0
         {
