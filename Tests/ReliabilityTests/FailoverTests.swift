@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PrefsKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -22,6 +23,18 @@ import Testing
         options.busyTimeoutMilliseconds = 2_000
         let store = PreferenceStore(
             database: try AppDatabase(path: servers.target(database: "prefs"), options: options))
+        // Another process's view: an observer on a connection of its own, which must hear of
+        // every confirmed write, those before the failover and after.
+        let observer = PreferenceStore(
+            database: try AppDatabase(path: servers.target(database: "prefs"), options: options))
+        let heard = Mutex<[String: Int]>([:])
+        let stream = observer.changes()
+        let listening = Task.detached {
+            for await change in stream {
+                heard.withLock { $0[change.key, default: 0] += 1 }
+            }
+        }
+        defer { listening.cancel() }
         let total = killAfter + 40
         var confirmed: [Int] = []
         var failures: [String] = []
@@ -72,6 +85,14 @@ import Testing
             database: "prefs", on: servers.standbySocket)
         let held = Set(rows.stdout.split(separator: "\n").map(String.init))
         let lost = confirmed.filter { !held.contains("k\($0)=\($0)") }
+        // The observer catches up from the history: every confirmed key heard. (A write
+        // retried after its commit's answer was lost is heard twice, rightly.)
+        let keys = confirmed.map { "k\($0)" }
+        let caughtUp = waitUntilSync(upTo: 30) {
+            heard.withLock { heard in keys.allSatisfy { heard[$0] != nil } }
+        }
+        let missed = heard.withLock { heard in keys.filter { heard[$0] == nil } }
+        #expect(caughtUp, "failover \(trial): the observer missed \(missed.prefix(5))")
         return (confirmed.count, retried, lost)
     }
 
