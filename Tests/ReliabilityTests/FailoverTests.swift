@@ -16,6 +16,7 @@ import Testing
     func failover(trial: Int, killAfter: Int) throws -> (confirmed: Int, retried: Int, lost: [Int])
     {
         let servers = try ReplicatedPostgres()
+        defer { servers.stop() }
         #expect(try servers.psql("CREATE DATABASE prefs", on: servers.primarySocket).status == 0)
         var options = AppDatabase.Options()
         options.account = "alice"

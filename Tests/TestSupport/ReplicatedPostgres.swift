@@ -83,6 +83,17 @@ public final class ReplicatedPostgres: @unchecked Sendable {
         try run("pg_ctl", ["-D", standbySocket + "/data", "-w", "promote"])
     }
 
+    /// Stops both servers (whichever still run) and removes their folder.
+    public func stop() {
+        for socket in [primarySocket, standbySocket] {
+            _ = PostgresServer.spawnAndWait(
+                asServerCommand([
+                    binaries + "/pg_ctl", "-D", socket + "/data", "-m", "immediate", "stop",
+                ]))
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     /// Runs SQL through psql on one server (`socket`: ``primarySocket`` or
     /// ``standbySocket``).
     @discardableResult
