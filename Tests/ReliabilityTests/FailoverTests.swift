@@ -13,8 +13,9 @@ import Testing
 @Suite(.serialized) struct FailoverTests {
     /// One failover under a writer: how many writes were confirmed, and which are missing
     /// from the new primary.
-    func failover(trial: Int, killAfter: Int) throws -> (confirmed: Int, retried: Int, lost: [Int])
-    {
+    func failover(trial: Int, killAfter: Int) async throws -> (
+        confirmed: Int, retried: Int, lost: [Int]
+    ) {
         let servers = try ReplicatedPostgres()
         defer { servers.stop() }
         #expect(try servers.psql("CREATE DATABASE prefs", on: servers.primarySocket).status == 0)
@@ -89,21 +90,27 @@ import Testing
         // The observer catches up from the history: every confirmed key heard. (A write
         // retried after its commit's answer was lost is heard twice, rightly.)
         let keys = confirmed.map { "k\($0)" }
-        let caughtUp = waitUntilSync(upTo: 30) {
+        // Waited for asynchronously: the task that hears needs a thread of the shared pool,
+        // which a blocking wait here would hold (the pool has one thread per core).
+        let caughtUp = await waitUntil(upTo: 60) {
             heard.withLock { heard in keys.allSatisfy { heard[$0] != nil } }
         }
         let missed = heard.withLock { heard in keys.filter { heard[$0] == nil } }
-        #expect(caughtUp, "failover \(trial): the observer missed \(missed.prefix(5))")
+        let heardCount = heard.withLock { $0.count }
+        #expect(
+            caughtUp,
+            "failover \(trial): the observer heard \(heardCount) keys, missed \(missed.count): \(missed.prefix(5))"
+        )
         return (confirmed.count, retried, lost)
     }
 
-    @Test func noConfirmedWriteIsLostAcrossAFailover() throws {
+    @Test func noConfirmedWriteIsLostAcrossAFailover() async throws {
         let trials = Reliability.isLong ? 100 : 1
         var confirmed = 0
         var retried = 0
         var lost: [Int] = []
         for trial in 0..<trials {
-            let result = try failover(trial: trial, killAfter: Int.random(in: 5...60))
+            let result = try await failover(trial: trial, killAfter: Int.random(in: 5...60))
             confirmed += result.confirmed
             retried += result.retried
             lost += result.lost
