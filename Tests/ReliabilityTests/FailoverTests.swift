@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import PrefsKit
-import Synchronization
 import TestSupport
 import Testing
 
@@ -25,18 +24,24 @@ import Testing
         options.busyTimeoutMilliseconds = 2_000
         let store = PreferenceStore(
             database: try AppDatabase(path: servers.target(database: "prefs"), options: options))
-        // Another process's view: an observer on a connection of its own, which must hear of
+        // Another process's view: `prefs watch` on the same pair of servers, which must print
         // every confirmed write, those before the failover and after.
-        let observer = PreferenceStore(
-            database: try AppDatabase(path: servers.target(database: "prefs"), options: options))
-        let heard = Mutex<[String: Int]>([:])
-        let stream = observer.changes()
-        let listening = Task.detached {
-            for await change in stream {
-                heard.withLock { $0[change.key, default: 0] += 1 }
-            }
+        let folder = try TemporaryFolder()
+        let printed = folder.path("watch.out")
+        FileManager.default.createFile(atPath: printed, contents: nil)
+        let watcher = Process()
+        watcher.executableURL = prefsExecutable()
+        watcher.arguments = [
+            "--db", servers.target(database: "prefs"), "--account", "alice", "watch",
+        ]
+        watcher.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: printed))
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer {
+            watcher.terminate()
+            watcher.waitUntilExit()
         }
-        defer { listening.cancel() }
+        usleep(500_000)  // listening before the first write
         let total = killAfter + 40
         var confirmed: [Int] = []
         var failures: [String] = []
@@ -87,19 +92,23 @@ import Testing
             database: "prefs", on: servers.standbySocket)
         let held = Set(rows.stdout.split(separator: "\n").map(String.init))
         let lost = confirmed.filter { !held.contains("k\($0)=\($0)") }
-        // The observer catches up from the history: every confirmed key heard. (A write
-        // retried after its commit's answer was lost is heard twice, rightly.)
-        let keys = confirmed.map { "k\($0)" }
-        // Waited for asynchronously: the task that hears needs a thread of the shared pool,
-        // which a blocking wait here would hold (the pool has one thread per core).
-        let caughtUp = await waitUntil(upTo: 60) {
-            heard.withLock { heard in keys.allSatisfy { heard[$0] != nil } }
+        // The watcher catches up from the history: every confirmed key printed. (A write
+        // retried after its commit's answer was lost is printed twice, rightly.)
+        let expected = confirmed.map { "k\($0)=\($0)" }
+        func printedLines() -> Set<String> {
+            Set(
+                ((try? String(contentsOfFile: printed, encoding: .utf8)) ?? "")
+                    .split(separator: "\n").map(String.init))
         }
-        let missed = heard.withLock { heard in keys.filter { heard[$0] == nil } }
-        let heardCount = heard.withLock { $0.count }
+        let caughtUp = await waitUntil(upTo: 60) {
+            let lines = printedLines()
+            return expected.allSatisfy { lines.contains($0) }
+        }
+        let lines = printedLines()
+        let missed = expected.filter { !lines.contains($0) }
         #expect(
             caughtUp,
-            "failover \(trial): the observer heard \(heardCount) keys, missed \(missed.count): \(missed.prefix(5))"
+            "failover \(trial): prefs watch printed \(lines.count) lines, missed \(missed.count): \(missed.prefix(5))"
         )
         return (confirmed.count, retried, lost)
     }
