@@ -93,6 +93,13 @@ struct PostgresWorkloads {
     func setOwnCommit(keys: Int) throws -> WorkloadResult {
         let (database, target) = try freshDatabase()
         let store = PreferenceStore(database: database)
+        // The same engine as behind a transaction pooler (every statement unnamed, the
+        // account set in every transaction), straight to the server: what that mode costs.
+        var pooledOptions = AppDatabase.Options()
+        pooledOptions.account = Self.account
+        pooledOptions.isBehindTransactionPooler = true
+        let pooled = PreferenceStore(
+            database: try AppDatabase(path: target, options: pooledOptions), suite: "pooled")
         let typed = (0..<keys).map { Prefs.Key("key\($0)", default: 0) }
         let raw = try raw(target)
         defer { raw_pg_close(raw) }
@@ -118,6 +125,12 @@ struct PostgresWorkloads {
                             raw_pg_set_int_floor(
                                 raw, "standard", cNames[i % keys], Int64(value), now) == 0
                         else { throw BenchmarkError(description: "raw_pg_set_int_floor failed") }
+                    }
+                },
+                Contender(name: "PrefsKit, pooler mode") { n in
+                    for i in 0..<n {
+                        value += 1
+                        try pooled.set(value, for: typed[i % keys])
                     }
                 },
                 // The statements PrefsKit sent before it pipelined them: four round trips.
