@@ -5,6 +5,9 @@
 //   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
 //   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
 //   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe|sync]
+//   prefs-bench --postgres --scale [--quick] [--accounts 100,1000,10000] [--devices 3]
+//               [--rounds 2000] [--workers 4] [--pool 4]
+//                                         (many accounts syncing through PgBouncer)
 //                                         (the PostgreSQL engine next to raw libpq, on a
 //                                         throwaway server started for the run)
 //
@@ -36,6 +39,15 @@ if let index = arguments.firstIndex(of: "--commit-writer"), arguments.count > in
     let samples = Int(arguments[index + 2])
 {
     try ObservationWorkloads.runWriter(path: arguments[index + 1], samples: samples)
+    exit(0)
+}
+if arguments.contains("--postgres"), arguments.contains("--scale") {
+    let configuration = try ScaleWorkload.Configuration(arguments: arguments, quick: quick)
+    let workload = try ScaleWorkload(configuration: configuration)
+    let results = try workload.run {
+        FileHandle.standardError.write(Data("running: \($0)\n".utf8))
+    }
+    print(ScaleWorkload.report(results, configuration: configuration), terminator: "")
     exit(0)
 }
 if arguments.contains("--postgres") {

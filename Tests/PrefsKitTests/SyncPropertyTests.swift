@@ -20,18 +20,6 @@ import Testing
 /// its seed); with `PREFS_DEBUG_SYNC=1` a device that is not the model prints its sync fields
 /// and the model's rows.
 @Suite(.serialized) struct SyncPropertyTests {
-    /// A small seeded generator (SplitMix64), so a failing schedule can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["PREFS_SYNC_SEED"].flatMap(UInt64.init) { return [seed] }
@@ -199,7 +187,7 @@ import Testing
     ) throws -> Bool {
         let account = "s\(seed)"
         let folder = try TemporaryFolder()
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let paths = (0..<3).map { folder.path("device\($0).db") }
         var devices = try paths.map { try AppDatabase(path: $0) }
         let keys = (0..<4).map { "key\($0)" }

@@ -12,7 +12,9 @@ public final class PgBouncer: @unchecked Sendable {
     public let server: PostgresServer
     /// Server connections per database and user: few, so that transactions of different
     /// clients share them.
-    public static let poolSize = 3
+    public static let defaultPoolSize = 3
+    /// The server connections this pooler opens per database and user.
+    public let poolSize: Int
 
     /// The pooler of this test process, started on first use; an error says why it cannot
     /// start (PgBouncer or PostgreSQL not installed).
@@ -29,6 +31,12 @@ public final class PgBouncer: @unchecked Sendable {
     /// The shared pooler, or a failure naming what is missing.
     public static func start() throws -> PgBouncer {
         try shared.get()
+    }
+
+    /// The pooler's process id, read from its pid file; nil when it is not running.
+    public var pid: pid_t? {
+        (try? String(contentsOfFile: folder + "/pgbouncer.pid", encoding: .utf8))
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// Whether PgBouncer is installed.
@@ -48,11 +56,16 @@ public final class PgBouncer: @unchecked Sendable {
     /// Roles the pooler lets in (trust authentication still asks that a user be listed).
     public static let users = ["postgres", "alice", "bob", "carol", "dave", "service"]
 
-    private init(server: PostgresServer) throws {
+    /// A pooler of the caller's own in front of `server` (the benchmarks' load test):
+    /// `poolSize` server connections per database and user, at most `maxClients` clients.
+    public init(server: PostgresServer, poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500)
+        throws
+    {
         guard let executable = Self.executable else {
             throw PostgresServerError("PgBouncer is not installed: install the 'pgbouncer' package")
         }
         self.server = server
+        self.poolSize = poolSize
         folder = "/tmp/prefs-pgb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true,
@@ -68,9 +81,9 @@ public final class PgBouncer: @unchecked Sendable {
             auth_type = trust
             auth_file = \(folder)/users.txt
             pool_mode = transaction
-            default_pool_size = \(Self.poolSize)
-            max_client_conn = 500
-            max_db_connections = \(Self.poolSize * 4)
+            default_pool_size = \(poolSize)
+            max_client_conn = \(maxClients)
+            max_db_connections = \(poolSize * 4)
             ignore_startup_parameters = extra_float_digits
             logfile = \(folder)/pgbouncer.log
             pidfile = \(folder)/pgbouncer.pid

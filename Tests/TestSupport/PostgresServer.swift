@@ -28,6 +28,12 @@ public final class PostgresServer: @unchecked Sendable {
         "host=\(folder) port=5432 dbname=\(database) user=\(user ?? superuser)"
     }
 
+    /// The process id of the server's postmaster, from its pid file; nil when it is stopped.
+    public var pid: pid_t? {
+        (try? String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8))?
+            .split(separator: "\n").first.flatMap { pid_t($0) }
+    }
+
     /// The shared server, or a failure naming what is missing.
     public static func start() throws -> PostgresServer {
         try shared.get()
