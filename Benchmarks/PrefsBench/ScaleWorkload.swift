@@ -179,6 +179,7 @@ struct ScaleWorkload {
         let totals = Mutex<(changes: Int, pulled: Int)>((0, 0))
         let next = Atomic<Int>(0)
         let failure = Mutex<Error?>(nil)
+        let busy = Mutex<Set<Int>>([])
         let sampler = ConnectionSampler(server: server, database: hubDatabase)
         let cpuBefore = (server: try serverCPUSeconds(), pooler: poolerCPUSeconds())
         sampler.start()
@@ -189,9 +190,15 @@ struct ScaleWorkload {
                 guard next.add(1, ordering: .relaxed).oldValue < configuration.rounds else {
                     return
                 }
+                // A device runs one round at a time: another worker's device is not picked.
+                var account = 0
+                var device = 0
+                repeat {
+                    account = Int(generator.next() % UInt64(accounts))
+                    device = Int(generator.next() % UInt64(configuration.devices))
+                } while !busy.withLock { $0.insert(account * configuration.devices + device).inserted }
+                defer { _ = busy.withLock { $0.remove(account * configuration.devices + device) } }
                 do {
-                    let account = Int(generator.next() % UInt64(accounts))
-                    let device = Int(generator.next() % UInt64(configuration.devices))
                     let database = try AppDatabase(
                         path: devicePath(account: account, device: device),
                         options: Self.deviceOptions)

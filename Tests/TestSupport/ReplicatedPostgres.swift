@@ -20,6 +20,47 @@ public final class ReplicatedPostgres: @unchecked Sendable {
             + " target_session_attrs=read-write connect_timeout=2"
     }
 
+    /// The standby alone (reads only, while it is one).
+    public func standbyTarget(database: String) -> String {
+        "host=\(standbySocket) port=5432 dbname=\(database) user=postgres connect_timeout=2"
+    }
+
+    /// Both hosts, the standby preferred (`target_session_attrs=prefer-standby`), as a
+    /// client that reads where it can reaches them.
+    public func preferStandbyTarget(database: String) -> String {
+        "host=\(standbySocket),\(primarySocket) port=5432,5432 dbname=\(database) user=postgres"
+            + " target_session_attrs=prefer-standby connect_timeout=2"
+    }
+
+    /// Stops the standby's replay: it still receives and flushes the primary's log (so
+    /// synchronous commits go on), but shows none of it until ``resumeReplay()``, as a
+    /// standby far behind does.
+    public func pauseReplay() throws {
+        try requireOK(psql("SELECT pg_wal_replay_pause()", on: standbySocket))
+    }
+
+    public func resumeReplay() throws {
+        try requireOK(psql("SELECT pg_wal_replay_resume()", on: standbySocket))
+    }
+
+    /// Waits until the standby has replayed everything the primary wrote so far.
+    public func waitForReplay(timeout: TimeInterval = 30) throws {
+        let position = try psql("SELECT pg_current_wal_lsn()", on: primarySocket).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let caught = try psql(
+                "SELECT pg_last_wal_replay_lsn() >= '\(position)'::pg_lsn", on: standbySocket)
+            if caught.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "t" { return }
+            usleep(20_000)
+        }
+        throw PostgresServerError("the standby did not replay \(position) within \(timeout) s")
+    }
+
+    private func requireOK(_ output: ProcessOutput) throws {
+        guard output.status == 0 else { throw PostgresServerError(output.stderr) }
+    }
+
     public init() throws {
         guard let binaries = PostgresServer.findBinaries() else {
             throw PostgresServerError(

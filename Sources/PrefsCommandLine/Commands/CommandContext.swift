@@ -113,6 +113,9 @@ struct CommandContext {
         options.notificationTarget = console.variable("PREFS_LISTEN_DB").flatMap {
             $0.isEmpty ? nil : $0
         }
+        options.standbyTarget = console.variable("PREFS_STANDBY_DB").flatMap {
+            $0.isEmpty ? nil : $0
+        }
         return options
     }
 

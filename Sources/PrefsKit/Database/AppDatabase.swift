@@ -63,6 +63,18 @@ public final class AppDatabase: Sendable {
         /// (`LISTEN` needs a session of its own). Without it, observers hear of this
         /// connection's own commits only.
         public var notificationTarget: String?
+        /// For the hub of a ``DeviceSync``: a connection string its pulls read from, such as
+        /// a streaming standby of the hub (or several hosts with
+        /// `target_session_attrs=prefer-standby`), so that the primary serves writes only.
+        /// A pull reads there only once the standby holds everything the device has seen of
+        /// the account (its cursor, and this round's push); until then it waits up to
+        /// ``standbyWaitMilliseconds`` and then reads the hub. Pushes, the cursor the device
+        /// reports, and a pull that must list every field (a device behind the horizon) go
+        /// to the hub, and so does every pull while the standby cannot be reached.
+        public var standbyTarget: String?
+        /// How long a pull waits for ``standbyTarget`` to replay what the device has seen
+        /// before it reads the hub instead.
+        public var standbyWaitMilliseconds = 1_000
 
         /// The default options.
         public init() {}

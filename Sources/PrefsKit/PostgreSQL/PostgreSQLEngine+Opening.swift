@@ -76,7 +76,8 @@
                     connection, account: options.account, timeouts: timeouts,
                     listener: listener)
                 return PostgreSQLEngine(
-                    connection: connection, session: session, listener: listener)
+                    connection: connection, session: session, listener: listener,
+                    isReadOnly: options.isReadOnly)
             } catch let error as DatabaseError {
                 throw error
             } catch {

@@ -42,8 +42,15 @@
         /// listens for the account's notifications; nil where the connection itself listens.
         let listener: PGConnection?
 
-        init(connection: PGConnection, session: Session, listener: PGConnection? = nil) {
+        /// Opened read-only (``AppDatabase/Options/isReadOnly``): a standby may serve it.
+        let isReadOnly: Bool
+
+        init(
+            connection: PGConnection, session: Session, listener: PGConnection? = nil,
+            isReadOnly: Bool = false
+        ) {
             self.connection = connection
+            self.isReadOnly = isReadOnly
             self.listener = listener
             self.target = connection.redactedTarget
             self.account = session.account
@@ -251,7 +258,7 @@
             let who = try connection.execute(
                 """
                 SELECT prefs_current_account(), current_user::text,
-                    pg_has_role(current_user, 'prefs_service', 'MEMBER')
+                    pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery()
                 """)
             let role = who.text(row: 0, column: 1) ?? ""
             let isService = who.bool(row: 0, column: 2) == true
@@ -271,6 +278,14 @@
                 throw DatabaseError.permissionDenied(
                     path: connection.redactedTarget,
                     detail: "the role '\(role)' is a group role, not an account")
+            }
+            // A standby takes no write and no LISTEN: its store reads, and is told of no
+            // commit (the primary's notifications do not reach it).
+            if who.bool(row: 0, column: 3) == true {
+                let channel = try connection.execute(
+                    "SELECT channel FROM prefs_account_state WHERE account = $1", [acting]
+                ).text(row: 0, column: 0)
+                return Session(account: acting, channel: channel ?? "", timeouts: timeouts)
             }
             // Made on first need, also by a read-only session (behind a pooler, whose prelude
             // makes each transaction of a read-only store read-only, without that part here).

@@ -363,6 +363,7 @@
                 outcome.beyondHorizon = beyondHorizon
                 outcome.winners = winners
                 outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
+                if outcome.accepted > 0 { outcome.sequence = number }
                 return outcome
             }
         }
@@ -425,7 +426,8 @@
 
         func pullRound(after cursor: Int64, device: String) throws -> SyncPull {
             try reconnectIfNeeded()
-            try startSync()
+            // A read-only hub (a standby) pulls what the primary's stamping wrote.
+            if !isReadOnly { try startSync() }
             // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
             // every field, so that no tombstone is collected between reading them.
             return try reconnecting {
@@ -458,8 +460,23 @@
                         rows: rows, horizon: horizon,
                         addresses: isFull ? try addresses() : nil)
                     pulled.through = through ?? rows.last?.1
+                    pulled.position = try position()
                     return pulled
                 }
+            }
+        }
+
+        func position() throws -> Int64 {
+            try reconnecting {
+                try connection.execute(
+                    prepared: "sync_position",
+                    """
+                    SELECT greatest(
+                        (SELECT max(sequence) FROM sync_change WHERE account = $1),
+                        (SELECT sync_horizon_sequence FROM prefs_account_state
+                            WHERE account = $1), 0)
+                    """, [account]
+                ).integer(row: 0, column: 0) ?? 0
             }
         }
 

@@ -158,6 +158,11 @@ package protocol SyncHub: AnyObject {
     /// A round's pull in one snapshot: the changes after the cursor, or, for a cursor behind
     /// the horizon, every change and every field the hub holds.
     func pullRound(after cursor: Int64, device: String) throws -> SyncPull
+    /// How far the account's changes reach on this server: the highest number of its
+    /// changes, or of those collected. An account's pushes commit in the order of their
+    /// numbers, so a server (a standby replaying the hub) that reached a number holds every
+    /// change numbered up to it.
+    func position() throws -> Int64
     /// What was collected: the newest clock and highest number of the tombstones dropped.
     func horizon() throws -> SyncHorizon
     /// Every field the hub holds (for a device that resynchronises in full).
@@ -182,6 +187,8 @@ package struct SyncPull: Sendable {
     package var addresses: Set<SyncAddress>?
     /// The highest number after the cursor, rows left out of the pull included (nil: none).
     package var through: Int64?
+    /// ``SyncHub/position()`` in the pull's snapshot.
+    package var position: Int64 = 0
 }
 
 /// What the hub did with pushed changes.
@@ -207,6 +214,8 @@ package struct SyncPushOutcome: Sendable {
     package var beyondHorizon: [(change: SyncChange, winner: String)] = []
     /// The bound it checked them against, in milliseconds.
     package var clockBound: Int64 = SyncValidation.defaultClockBoundMilliseconds
+    /// The number the push's stored changes took; nil when it stored none.
+    package var sequence: Int64?
 
     package init(
         accepted: Int, lost: [(change: SyncChange, winner: String)],

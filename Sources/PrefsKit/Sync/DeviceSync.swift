@@ -12,6 +12,11 @@ import Synchronization
 #if !PREFS_NO_POSTGRES
     internal import PostgresCore
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Sync of one device's preferences and bookmarks with the other devices of its account,
 /// through a PostgreSQL hub.
@@ -49,6 +54,11 @@ public final class DeviceSync: Sendable {
 
     /// The hub's connection string as the device file keeps it (no password).
     private let hubToRemember: String
+    /// Where pulls may read (``AppDatabase/Options/standbyTarget``), and how it is opened:
+    /// read-only, for the account. Opened at the first pull that may use it.
+    private let standbyTarget: String?
+    private let standbyOptions: AppDatabase.Options
+    private let standby = Mutex<AppDatabase?>(nil)
 
     /// Opens the hub for the account. Sync is turned on for the device (and the device
     /// bound to the account) by the first round that completes: a first round that fails
@@ -83,6 +93,9 @@ public final class DeviceSync: Sendable {
         var options = hubOptions
         options.account = account ?? remembered?.account
         options.watchesForChanges = false
+        if let standby = options.standbyTarget, !AppDatabase.isConnectionString(standby) {
+            throw SyncError.hubIsNotAServer(target: standby)
+        }
         let hub = try AppDatabase(path: target, options: options)
         guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
         else { throw SyncError.hubIsNotAServer(target: DatabaseLocation.shown(target)) }
@@ -91,6 +104,13 @@ public final class DeviceSync: Sendable {
         }
         self.hub = hub
         self.account = hubAccount
+        standbyTarget = options.standbyTarget
+        var standbyOptions = options
+        standbyOptions.account = hubAccount
+        standbyOptions.isReadOnly = true
+        standbyOptions.notificationTarget = nil
+        standbyOptions.standbyTarget = nil
+        self.standbyOptions = standbyOptions
         // As libpq parsed it, without the password: what the device file remembers.
         #if PREFS_NO_POSTGRES
             hubToRemember = DatabaseLocation.shown(target)  // not reached: no hub opens
@@ -160,15 +180,17 @@ public final class DeviceSync: Sendable {
                 pushed.refused += again.refused
                 pushed.waitingForClock = again.waitingForClock
                 pushed.clockAhead = again.clockAhead
+                pushed.sequence = again.sequence ?? pushed.sequence
             }
-            let (pulled, lostInPull, refusedInPull) = try pull()
+            let pull = try pull(mayReadStandby: !isFirstRound, pushed: pushed.sequence)
             try database.write { state in try Self.repository(state).recordError(nil) }
             return SyncReport(
-                pushed: pushed.accepted, pulled: pulled,
-                conflicts: pushed.conflicts + lostInPull, pending: try pendingCount(),
-                refused: pushed.refused + refusedInPull,
+                pushed: pushed.accepted, pulled: pull.pulled,
+                conflicts: pushed.conflicts + pull.conflicts, pending: try pendingCount(),
+                refused: pushed.refused + pull.refused,
                 waitingForClock: pushed.waitingForClock,
-                clockAheadMilliseconds: pushed.clockAhead)
+                clockAheadMilliseconds: pushed.clockAhead,
+                pulledFromStandby: pull.fromStandby)
         } catch {
             if isFirstRound {
                 // Nothing is bound by a round that did not complete.
@@ -220,6 +242,8 @@ public final class DeviceSync: Sendable {
         var clockAhead: Int64?
         /// Changes stamped again because the clock came right.
         var restamped = 0
+        /// The number the hub gave the push's changes; nil when it stored none.
+        var sequence: Int64?
     }
 
     /// Pushes every pending change in one hub transaction, so that the other devices
@@ -244,6 +268,7 @@ public final class DeviceSync: Sendable {
                 accepted: outcome.accepted,
                 conflicts: outcome.lost.count + outcome.overwritten.count,
                 refused: outcome.refused.count)
+            result.sequence = outcome.sequence
             // Older than the horizon, for what the hub no longer has: they lost to
             // collected tombstones, and are undone here as those would have undone them
             // (each kept as a conflict).
@@ -294,12 +319,18 @@ public final class DeviceSync: Sendable {
 
     /// Pulls every change after the cursor and applies them in one device transaction
     /// with the new cursor: a round cut short applies none of them, and a push of another
-    /// device is never applied in part.
-    private func pull() throws -> (pulled: Int, conflicts: Int, refused: Int) {
-        guard var cursor = try Self.status(of: database)?.cursor else { return (0, 0, 0) }
-        let (pulled, bound) = try withHub {
-            (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound())
+    /// device is never applied in part. `pushed`: the number of this round's push.
+    private func pull(mayReadStandby: Bool, pushed: Int64?) throws -> (
+        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool
+    ) {
+        guard var cursor = try Self.status(of: database)?.cursor else {
+            return (0, 0, 0, false)
         }
+        let seen = max(cursor, pushed ?? 0)
+        let fromStandby = mayReadStandby ? pullFromStandby(after: cursor, holding: seen) : nil
+        let (pulled, bound) =
+            try fromStandby
+            ?? withHub { (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound()) }
         let rows = pulled.rows
         // Past the device's own rows too, which a delta leaves out.
         let through = pulled.through ?? rows.last?.sequence
@@ -332,7 +363,41 @@ public final class DeviceSync: Sendable {
         try database.write { state in
             try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
         }
-        return (outcome.applied, outcome.conflicts, outcome.refused)
+        return (outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil)
+    }
+
+    /// The pull from ``AppDatabase/Options/standbyTarget`` once it holds the account up to
+    /// `seen` (what the device pulled or pushed): nil when there is no standby, it did not
+    /// catch up within the wait, it cannot be reached, or the pull must list every field.
+    /// A standby replays the hub's commits in order and an account's pushes commit in the
+    /// order of their numbers, so a standby at `seen` lacks nothing the device has seen:
+    /// the pull can move the cursor only over what the standby holds, and never hands the
+    /// device a state older than its own push.
+    private func pullFromStandby(after cursor: Int64, holding seen: Int64) -> (SyncPull, Int64)? {
+        guard let standbyTarget else { return nil }
+        return standby.withLock { (opened: inout AppDatabase?) -> (SyncPull, Int64)? in
+            do {
+                let standby = try opened ?? AppDatabase(path: standbyTarget, options: standbyOptions)
+                opened = standby
+                return try standby.state.withLock { state -> (SyncPull, Int64)? in
+                    guard let hub = state.engine as? any SyncHub else { return nil }
+                    let deadline =
+                        ContinuousClock.now + .milliseconds(standbyOptions.standbyWaitMilliseconds)
+                    while try hub.position() < seen {
+                        guard ContinuousClock.now < deadline else { return nil }
+                        usleep(5_000)
+                    }
+                    let pulled = try hub.pullRound(after: cursor, device: deviceID)
+                    // Another host of a multi-host string may have answered the pull.
+                    guard pulled.addresses == nil, pulled.position >= seen else { return nil }
+                    return (pulled, try hub.clockBound())
+                }
+            } catch {
+                // Passed over: the hub answers instead.
+                opened = nil
+                return nil
+            }
+        }
     }
 
     /// Rounds until the task is cancelled: one soon after each local write (looked for
@@ -431,6 +496,8 @@ public struct SyncReport: Sendable, Hashable {
     public var waitingForClock: Int = 0
     /// How far ahead of the hub's clock this device's is, when the hub said so.
     public var clockAheadMilliseconds: Int64?
+    /// Whether the pull read ``AppDatabase/Options/standbyTarget`` (false: the hub).
+    public var pulledFromStandby = false
 }
 
 /// A device's sync state.
