@@ -27,6 +27,10 @@ struct ScaleWorkload {
         var initialBookmarks = 5
         /// Preferences a device changes before each measured round.
         var changesPerRound = 5
+        /// The server's `shared_buffers`: a production server's cache, not the tests' 32MB.
+        var sharedBuffers = "1GB"
+        /// Print each step's costliest statements (pg_stat_statements).
+        var showsStatements = false
 
         init(arguments: [String], quick: Bool) throws {
             if quick {
@@ -58,6 +62,8 @@ struct ScaleWorkload {
             rounds = try number("--rounds") ?? rounds
             workers = try number("--workers") ?? workers
             poolSize = try number("--pool") ?? poolSize
+            sharedBuffers = value("--shared-buffers") ?? sharedBuffers
+            showsStatements = arguments.contains("--statements")
         }
     }
 
@@ -99,7 +105,13 @@ struct ScaleWorkload {
 
     init(configuration: Configuration) throws {
         self.configuration = configuration
-        server = try PostgresServer.startPrivate()
+        server = try PostgresServer.startPrivate(
+            settings: ["shared_buffers=\(configuration.sharedBuffers)"]
+                + (configuration.showsStatements
+                    ? [
+                        "shared_preload_libraries=pg_stat_statements",
+                        "pg_stat_statements.track_planning=on",
+                    ] : []))
         pooler = try PgBouncer(
             server: server, poolSize: configuration.poolSize,
             maxClients: configuration.workers * 4 + 50)
@@ -111,6 +123,9 @@ struct ScaleWorkload {
         owner.watchesForChanges = false
         _ = try AppDatabase(path: server.target(database: hubDatabase), options: owner)
         try server.makeLoginRoles([("service", "prefs_service")])
+        if configuration.showsStatements {
+            try Self.check(server.psql("CREATE EXTENSION pg_stat_statements", database: hubDatabase))
+        }
         hub = pooler.target(database: hubDatabase, user: "service")
         // Devices start as copies of one migrated, never-synced file.
         template = folder.path("template.db")
@@ -256,6 +271,27 @@ struct ScaleWorkload {
             rowsPerAccount: (Double(rows) ?? .nan) / Double(accounts))
     }
 
+    static func check(_ output: ProcessOutput) throws {
+        guard output.status == 0 else { throw BenchmarkError(description: output.stderr) }
+    }
+
+    /// The statements that cost the server most in a step's rounds, per call.
+    func costliestStatements() throws -> String {
+        try server.psql(
+            """
+            SELECT lpad(calls::text, 7) || lpad(to_char((total_exec_time + total_plan_time)
+                    / calls * 1000, 'FM999990'), 9) || ' us'
+                || lpad(to_char(total_plan_time / calls * 1000, 'FM999990'), 8) || ' us plan'
+                || lpad(to_char((shared_blks_hit + shared_blks_read)::float / calls,
+                    'FM99990.0'), 9) || ' blocks  '
+                || left(regexp_replace(query, '\\s+', ' ', 'g'), 70)
+            FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            ORDER BY total_exec_time + total_plan_time DESC LIMIT 10
+            """, database: hubDatabase
+        ).stdout
+    }
+
     func run(progress: (String) -> Void) throws -> [StepResult] {
         var results: [StepResult] = []
         var populated = 0
@@ -265,8 +301,20 @@ struct ScaleWorkload {
             try populate(populated..<step)
             populated = step
             let populateSeconds = Double(Clock.nanoseconds() - started) / 1e9
+            // What autovacuum does over the life of a service that grew, done at once: the
+            // measured rounds do not pay for the bulk load.
+            try Self.check(server.psql("VACUUM ANALYZE", database: hubDatabase))
+            if configuration.showsStatements {
+                try Self.check(
+                    server.psql("SELECT pg_stat_statements_reset()", database: hubDatabase))
+            }
             progress("measuring \(configuration.rounds) rounds over \(step) accounts")
             results.append(try measure(accounts: step, populateSeconds: populateSeconds))
+            if configuration.showsStatements {
+                progress(
+                    "costliest statements over \(step) accounts (calls, per call, planning,"
+                        + " buffers):\n" + (try costliestStatements()))
+            }
         }
         return results
     }
@@ -310,7 +358,9 @@ struct ScaleWorkload {
                 + " server connections), \(configuration.devices) devices per account,"
                 + " \(configuration.workers) devices syncing at once; \(configuration.rounds)"
                 + " rounds per step, each a device that changed \(configuration.changesPerRound)"
-                + " preferences syncing (push and pull).",
+                + " preferences syncing (push and pull). Server: shared_buffers"
+                + " \(configuration.sharedBuffers), fsync off; the hub vacuumed and analyzed after"
+                + " each step's accounts were added.",
             Self.row(
                 ["accounts", "populate", "median", "p99", "changes/s", "server", "server CPU",
                  "pooler CPU", "size", "rows"]),

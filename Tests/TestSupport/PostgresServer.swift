@@ -39,10 +39,15 @@ public final class PostgresServer: @unchecked Sendable {
         try shared.get()
     }
 
-    /// A server of the caller's own, for tests that stop and start it.
-    public static func startPrivate() throws -> PostgresServer {
-        try PostgresServer()
+    /// A server of the caller's own, for tests that stop and start it. `settings`: more
+    /// server settings (`name=value`, as `postgres -c` takes them), such as the benchmarks'
+    /// larger `shared_buffers`.
+    public static func startPrivate(settings: [String] = []) throws -> PostgresServer {
+        try PostgresServer(settings: settings)
     }
+
+    /// Settings given at start beyond the defaults.
+    private let settings: [String]
 
     /// Stops the server the way a crash would (`pg_ctl stop -m immediate`): no checkpoint,
     /// every connection cut.
@@ -59,12 +64,14 @@ public final class PostgresServer: @unchecked Sendable {
         [
             "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
             "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off"
-                + " -c max_connections=100 -c shared_buffers=32MB",
+                + " -c max_connections=100 -c shared_buffers=32MB"
+                + settings.map { " -c " + $0 }.joined(),
             "start",
         ]
     }
 
-    private init() throws(PostgresServerError) {
+    private init(settings: [String] = []) throws(PostgresServerError) {
+        self.settings = settings
         guard let binaries = Self.findBinaries() else {
             throw PostgresServerError(
                 "PostgreSQL is not installed (no initdb): install the 'postgresql' package")

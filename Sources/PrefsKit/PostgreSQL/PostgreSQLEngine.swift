@@ -258,7 +258,9 @@
             let who = try connection.execute(
                 """
                 SELECT prefs_current_account(), current_user::text,
-                    pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery()
+                    pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery(),
+                    (SELECT channel FROM prefs_account_state
+                        WHERE account = prefs_current_account())
                 """)
             let role = who.text(row: 0, column: 1) ?? ""
             let isService = who.bool(row: 0, column: 2) == true
@@ -282,10 +284,14 @@
             // A standby takes no write and no LISTEN: its store reads, and is told of no
             // commit (the primary's notifications do not reach it).
             if who.bool(row: 0, column: 3) == true {
-                let channel = try connection.execute(
-                    "SELECT channel FROM prefs_account_state WHERE account = $1", [acting]
-                ).text(row: 0, column: 0)
-                return Session(account: acting, channel: channel ?? "", timeouts: timeouts)
+                return Session(
+                    account: acting, channel: who.text(row: 0, column: 4) ?? "",
+                    timeouts: timeouts)
+            }
+            if let channel = who.text(row: 0, column: 4) {
+                // The usual case: the account has its channel; no write transaction.
+                try listen(on: channel, connection: connection, listener: listener)
+                return Session(account: acting, channel: channel, timeouts: timeouts)
             }
             // Made on first need, also by a read-only session (behind a pooler, whose prelude
             // makes each transaction of a read-only store read-only, without that part here).
@@ -306,14 +312,20 @@
                 _ = try? connection.execute("ROLLBACK")
                 throw error
             }
-            // Behind a transaction pooler, LISTEN would hold on to no session: it goes to the
-            // listener, a connection of its own, or nowhere.
+            try listen(on: channel, connection: connection, listener: listener)
+            return Session(account: acting, channel: channel, timeouts: timeouts)
+        }
+
+        /// Behind a transaction pooler, LISTEN would hold on to no session: it goes to the
+        /// listener, a connection of its own, or nowhere.
+        private static func listen(
+            on channel: String, connection: PGConnection, listener: PGConnection?
+        ) throws {
             if let listener {
                 try listener.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
             } else if connection.transactionPrelude == nil {
                 try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
             }
-            return Session(account: acting, channel: channel, timeouts: timeouts)
         }
     }
 

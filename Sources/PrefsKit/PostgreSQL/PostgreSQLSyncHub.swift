@@ -460,7 +460,8 @@
                         rows: rows, horizon: horizon,
                         addresses: isFull ? try addresses() : nil)
                     pulled.through = through ?? rows.last?.1
-                    pulled.position = try position()
+                    // Asked of a standby only (``DeviceSync`` checks it there).
+                    if isReadOnly { pulled.position = try position() }
                     return pulled
                 }
             }

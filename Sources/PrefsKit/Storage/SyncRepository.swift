@@ -187,7 +187,8 @@ package struct SyncPull: Sendable {
     package var addresses: Set<SyncAddress>?
     /// The highest number after the cursor, rows left out of the pull included (nil: none).
     package var through: Int64?
-    /// ``SyncHub/position()`` in the pull's snapshot.
+    /// ``SyncHub/position()`` in the pull's snapshot, on a hub opened read-only (a
+    /// standby); 0 on others.
     package var position: Int64 = 0
 }
 
