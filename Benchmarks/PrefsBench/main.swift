@@ -44,10 +44,11 @@ if let index = arguments.firstIndex(of: "--commit-writer"), arguments.count > in
 if arguments.contains("--postgres"), arguments.contains("--scale") {
     let configuration = try ScaleWorkload.Configuration(arguments: arguments, quick: quick)
     let workload = try ScaleWorkload(configuration: configuration)
-    let results = try workload.run {
-        FileHandle.standardError.write(Data("running: \($0)\n".utf8))
+    let results = Result {
+        try workload.run { FileHandle.standardError.write(Data("running: \($0)\n".utf8)) }
     }
-    print(ScaleWorkload.report(results, configuration: configuration), terminator: "")
+    workload.cleanUp()
+    print(ScaleWorkload.report(try results.get(), configuration: configuration), terminator: "")
     exit(0)
 }
 if arguments.contains("--postgres") {

@@ -144,7 +144,7 @@ import Testing
     @Test func randomSchedulesConvergeToTheModel() throws {
         let server = try PostgresServer.start()
         let hubDatabase = try server.makeDatabase()
-        let hub = server.target(database: hubDatabase)
+        let hub = try SyncHubRoute.target(server, database: hubDatabase)
         let model = Mutex<ModelHub?>(nil)
         DeviceSync.pushTap.withLock { tap in
             tap = { device, changes in
@@ -195,13 +195,17 @@ import Testing
         let tags = ["red", "green", "blue"]
         var cursors: [String: Int64] = [:]
         var ok = true
-        let hubView = try Self.hubEngine(hub: hub, account: account)
+        // The model's view of the hub: straight to the server, however the devices reach it.
+        let hubView = try Self.hubEngine(
+            hub: server.target(database: hubDatabase), account: account)
         // One DeviceSync per device while its file and its sync state stay (a hub
         // connection each).
         var syncs: [DeviceSync?] = [nil, nil, nil]
         func deviceSync(_ index: Int) throws -> DeviceSync {
             if let sync = syncs[index] { return sync }
-            let sync = try DeviceSync(database: devices[index], hub: hub, account: account)
+            let sync = try DeviceSync(
+                database: devices[index], hub: hub, account: account,
+                hubOptions: SyncHubRoute.options)
             model.devices.insert(sync.deviceID)
             syncs[index] = sync
             return sync

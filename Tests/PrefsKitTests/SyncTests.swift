@@ -17,7 +17,7 @@ import Testing
     init() throws {
         server = try PostgresServer.start()
         hubDatabase = try server.makeDatabase()
-        hub = server.target(database: hubDatabase)
+        hub = try SyncHubRoute.target(server, database: hubDatabase)
         folder = try TemporaryFolder()
     }
 
@@ -27,7 +27,8 @@ import Testing
 
     @discardableResult
     private func sync(_ database: AppDatabase, account: String = "alice") throws -> SyncReport {
-        try DeviceSync(database: database, hub: hub, account: account).sync()
+        try DeviceSync(
+                database: database, hub: hub, account: account, hubOptions: SyncHubRoute.options).sync()
     }
 
     private func prefs(_ database: AppDatabase) -> PreferenceStore {
@@ -171,7 +172,8 @@ import Testing
         #expect(try prefs(bobs).storedValue(forKey: "launchCount") == nil)
         // A device of one account refuses another, and changes nothing.
         #expect(throws: SyncError.otherAccount(device: "alice", requested: "bob")) {
-            try DeviceSync(database: alices, hub: hub, account: "bob")
+            try DeviceSync(
+                database: alices, hub: hub, account: "bob", hubOptions: SyncHubRoute.options)
         }
         #expect(try DeviceSync.status(of: alices)?.account == "alice")
     }
@@ -184,9 +186,11 @@ import Testing
         let honest = try device("honest")
         for database in [ahead, behind, honest] { try sync(database) }
         let twoMinutes: Int64 = 2 * 60_000
-        try DeviceSync(database: ahead, hub: hub, account: "alice")
+        try DeviceSync(
+                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
             .setClockSkew(milliseconds: twoMinutes)
-        try DeviceSync(database: behind, hub: hub, account: "alice")
+        try DeviceSync(
+                database: behind, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
             .setClockSkew(milliseconds: -twoMinutes)
         try prefs(ahead).set(1, for: .launchCount)
         try sync(ahead)
@@ -220,7 +224,8 @@ import Testing
         let honest = try device("honest")
         for database in [ahead, honest] { try sync(database) }
         let century: Int64 = 100 * 365 * 86_400_000
-        try DeviceSync(database: ahead, hub: hub, account: "alice")
+        try DeviceSync(
+                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
             .setClockSkew(milliseconds: century)
         try prefs(ahead).set(1, for: .launchCount)
         let refused = try sync(ahead)
@@ -237,7 +242,8 @@ import Testing
         try prefs(honest).set(2, for: .launchCount)
         try sync(honest)
         // The clock is put right: the change is stamped again, now, and goes.
-        try DeviceSync(database: ahead, hub: hub, account: "alice").setClockSkew(milliseconds: 0)
+        try DeviceSync(
+                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).setClockSkew(milliseconds: 0)
         let fixed = try sync(ahead)
         #expect(fixed.waitingForClock == 0)
         #expect(fixed.clockAheadMilliseconds == nil)
@@ -295,7 +301,8 @@ import Testing
     private func hubRows(account: String = "alice") throws -> [SyncChange] {
         var options = AppDatabase.Options()
         options.account = account
-        let database = try AppDatabase(path: hub, options: options)
+        let database = try AppDatabase(
+            path: server.target(database: hubDatabase), options: options)
         return try database.state.withLock { state in
             try (state.engine as? SyncHub)?.pull(after: 0, limit: Int.max).map(\.change) ?? []
         }
@@ -356,7 +363,8 @@ import Testing
         try prefs(first).set(1, for: .launchCount)
         for database in [first, second, late] { try sync(database) }
         #expect(try bookmarks(late) == ["heat"])
-        try DeviceSync(database: late, hub: hub, account: "alice").leave()
+        try DeviceSync(
+                database: late, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).leave()
         Thread.sleep(forTimeInterval: 0.01)
         try BookmarkStore(database: first).remove(kind: "movie", itemID: "heat")
         try prefs(first).setValue(nil, forKey: "launchCount")
@@ -437,7 +445,7 @@ import Testing
             try sync(database, account: account)
         }
         // Another push of alice's, in flight: it holds the account's lock.
-        let inFlight = try PGConnection(hub)
+        let inFlight = try PGConnection(server.target(database: hubDatabase))
         _ = try inFlight.execute("BEGIN")
         _ = try inFlight.execute(
             "SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || 'alice', 0))")
@@ -445,7 +453,8 @@ import Testing
         try prefs(other).set(2, for: .launchCount)
         let done = Atomic<Bool>(false)
         let waiting = Thread {
-            _ = try? DeviceSync(database: laptop, hub: hub, account: "alice").sync()
+            _ = try? DeviceSync(
+                database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).sync()
             done.store(true, ordering: .releasing)
         }
         waiting.start()
@@ -479,13 +488,15 @@ import Testing
         let laptop = try device("laptop")
         try sync(phone)
         try sync(laptop)
-        try DeviceSync(database: laptop, hub: hub, account: "alice")
+        try DeviceSync(
+                database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
             .setClockSkew(milliseconds: 120_000)
         try prefs(laptop).setValue(.string("laptop"), forKey: "theme")
         try sync(laptop)
         try sync(phone)
         #expect(try prefs(phone).value(forKey: "theme") == .string("laptop"))
-        let phoneSync = try DeviceSync(database: phone, hub: hub, account: "alice")
+        let phoneSync = try DeviceSync(
+                database: phone, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
         try phoneSync.setClockSkew(milliseconds: 86_400_000)
         try prefs(phone).setValue(.string("phone"), forKey: "theme")
         #expect(try sync(phone).waitingForClock == 1)

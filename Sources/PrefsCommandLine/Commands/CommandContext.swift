@@ -104,7 +104,8 @@ struct CommandContext {
 
     /// What a server needs said about how it is reached: behind a pooler in transaction mode
     /// (`PREFS_POOLER=transaction`), with notifications through a connection straight to
-    /// the server (`PREFS_LISTEN_DB`). For the database and the hub alike.
+    /// the server (`PREFS_LISTEN_DB`). For the database and the hub alike; for a hub, a
+    /// standby its pulls may read (`PREFS_STANDBY_DB`).
     func serverOptions(_ options: AppDatabase.Options = AppDatabase.Options())
         -> AppDatabase.Options
     {

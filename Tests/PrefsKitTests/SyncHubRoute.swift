@@ -1,0 +1,25 @@
+import Foundation
+import PrefsKit
+import TestSupport
+
+/// How the sync suites reach their hub: straight to the test server, or, with
+/// `PREFS_SYNC_THROUGH_POOLER=1`, through PgBouncer in transaction pooling with the engine
+/// told so. `.ci/run` runs the sync suites both ways.
+enum SyncHubRoute {
+    static let isThroughPooler =
+        ProcessInfo.processInfo.environment["PREFS_SYNC_THROUGH_POOLER"] == "1"
+
+    /// The hub's connection string for the devices.
+    static func target(_ server: PostgresServer, database: String) throws -> String {
+        isThroughPooler
+            ? try PgBouncer.start().target(database: database)
+            : server.target(database: database)
+    }
+
+    /// The options devices open the hub with.
+    static var options: AppDatabase.Options {
+        var options = AppDatabase.Options()
+        options.isBehindTransactionPooler = isThroughPooler
+        return options
+    }
+}
