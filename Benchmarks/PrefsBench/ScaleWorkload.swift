@@ -124,7 +124,8 @@ struct ScaleWorkload {
         _ = try AppDatabase(path: server.target(database: hubDatabase), options: owner)
         try server.makeLoginRoles([("service", "prefs_service")])
         if configuration.showsStatements {
-            try Self.check(server.psql("CREATE EXTENSION pg_stat_statements", database: hubDatabase))
+            try Self.check(
+                server.psql("CREATE EXTENSION pg_stat_statements", database: hubDatabase))
         }
         hub = pooler.target(database: hubDatabase, user: "service")
         // Devices start as copies of one migrated, never-synced file.
@@ -217,7 +218,9 @@ struct ScaleWorkload {
                 repeat {
                     account = Int(generator.next() % UInt64(accounts))
                     device = Int(generator.next() % UInt64(configuration.devices))
-                } while !busy.withLock { $0.insert(account * configuration.devices + device).inserted }
+                } while !busy.withLock {
+                    $0.insert(account * configuration.devices + device).inserted
+                }
                 defer { _ = busy.withLock { $0.remove(account * configuration.devices + device) } }
                 do {
                     let database = try AppDatabase(
@@ -302,7 +305,8 @@ struct ScaleWorkload {
         var results: [StepResult] = []
         var populated = 0
         for step in configuration.steps {
-            progress("populating \(populated)..<\(step) accounts, \(configuration.devices) devices each")
+            progress(
+                "populating \(populated)..<\(step) accounts, \(configuration.devices) devices each")
             let started = Clock.nanoseconds()
             try populate(populated..<step)
             populated = step
@@ -368,11 +372,15 @@ struct ScaleWorkload {
                 + " \(configuration.sharedBuffers), fsync off; the hub vacuumed and analyzed after"
                 + " each step's accounts were added.",
             Self.row(
-                ["accounts", "populate", "median", "p99", "changes/s", "server", "server CPU",
-                 "pooler CPU", "size", "rows"]),
+                [
+                    "accounts", "populate", "median", "p99", "changes/s", "server", "server CPU",
+                    "pooler CPU", "size", "rows",
+                ]),
             Self.row(
-                ["", "s", "ms", "ms", "", "conns max", "us/change", "us/change", "KB/account",
-                 "/account"]),
+                [
+                    "", "s", "ms", "ms", "", "conns max", "us/change", "us/change", "KB/account",
+                    "/account",
+                ]),
         ]
         for result in results {
             let sorted = result.latencies
@@ -451,32 +459,45 @@ struct ProcessTimes {
     let childrenSeconds: Double
 
     var commandLine: String {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
+        #if os(Linux)
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
+                return ""
+            }
+            return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        #else
             return ""
-        }
-        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        #endif
     }
 
+    /// Nil where there is no `/proc` (the load test measures on Linux only).
     init?(pid: pid_t) {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = text.lastIndex(of: ")")
-        else { return nil }
-        // After the name in parentheses: state, ppid, ..., utime (14), stime, cutime, cstime.
-        let fields = text[text.index(after: end)...].split(separator: " ")
-        guard fields.count > 14, let parent = pid_t(fields[1]),
-            let user = Double(fields[11]), let system = Double(fields[12]),
-            let childUser = Double(fields[13]), let childSystem = Double(fields[14])
-        else { return nil }
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        self.pid = pid
-        self.parent = parent
-        seconds = (user + system) / ticks
-        childrenSeconds = (childUser + childSystem) / ticks
+        #if os(Linux)
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = text.lastIndex(of: ")")
+            else { return nil }
+            // After the name in parentheses: state, ppid, ..., utime (14), stime, cutime, cstime.
+            let fields = text[text.index(after: end)...].split(separator: " ")
+            guard fields.count > 14, let parent = pid_t(fields[1]),
+                let user = Double(fields[11]), let system = Double(fields[12]),
+                let childUser = Double(fields[13]), let childSystem = Double(fields[14])
+            else { return nil }
+            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+            self.pid = pid
+            self.parent = parent
+            seconds = (user + system) / ticks
+            childrenSeconds = (childUser + childSystem) / ticks
+        #else
+            return nil
+        #endif
     }
 
     static func children(of parent: pid_t) -> [ProcessTimes] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { pid_t($0) }.compactMap { ProcessTimes(pid: $0) }
-            .filter { $0.parent == parent }
+        #if os(Linux)
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap { pid_t($0) }.compactMap { ProcessTimes(pid: $0) }
+                .filter { $0.parent == parent }
+        #else
+            return []
+        #endif
     }
 }

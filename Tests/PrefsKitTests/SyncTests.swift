@@ -28,7 +28,8 @@ import Testing
     @discardableResult
     private func sync(_ database: AppDatabase, account: String = "alice") throws -> SyncReport {
         try DeviceSync(
-                database: database, hub: hub, account: account, hubOptions: SyncHubRoute.options).sync()
+            database: database, hub: hub, account: account, hubOptions: SyncHubRoute.options
+        ).sync()
     }
 
     private func prefs(_ database: AppDatabase) -> PreferenceStore {
@@ -187,11 +188,13 @@ import Testing
         for database in [ahead, behind, honest] { try sync(database) }
         let twoMinutes: Int64 = 2 * 60_000
         try DeviceSync(
-                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
-            .setClockSkew(milliseconds: twoMinutes)
+            database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        )
+        .setClockSkew(milliseconds: twoMinutes)
         try DeviceSync(
-                database: behind, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
-            .setClockSkew(milliseconds: -twoMinutes)
+            database: behind, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        )
+        .setClockSkew(milliseconds: -twoMinutes)
         try prefs(ahead).set(1, for: .launchCount)
         try sync(ahead)
         // The device behind writes after it has seen the one ahead: its clock moved past it,
@@ -225,8 +228,9 @@ import Testing
         for database in [ahead, honest] { try sync(database) }
         let century: Int64 = 100 * 365 * 86_400_000
         try DeviceSync(
-                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
-            .setClockSkew(milliseconds: century)
+            database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        )
+        .setClockSkew(milliseconds: century)
         try prefs(ahead).set(1, for: .launchCount)
         let refused = try sync(ahead)
         #expect(refused.pushed == 0)
@@ -243,7 +247,8 @@ import Testing
         try sync(honest)
         // The clock is put right: the change is stamped again, now, and goes.
         try DeviceSync(
-                database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).setClockSkew(milliseconds: 0)
+            database: ahead, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        ).setClockSkew(milliseconds: 0)
         let fixed = try sync(ahead)
         #expect(fixed.waitingForClock == 0)
         #expect(fixed.clockAheadMilliseconds == nil)
@@ -364,7 +369,8 @@ import Testing
         for database in [first, second, late] { try sync(database) }
         #expect(try bookmarks(late) == ["heat"])
         try DeviceSync(
-                database: late, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).leave()
+            database: late, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        ).leave()
         Thread.sleep(forTimeInterval: 0.01)
         try BookmarkStore(database: first).remove(kind: "movie", itemID: "heat")
         try prefs(first).setValue(nil, forKey: "launchCount")
@@ -454,7 +460,8 @@ import Testing
         let done = Atomic<Bool>(false)
         let waiting = Thread {
             _ = try? DeviceSync(
-                database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options).sync()
+                database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+            ).sync()
             done.store(true, ordering: .releasing)
         }
         waiting.start()
@@ -489,14 +496,15 @@ import Testing
         try sync(phone)
         try sync(laptop)
         try DeviceSync(
-                database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
-            .setClockSkew(milliseconds: 120_000)
+            database: laptop, hub: hub, account: "alice", hubOptions: SyncHubRoute.options
+        )
+        .setClockSkew(milliseconds: 120_000)
         try prefs(laptop).setValue(.string("laptop"), forKey: "theme")
         try sync(laptop)
         try sync(phone)
         #expect(try prefs(phone).value(forKey: "theme") == .string("laptop"))
         let phoneSync = try DeviceSync(
-                database: phone, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
+            database: phone, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
         try phoneSync.setClockSkew(milliseconds: 86_400_000)
         try prefs(phone).setValue(.string("phone"), forKey: "theme")
         #expect(try sync(phone).waitingForClock == 1)

@@ -58,7 +58,9 @@ public final class PgBouncer: @unchecked Sendable {
 
     /// A pooler of the caller's own in front of `server` (the benchmarks' load test):
     /// `poolSize` server connections per database and user, at most `maxClients` clients.
-    public init(server: PostgresServer, poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500)
+    public init(
+        server: PostgresServer, poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500
+    )
         throws
     {
         guard let executable = Self.executable else {

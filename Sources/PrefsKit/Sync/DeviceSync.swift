@@ -377,7 +377,8 @@ public final class DeviceSync: Sendable {
         guard let standbyTarget else { return nil }
         return standby.withLock { (opened: inout AppDatabase?) -> (SyncPull, Int64)? in
             do {
-                let standby = try opened ?? AppDatabase(path: standbyTarget, options: standbyOptions)
+                let standby =
+                    try opened ?? AppDatabase(path: standbyTarget, options: standbyOptions)
                 opened = standby
                 return try standby.state.withLock { state -> (SyncPull, Int64)? in
                     guard let hub = state.engine as? any SyncHub else { return nil }
