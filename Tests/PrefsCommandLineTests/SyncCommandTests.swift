@@ -38,8 +38,8 @@ import Testing
         #expect(pushed?["clockAheadMilliseconds"] is NSNull)
         #expect(
             pushed?.keys.sorted() == [
-                "clockAheadMilliseconds", "conflicts", "pending", "pulled", "pushed", "refused",
-                "waitingForClock",
+                "clockAheadMilliseconds", "conflicts", "pending", "pulled", "pulledFromStandby",
+                "pushed", "refused", "waitingForClock",
             ])
         let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
         #expect(second.status == 0, "\(second.stderr)")

@@ -166,4 +166,27 @@ import Testing
         #expect(onStandby.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
         #expect(try primary.value(forKey: "motto") == .string("from the primary"))
     }
+
+    /// `prefs sync` pulls from the standby that `PREFS_STANDBY_DB` names, and says so.
+    @Test func theCommandLinePullsFromTheStandbyItIsGiven() throws {
+        let hub = servers.target(database: database)
+        let writer = folder.path("cli-writer.db")
+        let reader = folder.path("cli-reader.db")
+        for path in [writer, reader] {
+            let first = try runPrefs(["--db", path, "sync", "--hub", hub, "--account", "dora"])
+            #expect(first.status == 0, "\(first.stderr)")
+        }
+        #expect(try runPrefs(["--db", writer, "set", "motto", "hello"]).status == 0)
+        #expect(try runPrefs(["--db", writer, "sync"]).status == 0)
+        try servers.waitForReplay()
+        let round = try runPrefs(
+            ["--db", reader, "--json", "sync"],
+            environment: ["PREFS_STANDBY_DB": servers.standbyTarget(database: database)])
+        #expect(round.status == 0, "\(round.stderr)")
+        let report =
+            try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [String: Any]
+        #expect(report?["pulledFromStandby"] as? Bool == true, "\(round.stdout)")
+        #expect(report?["pulled"] as? Int == 1)
+        #expect(try runPrefs(["--db", reader, "get", "motto"]).stdout == "hello\n")
+    }
 }

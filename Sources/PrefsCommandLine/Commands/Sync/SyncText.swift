@@ -12,6 +12,7 @@ enum SyncText {
                 "clockAheadMilliseconds",
                 report.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
             ),
+            ("pulledFromStandby", .bool(report.pulledFromStandby)),
         ])
     }
 
