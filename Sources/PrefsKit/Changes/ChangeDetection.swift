@@ -1,3 +1,5 @@
+import Dispatch
+
 /// How a database learns of other connections' commits when no read asks: file events
 /// where the engine has files to watch and the system reports their changes, else polling.
 enum ChangeDetection {
@@ -47,11 +49,17 @@ extension AppDatabase {
             return true
         }
         guard shouldPoll else { return }
-        // The task holds the change check, not the database, and ends once it is gone.
-        Task.detached { [changeCheck] in
-            while let interval = changeCheck.withState({ Self.pollOnce($0) }) ?? nil {
-                try? await Task.sleep(for: .milliseconds(interval))
-            }
+        // On a queue of its own, not a task of Swift's shared pool: an app whose tasks block
+        // every thread of that pool must not leave its observers deaf meanwhile. Nothing
+        // waits on a thread between looks. The looks hold the change check, not the
+        // database, and end once it is gone.
+        Self.poll(changeCheck, on: DispatchQueue(label: "prefs.change-polling"), after: 0)
+    }
+
+    private static func poll(_ changeCheck: ChangeCheck, on queue: DispatchQueue, after: Int) {
+        queue.asyncAfter(deadline: .now() + .milliseconds(after)) {
+            guard let interval = changeCheck.withState({ pollOnce($0) }) ?? nil else { return }
+            poll(changeCheck, on: queue, after: interval)
         }
     }
 
