@@ -189,4 +189,34 @@ import Testing
         #expect(report?["pulled"] as? Int == 1)
         #expect(try runPrefs(["--db", reader, "get", "motto"]).stdout == "hello\n")
     }
+
+    /// A "standby" that is another database (a mistyped string, another service's hub),
+    /// further ahead for the same account: its changes must not reach the device, which
+    /// reads the hub instead.
+    @Test func aStandbyThatIsAnotherDatabaseIsNotRead() throws {
+        let other = "elsewhere"
+        #expect(try servers.psql("CREATE DATABASE \(other)", on: servers.primarySocket).status == 0)
+        let stranger = try device("stranger")
+        let strangerStore = PreferenceStore(database: stranger)
+        let strangerSync = try DeviceSync(
+            database: stranger, hub: servers.target(database: other), account: "alice")
+        // A push a number: its numbers run past the hub's.
+        for index in 0..<20 {
+            try strangerStore.setValue(.int(index), forKey: "foreign\(index)")
+            try strangerSync.sync()
+        }
+        let phone = try device("phone-elsewhere")
+        try PreferenceStore(database: phone).setValue(.string("mine"), forKey: "motto")
+        try sync(phone)
+        var options = AppDatabase.Options()
+        options.standbyTarget = servers.target(database: other)
+        options.standbyWaitMilliseconds = 0
+        let round = try DeviceSync(
+            database: phone, hub: servers.target(database: database), account: "alice",
+            hubOptions: options
+        ).sync()
+        #expect(!round.pulledFromStandby)
+        #expect(try PreferenceStore(database: phone).value(forKey: "foreign0") == nil)
+        #expect(try PreferenceStore(database: phone).value(forKey: "motto") == .string("mine"))
+    }
 }

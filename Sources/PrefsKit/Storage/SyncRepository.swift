@@ -145,6 +145,9 @@ package protocol SyncRepository: SyncBookmarkFields {
 package protocol SyncHub: AnyObject {
     /// The account whose changes it holds.
     var account: String { get }
+    /// The account's notification channel: a random token made once on the hub, the same on
+    /// its replicas and different on any other database ("" where the account has none).
+    var channel: String { get }
     /// Stores the changes newer than the hub's, in one transaction; pushing the same changes
     /// again takes none and loses none. `cursor` is how far the device has pulled: a change
     /// it overwrites that was numbered after it is one the device never saw, a conflict.

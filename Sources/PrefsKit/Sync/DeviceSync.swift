@@ -380,8 +380,15 @@ public final class DeviceSync: Sendable {
                 let standby =
                     try opened ?? AppDatabase(path: standbyTarget, options: standbyOptions)
                 opened = standby
+                // A replica of this hub, or nothing: another database (a mistyped string,
+                // another service's hub) has other numbers for the account, and its changes
+                // would be merged here and pushed to the hub. The account's channel token,
+                // made once on the hub and replicated with it, tells them apart.
+                let hubChannel = try withHub { $0.channel }
                 return try standby.state.withLock { state -> (SyncPull, Int64)? in
-                    guard let hub = state.engine as? any SyncHub else { return nil }
+                    guard let hub = state.engine as? any SyncHub, !hubChannel.isEmpty,
+                        hub.channel == hubChannel
+                    else { return nil }
                     let deadline =
                         ContinuousClock.now + .milliseconds(standbyOptions.standbyWaitMilliseconds)
                     while try hub.position() < seen {
