@@ -443,11 +443,12 @@
         // MARK: - Notifications
 
         /// Reads what the server sent without waiting, and counts the notifications among it
-        /// (`LISTEN` first) sent by other sessions: this session's own, which the server sends
-        /// back to it too, are taken and not counted.
+        /// (`LISTEN` first) sent by others: this session's own, which the server sends back to
+        /// it too, and those whose payload is `ownPayload` (the sender's name for itself,
+        /// when its commits ran on other sessions) are taken and not counted.
         ///
         /// - Throws: ``PGError`` when the connection is gone.
-        public func takeNotifications() throws(PGError) -> Int {
+        public func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
             guard PQconsumeInput(handle) == 1 else {
                 isBroken = true
                 throw PGError(
@@ -457,7 +458,12 @@
             let ownProcess = PQbackendPID(handle)
             var count = 0
             while let notification = PQnotifies(handle) {
-                if notification.pointee.be_pid != ownProcess { count += 1 }
+                let isOwn =
+                    notification.pointee.be_pid == ownProcess
+                    || (ownPayload.map { own in
+                        notification.pointee.extra.map { String(cString: $0) == own } ?? false
+                    } ?? false)
+                if !isOwn { count += 1 }
                 PQfreemem(notification)
             }
             return count

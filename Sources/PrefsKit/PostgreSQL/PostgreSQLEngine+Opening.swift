@@ -41,11 +41,13 @@
                     lock: options.busyTimeoutMilliseconds,
                     statement: options.statementTimeoutMilliseconds
                 )
+                // This store's name in its transactions, which its notifications carry.
+                let writer = newWriterToken()
                 if options.isBehindTransactionPooler {
                     connection.usesUnnamedStatements = true
                     connection.transactionPrelude = transactionPrelude(
                         account: options.account, timeouts: timeouts,
-                        isReadOnly: options.isReadOnly)
+                        isReadOnly: options.isReadOnly, writer: writer)
                 } else {
                     try connection.execute(
                         """
@@ -73,7 +75,7 @@
                     try PGConnection(target)
                 }
                 let session = try prepareSession(
-                    connection, account: options.account, timeouts: timeouts,
+                    connection, account: options.account, timeouts: timeouts, writer: writer,
                     listener: listener)
                 return PostgreSQLEngine(
                     connection: connection, session: session, listener: listener,
@@ -88,16 +90,24 @@
         /// What every transaction starts with behind a transaction pooler: the account acted
         /// for and the timeouts, for this transaction only.
         static func transactionPrelude(
-            account: String?, timeouts: (lock: Int, statement: Int), isReadOnly: Bool
+            account: String?, timeouts: (lock: Int, statement: Int), isReadOnly: Bool,
+            writer: String
         ) -> (sql: String, parameters: [String?]) {
             (
                 """
                 SELECT set_config('lock_timeout', $1, true),
                     set_config('statement_timeout', $2, true),
-                    set_config('prefs.account', $3, true)
+                    set_config('prefs.account', $3, true), set_config('prefs.writer', $4, true)
                 """ + (isReadOnly ? ", set_config('transaction_read_only', 'on', true)" : ""),
-                [String(timeouts.lock), String(timeouts.statement), account ?? ""]
+                [String(timeouts.lock), String(timeouts.statement), account ?? "", writer]
             )
+        }
+
+        /// A random name for one store's transactions (`prefs.writer`): the payload of the
+        /// notifications they send, by which the store knows its own.
+        static func newWriterToken() -> String {
+            var generator = SystemRandomNumberGenerator()
+            return "w" + String(generator.next() as UInt64, radix: 16)
         }
 
         /// The schema version of the database, 0 when prefs never migrated it.

@@ -209,11 +209,13 @@
         /// statement.
         func reconnectIfNeeded() throws {
             if let listener {
-                if listener.isConnected, let count = try? listener.takeNotifications() {
+                if listener.isConnected,
+                    let count = try? listener.takeNotifications(ignoring: session.writer)
+                {
                     notificationCount += Int64(count)
                 }
             } else if connection.isConnected, !connection.isInTransaction,
-                let count = try? connection.takeNotifications()
+                let count = try? connection.takeNotifications(ignoring: session.writer)
             {
                 notificationCount += Int64(count)
             }
@@ -222,7 +224,8 @@
             if !connection.isConnected { try connection.reconnect() }
             if listenerLost { try listener?.reconnect() }
             _ = try Self.prepareSession(
-                connection, account: account, timeouts: session.timeouts, listener: listener)
+                connection, account: account, timeouts: session.timeouts,
+                writer: session.writer, listener: listener)
             notificationCount += 1
         }
 
@@ -232,6 +235,9 @@
             let account: String
             let channel: String
             let timeouts: (lock: Int, statement: Int)
+            /// The store's name in its transactions (`prefs.writer`), its notifications'
+            /// payload.
+            let writer: String
         }
 
         /// Sets the session's timeouts, acts for the account and listens on its channel.
@@ -244,7 +250,7 @@
         /// - Throws: ``DatabaseError/permissionDenied(path:detail:)`` for the refusals above.
         static func prepareSession(
             _ connection: PGConnection, account: String?, timeouts: (lock: Int, statement: Int),
-            listener: PGConnection? = nil
+            writer: String, listener: PGConnection? = nil
         ) throws -> Session {
             // Behind a transaction pooler the prelude sets these in every transaction instead.
             if connection.transactionPrelude == nil {
@@ -252,8 +258,10 @@
                     """
                     SELECT set_config('lock_timeout', $1, false),
                         set_config('statement_timeout', $2, false),
-                        set_config('prefs.account', $3, false)
-                    """, [String(timeouts.lock), String(timeouts.statement), account ?? ""])
+                        set_config('prefs.account', $3, false),
+                        set_config('prefs.writer', $4, false)
+                    """,
+                    [String(timeouts.lock), String(timeouts.statement), account ?? "", writer])
             }
             let who = try connection.execute(
                 """
@@ -285,13 +293,14 @@
             // commit (the primary's notifications do not reach it).
             if who.bool(row: 0, column: 3) == true {
                 return Session(
-                    account: acting, channel: who.text(row: 0, column: 4) ?? "",
-                    timeouts: timeouts)
+                    account: acting, channel: who.text(row: 0, column: 4) ?? "", timeouts: timeouts,
+                    writer: writer)
             }
             if let channel = who.text(row: 0, column: 4) {
                 // The usual case: the account has its channel; no write transaction.
                 try listen(on: channel, connection: connection, listener: listener)
-                return Session(account: acting, channel: channel, timeouts: timeouts)
+                return Session(
+                    account: acting, channel: channel, timeouts: timeouts, writer: writer)
             }
             // Made on first need, also by a read-only session (behind a pooler, whose prelude
             // makes each transaction of a read-only store read-only, without that part here).
@@ -299,7 +308,7 @@
             defer { connection.transactionPrelude = prelude }
             if prelude != nil {
                 connection.transactionPrelude = transactionPrelude(
-                    account: account, timeouts: timeouts, isReadOnly: false)
+                    account: account, timeouts: timeouts, isReadOnly: false, writer: writer)
             }
             try connection.execute("BEGIN READ WRITE")
             let channel: String
@@ -313,7 +322,7 @@
                 throw error
             }
             try listen(on: channel, connection: connection, listener: listener)
-            return Session(account: acting, channel: channel, timeouts: timeouts)
+            return Session(account: acting, channel: channel, timeouts: timeouts, writer: writer)
         }
 
         /// Behind a transaction pooler, LISTEN would hold on to no session: it goes to the

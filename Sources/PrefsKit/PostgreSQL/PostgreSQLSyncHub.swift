@@ -334,7 +334,8 @@
                     """, [account, device])
                 // A hint to the account's other devices: pull now.
                 try connection.execute(
-                    prepared: "sync_notify", "SELECT pg_notify($1, '')", [channel])
+                    prepared: "sync_notify", "SELECT pg_notify($1, prefs_notify_payload())",
+                    [channel])
                 var lost: [(change: SyncChange, winner: String)] = []
                 var winners: [SyncChange] = []
                 for (row, winner) in Self.changes(met, from: 1)

@@ -11,10 +11,6 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// Opens a new database in the folder; the second call with the same folder opens the
     /// same database again.
     let open: @Sendable (TemporaryFolder, AppDatabase.Options) throws -> AppDatabase
-    /// Whether its commit token moves for this connection's own commits too (behind a
-    /// transaction pooler, where notifications cannot be told apart).
-    var hearsItsOwnCommits = false
-
     var testDescription: String { name }
 
     /// Every engine built into PrefsKit.
@@ -39,7 +35,7 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// every client): nothing may be kept in a session. Notifications come through a
     /// connection straight to the server.
     static let postgresBehindPgBouncer = ContractEngine(
-        name: "PostgreSQL behind PgBouncer", open: openBehindPgBouncer, hearsItsOwnCommits: true)
+        name: "PostgreSQL behind PgBouncer", open: openBehindPgBouncer)
 
     private static func openBehindPgBouncer(
         _ folder: TemporaryFolder, _ options: AppDatabase.Options

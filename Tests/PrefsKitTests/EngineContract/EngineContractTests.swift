@@ -401,12 +401,10 @@ import Testing
         let before = try token()
         for value in 2...4 { try store.set(value, for: .launchCount) }
         try store.declare(Prefs.Key("volume", default: 0.5))
-        let afterOwn = try token()
-        if engine.hearsItsOwnCommits {
-            #expect(try await waitUntil { try token() != before })
-        } else {
-            #expect(afterOwn == before)
-        }
+        // Time for the notifications of its own commits to come back (on a server, behind a
+        // pooler through a listening connection of its own): they must not count.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try token() == before)
         let beforeOther = try token()
         try PreferenceStore(database: second).set(true, for: .hasViewedWalkthrough)
         #expect(try await waitUntil { try token() != beforeOther })
