@@ -28,7 +28,7 @@ import Testing
         // every confirmed write, those before the failover and after.
         let folder = try TemporaryFolder()
         let printed = folder.path("watch.out")
-        FileManager.default.createFile(atPath: printed, contents: nil)
+        #expect(FileManager.default.createFile(atPath: printed, contents: nil))
         let watcher = Process()
         watcher.executableURL = prefsExecutable()
         watcher.arguments = [
