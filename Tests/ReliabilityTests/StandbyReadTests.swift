@@ -219,4 +219,24 @@ import Testing
         #expect(try PreferenceStore(database: phone).value(forKey: "foreign0") == nil)
         #expect(try PreferenceStore(database: phone).value(forKey: "motto") == .string("mine"))
     }
+
+    /// A standby that is a path (a typo, or a file meant as a hub) is refused before
+    /// anything is opened: one line naming it, exit 64, and no file made there.
+    @Test func aStandbyThatIsAFileIsRefused() throws {
+        let device = folder.path("refused.db")
+        let mistaken = folder.path("not-a-server.db")
+        let round = try runPrefs(
+            [
+                "--db", device, "sync", "--hub", servers.target(database: database), "--account",
+                "erin",
+            ],
+            environment: ["PREFS_STANDBY_DB": mistaken])
+        #expect(round.status == 64)
+        #expect(
+            round.stderr
+                == "Error: the standby (PREFS_STANDBY_DB, standbyTarget) must be a PostgreSQL"
+                + " connection string, not '\(mistaken)'\n")
+        #expect(!FileManager.default.fileExists(atPath: mistaken))
+        #expect(try DeviceSync.status(of: AppDatabase(path: device)) == nil)
+    }
 }

@@ -94,7 +94,7 @@ public final class DeviceSync: Sendable {
         options.account = account ?? remembered?.account
         options.watchesForChanges = false
         if let standby = options.standbyTarget, !AppDatabase.isConnectionString(standby) {
-            throw SyncError.hubIsNotAServer(target: standby)
+            throw SyncError.standbyIsNotAServer(target: standby)
         }
         let hub = try AppDatabase(path: target, options: options)
         guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
@@ -541,6 +541,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case notADeviceFile
     /// The hub is a file, not a PostgreSQL server.
     case hubIsNotAServer(target: String)
+    /// The standby that pulls may read (``AppDatabase/Options/standbyTarget``) is a file,
+    /// not a PostgreSQL server.
+    case standbyIsNotAServer(target: String)
     /// The device syncs one account; another was asked for.
     case otherAccount(device: String, requested: String)
     /// The device never synced, and no hub was named.
@@ -553,6 +556,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             "a device's database must be a file; the server is the hub (--hub)"
         case .hubIsNotAServer(let target):
             "the hub must be a PostgreSQL connection string, not '\(target)'"
+        case .standbyIsNotAServer(let target):
+            "the standby (PREFS_STANDBY_DB, standbyTarget) must be a PostgreSQL connection"
+                + " string, not '\(target)'"
         case .otherAccount(let device, let requested):
             "this device syncs the account '\(device)', not '\(requested)'"
         case .notConfigured:
