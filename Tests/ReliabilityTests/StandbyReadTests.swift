@@ -33,6 +33,7 @@ import Testing
         return try AppDatabase(path: folder.path(name + ".db"), options: options)
     }
 
+    @discardableResult
     func sync(_ device: AppDatabase, standbyWait: Int? = nil) throws -> SyncReport {
         var options = AppDatabase.Options()
         if let standbyWait {
