@@ -279,6 +279,10 @@ import Testing
             file.stderr
                 == "Error: the hub must be a PostgreSQL connection string, not '\(notAHub)'\n")
         #expect(!FileManager.default.fileExists(atPath: notAHub))
+        // Nor is a device file made for a round refused so.
+        let untouched = folder.path("untouched.db")
+        #expect(try runPrefs(["--db", untouched, "sync", "--hub", notAHub]).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: untouched))
         // An option of another form is refused, not ignored.
         let misplaced = try runPrefs(["--db", laptop, "sync", "status", "--watch"])
         #expect(misplaced.status == 64)

@@ -41,6 +41,16 @@ struct SyncRoundCommand: RunnableCommand {
                 "This build of prefs has no PostgreSQL (the fully static build leaves libpq"
                     + " out); a sync round needs it: build prefs with 'swift build -c release'")
         }
+        // Refused before the device file is opened (or made): a path named as a server
+        // leaves nothing behind.
+        if let hub, !AppDatabase.isConnectionString(hub) {
+            throw SyncError.hubIsNotAServer(target: hub)
+        }
+        if let standby = context.serverOptions().standbyTarget,
+            !AppDatabase.isConnectionString(standby)
+        {
+            throw SyncError.standbyIsNotAServer(target: standby)
+        }
         let database = try context.openForWriting()
         let sync: DeviceSync
         if let hub {
