@@ -59,7 +59,22 @@ let package = Package(
         .target(
             name: "PrefsCommandLine", dependencies: ["PrefsKit", "PrefsInterchange"],
             swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))]),
-        .executableTarget(name: "prefs", dependencies: ["PrefsCommandLine"]),
+        // The release build of the tool on Linux links Swift's runtime and libraries in
+        // (the system's libc, libstdc++ and libsqlite3 stay shared): loading and binding a
+        // dozen of the toolchain's shared objects was most of a short command's time
+        // (Benchmarks/README.md, "The default build's start-up"). Its modules are compiled
+        // against the shared SDK, whose link lists lack FoundationEssentials' two static
+        // helpers: named here. Debug builds and other platforms link as usual; products
+        // that other packages use (PrefsKit, PrefsInterchange) carry no such flag.
+        .executableTarget(
+            name: "prefs", dependencies: ["PrefsCommandLine"],
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker",
+                        "-l_FoundationCShims",
+                    ], .when(platforms: [.linux], configuration: .release))
+            ]),
         .target(
             name: "CRawSQLite", path: "Benchmarks/CRawSQLite",
             linkerSettings: [.linkedLibrary("sqlite3")]),
