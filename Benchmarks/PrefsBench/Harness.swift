@@ -48,7 +48,7 @@ enum Clock {
     }
 }
 
-/// Runs contenders in interleaved rounds (A B C, A B C, ...) so that drift of the machine
+/// Runs contenders in interleaved rounds (A B C, C B A, ...) so that drift of the machine
 /// affects each alike; one warm-up round is discarded.
 func measure(
     _ name: String, unit: String = "ns/op", target: String, rounds: Int, iterations: Int,
@@ -56,7 +56,11 @@ func measure(
 ) throws -> WorkloadResult {
     var samples = contenders.map { Sample(contender: $0.name) }
     for round in 0...rounds {
-        for (index, contender) in contenders.enumerated() {
+        // The order turns each round, so that no side always runs first (or right after
+        // the other): the machine's state at a round's start counts against each in turn.
+        let order = round % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
+        for index in order {
+            let contender = contenders[index]
             let count = contender.iterations ?? iterations
             let start = Clock.nanoseconds()
             try contender.run(count)

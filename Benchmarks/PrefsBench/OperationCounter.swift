@@ -10,7 +10,8 @@ import PrefsKit
 enum OperationCounter {
     static let kinds = [
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
-        "raw-uncached-get", "raw-bookmark", "raw-list",
+        "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
+        "raw-uncached-get-after-commit",
     ]
 
     /// Bookmarks listed by one `list` operation: one category of 20 in a table of this many.
@@ -34,7 +35,7 @@ enum OperationCounter {
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = AppDatabase.Options()
         options.synchronous = .off  // count CPU work, not waiting for the disk
-        if kind == "uncached-get" { options.cachesValues = false }
+        if kind.hasPrefix("uncached-get") { options.cachesValues = false }
         let path = folder.appendingPathComponent("count.sqlite").path
         let database = try AppDatabase(path: path, options: options)
         if kind.hasPrefix("raw-") {
@@ -48,6 +49,15 @@ enum OperationCounter {
         switch kind {
         case "get", "uncached-get":
             counted { for _ in 0..<count { sink &+= store[key] } }
+        case "uncached-get-after-commit":
+            // Another connection commits before each get (uncounted): the read starts with
+            // SQLite's page cache emptied, as the first read after another process's write.
+            let other = try otherWriter(path)
+            defer { raw_close(other) }
+            for i in 0..<count {
+                _ = raw_set_int(other, "other", "tick", Int64(i), 0)
+                counted { sink &+= store[key] }
+            }
         case "wide-get":
             // Cached gets cycling through 100,000 keys: more than the CPU caches hold.
             let keys = (0..<100_000).map { Prefs.Key("key\($0)", default: 0) }
@@ -104,6 +114,14 @@ enum OperationCounter {
         guard code == 0 else { throw BenchmarkError(description: "filling: \(code)") }
     }
 
+    /// A second connection to the file, for the commits between counted reads.
+    private static func otherWriter(_ path: String) throws -> OpaquePointer {
+        guard let other = raw_open(path, 0) else {
+            throw BenchmarkError(description: "raw_open failed")
+        }
+        return other
+    }
+
     private static func runRaw(_ kind: String, count: Int, path: String) throws {
         if kind == "raw-list" { try fill(path) }
         guard let raw = raw_open(path, 0) else {
@@ -119,6 +137,20 @@ enum OperationCounter {
             var value: Int64 = 0
             counted {
                 for _ in 0..<count {
+                    _ = raw_get_int(raw, "standard", "launchCount", &value)
+                    sink &+= Int(value)
+                }
+            }
+        case "raw-uncached-get-after-commit":
+            guard raw_set_int(raw, "standard", "launchCount", 1, 0) == 0 else {
+                throw BenchmarkError(description: "raw_set_int failed")
+            }
+            let other = try otherWriter(path)
+            defer { raw_close(other) }
+            var value: Int64 = 0
+            for i in 0..<count {
+                _ = raw_set_int(other, "other", "tick", Int64(i), 0)
+                counted {
                     _ = raw_get_int(raw, "standard", "launchCount", &value)
                     sink &+= Int(value)
                 }

@@ -269,6 +269,58 @@ public final class Statement {
         }
     }
 
+    /// One lookup by a statement that yields at most one row whose first column is a short
+    /// text tag and whose second is a value: binds `key` to the parameter at `index` (every
+    /// other parameter keeps what was bound to it, as after ``rewind()``), steps once, reads
+    /// the row, and rewinds. The whole run is one call, with no intermediate row.
+    ///
+    /// - Returns: the second column, with the first in `tag`; nil when there is no row.
+    /// - Throws: ``SQLiteError`` when the bind or the step fails.
+    public func lookUp(_ key: String, at index: Int, tag: inout ShortText) throws
+        -> SQLiteValue?
+    {
+        let bound = bindText(key, at: Int32(index))
+        if bound != SQLITE_OK { throw connection.makeError(bound, sql: sql) }
+        let code = sqlite3_step(handle)
+        var found: SQLiteValue?
+        var failure: SQLiteError?
+        if code == SQLITE_ROW {
+            tag = Self.shortText(handle, 0)
+            found = value(at: 1)
+        } else if code != SQLITE_DONE {
+            failure = connection.makeError(code, sql: sql, arguments: [.text(key)])
+        }
+        rewind()
+        if let failure { throw failure }
+        return found
+    }
+
+    /// A column's text packed as ``ShortText`` (the empty text for NULL).
+    @inline(__always)
+    private static func shortText(_ handle: OpaquePointer, _ index: Int32) -> ShortText {
+        let value = sqlite3_column_value(handle, index)
+        guard let pointer = sqlite3_value_text(value) else { return ShortText() }
+        let count = Int(sqlite3_value_bytes(value))
+        var tag = ShortText()
+        tag.count = count
+        // Whole words where the text allows, bytes at its end: a tag is read on every lookup.
+        let raw = UnsafeRawPointer(pointer)
+        if count >= 8 {
+            tag.low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            if count >= 16 {
+                tag.high = UInt64(
+                    littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            } else {
+                for offset in 8..<count {
+                    tag.high |= UInt64(pointer[offset]) << (8 * UInt64(offset - 8))
+                }
+            }
+        } else {
+            for offset in 0..<count { tag.low |= UInt64(pointer[offset]) << (8 * UInt64(offset)) }
+        }
+        return tag
+    }
+
     /// Binds the arguments and runs the statement to completion.
     ///
     /// - Throws: ``SQLiteError`` when binding or stepping fails.

@@ -125,4 +125,62 @@ import Testing
             seen.map(\.value) == [nil, "same", "same", "samé", "sam", "", "", nil, nil, "same"])
         #expect(column.bytes == Array("same".utf8))
     }
+
+    /// lookUp binds one key, keeps the other bindings, and reads the tag and the value of
+    /// the one row (or says there is none); keys of every size, tags of every length.
+    @Test func lookUpReadsTheTagAndTheValueAndKeepsTheOtherBindings() throws {
+        try connection.execute(
+            sql:
+                "CREATE TABLE kv (suite TEXT, key TEXT, tag TEXT, value ANY, PRIMARY KEY (suite, key))"
+        )
+        let insert = try connection.makeStatement(
+            sql: "INSERT INTO kv (suite, key, tag, value) VALUES (?, ?, ?, ?)")
+        let tags = (0...20).map { String(repeating: "t", count: $0) } + ["dictionary", "é"]
+        var expected: [String: (tag: String, value: SQLiteValue)] = [:]
+        for (index, tag) in tags.enumerated() {
+            let key = String(repeating: "k", count: index * 37 + 1)
+            let value: SQLiteValue =
+                switch index % 4 {
+                case 0: .integer(Int64(index))
+                case 1: .real(Double(index) / 4)
+                case 2: .text(String(repeating: "v", count: index * 11))
+                default: .blob(Data([UInt8(index), 0, 255]))
+                }
+            try insert.bind(["s", key, tag, value])
+            try insert.step()
+            expected[key] = (tag, value)
+        }
+        // Another suite's row with the same key must never be read.
+        try insert.bind(["other", "k", "wrong", 0])
+        try insert.step()
+        let select = try connection.makeStatement(
+            sql: "SELECT tag, value FROM kv WHERE suite = ? AND key = ?")
+        var clears = -1
+        // As the store does: the kept suite is bound again whenever the bindings were cleared.
+        func keepSuite() throws {
+            if select.bindingClears != clears {
+                try select.bindKept("s", at: 1)
+                clears = select.bindingClears
+            }
+        }
+        for round in 0..<3 {
+            for (key, row) in expected.sorted(by: { $0.key < $1.key }) {
+                try keepSuite()
+                var tag = ShortText()
+                let value = try select.lookUp(key, at: 2, tag: &tag)
+                #expect(value == row.value, "round \(round), key of \(key.utf8.count) bytes")
+                #expect(tag == ShortText(row.tag))
+                #expect(tag.count == row.tag.utf8.count)
+            }
+            try keepSuite()
+            var tag = ShortText("untouched")
+            #expect(try select.lookUp("missing", at: 2, tag: &tag) == nil)
+            #expect(tag == ShortText("untouched"))
+        }
+        #expect(ShortText("int").low == 0x746e69)
+        #expect(ShortText("dictionary").high == 0x7972)
+        #expect(
+            ShortText(String(repeating: "a", count: 16))
+                != ShortText(String(repeating: "a", count: 17)))
+    }
 }

@@ -1,3 +1,5 @@
+internal import SQLiteCore
+
 /// The type a preference is stored with; the type travels with the value, so a value reads
 /// back exactly as it was written.
 public enum PreferenceType: String, Sendable, CaseIterable, Codable {
@@ -27,50 +29,27 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
 
 extension PreferenceType {
     /// Reads a type name from UTF-8 bytes (a column) without making a String.
-    ///
-    /// This runs on every uncached read, so the bytes are loaded as one integer (a name is
-    /// at most 8 bytes, but for `dictionary`) and compared with each name's bytes in order.
     init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return nil }
-        let raw = UnsafeRawPointer(base)
-        func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> UInt64 {
-            UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self)))
-        }
+        self.init(tag: ShortText(bytes))
+    }
+
+    /// Reads a type name packed as integers (the first column of every uncached read): each
+    /// name's bytes are one constant to compare with, little-endian.
+    init?(tag: ShortText) {
         let candidate: PreferenceType
-        switch bytes.count {
-        case 3:
-            switch load(UInt16.self, at: 0) | load(UInt8.self, at: 2) << 16 {
-            case 0x746e69: candidate = .int
-            case 0x6c7275: candidate = .url
-            default: return nil
-            }
-        case 4:
-            switch load(UInt32.self, at: 0) {
-            case 0x6c6f_6f62: candidate = .bool
-            case 0x6574_6164: candidate = .date
-            case 0x6174_6164: candidate = .data
-            case 0x6e6f_736a: candidate = .json
-            default: return nil
-            }
-        case 5:
-            switch load(UInt32.self, at: 0) | load(UInt8.self, at: 4) << 32 {
-            case 0x74_616f_6c66: candidate = .float
-            case 0x79_6172_7261: candidate = .array
-            default: return nil
-            }
-        case 6:
-            switch load(UInt32.self, at: 0) | load(UInt16.self, at: 4) << 32 {
-            case 0x656c_6275_6f64: candidate = .double
-            case 0x676e_6972_7473: candidate = .string
-            default: return nil
-            }
-        case 10:
-            guard load(UInt64.self, at: 0) == 0x616e_6f69_7463_6964,
-                load(UInt16.self, at: 8) == 0x7972
-            else { return nil }
-            candidate = .dictionary
-        default:
-            return nil
+        switch (tag.count, tag.low) {
+        case (3, 0x746e69): candidate = .int
+        case (3, 0x6c7275): candidate = .url
+        case (4, 0x6c6f_6f62): candidate = .bool
+        case (4, 0x6574_6164): candidate = .date
+        case (4, 0x6174_6164): candidate = .data
+        case (4, 0x6e6f_736a): candidate = .json
+        case (5, 0x74_616f_6c66): candidate = .float
+        case (5, 0x79_6172_7261): candidate = .array
+        case (6, 0x656c_6275_6f64): candidate = .double
+        case (6, 0x676e_6972_7473): candidate = .string
+        case (10, 0x616e_6f69_7463_6964) where tag.high == 0x7972: candidate = .dictionary
+        default: return nil
         }
         self = candidate
     }

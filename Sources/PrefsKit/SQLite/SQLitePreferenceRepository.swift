@@ -57,13 +57,12 @@ final class SQLitePreferenceRepository: PreferenceRepository {
                 select.pointee.suite = suite
                 select.pointee.clears = statement.bindingClears
             }
-            try statement.bind(key, at: 2)
-            // Every parameter is bound again or kept: rewinding does not clear them.
-            defer { statement.rewind() }
-            guard try statement.step(),
-                let type = statement.withUTF8Text(at: 0, PreferenceType.init(utf8:))
+            // Every parameter is bound again or kept: the lookup's rewind does not clear them.
+            var tag = ShortText()
+            guard let value = try statement.lookUp(key, at: 2, tag: &tag),
+                let type = PreferenceType(tag: tag)
             else { return nil }
-            return PreferenceValue(type: type, value: statement.value(at: 1))
+            return PreferenceValue(type: type, value: value)
         }
     }
 
