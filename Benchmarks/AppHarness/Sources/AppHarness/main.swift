@@ -159,7 +159,8 @@ watcher.cancel()
 // then SQLite's page cache dropped, by another connection's commit to the file before each
 // read (every read transaction after a commit starts with an empty page cache).
 func compareTimedAlone(
-    _ name: String, iterations: Int, between: (Int) -> Void, prefs: (Int) -> Void,
+    _ name: String, iterations: Int, between: (_ iteration: Int, _ isPrefs: Bool) -> Void,
+    prefs: (Int) -> Void,
     raw: (Int) -> Void
 ) throws {
     var prefsTimes: [Double] = []
@@ -168,7 +169,7 @@ func compareTimedAlone(
         for side in round % 2 == 0 ? [0, 1] : [1, 0] {
             var spent: UInt64 = 0
             for i in 0..<iterations {
-                between(i)
+                between(i, side == 0)
                 let start = now()
                 side == 0 ? prefs(i) : raw(i)
                 spent += now() - start
@@ -193,7 +194,7 @@ var eviction = [UInt8](repeating: 0, count: 16 << 20)
 }
 try compareTimedAlone(
     "get, uncached (10 keys, CPU caches evicted before each)", iterations: 2_000,
-    between: evictCPUCaches,
+    between: { round, _ in evictCPUCaches(round) },
     prefs: { i in sink &+= uncached[keys[i % keys.count]] },
     raw: { i in
         var read: Int64 = 0
@@ -228,10 +229,14 @@ for (label, store, file) in [
     try compareTimedAlone(
         "get, uncached (10 keys, another connection's commit before each, \(label))",
         iterations: 2_000,
-        between: { i in
+        between: { i, isPrefs in
+            // Both files get a commit; the file about to be read gets it last, so that
+            // neither side reads right after a write to the other's file.
             let when = Date().timeIntervalSinceReferenceDate
-            _ = raw_set_int(otherWriter, "other", "tick", Int64(i), when)
-            _ = raw_set_int(otherRawWriter, "other", "tick", Int64(i), when)
+            let (first, last) =
+                isPrefs ? (otherRawWriter, otherWriter) : (otherWriter, otherRawWriter)
+            _ = raw_set_int(first, "other", "tick", Int64(i), when)
+            _ = raw_set_int(last, "other", "tick", Int64(i), when)
         },
         prefs: { i in sink &+= store[keys[i % keys.count]] },
         raw: { i in
