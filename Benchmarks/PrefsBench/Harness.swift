@@ -38,6 +38,16 @@ struct WorkloadResult {
     var samples: [Sample]
 
     func sample(_ contender: String) -> Sample? { samples.first { $0.contender == contender } }
+
+    /// Each round's time of `contender` over raw C's in the same round, sorted: the rounds
+    /// run the two back to back (in turns of order), so a pair shares the machine's state
+    /// of the moment and the spread of the ratios is the comparison's own. Empty without a
+    /// raw C contender.
+    func roundRatios(of contender: String) -> [Double] {
+        guard let own = sample(contender), let raw = sample("raw C") else { return [] }
+        return zip(own.nanosecondsPerOperation, raw.nanosecondsPerOperation)
+            .compactMap { $1 > 0 ? $0 / $1 : nil }.sorted()
+    }
 }
 
 enum Clock {

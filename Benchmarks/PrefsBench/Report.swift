@@ -56,7 +56,30 @@ enum Report {
                             separator: "|") + "|")
             }
         }
+        var paired: [String] = []
+        for result in results {
+            for sample in result.samples where sample.contender != "raw C" {
+                let ratios = result.roundRatios(of: sample.contender)
+                guard let low = ratios.first, let high = ratios.last else { continue }
+                paired.append(
+                    "\(result.name), \(sample.contender): "
+                        + String(format: "%.2fx (rounds %.2fx-%.2fx)", median(ratios), low, high))
+            }
+        }
+        if !paired.isEmpty {
+            lines.append("")
+            lines.append(
+                "Per round, against raw C in the same round (the median of the rounds' ratios):")
+            lines += paired
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The median of sorted values.
+    static func median(_ sorted: [Double]) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     static func json(_ results: [WorkloadResult], notes: [String: Any]) throws -> String {
@@ -72,6 +95,8 @@ enum Report {
                     ]
                     if let raw, raw > 0, sample.contender != "raw C" {
                         entry["ratioToRawC"] = sample.median / raw
+                        let ratios = result.roundRatios(of: sample.contender)
+                        if !ratios.isEmpty { entry["roundRatiosToRawC"] = ratios }
                     }
                     if let defaults, defaults > 0, sample.contender != "UserDefaults" {
                         entry["ratioToUserDefaults"] = sample.median / defaults
