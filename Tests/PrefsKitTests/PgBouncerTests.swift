@@ -104,6 +104,9 @@ struct PgBouncerTests {
         #expect(try BookmarkStore(database: laptop).list().map(\.title) == ["London"])
         // Both change one key; both converge on the later.
         try PreferenceStore(database: phone).setValue(.int(1), forKey: "volume")
+        // The laptop's write in a later millisecond: within one millisecond the clocks order
+        // by their counters and devices, not by which write came first.
+        usleep(3_000)
         try PreferenceStore(database: laptop).setValue(.int(2), forKey: "volume")
         _ = try sync(phone)
         _ = try sync(laptop)
