@@ -12,9 +12,10 @@ import Synchronization
 /// A write to a database file says that a commit may be under way, not that it is visible:
 /// SQLite writes a transaction's WAL frames, syncs them and only then publishes the commit in
 /// the shared-memory index, which no file event reports. So after the events of a burst, each
-/// subscriber looks again a few times (from 0.2 ms to 256 ms after the last event: a commit's
-/// sync takes from a fraction of a millisecond to tens on slow disks) before the thread sleeps
-/// again; a subscriber's check costs one `PRAGMA data_version`.
+/// subscriber looks again a few times (from 0.2 ms to 4 s after the last event: a commit's
+/// sync takes from a fraction of a millisecond to tens on slow disks, and longer on a machine
+/// under load; a commit published after the last look would wait for the next event) before
+/// the thread sleeps again; a subscriber's check costs one `PRAGMA data_version`.
 ///
 /// Only Linux has inotify here; elsewhere ``shared`` is nil and databases poll.
 final class FileChangeMonitor: Sendable {
@@ -45,7 +46,9 @@ final class FileChangeMonitor: Sendable {
     static let unavailableReason = Mutex<String>("")
 
     /// Delays of the looks after a burst of events, in microseconds after its last event.
-    static let recheckDelays = [200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 64_000, 256_000]
+    static let recheckDelays = [
+        200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 64_000, 256_000, 1_000_000, 4_000_000,
+    ]
 
     /// How soon a check that found its database busy is asked again, in microseconds.
     static let busyRetryDelay = 200
