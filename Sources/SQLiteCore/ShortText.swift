@@ -16,17 +16,23 @@ public struct ShortText: Hashable, Sendable {
         count = 0
     }
 
-    /// Packs the first 16 bytes.
+    /// Packs the first 16 bytes: whole words where the text allows, single bytes at its end
+    /// (a tag is packed on every lookup).
     public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         low = 0
         high = 0
         count = bytes.count
-        for (offset, byte) in bytes.prefix(16).enumerated() {
-            if offset < 8 {
-                low |= UInt64(byte) << (8 * UInt64(offset))
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        if count >= 8 {
+            low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            if count >= 16 {
+                high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
             } else {
-                high |= UInt64(byte) << (8 * UInt64(offset - 8))
+                for offset in 8..<count { high |= UInt64(base[offset]) << (8 * UInt64(offset - 8)) }
             }
+        } else {
+            for offset in 0..<count { low |= UInt64(base[offset]) << (8 * UInt64(offset)) }
         }
     }
 

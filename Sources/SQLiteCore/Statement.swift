@@ -300,25 +300,8 @@ public final class Statement {
     private static func shortText(_ handle: OpaquePointer, _ index: Int32) -> ShortText {
         let value = sqlite3_column_value(handle, index)
         guard let pointer = sqlite3_value_text(value) else { return ShortText() }
-        let count = Int(sqlite3_value_bytes(value))
-        var tag = ShortText()
-        tag.count = count
-        // Whole words where the text allows, bytes at its end: a tag is read on every lookup.
-        let raw = UnsafeRawPointer(pointer)
-        if count >= 8 {
-            tag.low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
-            if count >= 16 {
-                tag.high = UInt64(
-                    littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            } else {
-                for offset in 8..<count {
-                    tag.high |= UInt64(pointer[offset]) << (8 * UInt64(offset - 8))
-                }
-            }
-        } else {
-            for offset in 0..<count { tag.low |= UInt64(pointer[offset]) << (8 * UInt64(offset)) }
-        }
-        return tag
+        return ShortText(
+            UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))))
     }
 
     /// Binds the arguments and runs the statement to completion.

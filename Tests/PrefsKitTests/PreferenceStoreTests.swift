@@ -194,6 +194,9 @@ import Testing
         for wrong in [
             "", "in", "dat", "datx", "dates", "bool ", "Bool", "strinG", "dictionarx", "jsonb",
             "urx", "int\u{0}", "in\u{0}", "dictionar\u{0}", "Dictionary", "doublf",
+            // Longer than a packed tag keeps, or another spelling of a name's letters.
+            "dictionaryy", "dictionary\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}",
+            "intintintintintintint", "i\u{301}nt", "\u{FF49}\u{FF4E}\u{FF54}", "\u{130}nt",
         ] {
             var name = wrong
             #expect(name.withUTF8 { PreferenceType(utf8: $0) } == nil, "\(wrong)")
