@@ -70,6 +70,16 @@ import Testing
         #expect(pragmas.3 == 0)
     }
 
+    /// A migration that drops a full-text table opens the connection's temporary database;
+    /// left open, each later statement would commit it too (about 40 instructions a read).
+    @Test func migratingLeavesNoTemporaryDatabaseOpen() throws {
+        let database = try AppDatabase(path: folder.path("prefs.sqlite"))
+        let engine = try #require(database.state.withLock { $0.engine } as? SQLiteEngine)
+        let names = try engine.connection.rows(sql: "PRAGMA database_list").map { $0[1] }
+        #expect(names == [.text("main")])
+        #expect(try engine.connection.scalar(Int.self, sql: "PRAGMA temp_store") == 2)
+    }
+
     @Test func reopeningDoesNotMigrateAgain() throws {
         let path = folder.path("prefs.sqlite")
         _ = try AppDatabase(path: path)

@@ -127,12 +127,24 @@ extension SQLiteEngine {
             if mode.lowercased() != "wal" && path != ":memory:" {
                 try connection.execute(sql: "PRAGMA journal_mode = WAL")
             }
-            if opened.version < migrator.latestVersion { try migrator.migrate(connection) }
+            if opened.version < migrator.latestVersion {
+                try migrator.migrate(connection)
+                try closeTemporaryDatabase(connection)
+            }
         } else if opened.version != 0 && opened.version < migrator.latestVersion {
             throw DatabaseError.needsUpgrade(
                 path: path, found: opened.version, supported: migrator.latestVersion)
         }
         return opened
+    }
+
+    /// Closes the connection's temporary database, which migrating opens (dropping a
+    /// full-text table does): while it is open, every statement's commit, a read's too,
+    /// visits it as well as the file. Changing `temp_store` closes it; nothing of ours
+    /// lives there.
+    private static func closeTemporaryDatabase(_ connection: Connection) throws {
+        try connection.execute(sql: "PRAGMA temp_store = DEFAULT")
+        try connection.execute(sql: "PRAGMA temp_store = MEMORY")
     }
 
     /// The commit token and the newest history row: where a change feed starts reading.
