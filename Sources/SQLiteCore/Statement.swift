@@ -32,6 +32,9 @@ public final class Statement {
         /// Bound text lives here until the next reset, so that SQLite can take it as
         /// `SQLITE_STATIC` instead of copying it into an allocation of its own per bind.
         var texts = TextArena()
+        /// The parameter ``lookUp(_:at:tag:)`` bound to its caller's bytes (0: none). Those
+        /// bytes are gone once it returns: any other run binds NULL to it first.
+        var borrowedParameter: Int32 = 0
     }
 
     /// Prepares one statement. SQL that holds more than white space and comments after its
@@ -228,6 +231,7 @@ public final class Statement {
     /// - Throws: ``SQLiteError`` when the step fails.
     @discardableResult
     public func step() throws -> Bool {
+        if scratch.pointee.borrowedParameter != 0 { forgetBorrowedParameter() }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -244,6 +248,7 @@ public final class Statement {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         scratch.pointee.clears &+= 1
+        scratch.pointee.borrowedParameter = 0
         // No binding points into the arena any more.
         scratch.pointee.texts.reuse()
         if !scratch.pointee.boundValues.isEmpty {
@@ -271,28 +276,52 @@ public final class Statement {
 
     /// One lookup by a statement that yields at most one row whose first column is a short
     /// text tag and whose second is a value: binds `key` to the parameter at `index` (every
-    /// other parameter keeps what was bound to it, as after ``rewind()``), steps once, reads
-    /// the row, and rewinds. The whole run is one call, with no intermediate row.
+    /// other parameter keeps what was bound to it), steps once, reads the row, and resets
+    /// the statement. The whole run is one call, with no intermediate row.
+    ///
+    /// SQLite reads the key from the string's own bytes, not from a copy: the run ends (the
+    /// statement is reset) before they can go. The parameter is left pointing at them, so
+    /// any other run of the statement (``step()``) binds NULL to it first; another lookUp
+    /// binds it again.
     ///
     /// - Returns: the second column, with the first in `tag`; nil when there is no row.
     /// - Throws: ``SQLiteError`` when the bind or the step fails.
     public func lookUp(_ key: String, at index: Int, tag: inout ShortText) throws
         -> SQLiteValue?
     {
-        let bound = bindText(key, at: Int32(index))
-        if bound != SQLITE_OK { throw connection.makeError(bound, sql: sql) }
-        let code = sqlite3_step(handle)
+        let position = Int32(index)
         var found: SQLiteValue?
-        var failure: SQLiteError?
-        if code == SQLITE_ROW {
-            tag = Self.shortText(handle, 0)
-            found = value(at: 1)
-        } else if code != SQLITE_DONE {
-            failure = connection.makeError(code, sql: sql, arguments: [.text(key)])
+        var bytesOfKey = key
+        // The bind's code when it failed, else the step's.
+        let code = bytesOfKey.withUTF8 { bytes -> Int32 in
+            // SQLITE_STATIC: the bytes stay put until the reset below.
+            let bound = sqlite3_bind_text64(
+                handle, position,
+                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
+                    .assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count), nil, UInt8(SQLITE_UTF8))
+            if bound != SQLITE_OK { return bound }
+            scratch.pointee.borrowedParameter = position
+            let code = sqlite3_step(handle)
+            if code == SQLITE_ROW {
+                tag = Self.shortText(handle, 0)
+                found = value(at: 1)
+            }
+            // The error's message is read before the reset (which would clear it).
+            if code != SQLITE_ROW && code != SQLITE_DONE { return code }
+            sqlite3_reset(handle)
+            return code
         }
-        rewind()
-        if let failure { throw failure }
-        return found
+        if code == SQLITE_ROW || code == SQLITE_DONE { return found }
+        let error = connection.makeError(code, sql: sql, arguments: [.text(key)])
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Binds NULL where ``lookUp(_:at:tag:)`` left its caller's bytes bound.
+    private func forgetBorrowedParameter() {
+        sqlite3_bind_null(handle, scratch.pointee.borrowedParameter)
+        scratch.pointee.borrowedParameter = 0
     }
 
     /// A column's text packed as ``ShortText`` (the empty text for NULL).

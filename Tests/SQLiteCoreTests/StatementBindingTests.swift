@@ -183,4 +183,25 @@ import Testing
             ShortText(String(repeating: "a", count: 16))
                 != ShortText(String(repeating: "a", count: 17)))
     }
+
+    /// lookUp lends SQLite the key's own bytes, which are gone once it returns: a run of the
+    /// statement that does not bind the key again must read NULL there, never those bytes.
+    @Test func aRunAfterALookUpDoesNotReadTheBytesItLent() throws {
+        let select = try connection.makeStatement(sql: "SELECT 'text', ?2, ?1")
+        try select.bindKept("kept", at: 1)
+        for length in [1, 15, 16, 200, 5_000] {
+            var tag = ShortText()
+            // A key made here and let go of after the lookup: heap bytes for the longer ones.
+            let key = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            #expect(try select.lookUp(key, at: 2, tag: &tag) == .text(key))
+            #expect(tag == ShortText("text"))
+        }
+        #expect(try select.step())
+        #expect(select.isNull(at: 1))
+        #expect(select.text(at: 2) == "kept")
+        select.reset()
+        // A later lookUp binds it again.
+        var tag = ShortText()
+        #expect(try select.lookUp("again", at: 2, tag: &tag) == .text("again"))
+    }
 }
