@@ -6,7 +6,7 @@
 
 /// Storage of bookmarks, their tags and their search index. Calls are made with the
 /// database lock held, writes inside a transaction (``BookmarkStore`` does both).
-package protocol BookmarkRepository {
+package protocol BookmarkRepository: AnyObject {
     func bookmark(id: Int64) throws -> Bookmark?
     func bookmark(kind: String, itemID: String) throws -> Bookmark?
     /// The id of an item's bookmark, without reading the rest.

@@ -18,7 +18,7 @@
 /// never reused. After each change the history keeps the newest `historyLimit()` changes
 /// and at least the newest one: other connections learn of commits from it
 /// (``changes(after:)``), and a gap in the ids tells them they missed some.
-package protocol PreferenceRepository {
+package protocol PreferenceRepository: AnyObject {
     /// The stored value of a key, nil when absent.
     func value(suite: String, key: String) throws -> PreferenceValue?
     /// Stores a value, with the version of its shape (nil when the writer named none).

@@ -1,6 +1,6 @@
 /// Storage of selections. Calls are made with the database lock held, writes inside a
 /// transaction (``SelectionStore`` does both).
-package protocol SelectionRepository {
+package protocol SelectionRepository: AnyObject {
     /// The selection with a name, nil when there is none.
     func selection(named name: String) throws -> Selection?
     /// Inserts or replaces a selection.
