@@ -12,17 +12,18 @@ final class KeyObservation: Observable, @unchecked Sendable {
 
     /// Stands for the key's value in the registrar; it is named, never read.
     var value: Int { 0 }
-    private static let valueKeyPath = \KeyObservation.value
+    /// Kept by each instance: a static one costs a once-check on every read.
+    private let valueKeyPath = \KeyObservation.value
 
     /// Registers a read with the observation tracking in progress on this thread, if any.
     @inline(__always)
     func access() {
-        registrar.access(self, keyPath: Self.valueKeyPath)
+        registrar.access(self, keyPath: valueKeyPath)
     }
 
     /// Tells whoever tracked a read of the key that it changed. Called with no lock held:
     /// their handlers may read the store at once.
     func didChange() {
-        registrar.withMutation(of: self, keyPath: Self.valueKeyPath) {}
+        registrar.withMutation(of: self, keyPath: valueKeyPath) {}
     }
 }
