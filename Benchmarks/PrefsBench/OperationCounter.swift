@@ -2,6 +2,7 @@ import CRawSQLite
 import Foundation
 import PrefsInterchange
 import PrefsKit
+import Synchronization
 
 /// Runs exactly N operations of one kind and nothing else, so that callgrind runs with two
 /// values of N give the instructions of one operation by difference. Each PrefsKit
@@ -11,18 +12,26 @@ enum OperationCounter {
     static let kinds = [
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
-        "raw-uncached-get-after-commit",
+        "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000",
     ]
+
+    /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
+    static let cycledKeys = (0..<1_000).map { "key\($0)" }
 
     /// Bookmarks listed by one `list` operation: one category of 20 in a table of this many.
     static let listRows = 20_000
 
     /// The region callgrind counts (`--toggle-collect` on this function): the operations, without
     /// the set-up before them.
+    /// The body is not its last call: a tail call would leave the counted function before
+    /// the body runs, and callgrind would count nothing.
     @inline(never)
     static func counted(_ body: () throws -> Void) rethrows {
         try body()
+        countedRegions.add(1, ordering: .relaxed)
     }
+
+    private static let countedRegions = Atomic<Int>(0)
 
     static func run(_ kind: String, count: Int) throws {
         guard kinds.contains(kind) else {
@@ -49,6 +58,12 @@ enum OperationCounter {
         switch kind {
         case "get", "uncached-get":
             counted { for _ in 0..<count { sink &+= store[key] } }
+        case "uncached-get-1000":
+            let keys = cycledKeys.map { Prefs.Key($0, default: 0) }
+            try store.transaction { edit in
+                for (i, key) in keys.enumerated() { try edit.set(i, for: key) }
+            }
+            counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
         case "uncached-get-after-commit":
             // Another connection commits before each get (uncounted): the read starts with
             // SQLite's page cache emptied, as the first read after another process's write.
@@ -138,6 +153,19 @@ enum OperationCounter {
             counted {
                 for _ in 0..<count {
                     _ = raw_get_int(raw, "standard", "launchCount", &value)
+                    sink &+= Int(value)
+                }
+            }
+        case "raw-uncached-get-1000":
+            guard raw_set_batch(raw, "standard", Int32(cycledKeys.count), 0, 0) == 0 else {
+                throw BenchmarkError(description: "raw_set_batch failed")
+            }
+            let names = cycledKeys.map { strdup($0) }
+            defer { for name in names { free(name) } }
+            var value: Int64 = 0
+            counted {
+                for i in 0..<count {
+                    _ = raw_get_int(raw, "standard", names[i % names.count], &value)
                     sink &+= Int(value)
                 }
             }
