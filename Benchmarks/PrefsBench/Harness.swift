@@ -60,22 +60,40 @@ enum Clock {
 
 /// Runs contenders in interleaved rounds (A B C, C B A, ...) so that drift of the machine
 /// affects each alike; one warm-up round is discarded.
+///
+/// With `slices` above 1 each round is cut into that many slices, and the contenders take
+/// turns slice by slice (A B, B A, ...), each round's time being the sum of a contender's
+/// slices: a pause of the machine (a stolen tick, another process) then falls on both
+/// sides of a round alike instead of on the one that ran during it.
 func measure(
     _ name: String, unit: String = "ns/op", target: String, rounds: Int, iterations: Int,
-    _ contenders: [Contender]
+    slices: Int = 1, _ contenders: [Contender]
 ) throws -> WorkloadResult {
     var samples = contenders.map { Sample(contender: $0.name) }
     for round in 0...rounds {
-        // The order turns each round, so that no side always runs first (or right after
-        // the other): the machine's state at a round's start counts against each in turn.
-        let order = round % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
-        for index in order {
-            let contender = contenders[index]
-            let count = contender.iterations ?? iterations
-            let start = Clock.nanoseconds()
-            try contender.run(count)
-            let elapsed = Double(Clock.nanoseconds() - start)
-            if round > 0 { samples[index].nanosecondsPerOperation.append(elapsed / Double(count)) }
+        var elapsed = [UInt64](repeating: 0, count: contenders.count)
+        var counts = [Int](repeating: 0, count: contenders.count)
+        for slice in 0..<max(1, slices) {
+            // The order turns each slice, so that no side always runs first (or right
+            // after the other): the machine's state at a slice's start counts against each
+            // in turn.
+            let turn = round &+ slice
+            let order = turn % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
+            for index in order {
+                let contender = contenders[index]
+                let total = contender.iterations ?? iterations
+                let count = max(1, total / max(1, slices))
+                let start = Clock.nanoseconds()
+                try contender.run(count)
+                elapsed[index] += Clock.nanoseconds() - start
+                counts[index] += count
+            }
+        }
+        if round > 0 {
+            for index in contenders.indices {
+                samples[index].nanosecondsPerOperation.append(
+                    Double(elapsed[index]) / Double(counts[index]))
+            }
         }
     }
     return WorkloadResult(name: name, unit: unit, target: target, samples: samples)

@@ -179,7 +179,7 @@ struct Workloads {
         let iterations = quick ? 20_000 : 200_000
         let result = try measure(
             "get, uncached (\(keys) keys)", target: "<= 1.1x raw C (SPEC: <= 1.4x)", rounds: rounds,
-            iterations: iterations,
+            iterations: iterations, slices: quick ? 10 : 50,
             [
                 Contender(name: "PrefsKit") { n in
                     for i in 0..<n { sink &+= store[typed[i % keys]] }
