@@ -291,31 +291,47 @@ public final class Statement {
     {
         let position = Int32(index)
         var found: SQLiteValue?
-        var bytesOfKey = key
-        // The bind's code when it failed, else the step's.
-        let code = bytesOfKey.withUTF8 { bytes -> Int32 in
-            // SQLITE_STATIC: the bytes stay put until the reset below.
-            let bound = sqlite3_bind_text64(
-                handle, position,
-                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
-                    .assumingMemoryBound(to: CChar.self),
-                sqlite3_uint64(bytes.count), nil, UInt8(SQLITE_UTF8))
-            if bound != SQLITE_OK { return bound }
-            scratch.pointee.borrowedParameter = position
-            let code = sqlite3_step(handle)
-            if code == SQLITE_ROW {
-                tag = Self.shortText(handle, 0)
-                found = value(at: 1)
-            }
-            // The error's message is read before the reset (which would clear it).
-            if code != SQLITE_ROW && code != SQLITE_DONE { return code }
-            sqlite3_reset(handle)
-            return code
+        // The bind's code when it failed, else the step's. A native string lends its bytes
+        // as they are (no copy, no retain); a bridged one is made native first.
+        let code: Int32
+        if let direct = key.utf8.withContiguousStorageIfAvailable({
+            lookUp($0, at: position, tag: &tag, found: &found)
+        }) {
+            code = direct
+        } else {
+            var native = key
+            code = native.withUTF8 { lookUp($0, at: position, tag: &tag, found: &found) }
         }
         if code == SQLITE_ROW || code == SQLITE_DONE { return found }
         let error = connection.makeError(code, sql: sql, arguments: [.text(key)])
         sqlite3_reset(handle)
         throw error
+    }
+
+    /// ``lookUp(_:at:tag:)``'s run, over the key's bytes: the bind's code when it failed,
+    /// else the step's. Resets the statement unless the step failed (the error's message is
+    /// read first).
+    @inline(__always)
+    private func lookUp(
+        _ bytes: UnsafeBufferPointer<UInt8>, at position: Int32, tag: inout ShortText,
+        found: inout SQLiteValue?
+    ) -> Int32 {
+        // SQLITE_STATIC: the bytes stay put until the reset below.
+        let bound = sqlite3_bind_text64(
+            handle, position,
+            UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1))?
+                .assumingMemoryBound(to: CChar.self),
+            sqlite3_uint64(bytes.count), nil, UInt8(SQLITE_UTF8))
+        if bound != SQLITE_OK { return bound }
+        scratch.pointee.borrowedParameter = position
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW {
+            tag = Self.shortText(handle, 0)
+            found = value(at: 1)
+        }
+        if code != SQLITE_ROW && code != SQLITE_DONE { return code }
+        sqlite3_reset(handle)
+        return code
     }
 
     /// Binds NULL where ``lookUp(_:at:tag:)`` left its caller's bytes bound.
