@@ -327,11 +327,22 @@ public final class Statement {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW {
             tag = Self.shortText(handle, 0)
-            found = value(at: 1)
+            let value = sqlite3_column_value(handle, 1)
+            // A number in line; the rest (text, a blob: more code than is run) out of it,
+            // so that the usual lookup runs through few lines of code.
+            found =
+                sqlite3_value_type(value) == SQLITE_INTEGER
+                ? .integer(sqlite3_value_int64(value)) : Self.otherValue(value)
         }
         if code != SQLITE_ROW && code != SQLITE_DONE { return code }
         sqlite3_reset(handle)
         return code
+    }
+
+    /// A column's value that is not an integer, out of line (see ``value(of:)``).
+    @inline(never)
+    private static func otherValue(_ value: OpaquePointer?) -> SQLiteValue {
+        Self.value(of: value)
     }
 
     /// Binds NULL where ``lookUp(_:at:tag:)`` left its caller's bytes bound.
@@ -395,13 +406,18 @@ public final class Statement {
 
     /// The value of a column of the current row.
     public func value(at index: Int) -> SQLiteValue {
-        let value = column(index)
+        Self.value(of: column(index))
+    }
+
+    /// A column's value, read from SQLite's value object.
+    @inline(__always)
+    private static func value(of value: OpaquePointer?) -> SQLiteValue {
         switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
-        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
-        case SQLITE_TEXT: return .text(Self.text(of: value) ?? "")
-        case SQLITE_BLOB: return .blob(Self.blob(of: value))
-        default: return .null
+        case SQLITE_INTEGER: .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: .text(text(of: value) ?? "")
+        case SQLITE_BLOB: .blob(blob(of: value))
+        default: .null
         }
     }
 
