@@ -18,6 +18,10 @@ struct InstructionCount {
         [(workload: String, operation: String, kind: String, rawKind: String, count: Int)] = [
             ("get, uncached", "one get", "uncached-get", "raw-uncached-get", 20_000),
             (
+                "get, uncached, 1,000 keys in turn", "one get", "uncached-get-1000",
+                "raw-uncached-get-1000", 20_000
+            ),
+            (
                 "bookmark insert in one transaction", "one bookmark", "bookmark", "raw-bookmark",
                 1_000
             ),
