@@ -155,7 +155,7 @@ public final class Statement {
                     sqlite3_uint64(bytes.count), prefs_sqlite_transient())
             }
         }
-        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        try finishBind(code, at: index)
     }
 
     /// Binds a string without going through ``SQLiteValue``.
@@ -163,7 +163,7 @@ public final class Statement {
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ text: String, at index: Int) throws {
         let code = bindText(text, at: Int32(index))
-        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        try finishBind(code, at: index)
     }
 
     /// Binds a copy of a string that SQLite keeps until the parameter is bound again or the
@@ -180,7 +180,7 @@ public final class Statement {
                     .assumingMemoryBound(to: CChar.self),
                 sqlite3_uint64(bytes.count), prefs_sqlite_transient(), UInt8(SQLITE_UTF8))
         }
-        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        try finishBind(code, at: index)
     }
 
     /// How many times the bindings were cleared: a value bound with ``bindKept(_:at:)`` is
@@ -193,7 +193,7 @@ public final class Statement {
     public func bind(_ text: String?, at index: Int) throws {
         let code =
             text.map { bindText($0, at: Int32(index)) } ?? sqlite3_bind_null(handle, Int32(index))
-        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        try finishBind(code, at: index)
     }
 
     /// Binds an integer without going through ``SQLiteValue``.
@@ -201,7 +201,17 @@ public final class Statement {
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ integer: Int64, at index: Int) throws {
         let code = sqlite3_bind_int64(handle, Int32(index), integer)
+        try finishBind(code, at: index)
+    }
+
+    /// After a bind at `index`: fails on SQLite's error, and a parameter that
+    /// ``lookUp(_:at:tag:)`` left pointing at its caller's bytes no longer does.
+    @inline(__always)
+    private func finishBind(_ code: Int32, at index: Int) throws {
         if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        if scratch.pointee.borrowedParameter == Int32(index) {
+            scratch.pointee.borrowedParameter = 0
+        }
     }
 
     /// Binds a real without going through ``SQLiteValue``.
@@ -209,7 +219,7 @@ public final class Statement {
     /// - Throws: ``SQLiteError`` when the bind fails.
     public func bind(_ real: Double, at index: Int) throws {
         let code = sqlite3_bind_double(handle, Int32(index), real)
-        if code != SQLITE_OK { throw connection.makeError(code, sql: sql) }
+        try finishBind(code, at: index)
     }
 
     @inline(__always)
@@ -323,6 +333,9 @@ public final class Statement {
                 .assumingMemoryBound(to: CChar.self),
             sqlite3_uint64(bytes.count), nil, UInt8(SQLITE_UTF8))
         if bound != SQLITE_OK { return bound }
+        // Another parameter that an earlier lookup lent bytes to reads NULL from now on.
+        let earlier = scratch.pointee.borrowedParameter
+        if earlier != 0 && earlier != position { sqlite3_bind_null(handle, earlier) }
         scratch.pointee.borrowedParameter = position
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW {

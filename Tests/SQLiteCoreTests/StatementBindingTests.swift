@@ -203,5 +203,17 @@ import Testing
         // A later lookUp binds it again.
         var tag = ShortText()
         #expect(try select.lookUp("again", at: 2, tag: &tag) == .text("again"))
+        // A value bound there since is what the next run reads, not NULL.
+        try select.bind(Int64(5), at: 2)
+        #expect(try select.step())
+        #expect(select.int64(at: 1) == 5)
+        select.reset()
+        // A lookup at another parameter lets go of the first one's bytes too.
+        try select.bind("kept", at: 1)
+        #expect(try select.lookUp("lent", at: 2, tag: &tag) == .text("lent"))
+        #expect(try select.lookUp("other", at: 1, tag: &tag) == .null)
+        #expect(try select.step())
+        #expect(select.isNull(at: 1))
+        #expect(select.isNull(at: 2))
     }
 }
