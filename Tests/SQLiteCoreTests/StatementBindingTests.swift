@@ -189,6 +189,10 @@ import Testing
     @Test func aRunAfterALookUpDoesNotReadTheBytesItLent() throws {
         let select = try connection.makeStatement(sql: "SELECT 'text', ?2, ?1")
         try select.bindKept("kept", at: 1)
+        var empty = ShortText()
+        // The empty key is text of no bytes, not NULL; a key with a NUL byte keeps it.
+        #expect(try select.lookUp("", at: 2, tag: &empty) == .text(""))
+        #expect(try select.lookUp("a\u{0}b", at: 2, tag: &empty) == .text("a\u{0}b"))
         for length in [1, 15, 16, 200, 5_000] {
             var tag = ShortText()
             // A key made here and let go of after the lookup: heap bytes for the longer ones.
