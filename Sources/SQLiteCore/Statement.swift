@@ -33,7 +33,8 @@ public final class Statement {
         /// `SQLITE_STATIC` instead of copying it into an allocation of its own per bind.
         var texts = TextArena()
         /// The parameter ``lookUp(_:at:tag:)`` bound to its caller's bytes (0: none). Those
-        /// bytes are gone once it returns: any other run binds NULL to it first.
+        /// bytes are gone once it returns: unless it is bound again, any other run binds
+        /// NULL to it first.
         var borrowedParameter: Int32 = 0
     }
 
@@ -291,8 +292,8 @@ public final class Statement {
     ///
     /// SQLite reads the key from the string's own bytes, not from a copy: the run ends (the
     /// statement is reset) before they can go. The parameter is left pointing at them, so
-    /// any other run of the statement (``step()``) binds NULL to it first; another lookUp
-    /// binds it again.
+    /// unless it is bound again, any other run of the statement (``step()``) binds NULL to
+    /// it first.
     ///
     /// - Returns: the second column, with the first in `tag`; nil when there is no row.
     /// - Throws: ``SQLiteError`` when the bind or the step fails.
