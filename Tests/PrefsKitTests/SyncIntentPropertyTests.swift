@@ -1,0 +1,320 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PrefsKit
+
+/// Confirmed writes against a model of what the users did, not of what the devices pushed.
+///
+/// ``SyncPropertyTests`` feeds its model the changes each device pushes, so it agrees with
+/// whatever the devices decide to stamp and send. This test's model knows only the writes:
+/// every call that returned, on a device or through the server app, with the time it was
+/// made. With every clock right, the rule of docs/sync.md says what each replica must end
+/// with: for each preference, bookmark, title and tag, the newest write or removal. The
+/// schedules draw what real devices do: writes before a device's first round (while others
+/// delete unrelated keys, so the hub has removals to collect), late joiners, server writes
+/// before any device synced, `leave` and rejoin, restores from an older copy of the file
+/// (with its `-wal`), devices the hub expires and that come back, and restarts.
+///
+/// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (300 by default, 10,000 with
+/// `Tests/reliability --long`); `PREFS_SYNC_INTENT_SEED` replays one (each failure names
+/// its seed).
+@Suite(.serialized) struct SyncIntentPropertyTests {
+    static var seeds: [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["PREFS_SYNC_INTENT_SEED"].flatMap(UInt64.init) { return [seed] }
+        let long = environment["PREFS_RELIABILITY_LONG"] == "1"
+        let count =
+            environment["PREFS_SYNC_INTENT_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 300)
+        return (0..<UInt64(count)).map { 5_000 + $0 }
+    }
+
+    /// How many failing schedules to report before stopping (`PREFS_SYNC_INTENT_FAILURES`).
+    static var failuresShown: Int {
+        ProcessInfo.processInfo.environment["PREFS_SYNC_INTENT_FAILURES"].flatMap(Int.init) ?? 5
+    }
+
+    /// What the users did: for each thing, the newest write (nil: removed) and when.
+    struct Intent {
+        /// "p KEY", "b ITEM" (exists), "t ITEM" (title), "g ITEM TAG" (tagged).
+        var newest: [String: (value: String?, at: Int64)] = [:]
+
+        mutating func wrote(_ thing: String, _ value: String?, at time: Int64) {
+            newest[thing] = (value, time)
+        }
+
+        /// What every replica must show: preferences, and bookmarks with their tags.
+        var view: SyncPropertyTests.View {
+            var preferences: [String: PreferenceValue] = [:]
+            var bookmarks: [String: String] = [:]
+            for (thing, write) in newest {
+                guard let value = write.value else { continue }
+                let parts = thing.split(separator: " ").map(String.init)
+                if parts[0] == "p", let number = Int(value) {
+                    preferences[parts[1]] = .int(number)
+                } else if parts[0] == "b" {
+                    let item = parts[1]
+                    let title = newest["t \(item)"]?.value ?? item
+                    let tags = newest.filter { $0.key.hasPrefix("g \(item) ") && $0.value.value != nil }
+                        .map { String($0.key.split(separator: " ")[2]) }.sorted()
+                    bookmarks[item] = "\(title) [\(tags.joined(separator: ","))]"
+                }
+            }
+            return SyncPropertyTests.View(preferences: preferences, bookmarks: bookmarks)
+        }
+    }
+
+    /// Milliseconds since 1970 now; writes are spaced so that no two share one.
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }
+
+    static func pause() { usleep(3_000) }
+
+    @Test func confirmedWritesSurviveEverySchedule() throws {
+        let server = try PostgresServer.start()
+        let hubDatabase = try server.makeDatabase()
+        let hub = try SyncHubRoute.target(server, database: hubDatabase)
+        let start = ContinuousClock.now
+        var failed: [UInt64] = []
+        var tally = Tally()
+        for seed in Self.seeds {
+            if try !run(
+                seed: seed, hub: hub, hubDatabase: hubDatabase, server: server, tally: &tally)
+            {
+                failed.append(seed)
+                if failed.count >= Self.failuresShown { break }
+            }
+        }
+        print(
+            "sync intent: \(Self.seeds.count) schedules in \(ContinuousClock.now - start);"
+                + " writes \(tally.writes), pre-join \(tally.preJoin), server before any device"
+                + " \(tally.serverFirst), restores \(tally.restores), rejoins \(tally.rejoins),"
+                + " expiries \(tally.expiries); failing seeds:"
+                + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
+        #expect(failed.isEmpty, "failing seeds: \(failed)")
+    }
+
+    struct Tally {
+        var writes = 0, preJoin = 0, serverFirst = 0, restores = 0, rejoins = 0, expiries = 0
+    }
+
+    // The schedule's steps, one switch.
+    // swiftlint:disable:next function_body_length
+    private func run(
+        seed: UInt64, hub: String, hubDatabase: String, server: PostgresServer,
+        tally: inout Tally
+    ) throws -> Bool {
+        let account = "i\(seed)"
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: seed)
+        let deviceCount = Int.random(in: 3...4, using: &random)
+        var paths = (0..<deviceCount).map { folder.path("device\($0).db") }
+        var options = AppDatabase.Options()
+        options.watchesForChanges = false
+        var devices = try paths.map { try AppDatabase(path: $0, options: options) }
+        var syncs: [DeviceSync?] = Array(repeating: nil, count: deviceCount)
+        var backups: [String?] = Array(repeating: nil, count: deviceCount)
+        var copies = 0
+        let keys = (0..<4).map { "key\($0)" }
+        let items = (0..<3).map { "item\($0)" }
+        let tags = ["red", "green", "blue"]
+        var intent = Intent()
+        var anyDeviceSynced = false
+        var log: [String] = []
+        let hubView = try SyncPropertyTests.hubEngine(
+            hub: server.target(database: hubDatabase), account: account)
+
+        func deviceSync(_ index: Int) throws -> DeviceSync {
+            if let sync = syncs[index] { return sync }
+            let sync = try DeviceSync(
+                database: devices[index], hub: hub, account: account,
+                hubOptions: SyncHubRoute.options)
+            syncs[index] = sync
+            return sync
+        }
+        func sync(_ index: Int) throws {
+            try deviceSync(index).sync()
+            anyDeviceSynced = true
+        }
+        func joined(_ index: Int) throws -> Bool { try DeviceSync.status(of: devices[index]) != nil }
+        func reopen(_ index: Int) throws {
+            syncs[index] = nil
+            devices[index] = try AppDatabase(path: paths[index], options: options)
+        }
+
+        // A write through a store of `database` (a device's, or the server app's), recorded
+        // as the users' intent when it changed something.
+        func setPreference(_ database: AppDatabase, _ who: String) throws {
+            let key = keys.randomElement(using: &random) ?? "key0"
+            let store = PreferenceStore(database: database)
+            let value: Int? =
+                Int.random(in: 0..<4, using: &random) == 0
+                ? nil : Int.random(in: 0..<1_000, using: &random)
+            let before = try store.storedValues()[key]
+            let at = Self.now()
+            try store.setValue(value.map { .int($0) }, forKey: key)
+            if before != value.map({ .int($0) }) {
+                intent.wrote("p \(key)", value.map(String.init), at: at)
+                log.append("\(at) \(who) \(key) = \(value.map(String.init) ?? "removed")")
+            }
+        }
+        func editBookmark(_ database: AppDatabase, _ who: String) throws {
+            let item = items.randomElement(using: &random) ?? "item0"
+            let store = BookmarkStore(database: database)
+            let existing = try store.bookmark(kind: "movie", itemID: item)
+            let at = Self.now()
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                guard let existing else { return }
+                _ = try store.remove(kind: "movie", itemID: item)
+                intent.wrote("b \(item)", nil, at: at)
+                for tag in existing.tags { intent.wrote("g \(item) \(tag)", nil, at: at) }
+                log.append("\(at) \(who) removes \(item)")
+            case 1:
+                // A tag toggled.
+                guard var existing else { return }
+                let tag = tags.randomElement(using: &random) ?? "red"
+                let had = existing.tags.contains(tag)
+                if had { existing.tags.removeAll { $0 == tag } } else { existing.tags.append(tag) }
+                _ = try store.add(
+                    BookmarkDraft(
+                        kind: "movie", itemID: item, title: existing.title, tags: existing.tags))
+                intent.wrote("g \(item) \(tag)", had ? nil : "1", at: at)
+                log.append("\(at) \(who) \(had ? "untags" : "tags") \(item) \(tag)")
+            default:
+                let title = "T\(Int.random(in: 0..<100, using: &random))"
+                let chosen = tags.filter { _ in Bool.random(using: &random) }
+                _ = try store.add(
+                    BookmarkDraft(kind: "movie", itemID: item, title: title, tags: chosen))
+                if let existing {
+                    if existing.title != title { intent.wrote("t \(item)", title, at: at) }
+                    for tag in tags where existing.tags.contains(tag) != chosen.contains(tag) {
+                        intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
+                    }
+                } else {
+                    intent.wrote("b \(item)", "1", at: at)
+                    intent.wrote("t \(item)", title, at: at)
+                    for tag in chosen { intent.wrote("g \(item) \(tag)", "1", at: at) }
+                }
+                log.append("\(at) \(who) adds \(item) \(title) \(chosen)")
+            }
+        }
+
+        for _ in 0..<40 {
+            let index = Int.random(in: 0..<deviceCount, using: &random)
+            let database = devices[index]
+            let name = "device\(index)"
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0, 1, 2, 3:
+                if try !joined(index) { tally.preJoin += 1 }
+                tally.writes += 1
+                try setPreference(database, name)
+            case 4, 5:
+                if try !joined(index) { tally.preJoin += 1 }
+                tally.writes += 1
+                try editBookmark(database, name)
+            case 6, 7, 8, 9:
+                try sync(index)
+                log.append("\(Self.now()) \(name) syncs")
+            case 10, 11:
+                // The server app writes; before any device synced, now and then.
+                if !anyDeviceSynced { tally.serverFirst += 1 }
+                tally.writes += 1
+                if Bool.random(using: &random) {
+                    try setPreference(hubView.database, "server")
+                } else {
+                    try editBookmark(hubView.database, "server")
+                }
+            case 12:
+                // A copy of the file as a backup takes it, with its -wal.
+                copies += 1
+                let backup = folder.path("backup\(copies).db")
+                for suffix in ["", "-wal"]
+                where FileManager.default.fileExists(atPath: paths[index] + suffix) {
+                    try FileManager.default.copyItem(
+                        atPath: paths[index] + suffix, toPath: backup + suffix)
+                }
+                backups[index] = backup
+                log.append("\(Self.now()) \(name) backed up")
+            case 13:
+                // Restored from its backup, just after a round (so that every write of its
+                // own since the copy reached the hub, and must come back).
+                guard let backup = backups[index] else { continue }
+                try sync(index)
+                copies += 1
+                let restored = folder.path("restored\(copies).db")
+                for suffix in ["", "-wal"]
+                where FileManager.default.fileExists(atPath: backup + suffix) {
+                    try FileManager.default.copyItem(atPath: backup + suffix, toPath: restored + suffix)
+                }
+                paths[index] = restored
+                try reopen(index)
+                tally.restores += 1
+                log.append("\(Self.now()) \(name) restored")
+            case 14:
+                // Leaves, keeping its data; syncs again later as a rejoin.
+                guard try joined(index) else { continue }
+                try deviceSync(index).leave()
+                syncs[index] = nil
+                tally.rejoins += 1
+                log.append("\(Self.now()) \(name) leaves")
+            case 15:
+                // The hub expires the device (it has not pulled for longer than the hub keeps
+                // devices); it comes back later.
+                guard let status = try DeviceSync.status(of: database) else { continue }
+                let output = try server.psql(
+                    "UPDATE sync_device SET seen_at = seen_at - 86400 * 400"
+                        + " WHERE account = '\(account)' AND device = '\(status.deviceID)'",
+                    database: hubDatabase)
+                #expect(output.status == 0, "\(output.stderr)")
+                tally.expiries += 1
+                log.append("\(Self.now()) \(name) expired")
+            case 16:
+                try reopen(index)
+            default:
+                // Another device syncs: rounds are the commonest thing a device does.
+                let other = Int.random(in: 0..<deviceCount, using: &random)
+                try sync(other)
+                log.append("\(Self.now()) device\(other) syncs")
+            }
+            Self.pause()
+        }
+        // The quiet rounds: every device (joined again if it left) pushes and pulls.
+        for _ in 0..<3 {
+            for index in devices.indices { try sync(index) }
+        }
+        let expected = intent.view
+        var ok = true
+        var seen: [SyncPropertyTests.Contents] = []
+        for index in devices.indices {
+            let state = try SyncPropertyTests.contents(of: devices[index])
+            seen.append(state)
+            if state.view != expected {
+                let schedule = log.joined(separator: "\n    ")
+                let message: String =
+                    "seed \(seed): device \(index) lost a confirmed write:\n  shows  \(state.view)"
+                    + "\n  wrote  \(expected)\n  schedule:\n    \(schedule)"
+                Issue.record(Comment(rawValue: message))
+                ok = false
+                break
+            }
+            if let status = try DeviceSync.status(of: devices[index]), status.pending != 0 {
+                Issue.record("seed \(seed): device \(index) has \(status.pending) pending")
+                ok = false
+            }
+        }
+        let serverState = try SyncPropertyTests.contents(of: hubView.database)
+        if ok, serverState.view != expected {
+            let schedule = log.joined(separator: "\n    ")
+            let message: String =
+                "seed \(seed): the server app's store lost a confirmed write:\n  shows  "
+                + "\(serverState.view)\n  wrote  \(expected)\n  schedule:\n    \(schedule)"
+            Issue.record(Comment(rawValue: message))
+            ok = false
+        }
+        if ok, Set(seen.map(\.order)).count > 1 {
+            Issue.record("seed \(seed): the devices order their bookmarks differently: \(seen)")
+            ok = false
+        }
+        return ok
+    }
+}
