@@ -158,14 +158,10 @@
                     """
                     SELECT prefs_sync_start($1), prefs_sync_number($1),
                         set_config('prefs.sync_applying', 'on', true),
-                        (SELECT sync_horizon_clock IS NOT NULL FROM prefs_account_state
-                            WHERE account = $1),
                         (SELECT sync_rebuild FROM prefs_account_state WHERE account = $1)
                     """, [account])
-                // Before anything was collected, nothing can be older than the horizon.
-                let hasHorizon = opening.text(row: 0, column: 3) == "t"
                 let number = opening.integer(row: 0, column: 1) ?? 0
-                if opening.text(row: 0, column: 4) == "t" { try rebuildEveryBookmark() }
+                if opening.text(row: 0, column: 3) == "t" { try rebuildEveryBookmark() }
                 // Each change against the rules and the clock bound, alone: a malformed one
                 // or one stamped too far ahead is refused and reported; the rest go on.
                 let checked = try connection.execute(
@@ -205,37 +201,6 @@
                 let hubClock =
                     (clockLimit.integer(row: 0, column: 0) ?? 0)
                     - (clockLimit.integer(row: 0, column: 1) ?? 0)
-                // Older than the horizon, for a field the hub no longer has: it would have
-                // lost to a tombstone that was collected, so it loses to the horizon.
-                let beyond =
-                    try !hasHorizon
-                    ? nil
-                    : connection.execute(
-                        prepared: "sync_beyond_horizon",
-                        """
-                        SELECT c.n, a.sync_horizon_clock FROM \(Self.incoming)
-                        JOIN prefs_account_state AS a ON a.account = $1
-                        WHERE a.sync_horizon_clock IS NOT NULL
-                            AND c.clock < a.sync_horizon_clock COLLATE "C"
-                            AND c.n <> ALL($3::bigint[])
-                            AND NOT EXISTS (
-                                SELECT 1 FROM sync_change AS s WHERE s.account = $1
-                                    AND s.entity = c.entity AND s.ident = c.ident
-                                    AND s.field = c.field OFFSET 0)
-                        """,
-                        [
-                            account, document,
-                            "{" + excluded.map(String.init).joined(separator: ",") + "}",
-                        ])
-                var beyondHorizon: [(change: SyncChange, winner: String)] = []
-                for row in 0..<(beyond?.rowCount ?? 0) {
-                    guard let beyond, let n = beyond.integer(row: row, column: 0),
-                        let horizon = beyond.text(row: row, column: 1),
-                        changes.indices.contains(Int(n) - 1)
-                    else { continue }
-                    excluded.append(Int(n))
-                    beyondHorizon.append((changes[Int(n) - 1], horizon))
-                }
                 let skipped = "{" + excluded.map(String.init).joined(separator: ",") + "}"
                 // In one reading of the pushed document: the hub's rows that are as new or
                 // newer (the change loses to them; last column true), and the older ones of
@@ -328,10 +293,11 @@
                 try connection.execute(
                     prepared: "sync_device_known",
                     """
-                    INSERT INTO sync_device (account, device, cursor, seen_at)
-                    VALUES ($1, $2, 0, extract(epoch FROM now()) - 978307200)
-                    ON CONFLICT (account, device) DO NOTHING
-                    """, [account, device])
+                    INSERT INTO sync_device (account, device, cursor, seen_at, pushed_clock)
+                    VALUES ($1, $2, 0, extract(epoch FROM now()) - 978307200, $3)
+                    ON CONFLICT (account, device) DO UPDATE SET pushed_clock =
+                        greatest(sync_device.pushed_clock, excluded.pushed_clock)
+                    """, [account, device, Self.newestOwnClock(changes, device: device, excluding: excluded)])
                 // A hint to the account's other devices: pull now.
                 try connection.execute(
                     prepared: "sync_notify", "SELECT pg_notify($1, prefs_notify_payload())",
@@ -361,7 +327,6 @@
                 var outcome = SyncPushOutcome(
                     accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRows,
                     clockAhead: aheadRows, hubClock: hubClock)
-                outcome.beyondHorizon = beyondHorizon
                 outcome.winners = winners
                 outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
                 if outcome.accepted > 0 { outcome.sequence = number }
@@ -425,30 +390,54 @@
             }
         }
 
-        func pullRound(after cursor: Int64, device: String) throws -> SyncPull {
+        /// The newest clock of the device's own among the changes the hub took or had
+        /// newer (refused ones are left out: a clock refused for being ahead is stamped again):
+        /// the device's file holds a clock at least as new, unless it was restored from an
+        /// older copy.
+        private static func newestOwnClock(
+            _ changes: [SyncChange], device: String, excluding excluded: [Int]
+        ) -> String? {
+            let left = Set(excluded)
+            return changes.enumerated().filter { index, change in
+                !left.contains(index + 1) && HybridClock(change.clock)?.device == device
+            }.map(\.element.clock).max()
+        }
+
+        func pullRound(
+            after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?
+        ) throws -> SyncPull {
             try reconnectIfNeeded()
             // A read-only hub (a standby) pulls what the primary's stamping wrote.
             if !isReadOnly { try startSync() }
-            // One snapshot: the horizon, the rows after the cursor, and (behind the horizon)
-            // every field, so that no tombstone is collected between reading them.
             return try reconnecting {
                 try transaction(snapshot: true) {
-                    let horizon = try self.horizon()
-                    let isFull = cursor < horizon.sequence
-                    // A delta leaves out the device's own rows: it holds them (the hub's row
-                    // of a field is the device's push until another replaces it). The cursor
-                    // still moves past them.
-                    let from = isFull ? 0 : cursor
+                    // Older than a clock the hub took from it: the file is an older copy
+                    // (restored), which lacks what it pushed since; it pulls everything.
+                    let isRestored =
+                        try deviceClock.map { clock in
+                            try connection.execute(
+                                prepared: "sync_restored",
+                                """
+                                SELECT left(pushed_clock, 22) > $3 COLLATE "C" FROM sync_device
+                                WHERE account = $1 AND device = $2
+                                """, [account, device, clock]
+                            ).text(row: 0, column: 0) == "t"
+                        } ?? false
+                    let from = isRestored ? 0 : cursor
+                    // The round's own push is left out (the device holds it); every other row
+                    // after the cursor comes, the device's own from earlier pushes included: a
+                    // file restored from a copy, or killed before it recorded a pull, may lack
+                    // them.
                     let result = try connection.execute(
-                        prepared: "sync_pull_others",
+                        prepared: "sync_pull_round",
                         """
                         SELECT s.entity, s.ident, s.field, s.clock, s.present, \(Self.values),
                             s.sequence
                         FROM sync_change AS s \(Self.valuesJoin)
-                        WHERE s.account = $1 AND s.sequence > $2 AND ($3::text IS NULL
-                            OR s.device <> $3)
+                        WHERE s.account = $1 AND s.sequence > $2
+                            AND s.sequence IS DISTINCT FROM $3::bigint
                         ORDER BY s.sequence
-                        """, [account, String(from), isFull ? nil : device])
+                        """, [account, String(from), leavingOut.map(String.init)])
                     let rows = Self.changes(result, from: 0).compactMap { row, change in
                         result.integer(row: row, column: 8).map { (change, $0) }
                     }
@@ -457,10 +446,9 @@
                         "SELECT max(sequence) FROM sync_change WHERE account = $1 AND sequence > $2",
                         [account, String(from)]
                     ).integer(row: 0, column: 0)
-                    var pulled = SyncPull(
-                        rows: rows, horizon: horizon,
-                        addresses: isFull ? try addresses() : nil)
+                    var pulled = SyncPull(rows: rows)
                     pulled.through = through ?? rows.last?.1
+                    pulled.isRestored = isRestored
                     // Asked of a standby only (``DeviceSync`` checks it there).
                     if isReadOnly { pulled.position = try position() }
                     return pulled
@@ -480,41 +468,6 @@
                     """, [account]
                 ).integer(row: 0, column: 0) ?? 0
             }
-        }
-
-        func horizon() throws -> SyncHorizon {
-            let result = try reconnecting {
-                try connection.execute(
-                    prepared: "sync_horizon",
-                    """
-                    SELECT sync_horizon_clock, sync_horizon_sequence FROM prefs_account_state
-                    WHERE account = $1
-                    """, [account])
-            }
-            guard result.rowCount > 0 else { return SyncHorizon(clock: nil, sequence: 0) }
-            return SyncHorizon(
-                clock: result.text(row: 0, column: 0),
-                sequence: result.integer(row: 0, column: 1) ?? 0)
-        }
-
-        func addresses() throws -> Set<SyncAddress> {
-            let result = try reconnecting {
-                try connection.execute(
-                    prepared: "sync_addresses",
-                    "SELECT entity, ident, field FROM sync_change WHERE account = $1", [account])
-            }
-            var addresses = Set<SyncAddress>()
-            addresses.reserveCapacity(result.rowCount)
-            for row in 0..<result.rowCount {
-                guard
-                    let entity = result.text(row: row, column: 0).flatMap(
-                        SyncEntity.init(rawValue:)),
-                    let ident = result.text(row: row, column: 1),
-                    let field = result.text(row: row, column: 2)
-                else { continue }
-                addresses.insert(SyncAddress(entity: entity, ident: ident, field: field))
-            }
-            return addresses
         }
 
         func clockBound() throws -> Int64 {
@@ -550,26 +503,6 @@
                         cursor = greatest(sync_device.cursor, excluded.cursor),
                         seen_at = excluded.seen_at
                     """, [account, device, String(cursor)])
-                // The horizon moves with what is collected, in the same transaction.
-                try connection.execute(
-                    prepared: "sync_collect",
-                    """
-                    WITH gone AS (
-                        DELETE FROM sync_change WHERE account = $1 AND NOT present
-                            AND sequence <= (
-                                SELECT min(cursor) FROM sync_device WHERE account = $1
-                                    -- The hub's clock: a device's may be wrong.
-                                    AND seen_at > extract(epoch FROM now()) - 978307200
-                                        - 86400 * (
-                                            SELECT device_expiry_days FROM prefs_sync_config))
-                        RETURNING clock, sequence)
-                    UPDATE prefs_account_state SET
-                        sync_horizon_clock = greatest(sync_horizon_clock,
-                            (SELECT max(clock) FROM gone)),
-                        sync_horizon_sequence = greatest(sync_horizon_sequence,
-                            (SELECT max(sequence) FROM gone))
-                    WHERE account = $1 AND EXISTS (SELECT 1 FROM gone)
-                    """, [account])
             }
         }
     }

@@ -22,24 +22,44 @@ final class SQLiteSyncRepository: SyncRepository {
         let rows = try connection.rows(
             sql: """
                 SELECT device_id, hub, account, cursor, last_push, last_pull, last_error,
-                    clock_ahead_ms
-                FROM sync_state
+                    clock_ahead_ms, printf('%015d-%06d', clock_ms, clock_counter)
+                FROM sync_state WHERE is_left = 0
                 """)
         guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
             return nil
         }
-        return SyncDeviceState(
+        var state = SyncDeviceState(
             deviceID: deviceID, hub: row.get(1), account: row.get(2),
             cursor: row.get(3) ?? 0, lastPush: row.get(4, as: Double.self).map(Self.date),
             lastPull: row.get(5, as: Double.self).map(Self.date), lastError: row.get(6),
             clockAheadMilliseconds: row.get(7))
+        state.clock = row.get(8)
+        return state
     }
 
     private static func date(_ seconds: Double) -> Date {
         Date(timeIntervalSinceReferenceDate: seconds)
     }
 
-    func start(deviceID: String, hub: String, account: String) throws {
+    func start(deviceID: String, hub: String, account: String) throws -> Bool {
+        // A device that left: its capture went on, every field keeps its clock. It joins as a
+        // new device (the hub forgot the old one) and pulls everything; with another
+        // account, everything it holds goes to that account, as it was stamped.
+        if let left = try connection.rows(
+            sql: "SELECT left_account FROM sync_state WHERE is_left = 1"
+        ).first {
+            try connection.execute(
+                sql: """
+                    UPDATE sync_state SET device_id = ?, hub = ?, account = ?, cursor = 0,
+                        is_left = 0, left_account = NULL, last_push = NULL, last_pull = NULL,
+                        last_error = NULL, clock_ahead_ms = NULL
+                    """, arguments: [deviceID, hub, account])
+            if left.get(0, as: String.self) != account {
+                try connection.execute(sql: "UPDATE sync_field SET pending = 1")
+            }
+            try SyncCapture.create(connection)
+            return true
+        }
         try connection.execute(
             sql: "INSERT INTO sync_state (only, device_id, hub, account) VALUES (1, ?, ?, ?)",
             arguments: [deviceID, hub, account])
@@ -47,45 +67,80 @@ final class SQLiteSyncRepository: SyncRepository {
         try SyncCapture.create(connection)
         // What is there already is stamped with the time it was last written (so that an
         // older value does not win over a newer one of another device for having been
-        // turned on later), counter 0, this device.
-        // Never later than now: a file may hold times from a clock that was wrong.
-        let stamp = """
-            printf('%015d-%06d-%s', max(0, min(CAST((updated_at + 978307200) * 1000 AS INTEGER),
+        // turned on later), counter 0, this device: a preference its row's time, a bookmark's
+        // field and tag the time of its last edit before (Migrations/0013), else the
+        // bookmark's creation. Never later than now: a file may hold times from a clock that
+        // was wrong.
+        func stamp(_ milliseconds: String) -> String {
+            """
+            printf('%015d-%06d-%s', max(0, min(\(milliseconds),
                 CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))), 0, ?)
             """
-        try connection.execute(
-            sql: """
-                INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
-                SELECT 'preference', hex(suite) || '.' || hex(key), 'value', \(stamp), 1, NULL, 1
-                FROM preference AS p WHERE NOT EXISTS (
-                    SELECT 1 FROM preference_declaration AS d
-                    WHERE d.suite = p.suite AND d.key = p.key AND d.device_local = 1)
-                """, arguments: [deviceID])
-        for (field, column) in [
-            ("exists", "NULL"), ("title", "title"), ("url", "url"), ("category", "category"),
-            ("note", "note"), ("position", "position"), ("folder", "NULL"),
-        ] {
-            try connection.execute(
-                sql: """
-                    INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
-                    SELECT 'bookmark', hex(kind) || '.' || hex(item_id), '\(field)', \(stamp), 1,
-                        \(column), 1
-                    FROM bookmark
-                    """, arguments: [deviceID])
+        }
+        func written(_ seconds: String) -> String {
+            "CAST((\(seconds) + 978307200) * 1000 AS INTEGER)"
+        }
+        func early(_ entity: String, _ ident: String, _ field: String, after: String) -> String {
+            """
+            max(\(after), coalesce((SELECT e.written_ms FROM sync_written_early AS e
+                WHERE e.entity = '\(entity)' AND e.ident = \(ident) AND e.field = '\(field)'), 0))
+            """
         }
         try connection.execute(
             sql: """
                 INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
-                SELECT 'tag', hex(kind) || '.' || hex(item_id) || '.' || hex(tag), 'present',
-                    \(stamp), 1, NULL, 1
+                SELECT 'preference', hex(suite) || '.' || hex(key), 'value',
+                    \(stamp(written("updated_at"))), 1, NULL, 1
+                FROM preference AS p WHERE NOT EXISTS (
+                    SELECT 1 FROM preference_declaration AS d
+                    WHERE d.suite = p.suite AND d.key = p.key AND d.device_local = 1)
+                """, arguments: [deviceID])
+        let bookmarkIdent = "hex(kind) || '.' || hex(item_id)"
+        for (field, column) in [
+            ("exists", "NULL"), ("title", "title"), ("url", "url"), ("category", "category"),
+            ("note", "note"), ("position", "position"), ("folder", "NULL"),
+        ] {
+            let milliseconds =
+                field == "exists"
+                ? written("created_at")
+                : early("bookmark", bookmarkIdent, field, after: written("created_at"))
+            try connection.execute(
+                sql: """
+                    INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                    SELECT 'bookmark', \(bookmarkIdent), '\(field)', \(stamp(milliseconds)), 1,
+                        \(column), 1
+                    FROM bookmark
+                    """, arguments: [deviceID])
+        }
+        let tagIdent = "hex(kind) || '.' || hex(item_id) || '.' || hex(tag)"
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                SELECT 'tag', \(tagIdent), 'present',
+                    \(stamp(early("tag", tagIdent, "present", after: written("created_at")))),
+                    1, NULL, 1
                 FROM bookmark_tag JOIN bookmark ON bookmark.id = bookmark_tag.bookmark_id
                 """, arguments: [deviceID])
+        try connection.execute(sql: "DELETE FROM sync_written_early")
+        // What was removed before, and is not there again: a tombstone of its time.
+        try connection.execute(
+            sql: """
+                INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
+                SELECT r.entity, r.ident, r.field, printf('%015d-%06d-%s', max(0, min(removed_ms,
+                    CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))), 0, ?), 0,
+                    NULL, 1
+                FROM sync_removed_early AS r WHERE NOT EXISTS (
+                    SELECT 1 FROM sync_field AS f
+                    WHERE f.entity = r.entity AND f.ident = r.ident AND f.field = r.field)
+                """, arguments: [deviceID])
+        try connection.execute(sql: "DELETE FROM sync_removed_early")
         // The clock starts past every stamp.
         try connection.execute(
             sql: """
                 UPDATE sync_state SET clock_ms = max(clock_ms, coalesce((
                     SELECT max(CAST(substr(clock, 1, 15) AS INTEGER)) FROM sync_field), 0))
                 """)
+        return false
     }
 
     func setHub(_ hub: String, account: String) throws {
@@ -417,28 +472,23 @@ final class SQLiteSyncRepository: SyncRepository {
         try connection.scalar(Int.self, sql: "SELECT count(*) FROM sync_refused") ?? 0
     }
 
-    func confirmedPresentFields() throws -> [SyncChange] {
-        let rows = try connection.rows(
-            sql: """
-                SELECT entity, ident, field, clock FROM sync_field
-                WHERE pending = 0 AND present = 1
-                """)
-        return rows.compactMap { row in
-            guard let entity = row.get(0, as: String.self).flatMap(SyncEntity.init(rawValue:)),
-                let ident = row.get(1, as: String.self), let field = row.get(2, as: String.self),
-                let clock = row.get(3, as: String.self)
-            else { return nil }
-            return SyncChange(
-                entity: entity, ident: ident, field: field, clock: clock, present: true,
-                value: nil)
+    func leave(keepingStamps: Bool) throws {
+        guard keepingStamps else {
+            try SyncCapture.drop(connection)
+            for table in [
+                "sync_state", "sync_field", "sync_conflict", "sync_refused", "sync_misaligned",
+            ] {
+                try connection.execute(sql: "DELETE FROM \(table)")
+            }
+            return
         }
-    }
-
-    func leave() throws {
-        try SyncCapture.drop(connection)
-        for table in [
-            "sync_state", "sync_field", "sync_conflict", "sync_refused", "sync_misaligned",
-        ] {
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET is_left = 1, left_account = account, hub = NULL,
+                    account = NULL, last_error = NULL, clock_ahead_ms = NULL
+                WHERE is_left = 0
+                """)
+        for table in ["sync_conflict", "sync_refused"] {
             try connection.execute(sql: "DELETE FROM \(table)")
         }
     }

@@ -68,6 +68,9 @@ package struct SyncDeviceState: Sendable, Hashable {
     /// How far ahead of the hub's clock this device's was when the hub last refused a
     /// change for it; nil when the last push was taken.
     package var clockAheadMilliseconds: Int64?
+    /// The device's clock as its file keeps it (`milliseconds-counter`): at least as new as
+    /// every stamp the file holds.
+    package var clock: String?
 
     package init(
         deviceID: String, hub: String?, account: String?, cursor: Int64, lastPush: Date?,
@@ -91,8 +94,11 @@ package protocol SyncRepository: SyncBookmarkFields {
     /// Nil until sync is turned on.
     func deviceState() throws -> SyncDeviceState?
     /// Turns sync on: from now on every change of a synced field is stamped and pending;
-    /// what the database holds already is stamped with the time it was last written.
-    func start(deviceID: String, hub: String, account: String) throws
+    /// what the database holds already is stamped with the time it was last written, and
+    /// removals made before with the time they were made. A device that left keeps the
+    /// stamps it has (true is returned); joining another account, they are all pending.
+    @discardableResult
+    func start(deviceID: String, hub: String, account: String) throws -> Bool
     /// Remembers the hub and account (never credentials).
     func setHub(_ hub: String, account: String) throws
     /// Pending changes, preferences with their current values, oldest stamps first.
@@ -124,10 +130,11 @@ package protocol SyncRepository: SyncBookmarkFields {
     func refusedCount() throws -> Int
     /// The changes refused, newest first.
     func refusals(limit: Int) throws -> [SyncRefusal]
-    /// Turns sync off: the device keeps its data and forgets its hub, clock and stamps.
-    func leave() throws
-    /// The fields the hub confirmed that hold something (not tombstones), with their changes.
-    func confirmedPresentFields() throws -> [SyncChange]
+    /// Turns sync off: the device keeps its data and forgets its hub. `keepingStamps`: it
+    /// keeps its clock and stamps and goes on stamping its writes, for when it joins again
+    /// (``DeviceSync/leave()``); false: as though it had never synced (a first round that
+    /// failed).
+    func leave(keepingStamps: Bool) throws
     /// Keeps the losing side of a conflict.
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
     func conflicts(limit: Int) throws -> [SyncConflict]
@@ -154,45 +161,37 @@ package protocol SyncHub: AnyObject {
     func push(_ changes: [SyncChange], device: String, cursor: Int64) throws -> SyncPushOutcome
     /// Changes numbered after the cursor, in order, with their numbers.
     func pull(after cursor: Int64, limit: Int) throws -> [(change: SyncChange, sequence: Int64)]
-    /// Notes how far a device pulled, and drops tombstones every known device has passed.
+    /// Notes how far a device pulled. Nothing is collected: a removal's tombstone (its
+    /// field's identity and clock, no payload) stays, so that every change pushed later
+    /// meets the clock it must beat (docs/sync.md, "The merge rule").
     func report(device: String, cursor: Int64) throws
     /// How far ahead of the hub's clock a change may be stamped, in milliseconds.
     func clockBound() throws -> Int64
-    /// A round's pull in one snapshot: the changes after the cursor, or, for a cursor behind
-    /// the horizon, every change and every field the hub holds.
-    func pullRound(after cursor: Int64, device: String) throws -> SyncPull
+    /// A round's pull in one snapshot: the changes after the cursor but those of the
+    /// round's own push (`leavingOut`, its number), which the device holds. `deviceClock`
+    /// is the device's clock as its file keeps it: older than a clock the hub took from the
+    /// device, the file was restored from an older copy, and the pull is every change.
+    func pullRound(after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?)
+        throws -> SyncPull
     /// How far the account's changes reach on this server: the highest number of its
-    /// changes, or of those collected. An account's pushes commit in the order of their
-    /// numbers, so a server (a standby replaying the hub) that reached a number holds every
-    /// change numbered up to it.
+    /// changes. An account's pushes commit in the order of their numbers, so a server (a
+    /// standby replaying the hub) that reached a number holds every change numbered up to it.
     func position() throws -> Int64
-    /// What was collected: the newest clock and highest number of the tombstones dropped.
-    func horizon() throws -> SyncHorizon
-    /// Every field the hub holds (for a device that resynchronises in full).
-    func addresses() throws -> Set<SyncAddress>
     /// Forgets a device that left.
     func forget(device: String) throws
-}
-
-/// How far the hub has collected tombstones: the newest clock and the highest number of
-/// those dropped (nil and 0 before any).
-package struct SyncHorizon: Sendable, Hashable {
-    package var clock: String?
-    package var sequence: Int64
 }
 
 /// What a round pulls.
 package struct SyncPull: Sendable {
     package var rows: [(change: SyncChange, sequence: Int64)]
-    package var horizon: SyncHorizon
-    /// Every field the hub holds, when the device was behind the horizon (a full
-    /// resynchronisation); nil for a delta.
-    package var addresses: Set<SyncAddress>?
     /// The highest number after the cursor, rows left out of the pull included (nil: none).
     package var through: Int64?
     /// ``SyncHub/position()`` in the pull's snapshot, on a hub opened read-only (a
     /// standby); 0 on others.
     package var position: Int64 = 0
+    /// The hub took a clock from this device newer than the device's own: its file is an
+    /// older copy (a backup restored, a snapshot), and this pull is every change.
+    package var isRestored = false
 }
 
 /// What the hub did with pushed changes.
@@ -213,9 +212,6 @@ package struct SyncPushOutcome: Sendable {
     package var clockAhead: [SyncChange]
     /// The hub's clock when it checked them, in milliseconds since 1970.
     package var hubClock: Int64
-    /// Those older than the horizon for fields the hub no longer has: they lose, as they
-    /// would have to the collected tombstones, with the horizon's clock as the winner.
-    package var beyondHorizon: [(change: SyncChange, winner: String)] = []
     /// The bound it checked them against, in milliseconds.
     package var clockBound: Int64 = SyncValidation.defaultClockBoundMilliseconds
     /// The number the push's stored changes took; nil when it stored none.

@@ -164,11 +164,13 @@ public final class DeviceSync: Sendable {
     ///   changes not confirmed stay pending for the next round.
     @discardableResult
     public func sync() throws -> SyncReport {
-        let isFirstRound = try database.write { state in
+        // A device that left and joins again (`rejoined`) kept stamping its writes meanwhile.
+        let (isFirstRound, rejoined) = try database.write { state in
             let sync = try Self.repository(state)
-            guard try sync.deviceState() == nil else { return false }
-            try sync.start(deviceID: deviceID, hub: hubToRemember, account: account)
-            return true
+            guard try sync.deviceState() == nil else { return (false, false) }
+            return (
+                true, try sync.start(deviceID: deviceID, hub: hubToRemember, account: account)
+            )
         }
         do {
             var pushed = try push()
@@ -190,11 +192,13 @@ public final class DeviceSync: Sendable {
                 refused: pushed.refused + pull.refused,
                 waitingForClock: pushed.waitingForClock,
                 clockAheadMilliseconds: pushed.clockAhead,
-                pulledFromStandby: pull.fromStandby)
+                pulledFromStandby: pull.fromStandby, restored: pull.restored)
         } catch {
             if isFirstRound {
                 // Nothing is bound by a round that did not complete.
-                try? database.write { state in try Self.repository(state).leave() }
+                try? database.write { state in
+                    try Self.repository(state).leave(keepingStamps: rejoined)
+                }
                 throw error
             }
             let message = String(describing: error)
@@ -203,16 +207,17 @@ public final class DeviceSync: Sendable {
         }
     }
 
-    /// Turns sync off for this device: it keeps its data and forgets the hub, its clock
-    /// and its stamps (pending changes are not sent); the hub forgets the device, so that
-    /// it no longer holds back the collection of deleted rows. A device that left can
-    /// sync again, with any account, as a new device.
+    /// Turns sync off for this device: it keeps its data and forgets the hub; the hub
+    /// forgets the device. It keeps the clock of every field, and goes on stamping its own
+    /// writes (without sending them), so that when it syncs again (with any account, as a
+    /// new device) what it only pulled keeps the clock it came with and what changed
+    /// meanwhile, removals included, goes with the time it was made.
     ///
     /// - Returns: Whether the hub could be told (the device left in any case).
     @discardableResult
     public func leave() throws -> Bool {
         let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
-        try database.write { state in try Self.repository(state).leave() }
+        try database.write { state in try Self.repository(state).leave(keepingStamps: true) }
         return toldHub
     }
 
@@ -269,18 +274,6 @@ public final class DeviceSync: Sendable {
                 conflicts: outcome.lost.count + outcome.overwritten.count,
                 refused: outcome.refused.count)
             result.sequence = outcome.sequence
-            // Older than the horizon, for what the hub no longer has: they lost to
-            // collected tombstones, and are undone here as those would have undone them
-            // (each kept as a conflict).
-            if !outcome.beyondHorizon.isEmpty {
-                let merged = try SyncMerge(state: state, sync: sync).apply(
-                    outcome.beyondHorizon.map { change, horizon in
-                        SyncChange(
-                            entity: change.entity, ident: change.ident, field: change.field,
-                            clock: horizon, present: false, value: nil)
-                    })
-                result.conflicts += merged.conflicts
-            }
             let waiting = Set(outcome.clockAhead.map(\.address))
             try sync.confirm(
                 waiting.isEmpty
@@ -321,38 +314,37 @@ public final class DeviceSync: Sendable {
     /// with the new cursor: a round cut short applies none of them, and a push of another
     /// device is never applied in part. `pushed`: the number of this round's push.
     private func pull(mayReadStandby: Bool, pushed: Int64?) throws -> (
-        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool
+        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool
     ) {
-        guard var cursor = try Self.status(of: database)?.cursor else {
-            return (0, 0, 0, false)
+        guard let device = try database.read({ try Self.repository($0).deviceState() }) else {
+            return (0, 0, 0, false, false)
         }
+        var cursor = device.cursor
         let seen = max(cursor, pushed ?? 0)
-        let fromStandby = mayReadStandby ? pullFromStandby(after: cursor, holding: seen) : nil
+        let fromStandby =
+            mayReadStandby
+            ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
+            : nil
         let (pulled, bound) =
             try fromStandby
-            ?? withHub { (try $0.pullRound(after: cursor, device: deviceID), try $0.clockBound()) }
+            ?? withHub {
+                (
+                    try $0.pullRound(
+                        after: cursor, device: deviceID, leavingOut: pushed,
+                        deviceClock: device.clock),
+                    try $0.clockBound()
+                )
+            }
         let rows = pulled.rows
-        // Past the device's own rows too, which a delta leaves out.
+        // Past the round's own push too, which the pull leaves out.
         let through = pulled.through ?? rows.last?.sequence
         var outcome = SyncMerge.Outcome()
-        if !rows.isEmpty || pulled.addresses != nil {
+        if !rows.isEmpty {
             outcome = try database.write { state in
                 let sync = try Self.repository(state)
-                var changes = rows.map(\.change)
-                // Behind the horizon: what this device holds, confirmed once, that the
-                // hub no longer has was deleted and its tombstone collected since.
-                if let addresses = pulled.addresses, let horizon = pulled.horizon.clock {
-                    for field in try sync.confirmedPresentFields()
-                    where field.clock < horizon && !addresses.contains(field.address) {
-                        changes.append(
-                            SyncChange(
-                                entity: field.entity, ident: field.ident, field: field.field,
-                                clock: horizon, present: false, value: nil))
-                    }
-                }
                 var merge = SyncMerge(state: state, sync: sync)
                 merge.boundMilliseconds = bound
-                let outcome = try merge.apply(changes)
+                let outcome = try merge.apply(rows.map(\.change))
                 if let through { try sync.setCursor(through, pulledAt: Date()) }
                 return outcome
             }
@@ -363,7 +355,10 @@ public final class DeviceSync: Sendable {
         try database.write { state in
             try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
         }
-        return (outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil)
+        return (
+            outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil,
+            pulled.isRestored
+        )
     }
 
     /// The pull from ``AppDatabase/Options/standbyTarget`` once it holds the account up to
@@ -373,7 +368,9 @@ public final class DeviceSync: Sendable {
     /// order of their numbers, so a standby at `seen` lacks nothing the device has seen:
     /// the pull can move the cursor only over what the standby holds, and never hands the
     /// device a state older than its own push.
-    private func pullFromStandby(after cursor: Int64, holding seen: Int64) -> (SyncPull, Int64)? {
+    private func pullFromStandby(
+        after cursor: Int64, holding seen: Int64, pushed: Int64?, clock: String?
+    ) -> (SyncPull, Int64)? {
         guard let standbyTarget else { return nil }
         return standby.withLock { (opened: inout AppDatabase?) -> (SyncPull, Int64)? in
             do {
@@ -395,9 +392,10 @@ public final class DeviceSync: Sendable {
                         guard ContinuousClock.now < deadline else { return nil }
                         usleep(5_000)
                     }
-                    let pulled = try hub.pullRound(after: cursor, device: deviceID)
+                    let pulled = try hub.pullRound(
+                        after: cursor, device: deviceID, leavingOut: pushed, deviceClock: clock)
                     // Another host of a multi-host string may have answered the pull.
-                    guard pulled.addresses == nil, pulled.position >= seen else { return nil }
+                    guard pulled.position >= seen else { return nil }
                     return (pulled, try hub.clockBound())
                 }
             } catch {
@@ -459,7 +457,7 @@ public final class DeviceSync: Sendable {
 
     /// Turns sync off for a device without reaching its hub (see ``leave()``).
     public static func leave(_ database: AppDatabase) throws {
-        try database.write { state in try repository(state).leave() }
+        try database.write { state in try repository(state).leave(keepingStamps: true) }
     }
 
     /// The changes sync refused on this device's way, pushed or pulled, newest first.
@@ -506,6 +504,10 @@ public struct SyncReport: Sendable, Hashable {
     public var clockAheadMilliseconds: Int64?
     /// Whether the pull read ``AppDatabase/Options/standbyTarget`` (false: the hub).
     public var pulledFromStandby = false
+    /// Whether the hub found this device's file older than what the device had pushed (a
+    /// backup or snapshot restored): the round pulled every change again, so that what the
+    /// device pushed after the copy was made is back.
+    public var restored = false
 }
 
 /// A device's sync state.

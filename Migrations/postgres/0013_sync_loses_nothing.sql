@@ -1,0 +1,165 @@
+-- Sync that loses nothing (docs/sync.md, "The merge rule").
+--
+-- 1. Removals are kept. The per-account horizon of 0007 could not tell "deleted, and its
+--    tombstone collected" from "never existed": a change older than the horizon for a field
+--    the hub had no row of lost, so a value nobody deleted vanished (a phone's first write of
+--    a key when another device had deleted some other key). A tombstone is a row without a
+--    payload (its field's identity, clock, device and number): it is never collected, so
+--    every pushed change meets the exact clock it must beat. The horizon columns stay, no
+--    longer read: hubs that collected before this file may bring back what they collected.
+--
+-- 2. The hub knows the newest clock it took from each device: a device whose file is
+--    older than that (restored from a backup or a snapshot) is told so and pulls in full.
+--
+-- 3. Writes are stamped when they are made. What the server held before the first contact
+--    of a device is stamped with the time it was written (its updated_at, never later than
+--    now), no longer the time of that contact, and a removal made before it is kept as a
+--    tombstone of its time: a device's older write of the same thing loses to it.
+
+ALTER TABLE sync_device ADD COLUMN pushed_clock text COLLATE "C";
+
+-- A time of the engine's tables (seconds since 2001) as the hub's clock reading, never past
+-- `now_ms` (a stored time may come from a clock that was wrong).
+CREATE FUNCTION prefs_sync_clock_at(written double precision, now_ms bigint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT lpad(greatest(0, least(now_ms,
+        floor((coalesce(written, 0) + 978307200) * 1000)::bigint))::text, 15, '0') || '-000000-hub'
+$$;
+
+-- A removal made through the engine before the account syncs: its tombstone, stamped now.
+-- (Writes before that are stamped by prefs_sync_start, from their rows.)
+CREATE FUNCTION prefs_sync_removed_early() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    bookmark_ident text;
+BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on'
+        OR OLD.account IS NULL OR coalesce((SELECT a.sync_on FROM prefs_account_state AS a
+            WHERE a.account = OLD.account), false) THEN
+        RETURN OLD;
+    END IF;
+    IF TG_TABLE_NAME = 'preference' THEN
+        IF NOT EXISTS (SELECT 1 FROM preference_declaration AS d WHERE d.account = OLD.account
+            AND d.suite = OLD.suite AND d.key = OLD.key AND d.device_local) THEN
+            PERFORM prefs_sync_stamp(OLD.account, 'preference',
+                prefs_sync_name(OLD.suite) || '.' || prefs_sync_name(OLD.key), 'value', false,
+                NULL, NULL, OLD.suite, OLD.key);
+        END IF;
+    ELSE
+        bookmark_ident := prefs_sync_name(OLD.kind) || '.' || prefs_sync_name(OLD.item_id);
+        PERFORM prefs_sync_stamp(OLD.account, 'bookmark', bookmark_ident, 'exists', false,
+            NULL, NULL);
+        PERFORM prefs_sync_stamp(OLD.account, 'tag',
+            bookmark_ident || '.' || prefs_sync_name(t.tag), 'present', false, NULL, NULL)
+        FROM bookmark_tag AS t WHERE t.account = OLD.account AND t.bookmark_id = OLD.id;
+    END IF;
+    RETURN OLD;
+END
+$$;
+
+CREATE TRIGGER preference_sync_removed_early BEFORE DELETE ON preference
+    FOR EACH ROW EXECUTE FUNCTION prefs_sync_removed_early();
+CREATE TRIGGER bookmark_sync_removed_early BEFORE DELETE ON bookmark
+    FOR EACH ROW EXECUTE FUNCTION prefs_sync_removed_early();
+
+-- A tag removed alone before the account syncs.
+CREATE FUNCTION prefs_sync_untagged_early() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on'
+        OR OLD.account IS NULL OR coalesce((SELECT a.sync_on FROM prefs_account_state AS a
+            WHERE a.account = OLD.account), false) THEN
+        RETURN NULL;
+    END IF;
+    -- A tag removed with its bookmark has its tombstone already (its bookmark is gone).
+    PERFORM prefs_sync_stamp(OLD.account, 'tag',
+        prefs_sync_name(b.kind) || '.' || prefs_sync_name(b.item_id) || '.'
+            || prefs_sync_name(OLD.tag), 'present', false, NULL, NULL)
+    FROM bookmark AS b WHERE b.account = OLD.account AND b.id = OLD.bookmark_id;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER bookmark_tag_sync_untagged_early AFTER DELETE ON bookmark_tag
+    FOR EACH ROW EXECUTE FUNCTION prefs_sync_untagged_early();
+
+-- Stamping starts: what the account holds is stamped with the time it was written, past
+-- nothing (a tombstone of an earlier removal keeps its place when it is newer).
+CREATE OR REPLACE FUNCTION prefs_sync_start(owner text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    number bigint;
+    now_ms bigint := prefs_sync_now_ms();
+    started boolean;
+BEGIN
+    number := prefs_sync_number(owner);
+    INSERT INTO prefs_account_state (account) VALUES (owner) ON CONFLICT (account) DO NOTHING;
+    UPDATE prefs_account_state SET sync_on = true WHERE account = owner AND NOT sync_on
+        RETURNING true INTO started;
+    IF started IS NULL THEN
+        RETURN false;
+    END IF;
+    INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present,
+        sequence, suite, key)
+    SELECT owner, 'preference', prefs_sync_name(p.suite) || '.' || prefs_sync_name(p.key),
+        'value', prefs_sync_clock_at(p.updated_at, now_ms), 'hub', true, number, p.suite, p.key
+    FROM preference AS p WHERE p.account = owner AND NOT EXISTS (
+        SELECT 1 FROM preference_declaration AS d WHERE d.account = owner
+            AND d.suite = p.suite AND d.key = p.key AND d.device_local)
+    ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
+        clock = excluded.clock, device = excluded.device, present = true,
+        sequence = excluded.sequence
+    WHERE NOT s.present AND s.clock < excluded.clock;
+    INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present, type,
+        value, sequence)
+    SELECT owner, 'bookmark', prefs_sync_name(b.kind) || '.' || prefs_sync_name(b.item_id),
+        f.field, prefs_sync_clock_at(b.updated_at, now_ms), 'hub', true, f.type, f.value,
+        number
+    FROM bookmark AS b CROSS JOIN LATERAL (VALUES
+        ('exists', NULL, NULL),
+        ('title', 'string', b.title),
+        ('url', CASE WHEN b.url IS NOT NULL THEN 'string' END, b.url),
+        ('category', CASE WHEN b.category IS NOT NULL THEN 'string' END, b.category),
+        ('note', CASE WHEN b.note IS NOT NULL THEN 'string' END, b.note),
+        ('position', 'int', b.position::text),
+        ('folder', 'string', prefs_sync_folder(owner, b.folder_id, b.category))
+    ) AS f (field, type, value)
+    WHERE b.account = owner
+    ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
+        clock = excluded.clock, device = excluded.device, present = true,
+        type = excluded.type, value = excluded.value, sequence = excluded.sequence
+    WHERE NOT s.present AND s.clock < excluded.clock;
+    INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present,
+        sequence)
+    SELECT owner, 'tag', prefs_sync_name(b.kind) || '.' || prefs_sync_name(b.item_id) || '.'
+        || prefs_sync_name(t.tag), 'present', prefs_sync_clock_at(b.updated_at, now_ms), 'hub',
+        true, number
+    FROM bookmark_tag AS t JOIN bookmark AS b ON b.account = t.account AND b.id = t.bookmark_id
+    WHERE t.account = owner
+    ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
+        clock = excluded.clock, device = excluded.device, present = true,
+        sequence = excluded.sequence
+    WHERE NOT s.present AND s.clock < excluded.clock;
+    RETURN true;
+END
+$$;
+
+GRANT EXECUTE ON FUNCTION prefs_sync_clock_at(double precision, bigint),
+    prefs_sync_removed_early(), prefs_sync_untagged_early()
+    TO prefs_account, prefs_service;
+
+-- Every function of the schema pins its search_path, these too.
+DO $pin$
+DECLARE
+    fn regprocedure;
+BEGIN
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_catalog.pg_proc AS p
+        WHERE p.pronamespace = pg_catalog.current_schema()::regnamespace
+            AND p.proname LIKE 'prefs\_%' AND p.proconfig IS NULL
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp',
+            fn, pg_catalog.current_schema());
+    END LOOP;
+END
+$pin$;
