@@ -302,6 +302,28 @@ import Testing
                 ok = false
             }
         }
+        if !ok, ProcessInfo.processInfo.environment["PREFS_DEBUG_SYNC"] != nil {
+            let fields = try devices[0].read { state in
+                try (state.engine as? SQLiteEngine)?.connection.rows(
+                    sql: "SELECT ident, field, clock, present, pending FROM sync_field"
+                        + " WHERE entity <> 'preference'"
+                ).map { row in
+                    "device0 \(SyncIdent.parts(row.get(0, as: String.self) ?? "") ?? [])"
+                        + " \(row.get(1, as: String.self) ?? "") \(row.get(2, as: String.self) ?? "")"
+                        + " \(row.get(3, as: Int.self) ?? -1) \(row.get(4, as: Int.self) ?? -1)"
+                } ?? []
+            }
+            print(fields.sorted().joined(separator: "\n"))
+            for refusal in try DeviceSync.refusals(of: devices[0]) {
+                print("device0 refused \(refusal.subject) \(refusal.clock) \(refusal.reason)")
+            }
+            let rows = try SyncPropertyTests.hubRows(hubView).filter { $0.key.entity != .preference }
+            print(
+                rows.map { address, row in
+                    "hub \(SyncIdent.parts(address.ident) ?? []) \(address.field) \(row.0) \(row.1)"
+                        + " \(String(describing: row.2))"
+                }.sorted().joined(separator: "\n"))
+        }
         let serverState = try SyncPropertyTests.contents(of: hubView.database)
         if ok, serverState.view != expected {
             let schedule = log.joined(separator: "\n    ")

@@ -213,9 +213,16 @@
                         title: draft.title, category: draft.category, tags: draft.tags,
                         note: draft.note, url: urlText),
                 ])
+            // Only the tags that go are deleted (and only new ones inserted): sync stamps each
+            // tag's change, and an edit must not stamp the tags it kept (they would beat a
+            // device's later removal of one).
+            let kept = String(decoding: try JSONEncoder().encode(draft.tags), as: UTF8.self)
             try connection.execute(
-                "DELETE FROM bookmark_tag WHERE account = $1 AND bookmark_id = $2",
-                [account, String(id)])
+                prepared: "bookmark_tags_dropped",
+                """
+                DELETE FROM bookmark_tag WHERE account = $1 AND bookmark_id = $2
+                    AND tag <> ALL (SELECT jsonb_array_elements_text($3::jsonb))
+                """, [account, String(id), kept])
             try saveTags(draft.tags, for: id)
             guard let updated = try bookmark(id: id) else { throw BookmarkError.notFound(id: id) }
             return updated

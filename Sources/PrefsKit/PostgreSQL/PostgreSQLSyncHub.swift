@@ -424,7 +424,8 @@
                             ).text(row: 0, column: 0) == "t"
                         } ?? false
                     let from = isRestored ? 0 : cursor
-                    // The round's own push is left out (the device holds it); every other row
+                    // The round's own push is left out (the device holds it; what the push's
+                    // transaction stamped for the server, when it started sync, comes); every other row
                     // after the cursor comes, the device's own from earlier pushes included: a
                     // file restored from a copy, or killed before it recorded a pull, may lack
                     // them.
@@ -435,9 +436,10 @@
                             s.sequence
                         FROM sync_change AS s \(Self.valuesJoin)
                         WHERE s.account = $1 AND s.sequence > $2
-                            AND s.sequence IS DISTINCT FROM $3::bigint
+                            AND NOT (s.sequence IS NOT DISTINCT FROM $3::bigint
+                                AND s.device = $4)
                         ORDER BY s.sequence
-                        """, [account, String(from), leavingOut.map(String.init)])
+                        """, [account, String(from), leavingOut.map(String.init), device])
                     let rows = Self.changes(result, from: 0).compactMap { row, change in
                         result.integer(row: row, column: 8).map { (change, $0) }
                     }
