@@ -18,7 +18,7 @@ CREATE TABLE sync_removed_early (
     PRIMARY KEY (entity, ident, field)
 ) STRICT, WITHOUT ROWID;
 
-CREATE TRIGGER sync_early_preference_deleted AFTER DELETE ON preference
+CREATE TRIGGER prejoin_preference_deleted AFTER DELETE ON preference
 WHEN NOT EXISTS (SELECT 1 FROM sync_state) AND NOT EXISTS (
     SELECT 1 FROM preference_declaration
     WHERE suite = OLD.suite AND key = OLD.key AND device_local = 1)
@@ -30,7 +30,7 @@ BEGIN
 END;
 
 -- BEFORE: the bookmark's tags are still there to be read.
-CREATE TRIGGER sync_early_bookmark_deleted BEFORE DELETE ON bookmark
+CREATE TRIGGER prejoin_bookmark_deleted BEFORE DELETE ON bookmark
 WHEN NOT EXISTS (SELECT 1 FROM sync_state)
 BEGIN
     DELETE FROM sync_removed_early WHERE (entity = 'bookmark'
@@ -47,7 +47,7 @@ BEGIN
     FROM bookmark_tag WHERE bookmark_id = OLD.id;
 END;
 
-CREATE TRIGGER sync_early_tag_deleted AFTER DELETE ON bookmark_tag
+CREATE TRIGGER prejoin_tag_deleted AFTER DELETE ON bookmark_tag
 WHEN NOT EXISTS (SELECT 1 FROM sync_state)
 BEGIN
     DELETE FROM sync_removed_early WHERE entity = 'tag' AND field = 'present' AND ident IN (
@@ -72,7 +72,7 @@ CREATE TABLE sync_written_early (
     PRIMARY KEY (entity, ident, field)
 ) STRICT, WITHOUT ROWID;
 
-CREATE TRIGGER sync_early_bookmark_updated AFTER UPDATE ON bookmark
+CREATE TRIGGER prejoin_bookmark_updated AFTER UPDATE ON bookmark
 WHEN NOT EXISTS (SELECT 1 FROM sync_state)
 BEGIN
     INSERT INTO sync_written_early
@@ -90,7 +90,7 @@ BEGIN
     ON CONFLICT (entity, ident, field) DO UPDATE SET written_ms = excluded.written_ms;
 END;
 
-CREATE TRIGGER sync_early_tag_inserted AFTER INSERT ON bookmark_tag
+CREATE TRIGGER prejoin_tag_inserted AFTER INSERT ON bookmark_tag
 WHEN NOT EXISTS (SELECT 1 FROM sync_state)
 BEGIN
     INSERT INTO sync_written_early

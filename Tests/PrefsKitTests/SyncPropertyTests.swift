@@ -11,7 +11,7 @@ import Testing
 /// devices that leave and come back with old data (late joiners), tombstone collection,
 /// clocks wrong within the hub's bound and far beyond it, and malformed pushes from a hostile
 /// device. The model is a plain in-memory hub: last writer wins per field by clock, with the
-/// clock bound, the rules, cursors, collection and the horizon, fed the changes each device
+/// clock bound, the rules and cursors (nothing is collected), fed the changes each device
 /// pushes. After every round the real hub must hold exactly the model's rows; after a quiet
 /// round every device must show what the model's rows say, and all devices must be equal.
 ///
@@ -40,7 +40,6 @@ import Testing
         var rows: [SyncAddress: Row] = [:]
         var sequence: Int64 = 0
         var cursors: [String: Int64] = [:]
-        var horizon: (clock: String?, sequence: Int64) = (nil, 0)
         let bound: Int64 = SyncValidation.defaultClockBoundMilliseconds
         /// The devices this model follows (others, in other tests, push too).
         var devices: Set<String> = []
@@ -48,18 +47,15 @@ import Testing
         var tally = Tally()
 
         struct Tally {
-            var accepted = 0, lostToNewer = 0, lostToHorizon = 0, clockAhead = 0, malformed = 0
-            var collected = 0, fullResyncs = 0, serverStamps = 0
+            var accepted = 0, lostToNewer = 0, clockAhead = 0, malformed = 0
+            var serverStamps = 0
 
             static func + (left: Tally, right: Tally) -> Tally {
                 Tally(
                     accepted: left.accepted + right.accepted,
                     lostToNewer: left.lostToNewer + right.lostToNewer,
-                    lostToHorizon: left.lostToHorizon + right.lostToHorizon,
                     clockAhead: left.clockAhead + right.clockAhead,
                     malformed: left.malformed + right.malformed,
-                    collected: left.collected + right.collected,
-                    fullResyncs: left.fullResyncs + right.fullResyncs,
                     serverStamps: left.serverStamps + right.serverStamps)
             }
         }
@@ -81,10 +77,6 @@ import Testing
                     continue
                 }
                 let existing = rows[change.address]
-                if existing == nil, let edge = horizon.clock, change.clock < edge {
-                    tally.lostToHorizon += 1
-                    continue
-                }
                 if let existing, existing.clock >= change.clock {
                     if existing.clock > change.clock { tally.lostToNewer += 1 }
                     continue
@@ -96,28 +88,19 @@ import Testing
             }
         }
 
-        /// A pull and the report after it: the cursor moves to the last row pulled, and the
-        /// tombstones every known device has passed are collected.
+        /// A pull and the report after it: the cursor moves to the last row pulled. Nothing
+        /// is collected (docs/sync.md, "The merge rule").
         func pullAndReport(device: String, cursor: Int64) -> Int64 {
-            let from = cursor < horizon.sequence ? 0 : cursor
-            if from != cursor { tally.fullResyncs += 1 }
-            let last = rows.values.map(\.sequence).filter { $0 > from }.max()
+            let last = rows.values.map(\.sequence).filter { $0 > cursor }.max()
             let moved = max(cursor, last ?? cursor)
             cursors[device] = max(cursors[device] ?? 0, moved)
-            let floor = cursors.values.min() ?? 0
-            for (address, row) in rows where !row.present && row.sequence <= floor {
-                rows[address] = nil
-                tally.collected += 1
-                horizon.clock = max(horizon.clock ?? row.clock, row.clock)
-                horizon.sequence = max(horizon.sequence, row.sequence)
-            }
             return moved
         }
 
         func forget(device: String) { cursors[device] = nil }
 
         /// A server app wrote through the engine: every field whose hub row changed must be
-        /// stamped by the hub's clock past what the hub had (and past the horizon), and none
+        /// stamped by the hub's clock past what the hub had, and none
         /// may vanish; the model takes the new rows. What the server changed without a stamp
         /// shows at the end, when its view and the devices' differ from the model's.
         func serverWrote(_ real: [SyncAddress: (String, Bool, PreferenceValue?)]) -> [String] {
@@ -125,7 +108,7 @@ import Testing
             var problems: [String] = []
             for (address, row) in real where rows[address]?.clock != row.0 {
                 let old = rows[address]?.clock ?? ""
-                let edge = max(old, horizon.clock ?? "")
+                let edge = old
                 guard row.0.hasSuffix("-hub"), row.0 > edge else {
                     problems.append("\(address) stamped \(row.0), not past \(edge)")
                     continue
@@ -172,10 +155,9 @@ import Testing
         let elapsed = ContinuousClock.now - start
         print(
             "sync: \(Self.seeds.count) schedules against the model in \(elapsed);"
-                + " changes taken \(tally.accepted), lost to newer \(tally.lostToNewer), lost to"
-                + " the horizon \(tally.lostToHorizon), refused for the clock \(tally.clockAhead),"
-                + " malformed \(tally.malformed); tombstones collected \(tally.collected), full"
-                + " resyncs \(tally.fullResyncs), server writes stamped \(tally.serverStamps);"
+                + " changes taken \(tally.accepted), lost to newer \(tally.lostToNewer), refused for"
+                + " the clock \(tally.clockAhead), malformed \(tally.malformed); server writes"
+                + " stamped \(tally.serverStamps);"
                 + " failing seeds:"
                 + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
         #expect(failed.isEmpty, "failing seeds: \(failed)")

@@ -43,8 +43,9 @@ final class SQLiteSyncRepository: SyncRepository {
 
     func start(deviceID: String, hub: String, account: String) throws -> Bool {
         // A device that left: its capture went on, every field keeps its clock. It joins as a
-        // new device (the hub forgot the old one) and pulls everything; with another
-        // account, everything it holds goes to that account, as it was stamped.
+        // new device (the hub forgot the old one; a skew set by tests goes too) and pulls
+        // everything; with another account, everything it holds goes to that account, as it
+        // was stamped.
         if let left = try connection.rows(
             sql: "SELECT left_account FROM sync_state WHERE is_left = 1"
         ).first {
@@ -52,7 +53,7 @@ final class SQLiteSyncRepository: SyncRepository {
                 sql: """
                     UPDATE sync_state SET device_id = ?, hub = ?, account = ?, cursor = 0,
                         is_left = 0, left_account = NULL, last_push = NULL, last_pull = NULL,
-                        last_error = NULL, clock_ahead_ms = NULL
+                        last_error = NULL, clock_ahead_ms = NULL, clock_skew_ms = 0
                     """, arguments: [deviceID, hub, account])
             if left.get(0, as: String.self) != account {
                 try connection.execute(sql: "UPDATE sync_field SET pending = 1")
