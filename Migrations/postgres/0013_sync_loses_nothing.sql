@@ -83,6 +83,42 @@ $$;
 CREATE TRIGGER bookmark_tag_sync_untagged_early AFTER DELETE ON bookmark_tag
     FOR EACH ROW EXECUTE FUNCTION prefs_sync_untagged_early();
 
+-- Stamps one field with the hub's clock and the transaction's number (as 0010 did). A tag
+-- is stamped past its bookmark's `exists` too: a bookmark has the tags stamped at or after
+-- it was (re)added (docs/sync.md), and the server's tag of a bookmark it just added must
+-- count even when `exists` had to go past a clock of a device that ran ahead.
+CREATE OR REPLACE FUNCTION prefs_sync_stamp(owner text, stamp_entity text, stamp_ident text,
+    stamp_field text, stamp_present boolean, stamp_type text, stamp_value text,
+    stamp_suite text DEFAULT NULL, stamp_key text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    number bigint := prefs_sync_number(owner);
+    newest text;
+    account_channel text;
+BEGIN
+    SELECT greatest(
+        (SELECT s.clock FROM sync_change AS s WHERE s.account = owner
+            AND s.entity = stamp_entity AND s.ident = stamp_ident AND s.field = stamp_field),
+        CASE WHEN stamp_entity = 'tag' THEN (SELECT s.clock FROM sync_change AS s
+            WHERE s.account = owner AND s.entity = 'bookmark'
+                AND s.ident = split_part(stamp_ident, '.', 1) || '.'
+                    || split_part(stamp_ident, '.', 2)
+                AND s.field = 'exists') END), a.channel
+    INTO newest, account_channel
+    FROM prefs_account_state AS a WHERE a.account = owner;
+    INSERT INTO sync_change AS s (account, entity, ident, field, clock, device, present, type,
+        value, bytes, sequence, suite, key)
+    VALUES (owner, stamp_entity, stamp_ident, stamp_field,
+        prefs_sync_next_clock(prefs_sync_now_ms(), newest), 'hub', stamp_present, stamp_type,
+        stamp_value, NULL, number, stamp_suite, stamp_key)
+    ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
+        clock = excluded.clock, device = excluded.device, present = excluded.present,
+        type = excluded.type, value = excluded.value, bytes = NULL,
+        sequence = excluded.sequence, suite = excluded.suite, key = excluded.key;
+    PERFORM pg_notify(account_channel, prefs_notify_payload());
+END
+$$;
+
 -- Stamping starts: what the account holds is stamped with the time it was written, past
 -- nothing (a tombstone of an earlier removal keeps its place when it is newer).
 CREATE OR REPLACE FUNCTION prefs_sync_start(owner text) RETURNS boolean

@@ -191,9 +191,12 @@ import Testing
                         intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
                     }
                 } else {
+                    // Added (again): it has the tags it is added with (docs/sync.md).
                     intent.wrote("b \(item)", "1", at: at)
                     intent.wrote("t \(item)", title, at: at)
-                    for tag in chosen { intent.wrote("g \(item) \(tag)", "1", at: at) }
+                    for tag in tags {
+                        intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
+                    }
                 }
                 log.append("\(at) \(who) adds \(item) \(title) \(chosen)")
             }

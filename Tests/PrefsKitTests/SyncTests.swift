@@ -128,13 +128,47 @@ import Testing
             let bookmarks = try BookmarkStore(database: database).list(BookmarkQuery(kind: "movie"))
             #expect(bookmarks.map(\.itemID).sorted() == ["m1", "m2"])
             #expect(bookmarks.first { $0.itemID == "m1" }?.title == "Heat")  // the later title
-            #expect(bookmarks.first { $0.itemID == "m1" }?.tags == ["classic", "crime"])
+            // The later addition's tags: a bookmark has the tags stamped at or after its
+            // newest addition (docs/sync.md), as it has the later title.
+            #expect(bookmarks.first { $0.itemID == "m1" }?.tags == ["classic"])
             #expect(bookmarks.map(\.position).sorted() == [0, 1])
         }
         let orders = try [first, second].map {
             try BookmarkStore(database: $0).list(BookmarkQuery(kind: "movie")).map(\.itemID)
         }
         #expect(orders[0] == orders[1])
+    }
+
+    /// A bookmark deleted and added again has the tags it was added with, and those added
+    /// since: a tag another device added before it saw the deletion stays gone, on every
+    /// replica and in the server app's tables alike.
+    @Test func aBookmarkAddedAgainHasTheTagsItWasAddedWith() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
+        for database in [first, second] { try sync(database) }
+        try BookmarkStore(database: first).remove(kind: "movie", itemID: "m1")
+        try sync(first)
+        Thread.sleep(forTimeInterval: 0.005)
+        // The second device has not seen the deletion: it tags the bookmark it still has.
+        try BookmarkStore(database: second).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime", "red"]))
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
+        for _ in 0..<2 {
+            for database in [first, second] { try sync(database) }
+        }
+        var options = AppDatabase.Options()
+        options.account = "alice"
+        let serverApp = try AppDatabase(
+            path: server.target(database: hubDatabase), options: options)
+        for database in [first, second, serverApp] {
+            let bookmark = try BookmarkStore(database: database).bookmark(
+                kind: "movie", itemID: "m1")
+            #expect(bookmark?.tags == ["classic"])
+        }
     }
 
     @Test func aBookmarksFolderPathFollowsIt() throws {

@@ -536,7 +536,7 @@
             return fields
         }
 
-        func bookmarkTags(kind: String, itemID: String) throws -> [String] {
+        func bookmarkTags(kind: String, itemID: String, since: String) throws -> [String] {
             // Every tag's ident starts with the bookmark's and a dot; hex digits sort before
             // "G".
             let prefix = SyncIdent.make([kind, itemID]) + "."
@@ -546,7 +546,8 @@
                 SELECT ident FROM sync_change
                 WHERE account = $1 AND entity = 'tag' AND present
                     AND ident COLLATE "C" >= $2 AND ident COLLATE "C" < $2 || 'G'
-                """, [account, prefix])
+                    AND clock >= $3 COLLATE "C"
+                """, [account, prefix, since])
             return (0..<result.rowCount).compactMap { row in
                 result.text(row: row, column: 0).flatMap(SyncIdent.parts).flatMap {
                     $0.count == 3 ? $0[2] : nil

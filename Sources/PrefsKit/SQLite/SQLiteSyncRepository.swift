@@ -317,14 +317,15 @@ final class SQLiteSyncRepository: SyncRepository {
         return fields
     }
 
-    func bookmarkTags(kind: String, itemID: String) throws -> [String] {
+    func bookmarkTags(kind: String, itemID: String, since: String) throws -> [String] {
         // Every tag's ident starts with the bookmark's and a dot; hex digits sort before "G".
         let prefix = SyncIdent.make([kind, itemID]) + "."
         let rows = try connection.rows(
             sql: """
                 SELECT ident FROM sync_field
                 WHERE entity = 'tag' AND present = 1 AND ident >= ?1 AND ident < ?1 || 'G'
-                """, arguments: [prefix])
+                    AND clock >= ?2
+                """, arguments: [prefix, since])
         return rows.compactMap { row in
             row.get(0, as: String.self).flatMap(SyncIdent.parts).flatMap {
                 $0.count == 3 ? $0[2] : nil

@@ -8,8 +8,10 @@
 package protocol SyncBookmarkFields {
     /// The fields of a bookmark (`exists`, `title`...), by name.
     func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange]
-    /// The tags a bookmark has by its sync stamps.
-    func bookmarkTags(kind: String, itemID: String) throws -> [String]
+    /// The tags a bookmark has by its sync stamps: present, and stamped at or after `since`,
+    /// the clock of the bookmark's `exists` (a bookmark added again has the tags it was added
+    /// with, and those added since, not those of the bookmark that was deleted).
+    func bookmarkTags(kind: String, itemID: String, since: String) throws -> [String]
     /// The merged positions of a kind's bookmarks, by item id.
     func bookmarkPositions(kind: String) throws -> [ExactName: Int]
     /// Notes that a kind's row positions differ from its merged ones (after a renumber): the
@@ -46,7 +48,7 @@ struct SyncBookmarkRebuild {
             title: text("title", else: existing?.title) ?? itemID,
             url: url.flatMap { URL(string: $0) },
             category: text("category", else: existing?.category), folder: folder,
-            tags: try fields.bookmarkTags(kind: kind, itemID: itemID),
+            tags: try fields.bookmarkTags(kind: kind, itemID: itemID, since: exists.clock),
             note: text("note", else: existing?.note))
         let now = Date()
         if let existing {
