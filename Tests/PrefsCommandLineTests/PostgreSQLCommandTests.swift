@@ -65,6 +65,22 @@ import Testing
         }
     }
 
+    /// `declare --device-local` reads back with its flag, on a server store as on a file.
+    @Test func aDeviceLocalDeclarationReadsBackWithItsFlag() throws {
+        let folder = try TemporaryFolder()
+        for store in [["--db", target, "--account", "alice"], ["--db", folder.path("local.db")]] {
+            let declared = try runPrefs(
+                store + [
+                    "declare", "windowWidth", "--type", "int", "--default", "800", "--device-local",
+                ])
+            #expect(declared.status == 0, "\(declared.stderr)")
+            let described = try runPrefs(store + ["--json", "describe", "windowWidth"])
+            #expect(described.stdout.contains("\"deviceLocal\": true"), "\(described.stdout)")
+            let text = try runPrefs(store + ["describe", "windowWidth"])
+            #expect(text.stdout.contains("device-local: yes"), "\(text.stdout)")
+        }
+    }
+
     @Test func aRefusalByTheServerExits77() throws {
         // The schema (and the roles it makes) exists once an administrator (here the
         // superuser) opened the database.

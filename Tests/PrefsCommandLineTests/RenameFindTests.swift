@@ -83,6 +83,7 @@ import Testing
                 declared type: double
                 default: 0.5
                 description: Output level
+                device-local: no
                 stored: (none)
 
                 """)

@@ -44,6 +44,7 @@ enum JSONShapes {
                         ("type", .string(declaration.type.rawValue)),
                         ("default", declaration.defaultValue?.jsonValue ?? .null),
                         ("description", declaration.description.map(JSONValue.string) ?? .null),
+                        ("deviceLocal", .bool(declaration.isDeviceLocal)),
                     ])
                 } ?? .null
             ),

@@ -41,6 +41,7 @@ struct DescribeCommand: RunnableCommand {
             lines.append("default: \(declaration.defaultValue.map(ValueText.listed) ?? "(none)")")
             lines.append(
                 "description: \(declaration.description.map(ValueText.listed) ?? "(none)")")
+            lines.append("device-local: \(declaration.isDeviceLocal ? "yes" : "no")")
         } else {
             lines.append("declared: no")
         }
