@@ -99,3 +99,7 @@ BEGIN
     FROM bookmark WHERE id = NEW.bookmark_id
     ON CONFLICT (entity, ident, field) DO UPDATE SET written_ms = excluded.written_ms;
 END;
+
+-- How far this device's clock was from the hub's at the last round, when further than the
+-- tolerance (docs/sync.md, "Clocks"); NULL when within it. Positive: ahead.
+ALTER TABLE sync_state ADD COLUMN clock_offset_ms INTEGER;

@@ -38,9 +38,11 @@ import Testing
         #expect(pushed?["clockAheadMilliseconds"] is NSNull)
         #expect(
             pushed?.keys.sorted() == [
-                "clockAheadMilliseconds", "conflicts", "pending", "pulled", "pulledFromStandby",
-                "pushed", "refused", "waitingForClock",
+                "clockAheadMilliseconds", "clockOffsetMilliseconds", "conflicts", "pending",
+                "pulled", "pulledFromStandby", "pushed", "refused", "restored", "waitingForClock",
             ])
+        #expect(pushed?["restored"] as? Bool == false)
+        #expect(pushed?["clockOffsetMilliseconds"] is NSNull)
         let second = try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "carol"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout == "Pushed 0, pulled 3, conflicts 0, pending 0\n")

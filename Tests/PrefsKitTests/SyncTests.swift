@@ -171,6 +171,50 @@ import Testing
         }
     }
 
+    /// A device restored from an older copy of its file (with its -wal: a backup, a VM
+    /// snapshot) keeps its device id and an old cursor. The hub knows the newest clock it took
+    /// from the device, finds the file older, says so, and the round brings back everything,
+    /// the device's own pushes since the copy included.
+    @Test func aDeviceRestoredFromAnOlderCopyGetsBackWhatItPushedSince() throws {
+        let path = folder.path("phone.db")
+        var phone = try AppDatabase(path: path)
+        try prefs(phone).set(1, for: .launchCount)
+        try sync(phone)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(
+                atPath: path + suffix, toPath: folder.path("copy.db") + suffix)
+        }
+        try prefs(phone).set(2, for: .launchCount)
+        try BookmarkStore(database: phone).add(
+            BookmarkDraft(kind: "movie", itemID: "heat", title: "Heat"))
+        #expect(try sync(phone).restored == false)
+        phone = try AppDatabase(path: folder.path("copy.db"))
+        #expect(prefs(phone)[.launchCount] == 1)
+        let report = try sync(phone)
+        #expect(report.restored)
+        #expect(prefs(phone)[.launchCount] == 2)
+        #expect(try bookmarks(phone) == ["heat"])
+        #expect(try sync(phone).restored == false)
+    }
+
+    /// A clock off from the hub's beyond the tolerance, either way, is reported to its device
+    /// in the round's result and in `sync status`; back in step, the report goes.
+    @Test func aClockOffEitherWayIsReportedToItsDevice() throws {
+        let phone = try device("phone")
+        let sync = try DeviceSync(
+            database: phone, hub: hub, account: "alice", hubOptions: SyncHubRoute.options)
+        #expect(try sync.sync().clockOffsetMilliseconds == nil)
+        for skew: Int64 in [-120_000, 60_000] {
+            try sync.setClockSkew(milliseconds: skew)
+            let offset = try sync.sync().clockOffsetMilliseconds
+            #expect(offset.map { abs($0 - skew) < 5_000 } == true, "\(String(describing: offset))")
+            #expect(try DeviceSync.status(of: phone)?.clockOffsetMilliseconds == offset)
+        }
+        try sync.setClockSkew(milliseconds: 0)
+        #expect(try sync.sync().clockOffsetMilliseconds == nil)
+        #expect(try DeviceSync.status(of: phone)?.clockOffsetMilliseconds == nil)
+    }
+
     @Test func aBookmarksFolderPathFollowsIt() throws {
         let first = try device("first")
         let second = try device("second")

@@ -451,6 +451,9 @@
                     var pulled = SyncPull(rows: rows)
                     pulled.through = through ?? rows.last?.1
                     pulled.isRestored = isRestored
+                    pulled.hubMilliseconds = try connection.execute(
+                        prepared: "sync_hub_clock", "SELECT prefs_sync_now_ms()", []
+                    ).integer(row: 0, column: 0)
                     // Asked of a standby only (``DeviceSync`` checks it there).
                     if isReadOnly { pulled.position = try position() }
                     return pulled

@@ -22,7 +22,8 @@ final class SQLiteSyncRepository: SyncRepository {
         let rows = try connection.rows(
             sql: """
                 SELECT device_id, hub, account, cursor, last_push, last_pull, last_error,
-                    clock_ahead_ms, printf('%015d-%06d', clock_ms, clock_counter)
+                    clock_ahead_ms, printf('%015d-%06d', clock_ms, clock_counter),
+                    clock_offset_ms
                 FROM sync_state WHERE is_left = 0
                 """)
         guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
@@ -34,6 +35,7 @@ final class SQLiteSyncRepository: SyncRepository {
             lastPull: row.get(5, as: Double.self).map(Self.date), lastError: row.get(6),
             clockAheadMilliseconds: row.get(7))
         state.clock = row.get(8)
+        state.clockOffsetMilliseconds = row.get(9)
         return state
     }
 
@@ -53,7 +55,8 @@ final class SQLiteSyncRepository: SyncRepository {
                 sql: """
                     UPDATE sync_state SET device_id = ?, hub = ?, account = ?, cursor = 0,
                         is_left = 0, left_account = NULL, last_push = NULL, last_pull = NULL,
-                        last_error = NULL, clock_ahead_ms = NULL, clock_skew_ms = 0
+                        last_error = NULL, clock_ahead_ms = NULL, clock_skew_ms = 0,
+                        clock_offset_ms = NULL
                     """, arguments: [deviceID, hub, account])
             if left.get(0, as: String.self) != account {
                 try connection.execute(sql: "UPDATE sync_field SET pending = 1")
@@ -392,6 +395,11 @@ final class SQLiteSyncRepository: SyncRepository {
         try connection.execute(
             sql: "UPDATE sync_state SET clock_ahead_ms = ?, clock_checked_at = ?",
             arguments: [milliseconds, date])
+    }
+
+    func setClockOffset(milliseconds: Int64?) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET clock_offset_ms = ?", arguments: [milliseconds])
     }
 
     func restamp(_ changes: [SyncChange], boundMilliseconds: Int64) throws {

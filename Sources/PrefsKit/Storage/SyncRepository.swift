@@ -71,6 +71,9 @@ package struct SyncDeviceState: Sendable, Hashable {
     /// The device's clock as its file keeps it (`milliseconds-counter`): at least as new as
     /// every stamp the file holds.
     package var clock: String?
+    /// How far the device's clock was from the hub's at the last round, beyond the
+    /// tolerance (positive: ahead); nil within it.
+    package var clockOffsetMilliseconds: Int64?
 
     package init(
         deviceID: String, hub: String?, account: String?, cursor: Int64, lastPush: Date?,
@@ -119,6 +122,8 @@ package protocol SyncRepository: SyncBookmarkFields {
     func wallClockMilliseconds() throws -> Int64
     /// Notes how far ahead of the hub this device's clock was found (nil: not ahead).
     func setClockAhead(milliseconds: Int64?, at date: Date) throws
+    /// Notes how far the device's clock is from the hub's (nil: within the tolerance).
+    func setClockOffset(milliseconds: Int64?) throws
     /// Brings the clock back to the wall clock (not below what the hub confirmed) and stamps
     /// the changes again, still pending: after the hub refused them for a clock that was
     /// ahead and is right again.
@@ -192,6 +197,8 @@ package struct SyncPull: Sendable {
     /// The hub took a clock from this device newer than the device's own: its file is an
     /// older copy (a backup restored, a snapshot), and this pull is every change.
     package var isRestored = false
+    /// The hub's clock when it answered, in milliseconds since 1970 (nil: not read).
+    package var hubMilliseconds: Int64?
 }
 
 /// What the hub did with pushed changes.

@@ -192,7 +192,8 @@ public final class DeviceSync: Sendable {
                 refused: pushed.refused + pull.refused,
                 waitingForClock: pushed.waitingForClock,
                 clockAheadMilliseconds: pushed.clockAhead,
-                pulledFromStandby: pull.fromStandby, restored: pull.restored)
+                pulledFromStandby: pull.fromStandby, restored: pull.restored,
+                clockOffsetMilliseconds: pull.clockOffset)
         } catch {
             if isFirstRound {
                 // Nothing is bound by a round that did not complete.
@@ -313,14 +314,20 @@ public final class DeviceSync: Sendable {
     /// Pulls every change after the cursor and applies them in one device transaction
     /// with the new cursor: a round cut short applies none of them, and a push of another
     /// device is never applied in part. `pushed`: the number of this round's push.
+    /// How far a device's clock may be from the hub's before a round and `sync status` say
+    /// so.
+    public static let clockToleranceMilliseconds: Int64 = 2_000
+
     private func pull(mayReadStandby: Bool, pushed: Int64?) throws -> (
-        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool
+        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
+        clockOffset: Int64?
     ) {
         guard let device = try database.read({ try Self.repository($0).deviceState() }) else {
-            return (0, 0, 0, false, false)
+            return (0, 0, 0, false, false, nil)
         }
         var cursor = device.cursor
         let seen = max(cursor, pushed ?? 0)
+        let before = try database.read { try Self.repository($0).wallClockMilliseconds() }
         let fromStandby =
             mayReadStandby
             ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
@@ -335,6 +342,15 @@ public final class DeviceSync: Sendable {
                     try $0.clockBound()
                 )
             }
+        let after = try database.read { try Self.repository($0).wallClockMilliseconds() }
+        // The device's clock against the hub's, read halfway through the round trip; reported
+        // beyond the tolerance and half the trip (the reading's own uncertainty).
+        let offset = pulled.hubMilliseconds.flatMap { hub -> Int64? in
+            let difference = (before + after) / 2 - hub
+            let tolerance = Self.clockToleranceMilliseconds + (after - before) / 2
+            return abs(difference) > tolerance ? difference : nil
+        }
+        try database.write { try Self.repository($0).setClockOffset(milliseconds: offset) }
         let rows = pulled.rows
         // Past the round's own push too, which the pull leaves out.
         let through = pulled.through ?? rows.last?.sequence
@@ -357,7 +373,7 @@ public final class DeviceSync: Sendable {
         }
         return (
             outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil,
-            pulled.isRestored
+            pulled.isRestored, offset
         )
     }
 
@@ -451,7 +467,8 @@ public final class DeviceSync: Sendable {
                 cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
                 pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
                 lastError: device.lastError, refused: try sync.refusedCount(),
-                clockAheadMilliseconds: device.clockAheadMilliseconds)
+                clockAheadMilliseconds: device.clockAheadMilliseconds,
+                clockOffsetMilliseconds: device.clockOffsetMilliseconds)
         }
     }
 
@@ -508,6 +525,10 @@ public struct SyncReport: Sendable, Hashable {
     /// backup or snapshot restored): the round pulled every change again, so that what the
     /// device pushed after the copy was made is back.
     public var restored = false
+    /// How far this device's clock is from the hub's, when further than
+    /// ``DeviceSync/clockToleranceMilliseconds`` (positive: ahead). Behind, its writes lose to
+    /// older ones made elsewhere; ahead within the bound, they win over later ones.
+    public var clockOffsetMilliseconds: Int64?
 }
 
 /// A device's sync state.
@@ -535,6 +556,9 @@ public struct SyncStatus: Sendable, Hashable {
     /// How far ahead of the hub's clock this device's was at the last push, when the hub
     /// refused changes for it; nil when it is not.
     public var clockAheadMilliseconds: Int64?
+    /// How far this device's clock was from the hub's at the last round, when further than
+    /// ``DeviceSync/clockToleranceMilliseconds`` (positive: ahead); nil within it.
+    public var clockOffsetMilliseconds: Int64? = nil
 }
 
 /// Why sync cannot start.

@@ -39,6 +39,10 @@ struct SyncStatusCommand: RunnableCommand {
                         "clockAheadMilliseconds",
                         status.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
                     ),
+                    (
+                        "clockOffsetMilliseconds",
+                        status.clockOffsetMilliseconds.map { .integer(Int($0)) } ?? .null
+                    ),
                 ]))
             return
         }
@@ -52,7 +56,7 @@ struct SyncStatusCommand: RunnableCommand {
             Pending:    \(status.pending) changes
             Conflicts:  \(status.conflicts) kept (prefs sync conflicts)
             Refused:    \(status.refused) changes
-            Clock:      \(status.clockAheadMilliseconds.map { "\(SyncText.aheadText($0)) ahead of the hub's: changes wait until it is right" } ?? "in step with the hub")
+            Clock:      \(SyncText.clockText(status))
             Last error: \(status.lastError ?? "none")
 
             """)

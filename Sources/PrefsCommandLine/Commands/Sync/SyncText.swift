@@ -13,6 +13,11 @@ enum SyncText {
                 report.clockAheadMilliseconds.map { .integer(Int($0)) } ?? .null
             ),
             ("pulledFromStandby", .bool(report.pulledFromStandby)),
+            ("restored", .bool(report.restored)),
+            (
+                "clockOffsetMilliseconds",
+                report.clockOffsetMilliseconds.map { .integer(Int($0)) } ?? .null
+            ),
         ])
     }
 
@@ -27,8 +32,34 @@ enum SyncText {
                 + (report.waitingForClock == 1
                     ? " 1 change waits" : " \(report.waitingForClock) changes wait")
                 + " until it is right"
+        } else if let offset = report.clockOffsetMilliseconds {
+            line += "\n" + offsetText(offset)
+        }
+        if report.restored {
+            line +=
+                "\nThis device's file is older than what it had pushed (restored from a copy):"
+                + " it pulled every change again"
         }
         return line
+    }
+
+    /// What a device's clock off from the hub's does, in one line.
+    static func offsetText(_ milliseconds: Int64) -> String {
+        milliseconds < 0
+            ? "This device's clock is \(aheadText(-milliseconds)) behind the hub's: its changes"
+                + " lose to older ones made elsewhere until it is set right"
+            : "This device's clock is \(aheadText(milliseconds)) ahead of the hub's: its changes"
+                + " win over later ones made elsewhere until it is set right"
+    }
+
+    /// The status's clock line.
+    static func clockText(_ status: SyncStatus) -> String {
+        if let ahead = status.clockAheadMilliseconds {
+            return "\(aheadText(ahead)) ahead of the hub's: changes wait until it is right"
+        }
+        guard let offset = status.clockOffsetMilliseconds else { return "in step with the hub" }
+        return "\(aheadText(abs(offset))) \(offset < 0 ? "behind" : "ahead of") the hub's at the"
+            + " last round: \(offset < 0 ? "its changes lose to older ones" : "its changes win over later ones")"
     }
 
     /// A clock's lead, as a person reads it.
