@@ -47,7 +47,8 @@ import Testing
         store.set(1, forKey: "volume")  // the statements are prepared once per connection
         let set = try roundTrips(database) { try store.setValue(.int(2), forKey: "volume") }
         #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
-        #expect(set.sent.contains { $0.contains("BEGIN") || $0.contains("\"begin\"") })
+        #expect(
+            set.sent.contains { $0.contains("BEGIN") || $0.contains("\"begin_read_write\"") })
         #expect(store.integer(forKey: "volume") == 2)
     }
 

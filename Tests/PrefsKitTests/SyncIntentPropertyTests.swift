@@ -55,8 +55,10 @@ import Testing
                 } else if parts[0] == "b" {
                     let item = parts[1]
                     let title = newest["t \(item)"]?.value ?? item
-                    let tags = newest.filter { $0.key.hasPrefix("g \(item) ") && $0.value.value != nil }
-                        .map { String($0.key.split(separator: " ")[2]) }.sorted()
+                    let tags = newest.filter {
+                        $0.key.hasPrefix("g \(item) ") && $0.value.value != nil
+                    }
+                    .map { String($0.key.split(separator: " ")[2]) }.sorted()
                     bookmarks[item] = "\(title) [\(tags.joined(separator: ","))]"
                 }
             }
@@ -135,7 +137,9 @@ import Testing
             try deviceSync(index).sync()
             anyDeviceSynced = true
         }
-        func joined(_ index: Int) throws -> Bool { try DeviceSync.status(of: devices[index]) != nil }
+        func joined(_ index: Int) throws -> Bool {
+            try DeviceSync.status(of: devices[index]) != nil
+        }
         func reopen(_ index: Int) throws {
             syncs[index] = nil
             devices[index] = try AppDatabase(path: paths[index], options: options)
@@ -247,7 +251,8 @@ import Testing
                 let restored = folder.path("restored\(copies).db")
                 for suffix in ["", "-wal"]
                 where FileManager.default.fileExists(atPath: backup + suffix) {
-                    try FileManager.default.copyItem(atPath: backup + suffix, toPath: restored + suffix)
+                    try FileManager.default.copyItem(
+                        atPath: backup + suffix, toPath: restored + suffix)
                 }
                 paths[index] = restored
                 try reopen(index)
@@ -320,7 +325,9 @@ import Testing
             for refusal in try DeviceSync.refusals(of: devices[0]) {
                 print("device0 refused \(refusal.subject) \(refusal.clock) \(refusal.reason)")
             }
-            let rows = try SyncPropertyTests.hubRows(hubView).filter { $0.key.entity != .preference }
+            let rows = try SyncPropertyTests.hubRows(hubView).filter {
+                $0.key.entity != .preference
+            }
             print(
                 rows.map { address, row in
                     "hub \(SyncIdent.parts(address.ident) ?? []) \(address.field) \(row.0) \(row.1)"

@@ -429,7 +429,8 @@ import Testing
         var tags: [String: [String]] = [:]
         // A bookmark has the tags stamped at or after its `exists` (docs/sync.md).
         var since: [String: String] = [:]
-        for (address, row) in model.rows where address.entity == .bookmark
+        for (address, row) in model.rows
+        where address.entity == .bookmark
             && address.field == "exists"
         {
             if let parts = SyncIdent.parts(address.ident) { since[parts[1]] = row.clock }
@@ -444,7 +445,9 @@ import Testing
             case (.bookmark, "title"):
                 if case .string(let title)? = row.value { titles[parts[1]] = title }
             case (.tag, _):
-                if row.clock >= since[parts[1]] ?? "" { tags[parts[1], default: []].append(parts[2]) }
+                if row.clock >= since[parts[1]] ?? "" {
+                    tags[parts[1], default: []].append(parts[2])
+                }
             default:
                 break
             }

@@ -43,17 +43,21 @@
                 )
                 // This store's name in its transactions, which its notifications carry.
                 let writer = newWriterToken()
+                let schema = try storeSchema(connection)
                 if options.isBehindTransactionPooler {
                     connection.usesUnnamedStatements = true
                     connection.transactionPrelude = transactionPrelude(
                         account: options.account, timeouts: timeouts,
-                        isReadOnly: options.isReadOnly, writer: writer)
+                        isReadOnly: options.isReadOnly, writer: writer, schema: schema)
                 } else {
+                    // This session is the store's alone; pinned once, as a pooled one is in
+                    // every transaction.
                     try connection.execute(
                         """
                         SELECT set_config('lock_timeout', $1, false),
-                            set_config('statement_timeout', $2, false)
-                        """, [String(timeouts.lock), String(timeouts.statement)])
+                            set_config('statement_timeout', $2, false),
+                            \(pins(local: false, schema: "$3"))
+                        """, [String(timeouts.lock), String(timeouts.statement), schema])
                     if options.isReadOnly {
                         try connection.execute("SET default_transaction_read_only = on")
                     }
@@ -88,19 +92,62 @@
         }
 
         /// What every transaction starts with behind a transaction pooler: the account acted
-        /// for and the timeouts, for this transaction only.
+        /// for and the timeouts, for this transaction only; and everything the store's
+        /// statements rely on (``pins(local:)``), whatever an earlier client of the server
+        /// connection left in its session. `$6` 'on' makes the transaction read-only (a
+        /// writable store's transactions say READ WRITE in their BEGIN).
         static func transactionPrelude(
             account: String?, timeouts: (lock: Int, statement: Int), isReadOnly: Bool,
-            writer: String
+            writer: String, schema: String
         ) -> (sql: String, parameters: [String?]) {
             (
                 """
                 SELECT set_config('lock_timeout', $1, true),
                     set_config('statement_timeout', $2, true),
-                    set_config('prefs.account', $3, true), set_config('prefs.writer', $4, true)
-                """ + (isReadOnly ? ", set_config('transaction_read_only', 'on', true)" : ""),
-                [String(timeouts.lock), String(timeouts.statement), account ?? "", writer]
+                    set_config('prefs.account', $3, true), set_config('prefs.writer', $4, true),
+                    \(pins(local: true, schema: "$5")),
+                    CASE WHEN $6 = 'on' THEN set_config('transaction_read_only', 'on', true) END
+                """,
+                [
+                    String(timeouts.lock), String(timeouts.statement), account ?? "", writer,
+                    schema, isReadOnly ? "on" : "off",
+                ]
             )
+        }
+
+        /// The settings a store's statements rely on, pinned (`schema`: the parameter naming
+        /// the store's schema): its
+        /// tables first in the search path and temporary objects last, so that a temporary
+        /// table named `preference` or `sync_change` shadows nothing; bytea read as hex; row
+        /// security on; the session's own role; and the hub's internal settings unset, so
+        /// that none is carried in from another client's session.
+        static func pins(local: Bool, schema: String) -> String {
+            let scope = local ? "true" : "false"
+            return """
+                set_config('role', 'none', \(scope)),
+                    set_config('search_path', pg_catalog.quote_ident(\(schema)) || ', pg_temp',
+                        \(scope)),
+                    set_config('bytea_output', 'hex', \(scope)),
+                    set_config('row_security', 'on', \(scope)),
+                    set_config('prefs.sync_applying', '', \(scope)),
+                    set_config('prefs.sync_number', '', \(scope))
+                """
+        }
+
+        /// The schema of the store: the one holding its migrations table (never a temporary
+        /// one), else the first of the search path, where it will be made.
+        private static func storeSchema(_ connection: PGConnection) throws -> String {
+            try connection.execute(
+                """
+                SELECT coalesce((
+                    SELECT n.nspname::text FROM pg_catalog.pg_class AS c
+                    JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+                    WHERE c.relname = 'prefs_schema_migration' AND c.relkind = 'r'
+                        AND n.nspname !~ '^pg_temp' AND n.nspname !~ '^pg_toast'
+                    ORDER BY n.nspname = pg_catalog.current_schema() DESC LIMIT 1),
+                    pg_catalog.current_schema(), 'public')
+                """
+            ).text(row: 0, column: 0) ?? "public"
         }
 
         /// A random name for one store's transactions (`prefs.writer`): the payload of the

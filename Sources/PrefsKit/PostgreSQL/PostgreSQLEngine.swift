@@ -103,8 +103,12 @@
                     try connection.execute(
                         prepared: "begin_snapshot",
                         "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                } else {
+                } else if isReadOnly {
                     try connection.execute(prepared: "begin", "BEGIN")
+                } else {
+                    // Said, not inherited: a session's default_transaction_read_only (which an
+                    // earlier client of a pooled connection may have left) changes nothing.
+                    try connection.execute(prepared: "begin_read_write", "BEGIN READ WRITE")
                 }
                 do {
                     let value = try body()
@@ -147,7 +151,11 @@
             try reconnectIfNeeded()
             // Sent with the first statement that needs an answer, or with the commit: a set
             // is BEGIN, its statement, COMMIT and the history read, in one round trip.
-            connection.queue(prepared: "begin", "BEGIN")
+            if isReadOnly {
+                connection.queue(prepared: "begin", "BEGIN")
+            } else {
+                connection.queue(prepared: "begin_read_write", "BEGIN READ WRITE")
+            }
             let value: T
             let read: Result<PGResult, PGError>
             do {
@@ -306,9 +314,11 @@
             // makes each transaction of a read-only store read-only, without that part here).
             let prelude = connection.transactionPrelude
             defer { connection.transactionPrelude = prelude }
-            if prelude != nil {
-                connection.transactionPrelude = transactionPrelude(
-                    account: account, timeouts: timeouts, isReadOnly: false, writer: writer)
+            if let prelude, prelude.parameters.count == 6 {
+                // The same prelude, the transaction not made read-only.
+                connection.transactionPrelude = (
+                    prelude.sql, Array(prelude.parameters.prefix(5)) + ["off"]
+                )
             }
             try connection.execute("BEGIN READ WRITE")
             let channel: String

@@ -297,7 +297,11 @@
                     VALUES ($1, $2, 0, extract(epoch FROM now()) - 978307200, $3)
                     ON CONFLICT (account, device) DO UPDATE SET pushed_clock =
                         greatest(sync_device.pushed_clock, excluded.pushed_clock)
-                    """, [account, device, Self.newestOwnClock(changes, device: device, excluding: excluded)])
+                    """,
+                    [
+                        account, device,
+                        Self.newestOwnClock(changes, device: device, excluding: excluded),
+                    ])
                 // A hint to the account's other devices: pull now.
                 try connection.execute(
                     prepared: "sync_notify", "SELECT pg_notify($1, prefs_notify_payload())",
