@@ -199,3 +199,73 @@ BEGIN
     END LOOP;
 END
 $pin$;
+
+-- 4. An account's sync lock cannot be taken by another account. It was an advisory lock on
+--    a hash of the account's name, which any role can compute and hold, stopping another
+--    account's rounds and server writes (exit 75). Its key is now a hash of the account's
+--    channel, a random token that row-level security shows to the account alone.
+CREATE FUNCTION prefs_sync_lock_key(owner text) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+    SELECT pg_catalog.hashtextextended('prefs sync ' || coalesce(
+        (SELECT a.channel FROM prefs_account_state AS a WHERE a.account = owner), owner), 0)
+$$;
+
+GRANT EXECUTE ON FUNCTION prefs_sync_lock_key(text) TO prefs_account, prefs_service;
+
+-- Every function that took the lock, rewritten from its own current definition (its
+-- settings kept) with the new key.
+DO $rewrite$
+DECLARE
+    fn oid;
+    definition text;
+BEGIN
+    FOR fn IN
+        SELECT p.oid FROM pg_catalog.pg_proc AS p
+        WHERE p.pronamespace = pg_catalog.current_schema()::regnamespace
+            AND p.proname LIKE 'prefs\_%'
+            AND p.prosrc LIKE '%hashtextextended(''prefs sync '' || owner, 0)%'
+    LOOP
+        definition := pg_catalog.replace(pg_catalog.pg_get_functiondef(fn),
+            'hashtextextended(''prefs sync '' || owner, 0)', 'prefs_sync_lock_key(owner)');
+        EXECUTE definition;
+    END LOOP;
+END
+$rewrite$;
+
+-- 5. A row written into sync_change by other means than a push is held to the clock bound
+--    even when the session claims to be a push applying (a setting any client can set): a
+--    forged clock far ahead no longer reaches the devices. (A push checks its rows' clocks
+--    before it stores them.)
+CREATE OR REPLACE FUNCTION prefs_sync_numbered() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- The bound's own reading (a table read) only for a clock past now: cheap for a push.
+    IF NEW.clock ~ '^[0-9]{15}-'
+        AND left(NEW.clock, 15)::bigint > (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        AND left(NEW.clock, 15)::bigint > prefs_sync_clock_limit() THEN
+        RAISE EXCEPTION 'the clock % is ahead of the hub''s by more than the bound', NEW.clock
+            USING ERRCODE = 'check_violation';
+    END IF;
+    -- A push numbers its rows itself, for all of them at once.
+    IF coalesce(current_setting('prefs.sync_applying', true), '') = 'on' THEN
+        RETURN NEW;
+    END IF;
+    NEW.sequence := prefs_sync_number(NEW.account);
+    RETURN NEW;
+END
+$$;
+
+DO $pin$
+DECLARE
+    fn regprocedure;
+BEGIN
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_catalog.pg_proc AS p
+        WHERE p.pronamespace = pg_catalog.current_schema()::regnamespace
+            AND p.proname LIKE 'prefs\_%' AND p.proconfig IS NULL
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp',
+            fn, pg_catalog.current_schema());
+    END LOOP;
+END
+$pin$;

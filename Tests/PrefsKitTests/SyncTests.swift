@@ -522,7 +522,7 @@ import Testing
         let inFlight = try PGConnection(server.target(database: hubDatabase))
         _ = try inFlight.execute("BEGIN")
         _ = try inFlight.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || 'alice', 0))")
+            "SELECT pg_advisory_xact_lock(prefs_sync_lock_key('alice'))")
         try prefs(laptop).set(1, for: .launchCount)
         try prefs(other).set(2, for: .launchCount)
         let done = Atomic<Bool>(false)

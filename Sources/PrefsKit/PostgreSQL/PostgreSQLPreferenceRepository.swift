@@ -285,7 +285,7 @@
             // The account's lock, which every writer of its history takes (held to the
             // commit): no id is given while the rows are dropped.
             try connection.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended('prefs sync ' || $1, 0))",
+                "SELECT pg_advisory_xact_lock(prefs_sync_lock_key($1))",
                 [account])
             try connection.execute(
                 """
