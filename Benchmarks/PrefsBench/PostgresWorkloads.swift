@@ -239,6 +239,50 @@ extension PostgresWorkloads {
         return times
     }
 
+    /// A round that pushes `pending` updates of keys the hub has already (a device's second
+    /// round), straight to the server and through PgBouncer in transaction pooling, in
+    /// alternation; milliseconds of each.
+    func syncUpdateRound(pending: Int, samples: Int) throws -> (
+        direct: [Double], pooled: [Double]
+    ) {
+        let folder = try TemporaryFolder()
+        let pooler = try PgBouncer(server: server, poolSize: 2)
+        var times: (direct: [Double], pooled: [Double]) = ([], [])
+        for sample in 0..<samples {
+            for isPooled in [false, true] {
+                let name = try server.makeDatabase()
+                let hub = isPooled ? pooler.target(database: name) : server.target(database: name)
+                var options = AppDatabase.Options()
+                options.isBehindTransactionPooler = isPooled
+                let device = try AppDatabase(
+                    path: folder.path("update\(sample)-\(isPooled).db"))
+                let store = PreferenceStore(database: device)
+                try device.transaction {
+                    for index in 0..<pending {
+                        try store.setValue(.int(index), forKey: "k\(index)")
+                    }
+                }
+                let sync = try DeviceSync(
+                    database: device, hub: hub, account: Self.account, hubOptions: options)
+                try sync.sync()
+                try device.transaction {
+                    for index in 0..<pending {
+                        try store.setValue(.int(index + 1), forKey: "k\(index)")
+                    }
+                }
+                let started = ObservationWorkloads.monotonicNanoseconds()
+                let report = try sync.sync()
+                let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
+                guard report.pushed == pending, report.pending == 0 else {
+                    throw BenchmarkError(
+                        description: "the update round pushed \(report.pushed) of \(pending)")
+                }
+                if isPooled { times.pooled.append(elapsed) } else { times.direct.append(elapsed) }
+            }
+        }
+        return times
+    }
+
     /// A server app's transaction of `writes` preference writes through the engine, on an
     /// account that syncs (every write stamped for the devices) and on one that does not;
     /// runs interleaved, each writing new values to the same keys, times in milliseconds.

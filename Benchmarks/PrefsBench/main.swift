@@ -68,10 +68,12 @@ if arguments.contains("--postgres") {
         ? try await postgres.observationDelay(samples: quick ? 20 : 100)
         : (median: 0, all: [])
     var rounds: [Double] = []
+    var updates: (direct: [Double], pooled: [Double]) = ([], [])
     var arrivals: [Double] = []
     var serverWrites: (syncing: [Double], alone: [Double]) = ([], [])
     if wants("sync") {
         rounds = try postgres.syncRound(pending: 10_000, samples: quick ? 1 : 5)
+        updates = try postgres.syncUpdateRound(pending: 10_000, samples: quick ? 1 : 5)
         serverWrites = try postgres.serverTransaction(writes: 10_000, samples: quick ? 1 : 5)
         arrivals = try await postgres.syncArrival(samples: quick ? 10 : 50)
     }
@@ -82,6 +84,8 @@ if arguments.contains("--postgres") {
                 notes: [
                     "observationDelayMilliseconds": delay.all,
                     "syncRoundMilliseconds": rounds, "syncArrivalMilliseconds": arrivals,
+                    "syncUpdateRoundDirectMilliseconds": updates.direct,
+                    "syncUpdateRoundPooledMilliseconds": updates.pooled,
                     "serverTransactionSyncingMilliseconds": serverWrites.syncing,
                     "serverTransactionAloneMilliseconds": serverWrites.alone,
                 ]),
@@ -100,6 +104,14 @@ if arguments.contains("--postgres") {
         for (name, times, target) in [
             ("Sync: one round of 10,000 pending changes took", rounds, "<= 1 s (1,000 ms)"),
             (
+                "Sync: a round of 10,000 updates of keys the hub has, direct, took",
+                updates.direct, "<= 1 s (1,000 ms)"
+            ),
+            (
+                "Sync: the same round through PgBouncer (transaction pooling) took",
+                updates.pooled, "<= 1.5x direct"
+            ),
+            (
                 "Sync: a write on device A reached device B (both --watch) after", arrivals,
                 "<= 200 ms"
             ),
@@ -111,6 +123,14 @@ if arguments.contains("--postgres") {
                         format: " %.1f ms (median of %d; min %.1f, max %.1f)",
                         sorted[sorted.count / 2], sorted.count, sorted[0], sorted[sorted.count - 1])
                     + "; target " + target)
+        }
+        if !updates.direct.isEmpty, !updates.pooled.isEmpty {
+            let direct = updates.direct.sorted()[updates.direct.count / 2]
+            let pooled = updates.pooled.sorted()[updates.pooled.count / 2]
+            print(
+                String(
+                    format: "Sync: the update round through the pooler / direct: %.2fx (medians)",
+                    pooled / direct))
         }
         let syncing = serverWrites.syncing.sorted()
         let alone = serverWrites.alone.sorted()
