@@ -68,9 +68,9 @@ public final class AppDatabase: Sendable {
         /// `target_session_attrs=prefer-standby`), so that the primary serves writes only.
         /// A pull reads there only once the standby holds everything the device has seen of
         /// the account (its cursor, and this round's push); until then it waits up to
-        /// ``standbyWaitMilliseconds`` and then reads the hub. Pushes, the cursor the device
-        /// reports, and a pull that must list every field (a device behind the horizon) go
-        /// to the hub, and so does every pull while the standby cannot be reached.
+        /// ``standbyWaitMilliseconds`` and then reads the hub. Pushes and the cursor the
+        /// device reports go to the hub, and so does every pull while the standby cannot be
+        /// reached.
         public var standbyTarget: String?
         /// How long a pull waits for ``standbyTarget`` to replay what the device has seen
         /// before it reads the hub instead.
