@@ -16,7 +16,7 @@ import Testing
 /// before any device synced, `leave` and rejoin, restores from an older copy of the file
 /// (with its `-wal`), devices the hub expires and that come back, and restarts.
 ///
-/// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (300 by default, 10,000 with
+/// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (250 by default, 10,000 with
 /// `Tests/reliability --long`); `PREFS_SYNC_INTENT_SEED` replays one (each failure names
 /// its seed).
 @Suite(.serialized) struct SyncIntentPropertyTests {
@@ -25,7 +25,7 @@ import Testing
         if let seed = environment["PREFS_SYNC_INTENT_SEED"].flatMap(UInt64.init) { return [seed] }
         let long = environment["PREFS_RELIABILITY_LONG"] == "1"
         let count =
-            environment["PREFS_SYNC_INTENT_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 300)
+            environment["PREFS_SYNC_INTENT_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 250)
         return (0..<UInt64(count)).map { 5_000 + $0 }
     }
 
