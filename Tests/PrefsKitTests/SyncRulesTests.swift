@@ -207,25 +207,33 @@ import Testing
         #expect(outcome.clockAhead.map(\.ident) == [ahead.ident])
         let pulled = try database.state.withLock { _ in try engine.pull(after: 0, limit: 100) }
         #expect(pulled.map(\.change.ident) == [good.ident])
-        // Written by hand into the hub, as the account's own role may: refused too.
-        func insertedByHand(ident: String, clock: String) throws -> ProcessOutput {
+        // Written by hand into the hub's table, with a number of its choosing (99, behind
+        // every cursor to come): the account's own role may not write it at all.
+        let byHand = try server.psql(
+            """
+            INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
+                sequence)
+            VALUES ('mallory', 'bookmark', '6D.6F', 'exists', '\(Self.clock)', 'x', true, 99)
+            """, database: hubDatabase, user: "mallory")
+        #expect(byHand.status != 0)
+        #expect(byHand.stderr.contains("permission denied"), "\(byHand.stderr)")
+        // Through the push's own function, past the engine's check: the table's constraint
+        // and trigger refuse them still, and what is taken is numbered as a push is.
+        func pushedByHand(ident: String, clock: String) throws -> ProcessOutput {
             try server.psql(
                 """
-                SET ROLE mallory;
-                INSERT INTO sync_change (account, entity, ident, field, clock, device, present,
-                    sequence)
-                VALUES ('mallory', 'bookmark', '\(ident)', 'exists', '\(clock)', 'x', true, 99)
-                """, database: hubDatabase)
+                SELECT * FROM prefs_sync_push_store('mallory', '[{"n": 1, "entity": "bookmark",
+                    "ident": "\(ident)", "field": "exists", "clock": "\(clock)", "device": "x",
+                    "present": true}]'::jsonb, '{}')
+                """, database: hubDatabase, user: "mallory")
         }
-        let direct = try insertedByHand(ident: ".", clock: Self.clock)
+        let direct = try pushedByHand(ident: ".", clock: Self.clock)
         #expect(direct.status != 0)
         #expect(direct.stderr.contains("sync_change_well_formed"), "\(direct.stderr)")
-        let future = try insertedByHand(ident: "6D.6D", clock: ahead.clock)
+        let future = try pushedByHand(ident: "6D.6D", clock: ahead.clock)
         #expect(future.status != 0)
         #expect(future.stderr.contains("ahead of the hub"), "\(future.stderr)")
-        // One that keeps the structure, with a number of its choosing (99, behind every
-        // cursor to come): numbered as a push is, under the account's lock.
-        let numbered = try insertedByHand(ident: "6D.6E", clock: Self.clock)
+        let numbered = try pushedByHand(ident: "6D.6E", clock: Self.clock)
         #expect(numbered.status == 0, "\(numbered.stderr)")
         let sequences = try database.state.withLock { _ in try engine.pull(after: 0, limit: 100) }
             .map(\.sequence)

@@ -119,7 +119,7 @@
         /// the store's schema): its
         /// tables first in the search path and temporary objects last, so that a temporary
         /// table named `preference` or `sync_change` shadows nothing; bytea read as hex; row
-        /// security on; the session's own role; and the hub's internal settings unset, so
+        /// security on; the session's own role; and the hub's internal setting unset, so
         /// that none is carried in from another client's session.
         static func pins(local: Bool, schema: String) -> String {
             let scope = local ? "true" : "false"
@@ -129,8 +129,7 @@
                         \(scope)),
                     set_config('bytea_output', 'hex', \(scope)),
                     set_config('row_security', 'on', \(scope)),
-                    set_config('prefs.sync_applying', '', \(scope)),
-                    set_config('prefs.sync_number', '', \(scope))
+                    set_config('prefs.sync_applying', '', \(scope))
                 """
         }
 

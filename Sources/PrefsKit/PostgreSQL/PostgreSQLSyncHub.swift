@@ -83,11 +83,8 @@
                 try transaction {
                     let opening = try connection.execute(
                         prepared: "sync_start",
-                        """
-                        SELECT prefs_sync_start($1), set_config('prefs.sync_applying', 'on', true),
-                            (SELECT sync_rebuild FROM prefs_account_state WHERE account = $1)
-                        """, [account])
-                    if opening.text(row: 0, column: 2) == "t" { try rebuildEveryBookmark() }
+                        "SELECT b.number, b.rebuild FROM prefs_sync_begin($1) AS b", [account])
+                    if opening.text(row: 0, column: 1) == "t" { try rebuildEveryBookmark() }
                 }
             }
             isSyncStarted = true
@@ -137,9 +134,7 @@
                     }
                 })
             try connection.execute(
-                prepared: "sync_rebuilt",
-                "UPDATE prefs_account_state SET sync_rebuild = false WHERE account = $1",
-                [account])
+                prepared: "sync_rebuilt", "SELECT prefs_sync_rebuilt($1)", [account])
         }
 
         private func pushTransaction(
@@ -152,16 +147,13 @@
                 // after another, from a sequence, and commit in that order; what each push
                 // reports is exact. One number for the whole push: a pull reads whole pushes.
                 // The first contact turns the account's stamping on; what the push applies to
-                // the account's tables is not stamped again.
+                // the account's tables is not stamped again. The hub's functions do each of
+                // these, and every write of its sync tables below (docs/sync.md).
                 let opening = try connection.execute(
                     prepared: "sync_push_open",
-                    """
-                    SELECT prefs_sync_start($1), prefs_sync_number($1),
-                        set_config('prefs.sync_applying', 'on', true),
-                        (SELECT sync_rebuild FROM prefs_account_state WHERE account = $1)
-                    """, [account])
-                let number = opening.integer(row: 0, column: 1) ?? 0
-                if opening.text(row: 0, column: 3) == "t" { try rebuildEveryBookmark() }
+                    "SELECT b.number, b.rebuild FROM prefs_sync_begin($1) AS b", [account])
+                let number = opening.integer(row: 0, column: 0) ?? 0
+                if opening.text(row: 0, column: 1) == "t" { try rebuildEveryBookmark() }
                 // Each change against the rules and the clock bound, alone: a malformed one
                 // or one stamped too far ahead is refused and reported; the rest go on.
                 let checked = try connection.execute(
@@ -217,65 +209,12 @@
                         OR (s.sequence > $3 AND s.device <> c.device))
                     """, [account, document, String(cursor), skipped])
                 // The winners are stored with their clocks and applied to the account's tables:
-                // preferences here, in the same statement; bookmarks and tags below, through
-                // the bookmark repository.
+                // preferences in the hub's function; bookmarks and tags below, through the
+                // bookmark repository.
                 let taken = try connection.execute(
                     prepared: "sync_push",
-                    """
-                    WITH c AS (
-                        SELECT DISTINCT ON (entity, ident, field) * FROM \(Self.incoming)
-                        WHERE c.n <> ALL($3::bigint[])
-                        ORDER BY entity, ident, field, clock COLLATE "C" DESC
-                    ), won AS (
-                        INSERT INTO sync_change AS s (account, entity, ident, field, clock,
-                            device, present, type, value, bytes, sequence, suite, key)
-                        SELECT $1, c.entity, c.ident, c.field, c.clock, c.device, c.present,
-                            CASE WHEN c.entity <> 'preference' THEN c.type END,
-                            CASE WHEN c.entity <> 'preference' THEN c.value END,
-                            CASE WHEN c.entity <> 'preference' THEN c.bytes::bytea END, $4,
-                            CASE WHEN c.entity = 'preference' THEN convert_from(
-                                decode(split_part(c.ident, '.', 1), 'hex'), 'UTF8') END,
-                            CASE WHEN c.entity = 'preference' THEN convert_from(
-                                decode(split_part(c.ident, '.', 2), 'hex'), 'UTF8') END
-                        FROM c
-                        ON CONFLICT ON CONSTRAINT sync_change_pkey DO UPDATE SET
-                            clock = excluded.clock, device = excluded.device,
-                            present = excluded.present, type = excluded.type,
-                            value = excluded.value, bytes = excluded.bytes,
-                            sequence = excluded.sequence, suite = excluded.suite,
-                            key = excluded.key
-                        WHERE s.clock < excluded.clock
-                        RETURNING s.entity, s.ident, s.field, s.present, s.suite, s.key
-                    )
-                    SELECT NULL, NULL, count(DISTINCT (entity, ident)) FROM won
-                    UNION ALL
-                    SELECT DISTINCT split_part(ident, '.', 1), split_part(ident, '.', 2), 0
-                    FROM won WHERE entity <> 'preference'
-                    """, [account, document, skipped, String(number)])
-                // The preferences that won: their rows carry their clocks now (one pushed
-                // again applies its same value again, which changes nothing).
-                try connection.execute(
-                    prepared: "sync_apply_set",
-                    """
-                    INSERT INTO preference AS p (account, suite, key, type, value, bytes,
-                        updated_at)
-                    SELECT DISTINCT ON (s.suite, s.key) $1, s.suite, s.key, c.type, c.value,
-                        c.bytes::bytea, left(c.clock, 15)::bigint / 1000.0 - 978307200
-                    FROM \(Self.incoming) \(Self.stored)
-                    WHERE s.clock = c.clock AND c.entity = 'preference' AND c.present
-                        AND c.n <> ALL($3::bigint[])
-                    ON CONFLICT (account, suite, key) DO UPDATE SET
-                        type = excluded.type, value = excluded.value, bytes = excluded.bytes,
-                        updated_at = excluded.updated_at
-                    """, [account, document, skipped])
-                try connection.execute(
-                    prepared: "sync_apply_remove",
-                    """
-                    DELETE FROM preference AS p USING sync_change AS s
-                    WHERE s.account = $1 AND s.sequence = $2 AND s.entity = 'preference'
-                        AND NOT s.present AND p.account = $1 AND p.suite = s.suite
-                        AND p.key = s.key
-                    """, [account, String(number)])
+                    "SELECT kind, item, taken FROM prefs_sync_push_store($1, $2::jsonb, $3)",
+                    [account, document, skipped])
                 var bookmarks: [[String]] = []
                 var accepted = 0
                 for row in 0..<taken.rowCount {
@@ -291,13 +230,7 @@
                 }
                 try rebuild(bookmarks)
                 try connection.execute(
-                    prepared: "sync_device_known",
-                    """
-                    INSERT INTO sync_device (account, device, cursor, seen_at, pushed_clock)
-                    VALUES ($1, $2, 0, extract(epoch FROM now()) - 978307200, $3)
-                    ON CONFLICT (account, device) DO UPDATE SET pushed_clock =
-                        greatest(sync_device.pushed_clock, excluded.pushed_clock)
-                    """,
+                    prepared: "sync_device_known", "SELECT prefs_sync_device_pushed($1, $2, $3)",
                     [
                         account, device,
                         Self.newestOwnClock(changes, device: device, excluding: excluded),
@@ -491,8 +424,7 @@
         func forget(device: String) throws {
             try reconnecting {
                 _ = try connection.execute(
-                    prepared: "sync_forget",
-                    "DELETE FROM sync_device WHERE account = $1 AND device = $2",
+                    prepared: "sync_forget", "SELECT prefs_sync_device_forget($1, $2)",
                     [account, device])
             }
         }
@@ -504,14 +436,8 @@
         private func reportTransaction(device: String, cursor: Int64) throws {
             try transaction {
                 try connection.execute(
-                    prepared: "sync_report",
-                    """
-                    INSERT INTO sync_device (account, device, cursor, seen_at)
-                    VALUES ($1, $2, $3, extract(epoch FROM now()) - 978307200)
-                    ON CONFLICT (account, device) DO UPDATE SET
-                        cursor = greatest(sync_device.cursor, excluded.cursor),
-                        seen_at = excluded.seen_at
-                    """, [account, device, String(cursor)])
+                    prepared: "sync_report", "SELECT prefs_sync_device_report($1, $2, $3)",
+                    [account, device, String(cursor)])
             }
         }
     }
@@ -564,11 +490,8 @@
 
         func markMisaligned(kind: String) throws {
             try connection.execute(
-                prepared: "sync_misaligned",
-                """
-                INSERT INTO sync_misaligned (account, kind) VALUES ($1, $2)
-                ON CONFLICT (account, kind) DO NOTHING
-                """, [account, kind])
+                prepared: "sync_misaligned", "SELECT prefs_sync_mark_misaligned($1, $2)",
+                [account, kind])
         }
 
         func bookmarkPositions(kind: String) throws -> [ExactName: Int] {
