@@ -14,7 +14,11 @@ import Testing
 /// schedules draw what real devices do: writes before a device's first round (while others
 /// delete unrelated keys, so the hub has removals to collect), late joiners, server writes
 /// before any device synced, `leave` and rejoin, restores from an older copy of the file
-/// (with its `-wal`), devices the hub expires and that come back, and restarts.
+/// (with its `-wal`), devices the hub expires and that come back, restarts, `prefs sync`
+/// killed with SIGKILL in the middle of its round, every connection to the hub cut (the
+/// pooler's `KILL`, or the server's backends ended), and hostile SQL from the account's own
+/// login role: rows written into the hub's sync tables, server writes with forged session
+/// settings, stamping turned off.
 ///
 /// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (250 by default, 10,000 with
 /// `Tests/reliability --long`); `PREFS_SYNC_INTENT_SEED` replays one (each failure names
@@ -90,13 +94,34 @@ import Testing
             "sync intent: \(Self.seeds.count) schedules in \(ContinuousClock.now - start);"
                 + " writes \(tally.writes), pre-join \(tally.preJoin), server before any device"
                 + " \(tally.serverFirst), restores \(tally.restores), rejoins \(tally.rejoins),"
-                + " expiries \(tally.expiries); failing seeds:"
+                + " expiries \(tally.expiries), kills \(tally.kills), cuts \(tally.cuts),"
+                + " hostile \(tally.hostile); failing seeds:"
                 + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
         #expect(failed.isEmpty, "failing seeds: \(failed)")
     }
 
+    /// Cuts every connection to the hub's database: through the pooler, its console's `KILL`
+    /// (then `RESUME`); directly, the server's backends of the database ended.
+    static func cutConnections(server: PostgresServer, database: String) throws {
+        if SyncHubRoute.isThroughPooler {
+            let pooler = try PgBouncer.start()
+            for command in ["KILL \(database)", "RESUME \(database)"] {
+                let output = try runProcess(
+                    URL(fileURLWithPath: "/usr/bin/psql"),
+                    ["-X", "-q", "-d", pooler.target(database: "pgbouncer"), "-c", command])
+                #expect(output.status == 0, "\(command): \(output.stderr)")
+            }
+        } else {
+            let output = try server.psql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    + " WHERE datname = '\(database)' AND pid <> pg_backend_pid()")
+            #expect(output.status == 0, "\(output.stderr)")
+        }
+    }
+
     struct Tally {
         var writes = 0, preJoin = 0, serverFirst = 0, restores = 0, rejoins = 0, expiries = 0
+        var kills = 0, cuts = 0, hostile = 0
     }
 
     // The schedule's steps, one switch.
@@ -206,11 +231,17 @@ import Testing
             }
         }
 
+        // The account's own login role, for the hostile steps (made on first use).
+        var hasRole = false
+        defer {
+            if hasRole { _ = try? server.psql("DROP ROLE IF EXISTS \(account)") }
+        }
+
         for _ in 0..<40 {
             let index = Int.random(in: 0..<deviceCount, using: &random)
             let database = devices[index]
             let name = "device\(index)"
-            switch Int.random(in: 0..<20, using: &random) {
+            switch Int.random(in: 0..<23, using: &random) {
             case 0, 1, 2, 3:
                 if try !joined(index) { tally.preJoin += 1 }
                 tally.writes += 1
@@ -232,13 +263,16 @@ import Testing
                     try editBookmark(hubView.database, "server")
                 }
             case 12:
-                // A copy of the file as a backup takes it, with its -wal.
+                // A copy of the file as a backup takes it, with its -wal: by another process,
+                // as backup tools are (a copy opened and closed in this process would release
+                // the POSIX locks SQLite holds here on the file).
                 copies += 1
                 let backup = folder.path("backup\(copies).db")
                 for suffix in ["", "-wal"]
                 where FileManager.default.fileExists(atPath: paths[index] + suffix) {
-                    try FileManager.default.copyItem(
-                        atPath: paths[index] + suffix, toPath: backup + suffix)
+                    let copied = try runProcess(
+                        URL(fileURLWithPath: "/bin/cp"), [paths[index] + suffix, backup + suffix])
+                    #expect(copied.status == 0, "\(copied.stderr)")
                 }
                 backups[index] = backup
                 log.append("\(Self.now()) \(name) backed up")
@@ -278,6 +312,77 @@ import Testing
                 log.append("\(Self.now()) \(name) expired")
             case 16:
                 try reopen(index)
+            case 17:
+                // `prefs sync` of this device, killed somewhere in its round: nothing it did
+                // was confirmed, and the next round must finish the job.
+                let process = Process()
+                process.executableURL = prefsExecutable()
+                process.arguments = [
+                    "--db", paths[index], "sync", "--hub", hub, "--account", account,
+                ]
+                if SyncHubRoute.isThroughPooler {
+                    process.environment = ProcessInfo.processInfo.environment.merging(
+                        ["PREFS_POOLER": "transaction"]) { $1 }
+                }
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                usleep(UInt32.random(in: 0...80_000, using: &random))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                try reopen(index)
+                tally.kills += 1
+                log.append("\(Self.now()) \(name) sync killed")
+            case 18:
+                // Every connection to the hub's database cut: the pooler's (a restart, as its
+                // clients see it), or the server's backends.
+                try Self.cutConnections(server: server, database: hubDatabase)
+                tally.cuts += 1
+                log.append("\(Self.now()) connections cut")
+            case 19:
+                // The account's own login role, by psql: what it may do is a server write, and
+                // nothing else it tries may change what any replica ends with.
+                if !hasRole {
+                    try server.makeLoginRoles([(account, "prefs_account")])
+                    hasRole = true
+                }
+                tally.hostile += 1
+                let key = keys.randomElement(using: &random) ?? "key0"
+                let value = Int.random(in: 0..<1_000, using: &random)
+                let item = items.randomElement(using: &random) ?? "item0"
+                let at = Self.now()
+                let attacks = [
+                    // A forged title straight into the hub's sync table, numbered low.
+                    """
+                    INSERT INTO sync_change (entity, ident, field, clock, device, present, type,
+                        value, sequence)
+                    VALUES ('bookmark', upper(encode('movie', 'hex')) || '.'
+                        || upper(encode('\(item)', 'hex')), 'title',
+                        lpad(\(at)::text, 15, '0') || '-000000-evil', 'evil', true, 'string',
+                        'EVIL', 1)
+                    """,
+                    // Stamping of the account turned off.
+                    "UPDATE prefs_account_state SET sync_on = false",
+                    // A server write claiming to be a push applying, with a low number.
+                    """
+                    BEGIN;
+                    SELECT set_config('prefs.sync_applying', 'on', true),
+                        set_config('prefs.sync_number', '1 \(account)', true);
+                    INSERT INTO preference (suite, key, type, value, updated_at)
+                    VALUES ('standard', '\(key)', 'int', '\(value)',
+                        extract(epoch FROM now()) - 978307200)
+                    ON CONFLICT (account, suite, key) DO UPDATE SET type = excluded.type,
+                        value = excluded.value, bytes = NULL, updated_at = excluded.updated_at;
+                    COMMIT;
+                    """,
+                ]
+                let attack = Int.random(in: 0..<attacks.count, using: &random)
+                let output = try server.psql(
+                    attacks[attack], database: hubDatabase, user: account)
+                if attack == 2, output.status == 0 {
+                    intent.wrote("p \(key)", String(value), at: at)
+                }
+                log.append("\(at) own role attack \(attack): exit \(output.status)")
             default:
                 // Another device syncs: rounds are the commonest thing a device does.
                 let other = Int.random(in: 0..<deviceCount, using: &random)

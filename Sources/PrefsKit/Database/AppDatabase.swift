@@ -246,7 +246,19 @@ public final class AppDatabase: Sendable {
                 try state.feed.refreshIfStale()
                 return try body(state)
             } catch {
-                throw state.engine.translate(error)
+                let translated = state.engine.translate(error)
+                // A server connection lost while it was idle (the server or a pooler
+                // restarted) is found by the read that uses it: a read is safe to run again,
+                // once, after the feed's check has connected again.
+                guard case .unavailable? = translated as? DatabaseError,
+                    !state.engine.isInTransaction
+                else { throw translated }
+                do {
+                    try state.feed.refresh()
+                    return try body(state)
+                } catch {
+                    throw state.engine.translate(error)
+                }
             }
         }
     }
