@@ -33,6 +33,22 @@ import Testing
         return (0..<UInt64(count)).map { 5_000 + $0 }
     }
 
+    /// The steps a schedule may draw besides writes and rounds, by the names
+    /// `PREFS_SYNC_INTENT_STEPS` takes (a comma-separated list; every step when it is unset):
+    /// to tell which of them a failure needs. "prejoin" (writes before a device's first
+    /// round) and "serverfirst" (server writes before any device synced) are conditions of
+    /// the write steps; off, the device syncs first, and the server does not write yet.
+    static let optionalSteps = [
+        12: "restore", 13: "restore", 14: "leave", 15: "expire", 16: "reopen", 17: "kill",
+        18: "cut", 19: "hostile",
+    ]
+
+    static let drawnSteps: Set<String>? = ProcessInfo.processInfo.environment[
+        "PREFS_SYNC_INTENT_STEPS"
+    ].map { Set($0.split(separator: ",").map(String.init)) }
+
+    static func draws(_ step: String) -> Bool { drawnSteps?.contains(step) ?? true }
+
     /// How many failing schedules to report before stopping (`PREFS_SYNC_INTENT_FAILURES`).
     static var failuresShown: Int {
         ProcessInfo.processInfo.environment["PREFS_SYNC_INTENT_FAILURES"].flatMap(Int.init) ?? 5
@@ -249,7 +265,13 @@ import Testing
             let index = Int.random(in: 0..<deviceCount, using: &random)
             let database = devices[index]
             let name = "device\(index)"
-            switch Int.random(in: 0..<23, using: &random) {
+            var step = Int.random(in: 0..<23, using: &random)
+            if let kind = Self.optionalSteps[step], !Self.draws(kind) { step = 22 }
+            if step < 6, !Self.draws("prejoin"), try !joined(index) { try sync(index) }
+            if step == 10 || step == 11, !anyDeviceSynced, !Self.draws("serverfirst") {
+                step = 22
+            }
+            switch step {
             case 0, 1, 2, 3:
                 if try !joined(index) { tally.preJoin += 1 }
                 tally.writes += 1
