@@ -87,7 +87,7 @@ import Testing
                     "bookmark", "add", "trip", "london", "--title", "London", "--url",
                     "https://london.example",
                     "--category", "Europe", "--tag", "uk", "--tag=city", "--note", "Rainy",
-                ], as: BookmarkAddCommand.self) == BookmarkAddCommand(draft: expected))
+                ], as: BookmarkAddCommand.self)?.draft == expected)
         #expect(
             try command(
                 ["bookmark", "toggle", "trip", "paris", "--title", "Paris"],
@@ -177,7 +177,12 @@ import Testing
                 == BookmarkSearchCommand(text: "aveng* war", limit: 50))
         #expect(
             try command(["bookmark", "move", "3", "--to", "0"], as: BookmarkMoveCommand.self)
-                == BookmarkMoveCommand(id: 3, position: 0))
+                == BookmarkMoveCommand(reference: .id(3), position: 0))
+        #expect(
+            try command(
+                ["bookmark", "move", "trip", "london", "--to", "1"], as: BookmarkMoveCommand.self)
+                == BookmarkMoveCommand(
+                    reference: .item(kind: "trip", itemID: "london"), position: 1))
         #expect(error(["bookmark", "move", "3"]) == "Missing expected option '--to <position>'")
         #expect(error(["bookmark", "search"]) == "Missing expected argument '<query>'")
         #expect(

@@ -70,3 +70,55 @@ import Testing
         #expect(try !bookmarks.isBookmarked(kind: "trip", itemID: "london"))
     }
 }
+
+/// ``BookmarkStore/update(kind:itemID:_:)``: an edit in place, in one transaction.
+@Suite(.serialized) struct BookmarkUpdateTests {
+    let bookmarks: BookmarkStore
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+        bookmarks = BookmarkStore(database: try AppDatabase(path: folder.path("prefs.sqlite")))
+        try bookmarks.add(
+            BookmarkDraft(
+                kind: "trip", itemID: "london", title: "London", category: "Europe",
+                tags: ["uk"], note: "Rainy"))
+    }
+
+    @Test func anUpdateChangesOnlyWhatTheEditChanges() throws {
+        let updated = try bookmarks.update(kind: "trip", itemID: "london") {
+            $0.tags.append("capital")
+            $0.kind = "movie"  // the item edited stays the one named
+        }
+        #expect(updated.kind == "trip")
+        #expect(updated.tags == ["capital", "uk"])
+        #expect(updated.category == "Europe")
+        #expect(updated.folder == ["Europe"])
+        #expect(updated.note == "Rainy")
+        #expect(updated.id == 1)
+        #expect(throws: BookmarkError.itemNotFound(kind: "trip", itemID: "rome")) {
+            try bookmarks.update(kind: "trip", itemID: "rome") { $0.title = "Rome" }
+        }
+        #expect(throws: BookmarkError.self) {
+            try bookmarks.update(kind: "trip", itemID: "london") { $0.tags.append(" ") }
+        }
+        #expect(try bookmarks.bookmark(kind: "trip", itemID: "london")?.tags == ["capital", "uk"])
+    }
+
+    @Test func anUpdateThatChangesNothingTellsNoObserverAndMovesNoTime() throws {
+        let before = try #require(try bookmarks.bookmark(kind: "trip", itemID: "london"))
+        let london = trackObservation {
+            _ = try? bookmarks.bookmark(kind: "trip", itemID: "london")
+        }
+        let list = trackObservation { _ = try? bookmarks.list() }
+        let after = try bookmarks.update(kind: "trip", itemID: "london") {
+            $0.tags = ["uk"]
+            $0.category = "Europe"
+        }
+        #expect(after.updatedAt == before.updatedAt)
+        #expect(london.value == 0)
+        #expect(list.value == 0)
+        try bookmarks.update(kind: "trip", itemID: "london") { $0.title = "London!" }
+        #expect(london.value == 1)
+    }
+}

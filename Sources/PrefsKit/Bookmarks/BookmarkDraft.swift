@@ -39,9 +39,26 @@ public struct BookmarkDraft: Sendable, Hashable {
         self.note = note
     }
 
+    /// A draft of a stored bookmark: its fields as they are, its folder by its whole path.
+    public init(_ bookmark: Bookmark) {
+        self.init(
+            kind: bookmark.kind, itemID: bookmark.itemID, title: bookmark.title,
+            url: bookmark.urlString.flatMap { URL(string: $0) }, category: bookmark.category,
+            folder: bookmark.folder, tags: bookmark.tags, note: bookmark.note)
+    }
+
     /// The folder path the draft names: its ``folder``, else its category's top-level
     /// folder, else the top level.
     var folderPath: [String] { folder ?? category.map { [$0] } ?? [] }
+
+    /// The same placement said one way: the folder by its whole path, the category its last
+    /// name (a category alone is the top-level folder of that name).
+    var placedByPath: BookmarkDraft {
+        var draft = self
+        draft.folder = folderPath
+        draft.category = draft.folder?.last
+        return draft
+    }
 
     /// The draft with its text checked and its tags trimmed, sorted and unique.
     ///

@@ -98,6 +98,40 @@ public final class BookmarkStore: Sendable {
         return try repository.update(id: existing, with: draft, in: .draft, at: date)
     }
 
+    /// Edits the bookmark of an item in place, in one transaction: the closure gets a draft of
+    /// the stored bookmark and changes what it means to change; every field it leaves alone
+    /// stays as stored (its id, position and creation time stay too). An edit that changes
+    /// nothing writes nothing: no time moves and no observer is told.
+    /// ```swift
+    /// try bookmarks.update(kind: "trip", itemID: "london") { $0.tags.append("europe") }
+    /// ```
+    ///
+    /// - Returns: The stored bookmark.
+    /// - Throws: ``BookmarkError/itemNotFound(kind:itemID:)`` when the item has no bookmark,
+    ///   ``BookmarkError/invalid(_:)`` for a field the edit left invalid (nothing is stored),
+    ///   ``DatabaseError`` when the write fails; what the closure throws.
+    @discardableResult
+    public func update(
+        kind: String, itemID: String, _ edit: (inout BookmarkDraft) throws -> Void
+    ) throws -> Bookmark {
+        try database.write { state in
+            guard let existing = try state.bookmarks.bookmark(kind: kind, itemID: itemID) else {
+                throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
+            }
+            let stored = BookmarkDraft(existing)
+            var draft = stored
+            try edit(&draft)
+            // The item it names is the one edited.
+            draft.kind = existing.kind
+            draft.itemID = existing.itemID
+            let edited = try draft.placedByPath.validated()
+            guard edited != (try? stored.placedByPath.validated()) else { return existing }
+            state.feed.states.willChangeBookmarks()
+            return try state.bookmarks.update(
+                id: existing.id, with: edited, in: .draft, at: Date())
+        }
+    }
+
     /// Removes the bookmark of an item.
     ///
     /// - Returns: Whether there was one.

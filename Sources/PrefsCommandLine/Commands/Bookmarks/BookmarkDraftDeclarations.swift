@@ -34,26 +34,34 @@ enum BookmarkDraftDeclarations {
 
     /// The draft; its title is empty when `--title` was not given (only `toggle` allows that).
     static func draft(from parsed: ParsedArguments) throws(UsageError) -> BookmarkDraft {
-        var url: URL?
+        let given = try edit(from: parsed)
+        return BookmarkDraft(
+            kind: try parsed[Self.kind], itemID: try parsed[Self.itemID],
+            title: parsed.value("title") ?? "", url: given.url, category: given.category,
+            folder: given.folder, tags: try parsed[Self.tag], note: given.note)
+    }
+
+    /// What the options shared with `add` change of a stored bookmark: the URL, category,
+    /// folder and note, each only when given (the title and tags are each command's own).
+    static func edit(from parsed: ParsedArguments) throws(UsageError) -> BookmarkEdit {
+        var edit = BookmarkEdit()
         if let text = try parsed[Self.url] {
             guard let parsedURL = URL(string: text), parsedURL.scheme != nil else {
                 throw UsageError(
                     "Invalid value '\(text)' for '--url': expected an absolute URL",
                     path: parsed.path)
             }
-            url = parsedURL
+            edit.url = parsedURL
         }
-        let folder = try folderPath(try parsed[Self.folder], in: parsed)
-        let category = try parsed[Self.category]
-        if folder != nil && category != nil {
+        edit.folder = try folderPath(try parsed[Self.folder], in: parsed)
+        edit.category = try parsed[Self.category]
+        if edit.folder != nil && edit.category != nil {
             throw UsageError(
                 "Pass either --category or --folder, not both (a category is a top-level folder)",
                 path: parsed.path)
         }
-        return BookmarkDraft(
-            kind: try parsed[Self.kind], itemID: try parsed[Self.itemID],
-            title: parsed.value("title") ?? "", url: url, category: category, folder: folder,
-            tags: try parsed[Self.tag], note: try parsed[Self.note])
+        edit.note = try parsed[Self.note]
+        return edit
     }
 
     /// A `--folder` path, refusing one without any name.

@@ -8,6 +8,9 @@ enum BookmarkGroup: CommandGroup {
         group: Self.self, abstract: "Add, list, search and manage bookmarks.",
         subcommands: [
             SubcommandEntry(BookmarkAddCommand.self),
+            SubcommandEntry(BookmarkEditCommand.self),
+            SubcommandEntry(BookmarkTagCommand.self),
+            SubcommandEntry(BookmarkUntagCommand.self),
             SubcommandEntry(BookmarkRemoveCommand.self),
             SubcommandEntry(BookmarkToggleCommand.self),
             SubcommandEntry(BookmarkListCommand.self),

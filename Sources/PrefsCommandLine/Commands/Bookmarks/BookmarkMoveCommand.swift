@@ -1,24 +1,47 @@
 import PrefsKit
 
-/// `prefs bookmark move ID --to N`: a new position within the bookmark's kind.
+/// `prefs bookmark move KIND ITEM-ID --to N` (or `move ID --to N`): a new position within the
+/// bookmark's kind.
 struct BookmarkMoveCommand: RunnableCommand {
     static var name: String { "move" }
-    static let id = Argument<String>("id", help: "The bookmark's id.")
+    static let first = Argument<String>(
+        "kind", help: "The kind of the item (or the bookmark's id, alone).")
+    static let itemID = OptionalArgument<String>(
+        "item-id", help: "The app's identifier of the item.")
     static let to = Option<Int>(
         "to", value: "position", help: "The new position, from 0.", in: 0...Int.max,
         isRequired: true)
     static let spec = CommandSpec(
         Self.self, abstract: "Move a bookmark to a position within its kind.",
-        arguments: [id.spec], options: [to.spec], scope: .suiteless)
+        discussion: """
+            The bookmark is named by its item (KIND ITEM-ID), which is the same on every
+            device, or by its id alone, which is this file's own.
+            """,
+        arguments: [first.spec, itemID.spec], options: [to.spec], scope: .suiteless)
 
-    var id: Int64
+    var reference: BookmarkReference
     var position: Int
 
     func run(_ context: CommandContext) throws {
         guard let database = try context.openExistingForWriting() else {
-            throw BookmarkError.notFound(id: id)
+            switch reference {
+            case .id(let id): throw BookmarkError.notFound(id: id)
+            case .item(let kind, let itemID):
+                throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
+            }
         }
-        let bookmark = try BookmarkStore(database: database).move(id: id, to: position)
+        let store = BookmarkStore(database: database)
+        let bookmark = try database.transaction {
+            switch reference {
+            case .id(let id):
+                return try store.move(id: id, to: position)
+            case .item(let kind, let itemID):
+                guard let found = try store.bookmark(kind: kind, itemID: itemID) else {
+                    throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
+                }
+                return try store.move(id: found.id, to: position)
+            }
+        }
         if context.globals.isJSON { context.printJSON(bookmark.jsonValue) }
     }
 }
@@ -27,9 +50,14 @@ extension BookmarkMoveCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
         // Present: the option is required.
         let position = try parsed[Self.to] ?? 0
-        self.init(
-            id: try BookmarkDraftDeclarations.bookmarkID(
-                try parsed[Self.id], in: parsed, label: "<id>"),
-            position: position)
+        let first = try parsed[Self.first]
+        if let itemID = try parsed[Self.itemID] {
+            self.init(reference: .item(kind: first, itemID: itemID), position: position)
+        } else {
+            self.init(
+                reference: .id(
+                    try BookmarkDraftDeclarations.bookmarkID(first, in: parsed, label: "<id>")),
+                position: position)
+        }
     }
 }
