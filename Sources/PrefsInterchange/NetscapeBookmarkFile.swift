@@ -366,6 +366,7 @@ public enum NetscapeBookmarkFile {
                 }
             }
             let description = tag.attributes["DESCRIPTION"].map(BookmarkImportDocument.cleanedNote)
+            let added = date(tag, "ADD_DATE", at: start)
             document.links.append(
                 BookmarkImportDocument.Link(
                     draft: BookmarkDraft(
@@ -373,8 +374,9 @@ public enum NetscapeBookmarkFile {
                         title: title, url: url, tags: tags,
                         note: description.flatMap { $0.isEmpty ? nil : $0 }),
                     folder: currentFolder, position: position,
-                    createdAt: date(tag, "ADD_DATE", at: start),
-                    updatedAt: date(tag, "LAST_MODIFIED", at: start), place: place))
+                    createdAt: added,
+                    // Without a LAST_MODIFIED, last changed when it was added.
+                    updatedAt: date(tag, "LAST_MODIFIED", at: start) ?? added, place: place))
             last = .link(document.links.count - 1)
         }
 
@@ -385,7 +387,10 @@ public enum NetscapeBookmarkFile {
         }
 
         mutating func date(_ tag: Tag, _ attribute: String, at start: Int) -> Date? {
-            guard let text = tag.attributes[attribute], !text.isEmpty else { return nil }
+            // "0" says "no date", as Shaarli writes it.
+            guard let text = tag.attributes[attribute], !text.isEmpty,
+                text.trimmingWhitespace != "0"
+            else { return nil }
             guard let date = NetscapeBookmarkFile.date(fromUnix: text) else {
                 warn(
                     "\(attribute) '\(text)' is not a Unix time; the import time is used", at: start)
@@ -559,12 +564,17 @@ public enum NetscapeBookmarkFile {
         }
     }
 
-    /// A Unix time in seconds, milliseconds or microseconds (told apart by size).
+    /// A Unix time in seconds, milliseconds or microseconds (told apart by size); before 1970
+    /// too (negative).
     static func date(fromUnix text: String) -> Date? {
-        guard var seconds = Double(text.trimmingWhitespace), seconds.isFinite, seconds >= 0 else {
+        guard var seconds = Double(text.trimmingWhitespace), seconds.isFinite else {
             return nil
         }
-        if seconds > 1e14 { seconds /= 1_000_000 } else if seconds > 1e11 { seconds /= 1000 }
+        if abs(seconds) > 1e14 {
+            seconds /= 1_000_000
+        } else if abs(seconds) > 1e11 {
+            seconds /= 1000
+        }
         return Date(timeIntervalSince1970: seconds)
     }
 }

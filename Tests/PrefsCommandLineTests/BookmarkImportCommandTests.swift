@@ -172,3 +172,69 @@ import Testing
         #expect(bytes.count > 0)
     }
 }
+
+/// What other bookmark tools' importer tests ask of a Netscape file, run through the binary.
+@Suite struct ImporterCaseTests {
+    let folder: TemporaryFolder
+    let db: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        db = folder.path("prefs.sqlite")
+    }
+
+    func importing(_ links: String) throws -> ProcessOutput {
+        let file = folder.path("in.html")
+        try """
+        <!DOCTYPE NETSCAPE-Bookmark-file-1>
+        <TITLE>Bookmarks</TITLE><H1>Bookmarks</H1>
+        <DL><p>
+        \(links)
+        </DL><p>
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        return try runPrefs(["--db", db, "bookmark", "import", file])
+    }
+
+    func stored() throws -> [[String: Any]] {
+        let listed = try runPrefs(["--db", db, "--json", "bookmark", "list"])
+        return try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))
+            as? [[String: Any]] ?? []
+    }
+
+    @Test func aLinkWhoseHrefIsNotAURLIsSkippedAndCounted() throws {
+        let output = try importing(
+            """
+            <DT><A HREF="foo.com">No scheme</A>
+            <DT><A HREF="b0rked">Broken</A>
+            <DT><A HREF="https://example.com/">Good</A>
+            """)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(
+            output.stderr.hasPrefix(
+                "Added 1, updated 0, unchanged 0, merged 0 duplicates, skipped 2"),
+            "\(output.stderr)")
+        #expect(output.stderr.contains("'foo.com' is not a URL"), "\(output.stderr)")
+        #expect(try stored().map { $0["title"] as? String } == ["Good"])
+    }
+
+    @Test func datesBefore1970AreDatesAndZeroIsNoDate() throws {
+        let output = try importing(
+            """
+            <DT><A HREF="https://old.example/" ADD_DATE="-86400">Old</A>
+            <DT><A HREF="https://none.example/" ADD_DATE="0">None</A>
+            <DT><A HREF="https://added.example/" ADD_DATE="1600000000">Added</A>
+            """)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(!output.stderr.contains("not a Unix time"), "\(output.stderr)")
+        let rows = try stored()
+        func row(_ title: String) -> [String: Any] {
+            rows.first { $0["title"] as? String == title } ?? [:]
+        }
+        #expect((row("Old")["createdAt"] as? String ?? "").hasPrefix("1969-12-31T00:00:00."))
+        // No LAST_MODIFIED: last changed when it was added.
+        #expect((row("Added")["updatedAt"] as? String ?? "").hasPrefix("2020-09-13T12:26:40."))
+        #expect((row("Added")["createdAt"] as? String ?? "").hasPrefix("2020-09-13T12:26:40."))
+        let none = row("None")["createdAt"] as? String ?? ""
+        #expect(none.hasPrefix("20"), "\(none)")
+    }
+}

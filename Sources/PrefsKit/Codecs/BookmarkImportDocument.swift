@@ -219,7 +219,10 @@ public struct BookmarkImportDocument: Sendable {
         }
         if hasScheme("javascript:") { return (nil, "a javascript: bookmarklet is not a link") }
         if hasScheme("place:") { return (nil, "a Firefox query (place:) is not a link") }
-        guard let url = URL(string: text) else { return (nil, "'\(text)' is not a valid URL") }
+        // A link needs a scheme: 'foo.com' or 'b0rked' names nothing a browser could open.
+        guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty else {
+            return (nil, "'\(text)' is not a URL (it has no scheme, such as https:)")
+        }
         return (url, nil)
     }
 }
