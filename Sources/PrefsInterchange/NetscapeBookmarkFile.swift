@@ -21,12 +21,14 @@ public enum NetscapeBookmarkFile {
     /// The kind given to links imported from a browser.
     public static let browserKind = "link"
 
-    /// Whether bytes look like a bookmark file: the doctype, or else `<DT>` and `<A` tags.
+    /// Whether bytes look like a bookmark file: the doctype, or else links (`<A ... HREF=`),
+    /// with or without `<DT>`, as hand-made files and buku's and Shaarli's fragments are.
     static func looksLikeBookmarkFile(_ bytes: [UInt8]) -> Bool {
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()
         if head.contains("<!DOCTYPE NETSCAPE-BOOKMARK-FILE-1>") { return true }
         let sample = String(decoding: bytes.prefix(1 << 16), as: UTF8.self).uppercased()
-        return sample.contains("<DT") && sample.contains("<A ")
+        let opensLink = ["<A ", "<A\t", "<A\n", "<A\r"].contains { sample.contains($0) }
+        return opensLink && sample.contains("HREF")
     }
 
     /// White space or a byte of the UTF-8 byte-order mark, skipped before detecting a format.
@@ -247,7 +249,7 @@ public enum NetscapeBookmarkFile {
             guard NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) else {
                 throw InterchangeError(
                     reason: "not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1>"
-                        + " and no <DT><A> links)",
+                        + " and no <A HREF> links)",
                     location: .line(1))
             }
             let head = String(decoding: bytes.prefix(4096), as: UTF8.self).uppercased()

@@ -238,3 +238,23 @@ import Testing
         #expect(none.hasPrefix("20"), "\(none)")
     }
 }
+
+extension ImporterCaseTests {
+    /// buku's and Shaarli's test inputs, and hand-made files: links without a doctype or
+    /// `<DT>`, read as bookmarks, not refused whole (exit 65).
+    @Test func aFragmentOfLinksWithoutADoctypeIsReadAsBookmarks() throws {
+        let file = folder.path("fragment.html")
+        try """
+        <a href="https://a.example/">A</a>
+        <p>text <A HREF="https://b.example/" TAGS="x,y">B</A></p>
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let output = try runPrefs(["--db", db, "bookmark", "import", file])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.hasPrefix("Added 2,"), "\(output.stderr)")
+        #expect(try stored().compactMap { $0["title"] as? String }.sorted() == ["A", "B"])
+        let text = folder.path("text.html")
+        try "<html><body><p>No links here.</p></body></html>".write(
+            toFile: text, atomically: true, encoding: .utf8)
+        #expect(try runPrefs(["--db", db, "bookmark", "import", text]).status == 65)
+    }
+}

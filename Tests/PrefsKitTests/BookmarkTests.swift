@@ -295,7 +295,7 @@ import Testing
         }
         #expect(
             error?.description
-                == "Malformed import: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <DT><A> links) at line 1"
+                == "Malformed import: not a Netscape bookmark file (no <!DOCTYPE NETSCAPE-Bookmark-file-1> and no <A HREF> links) at line 1"
         )
         #expect(try bookmarks.exportJSON() == before)
     }
