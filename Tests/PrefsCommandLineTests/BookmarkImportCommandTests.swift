@@ -258,3 +258,32 @@ extension ImporterCaseTests {
         #expect(try runPrefs(["--db", db, "bookmark", "import", text]).status == 65)
     }
 }
+
+extension ImporterCaseTests {
+    /// An empty title or description in a file never erases a stored one, and tags merge
+    /// (a union), as linkding and buku re-import.
+    @Test func reImportingKeepsStoredTextAndMergesTags() throws {
+        #expect(
+            try importing(
+                """
+                <DT><A HREF="https://a.example/" TAGS="x,y">Title A</A>
+                <DD>Note A
+                """
+            ).status == 0)
+        let again = try importing(
+            """
+            <DT><A HREF="https://a.example/" TAGS="z"></A>
+            """)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.hasPrefix("Added 0, updated 1,"), "\(again.stderr)")
+        let row = try #require(try stored().first)
+        #expect(row["title"] as? String == "Title A")
+        #expect(row["note"] as? String == "Note A")
+        #expect(row["tags"] as? [String] == ["x", "y", "z"])
+        let same = try importing(
+            """
+            <DT><A HREF="https://a.example/" TAGS="y">Title A</A>
+            """)
+        #expect(same.stderr.hasPrefix("Added 0, updated 0, unchanged 1,"), "\(same.stderr)")
+    }
+}

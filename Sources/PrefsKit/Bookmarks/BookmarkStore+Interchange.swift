@@ -124,22 +124,23 @@ extension BookmarkStore {
                     } else if let existing = try repository.bookmark(
                         kind: link.draft.kind, itemID: link.draft.itemID)
                     {
+                        let incoming = Self.merged(link.draft, into: existing)
                         // By bytes: a title that differs only in its Unicode spelling is
                         // an update, not "unchanged".
                         let isSame =
-                            ExactName.sameBytes(existing.title, link.draft.title)
+                            ExactName.sameBytes(existing.title, incoming.title)
                             && ExactName.sameBytes(
-                                existing.urlString, link.draft.url?.absoluteString)
-                            && ExactName.sameBytes(existing.folder, link.draft.folderPath)
-                            && ExactName.sameBytes(existing.tags, link.draft.tags)
-                            && ExactName.sameBytes(existing.note, link.draft.note)
+                                existing.urlString, incoming.url?.absoluteString)
+                            && ExactName.sameBytes(existing.folder, incoming.folderPath)
+                            && ExactName.sameBytes(existing.tags, incoming.tags)
+                            && ExactName.sameBytes(existing.note, incoming.note)
                             && (link.position == nil || link.position == existing.position)
                         if isSame {
                             summary.unchanged += 1
                             continue
                         }
                         _ = try repository.update(
-                            id: existing.id, with: link.draft, in: placement,
+                            id: existing.id, with: incoming, in: placement,
                             at: link.updatedAt ?? now)
                         if let position = link.position, position != existing.position {
                             try repository.setPosition(position, id: existing.id)
@@ -153,6 +154,17 @@ extension BookmarkStore {
             progress?(links.count, links.count)
         }
         return summary
+    }
+
+    /// What a file's copy of a stored bookmark leaves it with: an empty title or note in the
+    /// file never erases the stored one, and the tags are both sides' (a union), as
+    /// linkding and buku merge them.
+    private static func merged(_ draft: BookmarkDraft, into existing: Bookmark) -> BookmarkDraft {
+        var merged = draft
+        if merged.title.isEmpty { merged.title = existing.title }
+        if merged.note?.isEmpty ?? true { merged.note = existing.note }
+        merged.tags = Set((existing.tags + draft.tags).map(ExactName.init)).sorted().map(\.string)
+        return merged
     }
 
     /// The document's links, validated (a bad one is skipped), with their folder path in
