@@ -299,6 +299,23 @@ BEGIN
 END
 $$;
 
+-- Rows of sync_change come from the hub's functions only, each numbered by them: the
+-- table's trigger checks the clock bound and no longer numbers (a number a row carried in
+-- was replaced by a lookup of the transaction's, for every stamp of a server write).
+CREATE OR REPLACE FUNCTION prefs_sync_numbered() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- The bound's own reading (a table read) only for a clock past now.
+    IF NEW.clock ~ '^[0-9]{15}-'
+        AND left(NEW.clock, 15)::bigint > (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        AND left(NEW.clock, 15)::bigint > prefs_sync_clock_limit() THEN
+        RAISE EXCEPTION 'the clock % is ahead of the hub''s by more than the bound', NEW.clock
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
 -- Every function that read the setting now asks whether a push's function is applying in
 -- this transaction: statements inside the hub's functions run as the owner (the cheap test,
 -- written in line); elsewhere the token that the setting holds must be the one the push's

@@ -119,3 +119,24 @@ final class ErrorLog: Sendable {
         #expect(model.savedTrips.map(\.itemID) == ["london"])
     }
 }
+
+/// A list that shrank: the index a property reads is inside the count it was given, before
+/// any write of its own.
+@Suite struct SelectedIndexInsideItsCountTests {
+    @Test(arguments: [
+        (SelectionPolicy.clamp, Optional(4)), (.wrap, Optional(0)), (.optional, nil),
+    ])
+    func aStoredIndexPastTheCountReadsInsideIt(policy: SelectionPolicy, expected: Int?) throws {
+        let folder = try TemporaryFolder()
+        let selections = SelectionStore(
+            database: try AppDatabase(path: folder.path("prefs.sqlite")))
+        try selections.define("list", count: 20, policy: policy)
+        try selections.select(10, in: "list")
+        let shrunk = SelectedIndex("list", count: 5, policy: policy, store: selections)
+        #expect(shrunk.wrappedValue == expected)
+        let empty = SelectedIndex("list", count: 0, policy: policy, store: selections)
+        #expect(empty.wrappedValue == nil)
+        let inside = SelectedIndex("list", count: 11, policy: policy, store: selections)
+        #expect(inside.wrappedValue == 10)
+    }
+}

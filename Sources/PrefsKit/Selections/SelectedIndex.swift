@@ -9,7 +9,8 @@
 /// model.$currentTripIndex.next()   // clamps at the last trip
 /// ```
 /// Reading returns the stored index, else the initial one (which is not written until
-/// something is selected). Setting selects (nil clears an optional selection); the policy
+/// something is selected), always inside the count given here: a stored index past it (the
+/// list shrank) reads as the policy says (the last item, around, or none). Setting selects (nil clears an optional selection); the policy
 /// keeps the stored index valid. A setter cannot throw: an index out of range, a read-only
 /// file or a full disk goes to `onError` (by default ``FailedWrite/report(_:)``: one line on
 /// standard error, and a stop at the fault in a debug build under a debugger) and the
@@ -42,6 +43,17 @@ public struct SelectedIndex: Sendable {
             self.store = store
             self.onError = onError
             key = ReadKey(name)
+        }
+
+        /// A stored index at or past `count`, as the policy reads it within `count`: the last
+        /// item (clamp), around (wrap), or nothing (optional: the item is gone).
+        func indexPast(_ index: Int) -> Int? {
+            guard count > 0 else { return nil }
+            switch policy {
+            case .clamp: return count - 1
+            case .wrap: return index % count
+            case .optional: return nil
+            }
         }
     }
 
@@ -89,7 +101,10 @@ public struct SelectedIndex: Sendable {
                 switch index {
                 case SelectionIndexRead.absent: return storage.initialIndex
                 case SelectionIndexRead.cleared: return nil
-                default: return index
+                // Inside the count given here, whatever another writer stored (a list
+                // that shrank): a view never indexes past its list.
+                case ..<storage.count: return index
+                default: return storage.indexPast(index)
                 }
             } catch {
                 storage.onError(error)
