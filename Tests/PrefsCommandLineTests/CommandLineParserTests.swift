@@ -124,7 +124,7 @@ import Testing
         )
         #expect(
             formatter.usageLine(for: ["bookmark", "move"])
-                == "prefs bookmark move <id> --to <position>")
+                == "prefs bookmark move <kind-or-id> [<item-id>] --to <position>")
         #expect(
             usageError(["bookmark", "move", "3", "--to=-1"])?.hasPrefix(
                 "Error: Invalid value '-1' for '--to': expected a non-negative integer\n") == true)

@@ -5,7 +5,7 @@ import PrefsKit
 struct BookmarkMoveCommand: RunnableCommand {
     static var name: String { "move" }
     static let first = Argument<String>(
-        "kind", help: "The kind of the item (or the bookmark's id, alone).")
+        "kind-or-id", help: "The kind of the item, or the bookmark's id alone.")
     static let itemID = OptionalArgument<String>(
         "item-id", help: "The app's identifier of the item.")
     static let to = Option<Int>(
@@ -53,10 +53,15 @@ extension BookmarkMoveCommand {
         let first = try parsed[Self.first]
         if let itemID = try parsed[Self.itemID] {
             self.init(reference: .item(kind: first, itemID: itemID), position: position)
+        } else if Int64(first) == nil {
+            throw UsageError(
+                "Missing expected argument '<item-id>' (or give the bookmark's id alone)",
+                path: parsed.path)
         } else {
             self.init(
                 reference: .id(
-                    try BookmarkDraftDeclarations.bookmarkID(first, in: parsed, label: "<id>")),
+                    try BookmarkDraftDeclarations.bookmarkID(
+                        first, in: parsed, label: "<kind-or-id>")),
                 position: position)
         }
     }
