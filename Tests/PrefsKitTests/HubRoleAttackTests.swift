@@ -205,17 +205,8 @@ struct HubRoleAttackTests {
     /// write and the pull that brings it all act for the caller's account there too.
     @Test(arguments: Route.allCases)
     func aStoreOwnedByAPlainRoleSyncsThroughItsFunctions(route: Route) throws {
-        let roles = try server.psql(
-            """
-            DO $$ BEGIN
-                BEGIN CREATE ROLE plain_owner LOGIN NOCREATEROLE;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-            END $$
-            """)
-        #expect(roles.status == 0, "\(roles.stderr)")
         try server.makeLoginRoles([("service", "prefs_service")])
-        let name = "t_plain_" + UUID().uuidString.lowercased().prefix(8)
-        #expect(try server.psql("CREATE DATABASE \(name) OWNER plain_owner").status == 0)
+        let name = try server.makeDatabaseOfPlainOwner(prefix: "t_plain_")
         _ = try AppDatabase(path: server.target(database: name, user: "plain_owner"))
         let hub: String
         switch route {

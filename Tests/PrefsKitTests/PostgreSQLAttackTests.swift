@@ -222,17 +222,7 @@ import Testing
     }
 
     @Test func anOwnerWithoutCreateroleMigratesOnceTheGroupRolesExist() throws {
-        let name = "t_owner_" + UUID().uuidString.lowercased().prefix(8)
-        let role = try server.psql(
-            """
-            DO $$ BEGIN
-                BEGIN CREATE ROLE plain_owner LOGIN NOCREATEROLE;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-            END $$
-            """)
-        #expect(role.status == 0, "\(role.stderr)")
-        let made = try server.psql("CREATE DATABASE \(name) OWNER plain_owner")
-        #expect(made.status == 0, "\(made.stderr)")
+        let name = try server.makeDatabaseOfPlainOwner(prefix: "t_owner_")
         let store = PreferenceStore(
             database: try AppDatabase(path: server.target(database: name, user: "plain_owner")))
         try store.set(true, for: .hasViewedWalkthrough)

@@ -1,3 +1,4 @@
+import Foundation
 import PrefsKit
 import TestSupport
 
@@ -19,5 +20,22 @@ extension PostgresServer {
         options.account = account
         options.watchesForChanges = false
         return try AppDatabase(path: target(database: database, user: role), options: options)
+    }
+
+    /// A new, empty database owned by `plain_owner`, a login role that is no superuser and
+    /// may not create roles (as docs/postgresql.md sets a store up); returns its name.
+    func makeDatabaseOfPlainOwner(prefix: String) throws -> String {
+        let role = try psql(
+            """
+            DO $$ BEGIN
+                BEGIN CREATE ROLE plain_owner LOGIN NOCREATEROLE;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+            END $$
+            """)
+        guard role.status == 0 else { throw PostgresServerError(role.stderr) }
+        let name = prefix + UUID().uuidString.lowercased().prefix(8)
+        let made = try psql("CREATE DATABASE \(name) OWNER plain_owner")
+        guard made.status == 0 else { throw PostgresServerError(made.stderr) }
+        return name
     }
 }
