@@ -261,6 +261,27 @@ import Testing
             if hasRole { _ = try? server.psql("DROP ROLE IF EXISTS \(account)") }
         }
 
+        // One schedule in four opens as an account whose first contact comes late: the server
+        // app writes, then every device writes before anything syncs (the phone set up after
+        // the web app was used; the laptop used offline first), so that writes made on both
+        // sides before the first round meet in it.
+        if Int.random(in: 0..<4, using: &random) == 0, Self.draws("serverfirst") {
+            for _ in 0..<2 {
+                tally.serverFirst += 1
+                tally.writes += 1
+                try setPreference(hubView.database, "server")
+                Self.pause()
+            }
+            if Self.draws("prejoin") {
+                for index in devices.indices {
+                    tally.preJoin += 1
+                    tally.writes += 1
+                    try setPreference(devices[index], "device\(index)")
+                    Self.pause()
+                }
+            }
+        }
+
         for _ in 0..<40 {
             let index = Int.random(in: 0..<deviceCount, using: &random)
             let database = devices[index]
