@@ -56,6 +56,11 @@
         /// authentication failure from an unreachable server.
         private static func connectionError(_ message: String) -> PGError {
             let lowered = message.lowercased()
+            // A value libpq refused before it tried to connect (`sslmode=bogus`, `port=abc`):
+            // the string is wrong, not the server; retrying changes nothing.
+            if lowered.hasPrefix("invalid ") {
+                return PGError(sqlState: nil, message: message)
+            }
             let isAuthentication =
                 lowered.contains("authentication failed")
                 || lowered.contains("no pg_hba.conf entry")

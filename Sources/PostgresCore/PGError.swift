@@ -43,6 +43,11 @@
         public var isMissingDatabase: Bool { sqlState == "3D000" }
         /// The server is out of disk space.
         public var isDiskFull: Bool { sqlState == "53100" }
+        /// libpq refused a value of the connection string before connecting (`sslmode=bogus`,
+        /// `target_session_attrs=nonsense`, `port=abc`).
+        public var isInvalidConnectionOption: Bool {
+            sqlState == nil && !isConnectionLost && message.hasPrefix("invalid ")
+        }
         /// The server is shutting down, starting up, or refused the connection.
         public var isServerUnavailable: Bool {
             isConnectionLost || sqlStateClass == "08" || sqlState == "57P01"

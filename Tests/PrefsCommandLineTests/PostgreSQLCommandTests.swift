@@ -181,3 +181,24 @@ import Testing
         #expect(watcher.terminationStatus == 0)
     }
 }
+
+/// A value libpq refuses in a connection string is the user's mistake, not a server that
+/// will come back: exit 64 with one line naming it, never 75 "retry in a moment".
+@Suite struct PostgreSQLConnectionStringTests {
+    @Test(arguments: [
+        "host=/tmp/prefs-no-server dbname=x sslmode=bogus",
+        "postgresql:///x?host=/tmp/prefs-no-server&target_session_attrs=nonsense",
+        "host=/tmp/prefs-no-server dbname=x port=abc",
+    ])
+    func aBadOptionValueIsAUsageErrorNotARetry(target: String) throws {
+        let read = try runPrefs(["--db", target, "--account", "a", "get", "x"])
+        #expect(read.status == 64, "\(read.stderr)")
+        #expect(read.stderr.hasPrefix("Error: Invalid connection string '"), "\(read.stderr)")
+        #expect(read.stderr.split(separator: "\n").count == 1, "\(read.stderr)")
+        let folder = try TemporaryFolder()
+        let device = folder.path("device.db")
+        #expect(try runPrefs(["--db", device, "set", "a", "1"]).status == 0)
+        let round = try runPrefs(["--db", device, "sync", "--hub", target, "--account", "a"])
+        #expect(round.status == 64, "\(round.stderr)")
+    }
+}

@@ -6,7 +6,7 @@ extension DatabaseError {
         switch self {
         case .notFound, .specialFile, .accessDenied, .folderMissing: 66
         case .untrustedFile: 77
-        case .invalidConnectionString: 64
+        case .invalidConnectionString, .invalidConnectionOption: 64
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
         case .cannotCreate: 73
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74

@@ -20,6 +20,9 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libpq cannot parse the connection string. It is not shown: a mistyped string may hold
     /// a password where libpq would not look for one.
     case invalidConnectionString
+    /// libpq refused a value in the connection string (`sslmode=bogus`): the string is wrong,
+    /// not the server, and retrying changes nothing.
+    case invalidConnectionOption(path: String, detail: String)
     /// The file is not a SQLite database, or it is damaged.
     case notADatabase(path: String, detail: String)
     /// The file is another application's SQLite database, or the server's database holds
@@ -76,6 +79,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidConnectionString:
             "libpq cannot parse the connection string (not shown, as it may hold a password);"
                 + " check its syntax: postgresql://user@host/dbname or host=... dbname=..."
+        case .invalidConnectionOption(let path, let detail):
+            "Invalid connection string '\(path)': \(detail)"
         case .notADatabase(let path, let detail):
             "'\(path)' is not a prefs database or is corrupt (\(detail)); it was left unchanged"
         case .foreignDatabase(let path):

@@ -86,6 +86,8 @@
                     isReadOnly: options.isReadOnly)
             } catch let error as DatabaseError {
                 throw error
+            } catch let error as PGError where error.isInvalidConnectionOption {
+                throw .invalidConnectionOption(path: redacted, detail: error.message)
             } catch {
                 throw databaseError(for: error, target: redacted, account: options.account)
             }
