@@ -166,3 +166,22 @@ import Testing
         #expect(try runPrefs(db + ["--suite", "s", "bookmark", "count"]).status == 64)
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// `get` with `--db` in a folder that does not exist said "No value" (exit 1), as if the
+    /// store were empty; docs/cli.md says 66. Nothing is made on the way.
+    @Test func aReadWithDbInAFolderThatDoesNotExistIs66() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path("no-such-folder/prefs.sqlite")
+        for arguments in [["get", "a"], ["list"], ["bookmark", "remove", "trip", "x"]] {
+            let output = try runPrefs(["--db", missing] + arguments)
+            #expect(output.status == 66, "\(arguments): \(output.stderr)")
+            #expect(
+                output.stderr
+                    == "Error: The folder of '\(missing)' does not exist; create it first\n")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("no-such-folder")))
+        // A file not yet made in a folder that exists is an empty store, as before.
+        #expect(try runPrefs(["--db", folder.path("prefs.sqlite"), "get", "a"]).status == 1)
+    }
+}

@@ -1,5 +1,11 @@
 import PrefsKit
 
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// What a command runs with: the global options, the console, and the database they name.
 struct CommandContext {
     let invocation: Invocation
@@ -121,6 +127,17 @@ struct CommandContext {
     }
 
     /// Whether the database is there to read: a file that exists, or a server.
+    /// No file at the path: nil (nothing stored yet), unless the path was named and its
+    /// folder does not exist either, which is a mistyped path (exit 66), not an empty store.
+    private func noDatabase() throws -> AppDatabase? {
+        guard isExplicitPath else { return nil }
+        let folder = databasePath.lastIndex(of: "/").map { String(databasePath[..<$0]) } ?? "."
+        guard folder.isEmpty || FileManager.default.fileExists(atPath: folder) else {
+            throw DatabaseError.folderMissing(path: databasePath)
+        }
+        return nil
+    }
+
     var databaseExists: Bool {
         AppDatabase.isConnectionString(databasePath) || AppDatabase.fileExists(atPath: databasePath)
     }
@@ -141,7 +158,7 @@ struct CommandContext {
     }
 
     func openForReading() throws -> AppDatabase? {
-        guard databaseExists else { return nil }
+        guard databaseExists else { return try noDatabase() }
         var options = baseOptions
         options.createIfMissing = false
         options.isReadOnly = true
@@ -156,7 +173,7 @@ struct CommandContext {
     /// Opens an existing database for a change; nil when there is no file (nothing to
     /// change, and nothing is created).
     func openExistingForWriting() throws -> AppDatabase? {
-        guard databaseExists else { return nil }
+        guard databaseExists else { return try noDatabase() }
         var options = baseOptions
         options.createIfMissing = false
         return try AppDatabase(path: databasePath, options: options)
