@@ -185,3 +185,18 @@ extension WhatUsersRanIntoTests {
         #expect(try runPrefs(["--db", folder.path("prefs.sqlite"), "get", "a"]).status == 1)
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// `set flag maybe --type bool` was refused (65) but left a whole new database file
+    /// behind: a refused write makes nothing.
+    @Test func aRefusedSetMakesNoFile() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        let refused = try runPrefs(["--db", db, "set", "flag", "maybe", "--type", "bool"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(
+            refused.stderr
+                == "Error: 'maybe' is not a valid bool for 'flag' (expected true or false)\n")
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+}

@@ -35,6 +35,8 @@ struct SetCommand: RunnableCommand {
             if input.hasSuffix("\n") { input.removeLast() }
             text = input
         }
+        // A value its given type cannot read is refused before the file is made.
+        if let explicitType { _ = try ValueText.parse(text, as: explicitType, key: key) }
         let database = try context.openForWriting()
         let store = PreferenceStore(database: database, suite: context.suite)
         // The declared type chooses how the text is read; the store refuses another type.
