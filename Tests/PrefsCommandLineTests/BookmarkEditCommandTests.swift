@@ -48,6 +48,24 @@ import Testing
         #expect(london["url"] as? String == "https://london.example")
     }
 
+    @Test func addingTheSameBookmarkTwiceMovesNoTime() throws {
+        try addLondon()
+        let first = try stored("london")
+        usleep(20_000)
+        try addLondon()
+        let again = try run(
+            "bookmark", "add", "trip", "london", "--title", "London", "--folder", "Europe/UK",
+            "--tag", "uk", "--note", "Rainy", "--url", "https://london.example")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.hasPrefix("Unchanged"), "\(again.stderr)")
+        let london = try stored("london")
+        #expect(london["updatedAt"] as? String != nil)
+        #expect(london["updatedAt"] as? String == first["updatedAt"] as? String)
+        let edited = try run("bookmark", "tag", "trip", "london", "uk")
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(try stored("london")["updatedAt"] as? String == first["updatedAt"] as? String)
+    }
+
     @Test func editChangesOnlyTheFieldsGiven() throws {
         try addLondon()
         let edited = try run(

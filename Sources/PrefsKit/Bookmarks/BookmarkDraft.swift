@@ -132,3 +132,14 @@ public struct BookmarkDraft: Sendable, Hashable {
         return cleaned
     }
 }
+
+extension Bookmark {
+    /// Whether storing the draft (already validated) would leave this bookmark as it is:
+    /// the same fields, with the placement said the same way.
+    func hasDetails(of draft: BookmarkDraft) -> Bool {
+        guard let stored = try? BookmarkDraft(self).placedByPath.validated(),
+            let given = try? draft.placedByPath.validated()
+        else { return false }
+        return stored == given
+    }
+}

@@ -73,11 +73,12 @@ public final class BookmarkStore: Sendable {
             try repository.insertIfAbsent(draft, in: .draft, at: date, id: nil, createdAt: nil)
                 == nil
         else { return }
-        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID)
+        guard let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID)
         else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
-        _ = try repository.update(id: existing, with: draft, in: .draft, at: date)
+        guard !existing.hasDetails(of: draft) else { return }
+        _ = try repository.update(id: existing.id, with: draft, in: .draft, at: date)
     }
 
     static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date)
@@ -91,11 +92,13 @@ public final class BookmarkStore: Sendable {
             return Bookmark(
                 draft, insertion, folder: draft.folder, createdAt: date, updatedAt: date)
         }
-        guard let existing = try repository.identifier(kind: draft.kind, itemID: draft.itemID)
+        guard let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID)
         else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
-        return try repository.update(id: existing, with: draft, in: .draft, at: date)
+        // The same details again are no change: no time moves, no one is told.
+        guard !existing.hasDetails(of: draft) else { return existing }
+        return try repository.update(id: existing.id, with: draft, in: .draft, at: date)
     }
 
     /// Edits the bookmark of an item in place, in one transaction: the closure gets a draft of
@@ -118,14 +121,13 @@ public final class BookmarkStore: Sendable {
             guard let existing = try state.bookmarks.bookmark(kind: kind, itemID: itemID) else {
                 throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
             }
-            let stored = BookmarkDraft(existing)
-            var draft = stored
+            var draft = BookmarkDraft(existing)
             try edit(&draft)
             // The item it names is the one edited.
             draft.kind = existing.kind
             draft.itemID = existing.itemID
             let edited = try draft.placedByPath.validated()
-            guard edited != (try? stored.placedByPath.validated()) else { return existing }
+            guard !existing.hasDetails(of: edited) else { return existing }
             state.feed.states.willChangeBookmarks()
             return try state.bookmarks.update(
                 id: existing.id, with: edited, in: .draft, at: Date())

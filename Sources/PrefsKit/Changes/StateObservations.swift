@@ -357,12 +357,18 @@ final class StateObservations {
             else {
                 continue
             }
-            observed.seen = try? repository.selection(named: name.string)
+            // A write that left the selection as it was (the end of a clamp) tells no one.
+            let current = try? repository.selection(named: name.string)
+            guard current != observed.seen else { continue }
+            observed.seen = current
             told.append(observation)
         }
         if let every = everySelection {
-            everySelection = (every.observation, (try? repository.all()) ?? every.seen)
-            told.append(every.observation)
+            let current = try? repository.all()
+            if current != every.seen {
+                everySelection = (every.observation, current ?? every.seen)
+                told.append(every.observation)
+            }
         }
         return told
     }

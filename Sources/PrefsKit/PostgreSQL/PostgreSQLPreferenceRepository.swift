@@ -45,6 +45,11 @@
                 ON CONFLICT (account, suite, key) DO UPDATE
                 SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
                     updated_at = excluded.updated_at, value_version = excluded.value_version
+                -- The value already stored is no change: no time moves, no one is told.
+                WHERE (preference.type, preference.value, preference.bytes,
+                        preference.value_version)
+                    IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
+                        excluded.value_version)
                 """,
                 [
                     account, suite, key, value.type.rawValue, columns.value, columns.bytes,
@@ -71,6 +76,10 @@
                     ON CONFLICT (account, suite, key) DO UPDATE
                     SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
                         updated_at = excluded.updated_at, value_version = excluded.value_version
+                    WHERE (preference.type, preference.value, preference.bytes,
+                            preference.value_version)
+                        IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
+                            excluded.value_version)
                     RETURNING 1
                 )
                 SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)

@@ -76,6 +76,10 @@ final class SQLitePreferenceRepository: PreferenceRepository {
                 ON CONFLICT (suite, key) DO UPDATE
                 SET type = excluded.type, value = excluded.value, updated_at = excluded.updated_at,
                     value_version = excluded.value_version
+                -- The value already stored is no change: no time moves, no one is told.
+                WHERE type IS NOT excluded.type OR value IS NOT excluded.value
+                    OR typeof(value) IS NOT typeof(excluded.value)
+                    OR value_version IS NOT excluded.value_version
                 """)
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)

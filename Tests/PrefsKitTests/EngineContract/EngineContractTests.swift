@@ -39,6 +39,25 @@ import Testing
         #expect(try reader.suites() == ["standard"])
     }
 
+    /// A write of the value already stored, of any type, is no change on any engine: no
+    /// history row, and no observer of the value is told.
+    @Test(arguments: ContractEngine.all)
+    func writingEveryStoredValueAgainChangesNothing(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: database)
+        for (key, value) in Self.everyType { try store.setValue(value, forKey: key) }
+        let history = try store.history(limit: 1000).count
+        let observed = trackObservation {
+            for key in Self.everyType.keys { _ = store.hasStoredValue(forKey: key) }
+            _ = store[.hasViewedWalkthrough]
+        }
+        for (key, value) in Self.everyType { try store.setValue(value, forKey: key) }
+        #expect(try store.history(limit: 1000).count == history)
+        #expect(observed.value == 0)
+        try store.setValue(.double(0.2), forKey: "double")
+        #expect(try store.history(limit: 1000).count == history + 1)
+    }
+
     /// `delete --forget`: the key's values leave the history, on every engine; its last
     /// change stays (as a removal with no value), and other keys and suites keep theirs.
     @Test(arguments: ContractEngine.all)

@@ -23,12 +23,10 @@ struct BookmarkAddCommand: RunnableCommand {
         _ = try draft.validated()  // before the file is created
         let database = try context.openForWriting()
         let store = BookmarkStore(database: database)
-        var isUpdate = false
+        var stored: Bookmark?
         let bookmark = try database.transaction {
-            guard try store.bookmark(kind: draft.kind, itemID: draft.itemID) != nil else {
-                return try store.add(draft)
-            }
-            isUpdate = true
+            stored = try store.bookmark(kind: draft.kind, itemID: draft.itemID)
+            guard stored != nil else { return try store.add(draft) }
             return try store.update(kind: draft.kind, itemID: draft.itemID) {
                 given.apply(to: &$0)
             }
@@ -37,7 +35,10 @@ struct BookmarkAddCommand: RunnableCommand {
             context.printJSON(bookmark.jsonValue)
         } else {
             context.console.print("\(bookmark.id)\n")
-            if isUpdate {
+            if stored == bookmark {
+                context.console.message(
+                    "Unchanged: the item was bookmarked already with these details")
+            } else if stored != nil {
                 context.console.message(
                     "Updated: the item was bookmarked already; the fields not given are kept")
             }
