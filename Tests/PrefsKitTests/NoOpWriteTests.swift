@@ -37,7 +37,9 @@ import Testing
         let pending = try scalar("SELECT count(*) FROM sync_written_early")
         _ = store[.hasViewedWalkthrough]
         let seen = Collected<Bool>()
-        let task = Task { for await value in store.values(for: .hasViewedWalkthrough) { seen.append(value) } }
+        let task = Task {
+            for await value in store.values(for: .hasViewedWalkthrough) { seen.append(value) }
+        }
         defer { task.cancel() }
         #expect(await seen.wait(upTo: 10) { $0 == [true] })
         let observed = trackObservation { _ = store[.hasViewedWalkthrough] }
@@ -99,7 +101,8 @@ import Testing
         let again = try bookmarks.add(draft)
         #expect(try bookmarks.add(contentsOf: [draft]) == 1)
         #expect(again.updatedAt == stored.updatedAt)
-        #expect(try bookmarks.bookmark(kind: "trip", itemID: "london")?.updatedAt == stored.updatedAt)
+        #expect(
+            try bookmarks.bookmark(kind: "trip", itemID: "london")?.updatedAt == stored.updatedAt)
         #expect(list.value == 0, "Observation fired for a bookmark that did not change")
         #expect(try scalar("SELECT count(*) FROM sync_written_early") == history)
         // A different title is a change.
