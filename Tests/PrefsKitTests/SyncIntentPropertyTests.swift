@@ -86,6 +86,44 @@ import Testing
         }
     }
 
+    /// The first conflict a device lists that contradicts what its replica ended with: each
+    /// one's losing change must be older than its winner, and its winner no newer than the
+    /// change the replica holds now (a later write may have replaced the winner, never an
+    /// older one). A listing that names what ended on every replica as the loser (finding 4
+    /// of the issue that brought this test) breaks the second rule.
+    static func untrueConflict(in database: AppDatabase, checked: inout Int) throws -> String? {
+        try database.read { state in
+            guard let connection = (state.engine as? SQLiteEngine)?.connection else { return nil }
+            let rows = try connection.rows(
+                sql: """
+                    SELECT c.entity, c.ident, c.field, c.lost_clock, c.won_clock, f.clock
+                    FROM sync_conflict AS c LEFT JOIN sync_field AS f
+                        ON f.entity = c.entity AND f.ident = c.ident AND f.field = c.field
+                    """)
+            checked += rows.count
+            for row in rows {
+                let subject =
+                    "\(row.get(0, as: String.self) ?? "") "
+                    + "\(SyncIdent.parts(row.get(1, as: String.self) ?? "") ?? []) "
+                    + "\(row.get(2, as: String.self) ?? "")"
+                guard let lost = row.get(3, as: String.self).flatMap(HybridClock.init),
+                    let won = row.get(4, as: String.self).flatMap(HybridClock.init)
+                else { return "\(subject): unreadable clocks" }
+                if !(lost < won) {
+                    return "\(subject): lost \(lost.text) is not older than won \(won.text)"
+                }
+                guard let held = row.get(5, as: String.self).flatMap(HybridClock.init) else {
+                    continue
+                }
+                if held < won {
+                    return
+                        "\(subject): won \(won.text) but the replica holds the older \(held.text)"
+                }
+            }
+            return nil
+        }
+    }
+
     /// Milliseconds since 1970 now; writes are spaced so that no two share one.
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }
 
@@ -119,7 +157,7 @@ import Testing
                 + " writes \(tally.writes), pre-join \(tally.preJoin), server before any device"
                 + " \(tally.serverFirst), restores \(tally.restores), rejoins \(tally.rejoins),"
                 + " expiries \(tally.expiries), kills \(tally.kills), cuts \(tally.cuts),"
-                + " hostile \(tally.hostile); failing seeds:"
+                + " hostile \(tally.hostile), conflicts listed \(tally.conflicts); failing seeds:"
                 + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
         #expect(failed.isEmpty, "failing seeds: \(failed)")
     }
@@ -145,7 +183,7 @@ import Testing
 
     struct Tally {
         var writes = 0, preJoin = 0, serverFirst = 0, restores = 0, rejoins = 0, expiries = 0
-        var kills = 0, cuts = 0, hostile = 0
+        var kills = 0, cuts = 0, hostile = 0, conflicts = 0
     }
 
     // The schedule's steps, one switch.
@@ -464,6 +502,15 @@ import Testing
             if let status = try DeviceSync.status(of: devices[index]), status.pending != 0 {
                 Issue.record("seed \(seed): device \(index) has \(status.pending) pending")
                 ok = false
+            }
+            if let wrong = try Self.untrueConflict(in: devices[index], checked: &tally.conflicts) {
+                let schedule = log.joined(separator: "\n    ")
+                Issue.record(
+                    Comment(
+                        rawValue: "seed \(seed): device \(index) lists a conflict that did not"
+                            + " happen so: \(wrong)\n  schedule:\n    \(schedule)"))
+                ok = false
+                break
             }
         }
         if !ok, ProcessInfo.processInfo.environment["PREFS_DEBUG_SYNC"] != nil {
