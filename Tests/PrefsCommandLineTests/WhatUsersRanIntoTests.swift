@@ -200,3 +200,24 @@ extension WhatUsersRanIntoTests {
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// `set big -` with 1.1 GB on stdin ended in exit 70 "Internal error: SQLite error 18":
+    /// a value past the limit is bad data (65), said in one line, and makes no file.
+    @Test func aValueLargerThanTheLimitOnStdinIs65() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("prefs.sqlite")
+        let bytes = PreferenceValue.maximumBytes + 100_000_000
+        let output = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "head -c \(bytes) /dev/zero | tr '\\0' x | \"$0\" --db \"$1\" set big -",
+                prefsExecutable().path, db,
+            ])
+        #expect(output.status == 65, "\(output.stderr)")
+        #expect(output.stderr.hasPrefix("Error: "), "\(output.stderr)")
+        #expect(output.stderr.contains("more than the \(PreferenceValue.maximumBytes)"))
+        #expect(output.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+}

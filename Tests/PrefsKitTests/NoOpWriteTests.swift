@@ -113,3 +113,33 @@ import Testing
         #expect(list.value == 1)
     }
 }
+
+/// A value larger than one database value can hold is refused as bad data, naming the key,
+/// and nothing is written.
+@Suite struct TooLargeValueTests {
+    @Test func aValuePastTheLimitIsRefusedNamingItsKey() throws {
+        let folder = try TemporaryFolder()
+        let store = PreferenceStore(database: try AppDatabase(path: folder.path("p.sqlite")))
+        let data = Data(count: PreferenceValue.maximumBytes + 1)
+        #expect(throws: PreferenceValue.tooLarge(key: "big", bytes: data.count)) {
+            try store.setValue(.data(data), forKey: "big")
+        }
+        #expect(try store.storedValue(forKey: "big") == nil)
+        // An array whose encoding passes the limit: SQLite's own check, the same class. The
+        // connection's limit is lowered to make such an array small.
+        try store.database.read { state in
+            (state.engine as? SQLiteEngine)?.connection.limitValueLength(to: 1_000)
+        }
+        let text = String(repeating: "x", count: 600)
+        do {
+            try store.setValue(.array([.string(text), .string(text)]), forKey: "big")
+            Issue.record("an array past the limit was stored")
+        } catch let error as DatabaseError {
+            guard case .tooLarge = error else {
+                Issue.record("not .tooLarge: \(error)")
+                return
+            }
+        }
+        #expect(try store.storedValue(forKey: "big") == nil)
+    }
+}

@@ -7,7 +7,8 @@ extension DatabaseError {
         case .notFound, .specialFile, .accessDenied, .folderMissing: 66
         case .untrustedFile: 77
         case .invalidConnectionString, .invalidConnectionOption: 64
-        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion: 65
+        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion, .tooLarge:
+            65
         case .cannotCreate: 73
         case .diskFull, .readOnly, .ioError, .needsUpgrade: 74
         case .busy, .unavailable, .timedOut: 75

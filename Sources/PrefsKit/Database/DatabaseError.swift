@@ -55,6 +55,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case unavailable(path: String, detail: String)
     /// This build lacks what the database needs (PostgreSQL support in the static build).
     case unsupported(String)
+    /// A value is larger than the database can hold in one value; nothing was written.
+    case tooLarge(detail: String)
     /// Anything else SQLite reported; a bug if it happens.
     case internalError(String)
 
@@ -110,6 +112,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "The server of '\(path)' is unavailable (\(detail)); retry in a moment"
         case .unsupported(let detail):
             detail
+        case .tooLarge(let detail):
+            "A value is too large to store (\(detail)); nothing was written"
         case .internalError(let detail):
             "Internal error: \(detail)"
         }

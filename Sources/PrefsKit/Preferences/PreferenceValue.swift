@@ -120,10 +120,27 @@ extension PreferenceValue {
         }
     }
 
-    /// Throws when the value cannot be stored: a `.json` value (anywhere in it) whose text is
-    /// not JSON.
+    /// The most bytes a string, data or JSON value may hold: SQLite's limit on one value
+    /// (`SQLITE_MAX_LENGTH`, as Debian builds it).
+    public static let maximumBytes = 1_000_000_000
+
+    /// The error for a value of `bytes` bytes, more than ``maximumBytes``.
+    package static func tooLarge(key: String, bytes: Int) -> PreferenceError {
+        .invalidValue(
+            key: key,
+            reason: "it holds \(bytes) bytes, more than the \(maximumBytes) a value may hold")
+    }
+
+    /// Throws when the value cannot be stored: one larger than ``maximumBytes``, or a `.json`
+    /// value (anywhere in it) whose text is not JSON.
     func validateForStorage(key: String) throws(PreferenceError) {
         switch self {
+        case .string(let text) where text.utf8.count > Self.maximumBytes:
+            throw Self.tooLarge(key: key, bytes: text.utf8.count)
+        case .data(let data) where data.count > Self.maximumBytes:
+            throw Self.tooLarge(key: key, bytes: data.count)
+        case .json(let text) where text.utf8.count > Self.maximumBytes:
+            throw Self.tooLarge(key: key, bytes: text.utf8.count)
         case .array(let elements):
             for element in elements { try element.validateForStorage(key: key) }
         case .dictionary(let entries):

@@ -65,6 +65,10 @@ extension DatabaseError {
             self = .notADatabase(path: path, detail: error.message)
         } else if error.isIOError {
             self = .ioError(path: path, detail: error.message)
+        } else if error.code == .tooBig {
+            // A value past SQLite's length limit that no check before caught (an array's
+            // or a dictionary's encoding): bad data, not a fault of the database.
+            self = .tooLarge(detail: error.message)
         } else if error.isCannotOpen {
             self = .cannotCreate(path: path, reason: error.message)
         } else {

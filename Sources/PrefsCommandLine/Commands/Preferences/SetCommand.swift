@@ -35,7 +35,11 @@ struct SetCommand: RunnableCommand {
             if input.hasSuffix("\n") { input.removeLast() }
             text = input
         }
-        // A value its given type cannot read is refused before the file is made.
+        // A value too large for any type, or one its given type cannot read, is refused
+        // before the file is made.
+        if text.utf8.count > PreferenceValue.maximumBytes {
+            throw PreferenceValue.tooLarge(key: key, bytes: text.utf8.count)
+        }
         if let explicitType { _ = try ValueText.parse(text, as: explicitType, key: key) }
         let database = try context.openForWriting()
         let store = PreferenceStore(database: database, suite: context.suite)
