@@ -18,7 +18,7 @@ import Testing
         try store.setValue(.double(-1234.5678), forKey: "volume")
         try store.setValue(.int(-300), forKey: "count")
         try store.setValue(
-            .date(Date(timeIntervalSinceReferenceDate: 1_000_000.25)), forKey: "when")
+            .date(Date(timeIntervalSinceReferenceDate: 1_000_000)), forKey: "when")
     }
 
     @Test(arguments: ["binary-plist", "plist", "json"])

@@ -221,3 +221,27 @@ extension WhatUsersRanIntoTests {
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// The XML property-list export wrote `…12:00:00.25Z` as `…12:00:00Z` with exit 0: it
+    /// refuses, naming the key, unless told `--lossy`; the binary form keeps the fraction.
+    @Test func anXMLPropertyListExportRefusesToDropAFractionOfASecond() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        let set = try runPrefs(db + ["set", "seen", "2026-01-02T12:00:00.25Z", "--type", "date"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let refused = try runPrefs(db + ["export", "--format", "plist"])
+        #expect(refused.status == 65)
+        #expect(refused.stdout == "")
+        #expect(
+            refused.stderr.contains("'seen' (date) would become a date without its fraction"),
+            "\(refused.stderr)")
+        let file = folder.path("seen.plist")
+        let binary = try runPrefs(db + ["export", "--format", "binary-plist", file])
+        #expect(binary.status == 0, "\(binary.stderr)")
+        let other = ["--db", folder.path("other.sqlite")]
+        #expect(try runPrefs(other + ["import", file]).status == 0)
+        let back = try runPrefs(other + ["get", "seen"])
+        #expect(back.stdout == "2026-01-02T12:00:00.250000000Z\n", "\(back.stdout)")
+    }
+}

@@ -100,6 +100,23 @@ enum XMLPropertyListWriter {
         return "\(value)"
     }
 
+    /// Whether XML 1.0 can carry the text: no control characters but tab, line feed and
+    /// carriage return, and no U+FFFE or U+FFFF.
+    static func canCarry(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+            default: false
+            }
+        }
+    }
+
+    /// Whether the XML form keeps the date as it is: it writes whole seconds.
+    static func isWholeSecond(_ date: Date) -> Bool {
+        let seconds = date.timeIntervalSinceReferenceDate
+        return seconds == seconds.rounded(.down)
+    }
+
     private static func wholeSecondDate(_ date: Date) -> String {
         let rounded = Date(
             timeIntervalSinceReferenceDate:
@@ -118,6 +135,8 @@ enum XMLPropertyListWriter {
             case "&": output += "&amp;"
             case "<": output += "&lt;"
             case ">": output += "&gt;"
+            // A reader turns a bare carriage return into a line feed; a reference keeps it.
+            case "\r": output += "&#13;"
             default: output.unicodeScalars.append(character)
             }
         }

@@ -162,31 +162,47 @@ extension PreferenceStore {
     /// The stored values of the suite that a property-list export would change: property
     /// lists have no float (it becomes a double), no URL and no JSON type (they become
     /// strings), so `export` to a property list and `import` back reads them as other types.
-    /// The JSON export keeps every type.
+    /// The XML form also keeps dates to the whole second only, and no text with control
+    /// characters other than tab, line feed and carriage return. The JSON export keeps every
+    /// type and value.
     ///
+    /// - Parameter format: The property list's form (XML by default, the stricter one).
     /// - Throws: ``DatabaseError`` when the read fails.
-    public func propertyListLosses() throws -> [PropertyListLoss] {
+    public func propertyListLosses(format: PropertyList.Format = .xml) throws
+        -> [PropertyListLoss]
+    {
         try storedEntries().compactMap { key, value in
-            value.propertyListLoss.map {
-                PropertyListLoss(key: key, type: value.type, becomes: $0)
-            }
+            (XMLPropertyListWriter.canCarry(key) || format == .binary
+                ? value.propertyListLoss(format: format) : "a key that XML cannot carry")
+                .map { PropertyListLoss(key: key, type: value.type, becomes: $0) }
         }
     }
 }
 
 extension PreferenceValue {
-    /// What a property list makes of the value when it cannot keep its type; nil when it can.
-    var propertyListLoss: String? {
+    /// What a property list of the format makes of the value when it cannot keep it as it
+    /// is; nil when it can.
+    func propertyListLoss(format: PropertyList.Format) -> String? {
+        let isXML = format == .xml
         switch self {
-        case .float: "a double"
-        case .url, .json: "a string"
+        case .float: return "a double"
+        case .url, .json: return "a string"
+        case .string(let text) where isXML && !XMLPropertyListWriter.canCarry(text):
+            return "a string without the control characters XML cannot carry"
+        case .date(let date) where isXML && !XMLPropertyListWriter.isWholeSecond(date):
+            return "a date without its fraction of a second"
         case .array(let elements):
-            elements.contains { $0.propertyListLoss != nil }
-                ? "an array whose floats, URLs or JSON change type" : nil
+            return elements.contains { $0.propertyListLoss(format: format) != nil }
+                ? "an array whose floats, URLs, JSON\(isXML ? ", dates or text" : "") change"
+                : nil
         case .dictionary(let values):
-            values.values.contains { $0.propertyListLoss != nil }
-                ? "a dictionary whose floats, URLs or JSON change type" : nil
-        case .bool, .int, .double, .string, .date, .data: nil
+            let changes =
+                values.values.contains { $0.propertyListLoss(format: format) != nil }
+                || (isXML && values.keys.contains { !XMLPropertyListWriter.canCarry($0) })
+            return changes
+                ? "a dictionary whose floats, URLs, JSON\(isXML ? ", dates or text" : "") change"
+                : nil
+        case .bool, .int, .double, .string, .date, .data: return nil
         }
     }
 }

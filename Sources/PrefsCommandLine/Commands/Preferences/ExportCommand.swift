@@ -45,7 +45,8 @@ struct ExportCommand: RunnableCommand {
                 bytes = Array(try empty.exportJSON().utf8)
             }
         case .plist, .binaryPlist:
-            if let losses = try store?.propertyListLosses(), !losses.isEmpty {
+            let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
+            if let losses = try store?.propertyListLosses(format: plistFormat), !losses.isEmpty {
                 let list = losses.prefix(5).map {
                     "'\(ValueText.shown($0.key))' (\($0.type)) would become \($0.becomes)"
                 }
@@ -59,7 +60,6 @@ struct ExportCommand: RunnableCommand {
                 }
                 context.inform("Warning: \(named)")
             }
-            let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
             bytes = Array(
                 try store?.exportPropertyList(format: plistFormat)
                     ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
