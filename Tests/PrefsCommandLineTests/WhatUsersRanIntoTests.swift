@@ -245,3 +245,42 @@ extension WhatUsersRanIntoTests {
         #expect(back.stdout == "2026-01-02T12:00:00.250000000Z\n", "\(back.stdout)")
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// `--db /proc/self/mem` said "Cannot create" (73) on a read: a file of the kernel is
+    /// input that cannot be a database (66), said in one line.
+    @Test func aKernelFileAsTheDatabaseIs66NotCannotCreate() throws {
+        for command in [["get", "x"], ["set", "x", "1"], ["list"]] {
+            let output = try runPrefs(["--db", "/proc/self/mem"] + command)
+            #expect(output.status == 66, "\(command): \(output.stderr)")
+            #expect(
+                output.stderr
+                    == "Error: '/proc/self/mem' is a file of the kernel (procfs), not a prefs database\n"
+            )
+        }
+    }
+
+    /// A database in a folder reached through a symbolic link (a home folder on another
+    /// disk) could not be opened at all: SQLite's no-follow open refused the link in the
+    /// folder. The folder may be a link; only the file itself may not.
+    @Test func aDatabaseReachedThroughALinkedFolderOpens() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(
+            atPath: folder.path("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("linked"), withDestinationPath: folder.path("real"))
+        let db = ["--db", folder.path("linked/prefs.sqlite")]
+        let set = try runPrefs(db + ["set", "theme", "dark"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let read = try runPrefs(db + ["get", "theme"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout == "dark\n")
+        #expect(FileManager.default.fileExists(atPath: folder.path("real/prefs.sqlite")))
+        // The file itself as a link stays refused.
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("link.sqlite"),
+            withDestinationPath: folder.path("real/prefs.sqlite"))
+        let linked = try runPrefs(["--db", folder.path("link.sqlite"), "get", "theme"])
+        #expect(linked.status == 65, "\(linked.stderr)")
+    }
+}

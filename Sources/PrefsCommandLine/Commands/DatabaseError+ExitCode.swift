@@ -4,7 +4,7 @@ extension DatabaseError {
     /// The sysexits code the `prefs` command exits with for this error.
     var exitCode: Int32 {
         switch self {
-        case .notFound, .specialFile, .accessDenied, .folderMissing: 66
+        case .notFound, .specialFile, .accessDenied, .folderMissing, .cannotOpen: 66
         case .untrustedFile: 77
         case .invalidConnectionString, .invalidConnectionOption: 64
         case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion, .tooLarge:

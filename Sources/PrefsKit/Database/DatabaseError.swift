@@ -34,6 +34,9 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case needsUpgrade(path: String, found: Int, supported: Int)
     /// The file or its folder could not be created.
     case cannotCreate(path: String, reason: String)
+    /// The file is there but cannot be opened as a database file (a file of the system, such
+    /// as `/proc/self/mem`).
+    case cannotOpen(path: String, reason: String)
     /// The disk (or the file's size limit) is full.
     case diskFull(path: String)
     /// The file or its folder is read-only.
@@ -93,6 +96,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(path)' has schema \(found) and needs upgrading to \(supported); open it for writing once"
         case .cannotCreate(let path, let reason):
             "Cannot create '\(path)': \(reason)"
+        case .cannotOpen(let path, let reason):
+            "Cannot open '\(path)' as a database file: \(reason)"
         case .diskFull(let path):
             "The disk is full writing '\(path)'; free some space and retry (nothing was changed)"
         case .readOnly(let path):

@@ -15,6 +15,30 @@ enum DatabaseFile {
         return errno != ENOENT && errno != ENOTDIR
     }
 
+    /// The path with its folders' links resolved (`realpath` of the folder) and its last
+    /// name kept as it is; the path as given when the folder cannot be resolved.
+    static func resolvingFolders(of path: String) -> String {
+        let folder = directory(of: path)
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard !name.isEmpty, let resolved = realpath(folder, nil) else { return path }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        return (real.hasSuffix("/") ? real : real + "/") + name
+    }
+
+    /// The name of the kernel's file system the path is on (`/proc`, `/sys`), whose files
+    /// look regular but are no files to keep data in (`/proc/self/mem` reads as an I/O
+    /// error); nil elsewhere.
+    static func kernelFileSystem(of path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        for (mount, name) in [("/proc/", "procfs"), ("/sys/", "sysfs")] where real.hasPrefix(mount) {
+            return name
+        }
+        return nil
+    }
+
     /// The files SQLite keeps beside a database: its write-ahead log, its shared-memory index
     /// and its rollback journal. SQLite reads each of them when it opens the database.
     static func companions(of path: String) -> [String] {
@@ -41,7 +65,10 @@ enum DatabaseFile {
         var status = stat()
         if lstat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {
-            case S_IFREG: break
+            case S_IFREG:
+                if let system = kernelFileSystem(of: path) {
+                    throw .specialFile(path: path, kind: "a file of the kernel (\(system))")
+                }
             case S_IFDIR: throw .isDirectory(path: path)
             case S_IFLNK: throw .isSymlink(path: path)
             default: throw .specialFile(path: path, kind: kind(of: status.st_mode))

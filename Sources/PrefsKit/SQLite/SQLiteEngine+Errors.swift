@@ -70,7 +70,12 @@ extension DatabaseError {
             // or a dictionary's encoding): bad data, not a fault of the database.
             self = .tooLarge(detail: error.message)
         } else if error.isCannotOpen {
-            self = .cannotCreate(path: path, reason: error.message)
+            // A file that is there and cannot be opened (`/proc/self/mem`) is input that
+            // cannot be read, not a file that cannot be made.
+            self =
+                DatabaseFile.exists(atPath: path)
+                ? .cannotOpen(path: path, reason: error.message)
+                : .cannotCreate(path: path, reason: error.message)
         } else {
             self = .internalError(error.description)
         }

@@ -54,7 +54,11 @@ extension SQLiteEngine {
                     createsFolders: options.createsMissingFolders,
                     allowsShared: options.allowsSharedFile)
             }
-            var connection = try connect(path: path, options: options, isImmutable: false)
+            // SQLite opens with SQLITE_OPEN_NOFOLLOW, which refuses a link anywhere in the
+            // path; a folder reached through a link (a home folder on another disk) is the
+            // user's own choice, and only the file itself must not be a link (checked above).
+            let filePath = path == ":memory:" ? path : DatabaseFile.resolvingFolders(of: path)
+            var connection = try connect(path: filePath, options: options, isImmutable: false)
             let opened: Opened
             do {
                 opened = try configure(connection, path: path, options: options)
@@ -66,7 +70,7 @@ extension SQLiteEngine {
                 // made) reads it as immutable when it has no `-wal` file, that is no commits
                 // outside the main file.
                 guard !DatabaseFile.exists(atPath: path + "-wal") else { throw error }
-                connection = try connect(path: path, options: options, isImmutable: true)
+                connection = try connect(path: filePath, options: options, isImmutable: true)
                 opened = try configure(connection, path: path, options: options)
             }
             return SQLiteEngine(
