@@ -33,7 +33,8 @@ enum DatabaseFile {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        for (mount, name) in [("/proc/", "procfs"), ("/sys/", "sysfs")] where real.hasPrefix(mount) {
+        for (mount, name) in [("/proc/", "procfs"), ("/sys/", "sysfs")] where real.hasPrefix(mount)
+        {
             return name
         }
         return nil
