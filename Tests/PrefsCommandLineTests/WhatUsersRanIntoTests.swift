@@ -284,3 +284,51 @@ extension WhatUsersRanIntoTests {
         #expect(linked.status == 65, "\(linked.stderr)")
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// `prefs doctor` said "healthy" and `Journal: delete` for a WAL file in a folder its
+    /// user could not write, where every write failed with 74. It reads the journal mode
+    /// from the file's header, says the database cannot be written and why, and exits 74.
+    /// As root, the commands run as nobody, for whom the folder's mode counts.
+    @Test func doctorOnADatabaseWhoseWritesFailSaysSoAndExits74() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.path("store")
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        let db = store + "/prefs.sqlite"
+        #expect(try runPrefs(["--db", db, "set", "theme", "dark"]).status == 0)
+        let asUser: [String]
+        if geteuid() == 0 {
+            for path in [folder.url.path, store, db, db + "-wal", db + "-shm"]
+            where FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.setAttributes(
+                    [.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: path)
+            }
+            asUser = ["/usr/sbin/runuser", "-u", "nobody", "--", prefsExecutable().path]
+        } else {
+            asUser = [prefsExecutable().path]
+        }
+        // No -wal or -shm left, and a folder the user cannot write: a read-only open.
+        for companion in [db + "-wal", db + "-shm"] {
+            try? FileManager.default.removeItem(atPath: companion)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: store)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store)
+        }
+        func prefs(_ arguments: [String]) throws -> ProcessOutput {
+            try runProcess(
+                URL(fileURLWithPath: asUser[0]),
+                Array(asUser.dropFirst()) + ["--db", db] + arguments,
+                environment: ["NO_COLOR": "1"])
+        }
+        let write = try prefs(["set", "theme", "light"])
+        #expect(write.status == 74, "\(write.stderr)")
+        let doctor = try prefs(["doctor"])
+        #expect(doctor.status == 74, "\(doctor.stdout)\(doctor.stderr)")
+        #expect(doctor.stdout.contains("Journal:      wal,"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("Writable:     no: this user may not write the folder"))
+        #expect(doctor.stdout.contains("Status:       PROBLEMS FOUND"))
+        #expect(doctor.stderr.contains("cannot be written"), "\(doctor.stderr)")
+        #expect(try prefs(["get", "theme"]).stdout == "dark\n")
+    }
+}

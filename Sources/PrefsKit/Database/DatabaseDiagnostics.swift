@@ -54,10 +54,15 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
     /// ``AppDatabase/Options/allowsSharedFile``. Empty for a server.
     public var sharedFiles: [String] = []
 
-    /// Whether the integrity check passed, the search index is in step and no other user
-    /// controls one of the files.
+    /// Why a write would fail (a read-only file, folder or file system), nil when this user
+    /// can write the database.
+    public var writeProblem: String? = nil
+
+    /// Whether the integrity check passed, the search index is in step, no other user
+    /// controls one of the files, and the database can be written.
     public var isHealthy: Bool {
         integrityProblems == ["ok"] && searchIndexMismatchCount == 0 && sharedFiles.isEmpty
+            && writeProblem == nil
     }
 
     /// Whether the file and its folder are closed to other users.

@@ -40,6 +40,36 @@ enum DatabaseFile {
         return nil
     }
 
+    /// Whether the file's header marks it as a write-ahead-log database (read and write
+    /// versions 2, bytes 18 and 19): a connection that opened it as immutable (a folder this
+    /// user cannot write) reports another journal mode.
+    static func isInWALMode(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var versions: (UInt8, UInt8) = (0, 0)
+        let count = withUnsafeMutableBytes(of: &versions) { pread(descriptor, $0.baseAddress, 2, 18) }
+        return count == 2 && versions == (2, 2)
+    }
+
+    /// Why this user could not write the database, nil when it can: the file, or (for the
+    /// write-ahead log and its index, made beside the file) the folder, is read-only for
+    /// this user, or the file system is.
+    static func writeProblem(of path: String) -> String? {
+        if access(path, W_OK) != 0 {
+            if errno == EROFS { return "the file system is read-only" }
+            if errno == EACCES || errno == EPERM { return "this user may not write the file" }
+        }
+        let folder = directory(of: path)
+        let companionsMissing = [path + "-wal", path + "-shm"].contains { !exists(atPath: $0) }
+        if companionsMissing, access(folder, W_OK) != 0 {
+            if errno == EROFS { return "the file system is read-only" }
+            return "this user may not write the folder '\(folder)', where the -wal and -shm"
+                + " files are made"
+        }
+        return nil
+    }
+
     /// The files SQLite keeps beside a database: its write-ahead log, its shared-memory index
     /// and its rollback journal. SQLite reads each of them when it opens the database.
     static func companions(of path: String) -> [String] {

@@ -25,7 +25,8 @@ extension SQLiteEngine: DiagnosableEngine, SettingsReportingEngine {
             path: path,
             schemaVersion: try integer("PRAGMA user_version"),
             supportedSchemaVersion: Self.migrator.latestVersion,
-            journalMode: try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? "?",
+            journalMode: DatabaseFile.isInWALMode(path)
+                ? "wal" : try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? "?",
             synchronous: synchronousNames.indices.contains(synchronousLevel)
                 ? synchronousNames[synchronousLevel] : String(synchronousLevel),
             integrityProblems: integrity,
@@ -46,6 +47,7 @@ extension SQLiteEngine: DiagnosableEngine, SettingsReportingEngine {
                 ? 0 : try bookmarkRepository.searchIndexMismatchCount(),
             sharedFiles: DatabaseFile.sharedFiles(of: path))
         report.preferenceCountBySuite = bySuite
+        report.writeProblem = DatabaseFile.writeProblem(of: path)
         return report
     }
 

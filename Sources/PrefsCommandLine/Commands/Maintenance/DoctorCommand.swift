@@ -8,9 +8,10 @@ struct DoctorCommand: RunnableCommand {
         Self.self,
         abstract: "Check the database: schema, journal mode, integrity, permissions, sizes.",
         discussion: """
-            Exits 0 when healthy, and 65 when the file is corrupt, is not a prefs database, or
-            its bookmark search index is out of step with the tables (after a write by another
-            tool). --repair rebuilds that index and removes group and other access from the
+            Exits 0 when healthy, 65 when the file is corrupt, is not a prefs database, or its
+            bookmark search index is out of step with the tables (after a write by another
+            tool), and 74 when this user cannot write it (a read-only file, folder or file
+            system). --repair rebuilds that index and removes group and other access from the
             file; a corrupt file cannot be repaired: restore it from a backup.
             """,
         options: [repair.spec], scope: .suiteless)
@@ -50,6 +51,7 @@ struct DoctorCommand: RunnableCommand {
                     ("supportedSchemaVersion", .integer(report.supportedSchemaVersion)),
                     ("journalMode", .string(report.journalMode)),
                     ("synchronous", .string(report.synchronous)),
+                    ("writeProblem", report.writeProblem.map(JSONValue.string) ?? .null),
                     ("integrity", .array(report.integrityProblems.map(JSONValue.string))),
                     ("fileMode", report.fileMode.map { .string(Self.octal($0)) } ?? .null),
                     (
@@ -108,6 +110,7 @@ struct DoctorCommand: RunnableCommand {
                 "Schema:       version \(report.schemaVersion)"
                     + " (this prefs knows \(report.supportedSchemaVersion))",
                 "Journal:      \(report.journalMode), synchronous \(report.synchronous)",
+                "Writable:     " + (report.writeProblem.map { "no: \($0)" } ?? "yes"),
                 "Integrity:    \(report.integrityProblems.joined(separator: "; "))",
                 report.serverIsolation.map { "Isolation:    \($0)" }
                     ?? "Permissions:  \(permissions)",
@@ -135,6 +138,11 @@ struct DoctorCommand: RunnableCommand {
                 "'\(shared)' belongs to another user or may be written by others; whoever"
                     + " controls it controls what prefs reads",
                 exitCode: 77)
+        }
+        if let problem = report.writeProblem {
+            throw CommandFailure(
+                "'\(report.path)' cannot be written: \(problem); every write would fail",
+                exitCode: 74)
         }
         guard report.isHealthy else {
             throw CommandFailure(
