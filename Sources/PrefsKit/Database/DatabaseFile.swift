@@ -48,7 +48,9 @@ enum DatabaseFile {
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var versions: (UInt8, UInt8) = (0, 0)
-        let count = withUnsafeMutableBytes(of: &versions) { pread(descriptor, $0.baseAddress, 2, 18) }
+        let count = withUnsafeMutableBytes(of: &versions) {
+            pread(descriptor, $0.baseAddress, 2, 18)
+        }
         return count == 2 && versions == (2, 2)
     }
 
