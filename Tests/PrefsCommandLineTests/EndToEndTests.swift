@@ -307,6 +307,47 @@ import Testing
         #expect(watcher.terminationStatus == 0)
     }
 
+    /// `watch` went deaf once its database was deleted and made again: it now follows the
+    /// file at the path, telling what the new file holds and every change after.
+    @Test func watchFollowsADatabaseDeletedAndMadeAgain() throws {
+        try prefs("set", "volume", "0.8")
+        let (watcher, output) = try startWatching([])
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        let watcherID = watcher.processIdentifier
+        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        defer { watchdog.cancel() }
+        _ = try handshake(with: output) { try prefs("set", "volume", $0) }
+        for file in [db, db + "-wal", db + "-shm"] {
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        try prefs("set", "theme", "dark")
+        #expect(readLine(from: output, timeout: 20) == "theme=dark\n")
+        try prefs("set", "theme", "light")
+        #expect(readLine(from: output, timeout: 20) == "theme=light\n")
+        kill(watcher.processIdentifier, SIGINT)
+        waitForExit(watcher)
+        #expect(watcher.terminationStatus == 0)
+    }
+
+    /// Under `ulimit -n 8` the first task of `watch` could not make its eventfd, and the
+    /// process died of SIGILL: it ends with one line and exit 71 (the system refused).
+    @Test func watchWithTooFewFileDescriptorsEndsWith71() throws {
+        try prefs("set", "volume", "0.8")
+        for limit in [6, 8] {
+            let result = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "ulimit -n \(limit) && exec \"$0\" --db \"$1\" watch",
+                    prefsExecutable().path, db,
+                ],
+                environment: ["NO_COLOR": "1"])
+            #expect(result.status == 71, "ulimit -n \(limit): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: Cannot watch: Too many open files"))
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+
     // MARK: - Exit codes from real bad input
 
     @Test func exitCode1ForMissingThings() throws {

@@ -15,6 +15,8 @@ struct CommandFailure: Error, Equatable {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let software: Int32 = 70
+    /// `EX_OSERR`: the system refused a resource (file descriptors).
+    static let systemError: Int32 = 71
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
     static let temporaryFailure: Int32 = 75
