@@ -4,7 +4,8 @@ import PrefsInterchange
 import PrefsKit
 
 // One database per file and process, injected where it is needed ($PREFS_DB, else the
-// default location).
+// app's own file in the user data folder; name the app once at launch).
+try PreferenceStore.configure(appIdentifier: "com.example.tour")
 let database = try AppDatabase(path: DatabaseLocation.defaultPath())
 let store = PreferenceStore(database: database)  // suite "standard"
 

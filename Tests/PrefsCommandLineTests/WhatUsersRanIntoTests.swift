@@ -332,3 +332,50 @@ extension WhatUsersRanIntoTests {
         #expect(try prefs(["get", "theme"]).stdout == "dark\n")
     }
 }
+
+extension WhatUsersRanIntoTests {
+    /// Every app shared one file and its `standard` suite. The command line names the app
+    /// (`--app`, `PREFS_APP`), `prefs apps` lists them, the shared file of old is still
+    /// found, and `prefs doctor` gives the command that moves it.
+    @Test func eachAppHasItsOwnFileAndTheSharedOneIsStillFound() throws {
+        let folder = try TemporaryFolder()
+        let home = folder.path("home")
+        let environment = ["HOME": home, "PREFS_DB": "", "XDG_DATA_HOME": ""]
+        func prefs(_ arguments: [String], _ extra: [String: String] = [:]) throws -> ProcessOutput {
+            try runPrefs(arguments, environment: environment.merging(extra) { $1 })
+        }
+        // The file every app shared, made as an older prefs made it.
+        let shared = home + "/.local/share/prefs/prefs.sqlite"
+        try FileManager.default.createDirectory(
+            atPath: home + "/.local/share/prefs", withIntermediateDirectories: true)
+        #expect(try prefs(["--db", shared, "set", "theme", "dark"]).status == 0)
+        #expect(try prefs(["get", "theme"]).stdout == "dark\n")
+        #expect(try prefs(["--app", "com.example.notes", "get", "theme"]).stdout == "dark\n")
+        let doctor = try prefs(["doctor"])
+        let line = doctor.stdout.split(separator: "\n").first { $0.hasPrefix("Location:") } ?? ""
+        #expect(line.contains("every app shared"), "\(doctor.stdout)")
+        // The command it gives, run as given.
+        let move = String(line[line.range(of: "running: ")!.upperBound...])
+        let moved = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", move])
+        #expect(moved.status == 0, "\(move): \(moved.stderr)")
+        #expect(try prefs(["get", "theme"]).stdout == "dark\n")
+        #expect(
+            FileManager.default.fileExists(atPath: home + "/.local/share/prefs/prefs/prefs.sqlite"))
+        // Two apps now keep their own values of one key.
+        #expect(try prefs(["--app", "com.example.notes", "set", "theme", "light"]).status == 0)
+        #expect(
+            try prefs(["get", "theme"], ["PREFS_APP": "com.example.notes"]).stdout == "light\n")
+        #expect(try prefs(["get", "theme"]).stdout == "dark\n")
+        let apps = try prefs(["apps"])
+        #expect(
+            apps.stdout
+                == "com.example.notes\t\(home)/.local/share/prefs/com.example.notes/prefs.sqlite\n"
+                + "prefs\t\(home)/.local/share/prefs/prefs/prefs.sqlite\n", "\(apps.stdout)")
+        let hostile = try prefs(["--app", "../../etc", "get", "theme"])
+        #expect(hostile.status == 64)
+        #expect(
+            hostile.stderr
+                == "Error: Invalid app identifier '../../etc': it must begin with a letter or a digit\n"
+        )
+    }
+}

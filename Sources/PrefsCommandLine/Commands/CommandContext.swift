@@ -23,7 +23,38 @@ struct CommandContext {
     var shownDatabasePath: String { DatabaseLocation.shown(databasePath) }
 
     var databasePath: String {
-        globals.databasePath ?? DatabaseLocation.defaultPath(variable: console.variable)
+        if let named = globals.databasePath { return named }
+        // run() has refused a command that opens the database when there is no default.
+        return (try? defaultLocation.get()) ?? ""
+    }
+
+    /// The app whose file is the default: `--app`, else `$PREFS_APP`, else `prefs`.
+    var app: String {
+        if let app = globals.app { return app }
+        if let app = console.variable("PREFS_APP"), !app.isEmpty { return app }
+        return Self.defaultApp
+    }
+
+    /// The app the command line stands for when none is named.
+    static let defaultApp = "prefs"
+
+    /// Where the app's own file belongs, when the default location fell back to the file
+    /// every app shared before (nil otherwise, and for a path named with --db or PREFS_DB).
+    var ownPathOfSharedFile: String? {
+        guard !isExplicitPath,
+            let shared = try? DatabaseLocation.sharedPath(variable: console.variable),
+            databasePath == shared,
+            let own = try? DatabaseLocation.appPath(app: app, variable: console.variable),
+            own != shared
+        else { return nil }
+        return own
+    }
+
+    /// The default database of ``app`` (`$PREFS_DB` first), or why there is none.
+    var defaultLocation: Result<String, DatabaseLocation.Problem> {
+        Result { () throws(DatabaseLocation.Problem) in
+            try DatabaseLocation.defaultPath(app: app, variable: console.variable)
+        }
     }
 
     /// The suite: `--suite`, else `$PREFS_SUITE`, else `standard`.
@@ -36,6 +67,18 @@ struct CommandContext {
     /// Checks the global options against the command's scope, then runs it.
     func run() throws {
         let scope = invocation.scope
+        if globals.app != nil || !(console.variable("PREFS_APP") ?? "").isEmpty {
+            do {
+                try DatabaseLocation.validate(appIdentifier: app)
+            } catch {
+                throw CommandFailure(error.description, exitCode: CommandFailure.usage)
+            }
+        }
+        if globals.databasePath == nil, !invocation.command.opensNoDatabase,
+            case .failure(let problem) = defaultLocation
+        {
+            throw CommandFailure(problem.description, exitCode: CommandFailure.noInput)
+        }
         if globals.suite != nil || scope.contains(.suite) {
             try PreferenceStore.validate(suite: suite)
         }

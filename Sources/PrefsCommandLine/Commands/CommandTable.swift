@@ -11,6 +11,11 @@ enum CommandTable {
                 "The database file or PostgreSQL connection string (default: $PREFS_DB, else"
                 + " the user data folder)."),
         OptionSpec(
+            name: "app", kind: .value(name: "name"),
+            help:
+                "The app whose database to use, in the user data folder (default: $PREFS_APP,"
+                + " else 'prefs'; see 'prefs apps')."),
+        OptionSpec(
             name: "account", kind: .value(name: "name"),
             help: "The account on a PostgreSQL server (default: $PREFS_ACCOUNT, else the role)."),
         OptionSpec(
@@ -48,6 +53,7 @@ enum CommandTable {
         SubcommandEntry(BookmarkGroup.self),
         SubcommandEntry(SyncGroup.self),
         SubcommandEntry(DoctorCommand.self),
+        SubcommandEntry(AppsCommand.self),
         SubcommandEntry(VersionCommand.self),
         SubcommandEntry(CompletionCommand.self),
         SubcommandEntry(HelpCommand.self),

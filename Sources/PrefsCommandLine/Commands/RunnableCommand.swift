@@ -24,6 +24,13 @@ protocol RunnableCommand: CommandNode, Equatable, Sendable {
     init(parsing parsed: ParsedArguments) throws(UsageError)
     /// Runs the command; an error is printed on one line with its exit code.
     func run(_ context: CommandContext) throws
+    /// Whether the command runs without the database (help, version, completion, apps), so
+    /// that it runs where there is no default location.
+    var opensNoDatabase: Bool { get }
+}
+
+extension RunnableCommand {
+    var opensNoDatabase: Bool { false }
 }
 
 /// A group of commands, such as `bookmark`: its spec lists the subcommands' types.

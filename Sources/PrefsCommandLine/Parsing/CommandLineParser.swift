@@ -166,6 +166,7 @@ struct CommandLineParser: Sendable {
     private func globals(from parsed: ParsedArguments) throws(UsageError) -> GlobalOptions {
         GlobalOptions(
             databasePath: parsed.value("db"),
+            app: parsed.value("app"),
             suite: parsed.value("suite"),
             account: parsed.value("account"),
             allowsSharedFile: parsed.flag("allow-shared"),

@@ -1,6 +1,8 @@
 /// The global options, accepted before or after the subcommand.
 struct GlobalOptions: Equatable, Sendable {
     var databasePath: String?
+    /// The app whose default database to use (`--app`).
+    var app: String?
     var suite: String?
     /// The account of a PostgreSQL database (`--account`).
     var account: String?

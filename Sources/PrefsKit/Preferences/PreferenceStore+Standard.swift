@@ -3,7 +3,8 @@ import Synchronization
 extension PreferenceStore {
     /// The store that a `@Preference` without a `store:` argument uses, as
     /// `UserDefaults.standard` is for `@AppStorage`: the suite `standard` of the database at
-    /// the default location (``DatabaseLocation/defaultPath(variable:)``), opened on first use.
+    /// the app's default location (``DatabaseLocation/defaultPath(app:variable:)``), opened on
+    /// first use.
     ///
     /// Replace it before the properties that use it are read (in a test's set-up, for an app
     /// group, for another path): a property reads the store that is standard at the moment it
@@ -30,11 +31,26 @@ extension PreferenceStore {
 
     private static let standardStore = Mutex<PreferenceStore?>(nil)
 
+    /// Names the app whose file ``standard`` (and ``DatabaseLocation``'s default path) is,
+    /// so that two apps never share one file: call it once at launch, before the first
+    /// read. On Linux an app that names none is known by its executable's name; on Apple
+    /// platforms by its bundle identifier.
+    ///
+    /// ```swift
+    /// try PreferenceStore.configure(appIdentifier: "com.example.notes")
+    /// ```
+    ///
+    /// - Throws: ``DatabaseLocation/Problem/invalidAppIdentifier(_:reason:)``.
+    public static func configure(appIdentifier: String) throws(DatabaseLocation.Problem) {
+        try DatabaseLocation.configure(appIdentifier: appIdentifier)
+    }
+
     /// The default database's standard suite, or, when it cannot be opened, an empty
     /// read-only one (the failure reported).
-    static func openStandard(at path: String = DatabaseLocation.defaultPath()) -> PreferenceStore {
+    static func openStandard(at path: String? = nil) -> PreferenceStore {
         do {
-            return PreferenceStore(database: try AppDatabase(path: path))
+            return PreferenceStore(
+                database: try AppDatabase(path: path ?? DatabaseLocation.defaultPath()))
         } catch {
             var options = AppDatabase.Options()
             options.isReadOnly = true

@@ -3,6 +3,7 @@ import PrefsKit
 /// `prefs completion SHELL`: a completion script made from the commands' declarations.
 struct CompletionCommand: RunnableCommand {
     static var name: String { "completion" }
+    var opensNoDatabase: Bool { true }
     static let shell = Argument<Shell>("shell", help: "bash, zsh or fish.")
     static let spec = CommandSpec(
         Self.self, abstract: "Print a shell completion script.",

@@ -43,6 +43,7 @@ struct DoctorCommand: RunnableCommand {
         }
         for line in repairs { context.inform("Repaired: \(line)") }
         let changeDetection = database.changeDetection()
+        let ownPath = context.ownPathOfSharedFile
         if context.globals.isJSON {
             context.printJSON(
                 .object([
@@ -75,6 +76,7 @@ struct DoctorCommand: RunnableCommand {
                     ("searchIndexMismatches", .integer(report.searchIndexMismatchCount)),
                     ("sharedFiles", .array(report.sharedFiles.map(JSONValue.string))),
                     ("changeDetection", .string(changeDetection)),
+                    ("appPath", ownPath.map(JSONValue.string) ?? .null),
                     ("repaired", .array(repairs.map(JSONValue.string))),
                 ]))
         } else {
@@ -120,6 +122,17 @@ struct DoctorCommand: RunnableCommand {
                 "Search index: \(searchLine)",
                 "Changes:      \(changeDetection)",
             ]
+            if let ownPath {
+                let folder = String(ownPath[..<(ownPath.lastIndex(of: "/") ?? ownPath.endIndex)])
+                let (quotedFolder, quotedPath) = (
+                    Self.shellQuoted(folder), Self.shellQuoted(report.path)
+                )
+                lines.insert(
+                    "Location:     the file every app shared before each had its own; to give"
+                        + " '\(context.app)' its own, with no prefs process running: mkdir -p"
+                        + " \(quotedFolder) && for f in \(quotedPath)*; do mv \"$f\""
+                        + " \(quotedFolder)/\"${f##*/}\"; done", at: 1)
+            }
             if !isServer {
                 lines.append(
                     "Pages:        \(report.pageCount) of \(report.pageSize) bytes,"
@@ -157,6 +170,11 @@ struct DoctorCommand: RunnableCommand {
             ($0.suite == PreferenceStore.standardSuite ? 0 : 1, $0.suite)
                 < ($1.suite == PreferenceStore.standardSuite ? 0 : 1, $1.suite)
         }
+    }
+
+    /// Text as one word of a POSIX shell: in single quotes, each quote written `'\''`.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     static func octal(_ mode: Int) -> String {

@@ -3,6 +3,7 @@ import PrefsKit
 /// `prefs help [COMMAND ...]` (and `-h`/`--help` anywhere).
 struct HelpCommand: RunnableCommand {
     static var name: String { "help" }
+    var opensNoDatabase: Bool { true }
     static let command = RepeatingArgument<String>(
         "command", help: "The command to explain.", isOptional: true,
         completions: CommandTable.helpTopics)

@@ -3,6 +3,7 @@ import PrefsKit
 /// `prefs version` (and `--version` anywhere).
 struct VersionCommand: RunnableCommand {
     static var name: String { "version" }
+    var opensNoDatabase: Bool { true }
     static let spec = CommandSpec(Self.self, abstract: "Show the version.", scope: .json)
 
     func run(_ context: CommandContext) throws {
