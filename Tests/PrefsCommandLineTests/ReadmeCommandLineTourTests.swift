@@ -47,7 +47,7 @@ import Testing
         for (index, line) in lines.enumerated() {
             let command = line.command.replacingOccurrences(
                 of: "/tmp/prefs-tour.sqlite", with: folder.path("tour.sqlite"))
-            script += "{ \(command)\n} >/dev/null 2>&1\necho \"line \(index) $?\"\n"
+            script += "{ \(command)\n} >.tour-\(index) 2>&1\necho \"line \(index) $?\"\n"
         }
         let result = try runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-c", script],
@@ -63,6 +63,16 @@ import Testing
             }
             // `kill %1` ends the watcher that the line before put in the background.
             #expect(statuses[index] == expected, "\(line.command)")
+            // What a comment says a line prints (`shouldShow=false`) is in what it printed.
+            let printed =
+                (try? String(contentsOfFile: folder.path(".tour-\(index)"), encoding: .utf8)) ?? ""
+            for match in line.comment.matches(of: #/[A-Za-z]+=[A-Za-z0-9]+/#) {
+                #expect(printed.contains(match.output), "\(line.command): \(printed)")
+            }
+            // A line said to find something printed it.
+            if line.comment.contains("found") {
+                #expect(!printed.isEmpty, "\(line.command) found nothing")
+            }
         }
     }
 
@@ -90,7 +100,8 @@ import Testing
         let result = try runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-c", script],
             environment: [
-                "HOME": home.url.path, "PATH": home.url.path + "/.local/bin:/usr/bin:/bin",
+                // A fresh login: ~/.local/bin is not on the PATH yet.
+                "HOME": home.url.path, "PATH": "/usr/bin:/bin",
             ])
         #expect(result.status == 0, "\(script)\n\(result.stderr)")
         let manager = FileManager.default

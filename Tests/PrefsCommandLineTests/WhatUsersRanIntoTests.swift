@@ -133,6 +133,10 @@ import Testing
         let status = try runPrefs(db + ["sync", "status"])
         #expect(status.status == 1)
         #expect(status.stderr.contains("never synced"))
+        // It advises only what this build can run: the static build cannot sync at all.
+        let hasServer = try Self.binaryHasServerEngine()
+        #expect(status.stderr.contains("sync --hub") == hasServer, "\(status.stderr)")
+        #expect(status.stderr.contains("cannot sync") == !hasServer, "\(status.stderr)")
         // A round needs a server engine: 69 where the build has none (the static install),
         // and where it has one, the unreachable hub's 75.
         let round = try runPrefs(db + ["sync", "--hub", "postgresql://127.0.0.1:1/none"])

@@ -10,6 +10,10 @@ struct CompletionCommand: RunnableCommand {
         discussion: """
             bash: mkdir -p ~/.local/share/bash-completion/completions &&
                   prefs completion bash > ~/.local/share/bash-completion/completions/prefs
+                  (read by the bash-completion package: apt-get install -y bash-completion)
+            zsh:  mkdir -p ~/.zfunc && prefs completion zsh > ~/.zfunc/_prefs, and in ~/.zshrc
+                  before compinit: fpath=(~/.zfunc $fpath)
+            fish: prefs completion fish > ~/.config/fish/completions/prefs.fish
             """,
         arguments: [shell.spec], scope: [])
 

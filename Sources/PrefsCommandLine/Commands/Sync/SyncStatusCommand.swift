@@ -12,8 +12,13 @@ struct SyncStatusCommand: RunnableCommand {
         guard let database = try context.openForReading(),
             let status = try DeviceSync.status(of: database)
         else {
+            // A build without PostgreSQL cannot sync: it says which build can.
             throw CommandFailure(
-                "This database has never synced: run 'prefs sync --hub postgresql://...'",
+                AppDatabase.supportsServers
+                    ? "This database has never synced: run 'prefs sync --hub postgresql://...'"
+                    : "This database has never synced, and this build of prefs cannot sync (the"
+                        + " fully static build leaves PostgreSQL out); sync with a build of"
+                        + " 'swift build -c release'",
                 exitCode: CommandFailure.notFound)
         }
         if context.globals.isJSON {
