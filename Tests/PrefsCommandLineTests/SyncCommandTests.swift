@@ -16,6 +16,46 @@ import Testing
         folder = try TemporaryFolder()
     }
 
+    /// Devices in conflict listings were random hex ids with no way to name them: `sync
+    /// name` names a device, the hub keeps the names of the account's devices, and every
+    /// device's listing shows them beside the ids.
+    @Test func namedDevicesAreNamedInConflictListings() throws {
+        let laptop = ["--db", folder.path("laptop.db")]
+        let phone = ["--db", folder.path("phone.db")]
+        let never = folder.path("never.db")
+        let refused = try runPrefs(["--db", never, "sync", "name", "Nobody"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: never))
+        for device in [laptop, phone] {
+            #expect(try runPrefs(device + ["sync", "--hub", hub, "--account", "dana"]).status == 0)
+        }
+        #expect(try runPrefs(laptop + ["sync", "name", "Anna's laptop"]).status == 0)
+        #expect(try runPrefs(phone + ["sync", "name", "Phone"]).status == 0)
+        #expect(try runPrefs(laptop + ["sync", "name"]).stdout == "Anna's laptop\n")
+        for name in ["bell\u{7}", String(repeating: "x", count: 65), ""] {
+            let bad = try runPrefs(laptop + ["sync", "name", name])
+            #expect(bad.status == 65, "\(name): \(bad.stderr)")
+        }
+        #expect(try runPrefs(laptop + ["sync"]).status == 0)
+        // The phone's change is older than the laptop's: it loses on the phone's round.
+        #expect(try runPrefs(phone + ["set", "theme", "light"]).status == 0)
+        usleep(20_000)
+        #expect(try runPrefs(laptop + ["set", "theme", "dark"]).status == 0)
+        #expect(try runPrefs(laptop + ["sync"]).status == 0)
+        let round = try runPrefs(phone + ["sync"])
+        #expect(round.status == 0, "\(round.stderr)")
+        let listing = try runPrefs(phone + ["sync", "conflicts"])
+        #expect(listing.stdout.contains("from Phone ("), "\(listing.stdout)")
+        #expect(listing.stdout.contains("won by Anna's laptop ("), "\(listing.stdout)")
+        let json = try runPrefs(phone + ["--json", "sync", "conflicts"])
+        #expect(json.stdout.contains("\"wonDeviceName\": \"Anna's laptop\""), "\(json.stdout)")
+        // Taken away: the listings show the id alone after the next rounds.
+        #expect(try runPrefs(laptop + ["sync", "name", "--clear"]).status == 0)
+        #expect(try runPrefs(laptop + ["sync"]).status == 0)
+        #expect(try runPrefs(phone + ["sync"]).status == 0)
+        #expect(!(try runPrefs(phone + ["sync", "conflicts"])).stdout.contains("Anna"))
+    }
+
     @Test func aWriteOnOneDeviceReachesTheOtherThroughTheCommandLine() throws {
         let laptop = folder.path("laptop.db")
         let phone = folder.path("phone.db")

@@ -175,6 +175,7 @@ struct HubRoleAttackTests {
             "SELECT * FROM prefs_sync_begin('bob')",
             "SELECT prefs_sync_number('bob')",
             "SELECT prefs_sync_device_forget('bob', 'x')",
+            "SELECT prefs_sync_device_name('bob', 'x', 'Bob''s phone, says Alice')",
             "SELECT prefs_sync_device_pushed('bob', 'x', '999999999999999-000000-x')",
             "SELECT prefs_sync_rebuilt('bob')",
             "SELECT * FROM prefs_sync_push_store('bob', '[]'::jsonb, '{}')",

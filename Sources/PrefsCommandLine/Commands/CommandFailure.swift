@@ -48,7 +48,8 @@ struct CommandFailure: Error, Equatable {
             }
         case let error as SyncError:
             switch error {
-            case .otherAccount: self.init(error.description, exitCode: Self.dataError)
+            case .otherAccount, .invalidDeviceName:
+                self.init(error.description, exitCode: Self.dataError)
             default: self.init(error.description, exitCode: Self.usage)
             }
         default:

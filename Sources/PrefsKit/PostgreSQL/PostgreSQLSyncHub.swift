@@ -429,6 +429,32 @@
             }
         }
 
+        func setName(_ name: String?, device: String) throws {
+            try reconnecting {
+                try connection.execute(
+                    prepared: "sync_device_name", "SELECT prefs_sync_device_name($1, $2, $3)",
+                    [account, device, name])
+            }
+        }
+
+        func deviceNames() throws -> [String: String] {
+            try reconnecting {
+                let result = try connection.execute(
+                    prepared: "sync_device_names",
+                    "SELECT device, name FROM sync_device WHERE account = $1 AND name IS NOT NULL",
+                    [account])
+                var names: [String: String] = [:]
+                for row in 0..<result.rowCount {
+                    if let device = result.text(row: row, column: 0),
+                        let name = result.text(row: row, column: 1)
+                    {
+                        names[device] = name
+                    }
+                }
+                return names
+            }
+        }
+
         func report(device: String, cursor: Int64) throws {
             try reconnecting { try reportTransaction(device: device, cursor: cursor) }
         }

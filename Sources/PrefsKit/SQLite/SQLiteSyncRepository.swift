@@ -487,6 +487,7 @@ final class SQLiteSyncRepository: SyncRepository {
             try SyncCapture.drop(connection)
             for table in [
                 "sync_state", "sync_field", "sync_conflict", "sync_refused", "sync_misaligned",
+                "sync_device_name",
             ] {
                 try connection.execute(sql: "DELETE FROM \(table)")
             }
@@ -498,7 +499,7 @@ final class SQLiteSyncRepository: SyncRepository {
                     account = NULL, last_error = NULL, clock_ahead_ms = NULL
                 WHERE is_left = 0
                 """)
-        for table in ["sync_conflict", "sync_refused"] {
+        for table in ["sync_conflict", "sync_refused", "sync_device_name"] {
             try connection.execute(sql: "DELETE FROM \(table)")
         }
     }
@@ -526,6 +527,12 @@ final class SQLiteSyncRepository: SyncRepository {
                     won_clock, recorded_at
                 FROM sync_conflict ORDER BY id DESC LIMIT ?
                 """, arguments: [limit])
+        var names = try deviceNames()
+        if let own = try connection.rows(
+            sql: "SELECT device_id, device_name FROM sync_state WHERE is_left = 0"
+        ).first, let id = own.get(0, as: String.self), let name = own.get(1, as: String.self) {
+            names[id] = name
+        }
         return rows.compactMap { row in
             guard let entity = row.get(0, as: String.self).flatMap(SyncEntity.init(rawValue:)),
                 let ident = row.get(1, as: String.self),
@@ -554,8 +561,50 @@ final class SQLiteSyncRepository: SyncRepository {
                 subject: subject, lostValue: value,
                 lostPresent: row.get(4, as: Bool.self) ?? false, lostDevice: lost.device,
                 lostAt: Date(timeIntervalSince1970: Double(lost.milliseconds) / 1000),
-                wonDevice: won.device,
+                lostDeviceName: names[lost.device], wonDevice: won.device,
+                wonDeviceName: names[won.device],
                 recordedAt: row.get(8, as: Double.self).map(Self.date) ?? Date())
+        }
+    }
+
+    func setDeviceName(_ name: String?) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET device_name = ?, name_sent = 0 WHERE is_left = 0",
+            arguments: [name.map(SQLiteValue.text) ?? .null])
+    }
+
+    func deviceName() throws -> String? {
+        try connection.scalar(
+            String.self, sql: "SELECT device_name FROM sync_state WHERE is_left = 0")
+    }
+
+    func unsentDeviceName() throws -> String?? {
+        let rows = try connection.rows(
+            sql: "SELECT device_name FROM sync_state WHERE is_left = 0 AND name_sent = 0")
+        guard let row = rows.first else { return nil }
+        return .some(row.get(0, as: String.self))
+    }
+
+    func markDeviceNameSent() throws {
+        try connection.execute(sql: "UPDATE sync_state SET name_sent = 1 WHERE is_left = 0")
+    }
+
+    func deviceNames() throws -> [String: String] {
+        var names: [String: String] = [:]
+        for row in try connection.rows(sql: "SELECT device, name FROM sync_device_name") {
+            if let device = row.get(0, as: String.self), let name = row.get(1, as: String.self) {
+                names[device] = name
+            }
+        }
+        return names
+    }
+
+    func setDeviceNames(_ names: [String: String]) throws {
+        try connection.execute(sql: "DELETE FROM sync_device_name")
+        for (device, name) in names {
+            try connection.execute(
+                sql: "INSERT INTO sync_device_name (device, name) VALUES (?, ?)",
+                arguments: [device, name])
         }
     }
 

@@ -144,6 +144,19 @@ package protocol SyncRepository: SyncBookmarkFields {
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
     func conflicts(limit: Int) throws -> [SyncConflict]
     func conflictCount() throws -> Int
+    /// Names this device (nil: no name), to be sent at the next round.
+    func setDeviceName(_ name: String?) throws
+    /// This device's name.
+    func deviceName() throws -> String?
+    /// The name still to send to the hub (`.some(nil)`: the name was taken away); nil when
+    /// the hub has the current one.
+    func unsentDeviceName() throws -> String??
+    /// The hub has this device's name.
+    func markDeviceNameSent() throws
+    /// The names of the account's devices, as the last round read them from the hub.
+    func deviceNames() throws -> [String: String]
+    /// Keeps the names of the account's devices read from the hub.
+    func setDeviceNames(_ names: [String: String]) throws
     func setCursor(_ cursor: Int64, pulledAt date: Date) throws
     func recordPush(at date: Date) throws
     func recordError(_ message: String?) throws
@@ -184,6 +197,10 @@ package protocol SyncHub: AnyObject {
     func position() throws -> Int64
     /// Forgets a device that left.
     func forget(device: String) throws
+    /// Names a device of the account (nil: takes its name away).
+    func setName(_ name: String?, device: String) throws
+    /// The names of the account's devices that have one, by device id.
+    func deviceNames() throws -> [String: String]
 }
 
 /// What a round pulls.

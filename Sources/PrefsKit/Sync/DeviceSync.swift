@@ -185,6 +185,7 @@ public final class DeviceSync: Sendable {
                 pushed.sequence = again.sequence ?? pushed.sequence
             }
             let pull = try pull(mayReadStandby: !isFirstRound, pushed: pushed.sequence)
+            try exchangeNames()
             try database.write { state in try Self.repository(state).recordError(nil) }
             return SyncReport(
                 pushed: pushed.accepted, pulled: pull.pulled,
@@ -220,6 +221,48 @@ public final class DeviceSync: Sendable {
         let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
         try database.write { state in try Self.repository(state).leave(keepingStamps: true) }
         return toldHub
+    }
+
+    /// Sends this device's name when it changed, and keeps the names of the account's
+    /// devices for conflict listings (written only when they changed).
+    private func exchangeNames() throws {
+        let (unsent, known) = try database.read { state in
+            let sync = try Self.repository(state)
+            return (try sync.unsentDeviceName(), try sync.deviceNames())
+        }
+        if let unsent {
+            try withHub { try $0.setName(unsent, device: deviceID) }
+            try database.write { state in try Self.repository(state).markDeviceNameSent() }
+        }
+        let names = try withHub { try $0.deviceNames() }
+        if names != known {
+            try database.write { state in try Self.repository(state).setDeviceNames(names) }
+        }
+    }
+
+    /// Names this device (nil takes its name away): conflict listings on the account's
+    /// devices show it beside its id from their next round on. The name goes to the hub at
+    /// this device's next round.
+    ///
+    /// - Throws: ``SyncError/invalidDeviceName(_:)`` for a name that is not 1 to 64
+    ///   characters without control characters; ``SyncError/notConfigured`` for a device
+    ///   that never synced; ``DatabaseError``.
+    public static func setName(_ name: String?, of database: AppDatabase) throws {
+        if let name {
+            guard (1...64).contains(name.count),
+                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw SyncError.invalidDeviceName(name) }
+        }
+        try database.write { state in
+            let sync = try repository(state)
+            guard try sync.deviceState() != nil else { throw SyncError.notConfigured }
+            try sync.setDeviceName(name)
+        }
+    }
+
+    /// This device's name (``setName(_:of:)``); nil when it has none or never synced.
+    public static func name(of database: AppDatabase) throws -> String? {
+        try database.read { state in try repository(state).deviceName() }
     }
 
     /// Runs hub calls under the hub database's lock, through the hub protocol (any engine
@@ -574,6 +617,8 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case otherAccount(device: String, requested: String)
     /// The device never synced, and no hub was named.
     case notConfigured
+    /// A device name that is not 1 to 64 characters without control characters.
+    case invalidDeviceName(String)
 
     /// One line for the user.
     public var description: String {
@@ -589,6 +634,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             "this device syncs the account '\(device)', not '\(requested)'"
         case .notConfigured:
             "this device has never synced: name the hub with --hub"
+        case .invalidDeviceName(let name):
+            "the device name '\(MessageText.shown(name))' must be 1 to 64 characters without"
+                + " control characters"
         }
     }
 }

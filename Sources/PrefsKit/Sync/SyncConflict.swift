@@ -28,8 +28,13 @@ public struct SyncConflict: Sendable, Hashable {
     public var lostDevice: String
     /// When the losing change was written, by its device's clock.
     public var lostAt: Date
+    /// The name the losing device was given (`prefs sync name`), as the last round read it
+    /// from the hub; nil when it has none (or is the server, `hub`).
+    public var lostDeviceName: String? = nil
     /// The device whose change won.
     public var wonDevice: String
+    /// The name the winning device was given; nil when it has none.
+    public var wonDeviceName: String? = nil
     /// When this device recorded the conflict.
     public var recordedAt: Date
 }

@@ -23,10 +23,18 @@ struct SyncConflictsCommand: RunnableCommand {
             context.console.print(
                 "\(ISO8601.string(from: conflict.recordedAt))"
                     + "  \(ValueText.listed(SyncText.subject(conflict.subject)))"
-                    + "  lost \(lost) from \(conflict.lostDevice) at"
-                    + " \(ISO8601.string(from: conflict.lostAt)), won by \(conflict.wonDevice)\n"
+                    + "  lost \(lost) from \(Self.device(conflict.lostDevice, conflict.lostDeviceName)) at"
+                    + " \(ISO8601.string(from: conflict.lostAt)), won by"
+                    + " \(Self.device(conflict.wonDevice, conflict.wonDeviceName))\n"
             )
         }
+    }
+}
+
+extension SyncConflictsCommand {
+    /// A device as a listing shows it: its name and id, or its id.
+    static func device(_ id: String, _ name: String?) -> String {
+        name.map { "\(ValueText.listed($0)) (\(id))" } ?? id
     }
 }
 

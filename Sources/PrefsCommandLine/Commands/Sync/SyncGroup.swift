@@ -13,7 +13,8 @@ enum SyncGroup: CommandGroup {
         discussion: """
             'prefs sync' runs a round; 'prefs sync status' shows the state, 'prefs sync
             conflicts' the losing sides, 'prefs sync refused' the changes refused and why,
-            'prefs sync leave' turns sync off (the data stays).
+            'prefs sync leave' turns sync off (the data stays), 'prefs sync name' names the
+            device for the account's conflict listings.
             """,
         subcommands: [
             SubcommandEntry(SyncRoundCommand.self),
@@ -21,6 +22,7 @@ enum SyncGroup: CommandGroup {
             SubcommandEntry(SyncConflictsCommand.self),
             SubcommandEntry(SyncRefusedCommand.self),
             SubcommandEntry(SyncLeaveCommand.self),
+            SubcommandEntry(SyncNameCommand.self),
         ],
         defaultSubcommand: "round")
 }

@@ -87,8 +87,10 @@ enum SyncText {
             ("lostValue", conflict.lostValue.map { .string(ValueText.plain($0)) } ?? .null),
             ("lostPresent", .bool(conflict.lostPresent)),
             ("lostDevice", .string(conflict.lostDevice)),
+            ("lostDeviceName", conflict.lostDeviceName.map(JSONValue.string) ?? .null),
             ("lostAt", .string(ISO8601.string(from: conflict.lostAt))),
             ("wonDevice", .string(conflict.wonDevice)),
+            ("wonDeviceName", conflict.wonDeviceName.map(JSONValue.string) ?? .null),
             ("recordedAt", .string(ISO8601.string(from: conflict.recordedAt))),
         ])
     }
