@@ -148,6 +148,39 @@ struct HubRoleAttackTests {
         #expect(try store.storedValue(forKey: "volume") == .int(3))
     }
 
+    /// A transaction that opened a push with the hub's own function (as every push does)
+    /// and then wrote the account's tables directly: the token of "a push is applying" that
+    /// prefs_sync_begin keeps turned stamping off, so the hub's store held a title and a
+    /// preference no device would ever pull. What differs from the merged fields is stamped.
+    @Test(arguments: Route.allCases)
+    func aTransactionThatBeganAPushStillHasItsOwnWritesStamped(route: Route) throws {
+        let (store, sync) = try device("alice", route)
+        let bookmarks = BookmarkStore(database: store.database)
+        try bookmarks.add(BookmarkDraft(kind: "trip", itemID: "london", title: "London"))
+        try sync.sync()
+        let output = try attack(
+            """
+            BEGIN;
+            SELECT number FROM prefs_sync_begin('alice');
+            UPDATE bookmark SET title = 'Londinium' WHERE item_id = 'london';
+            INSERT INTO preference (suite, key, type, value, updated_at)
+                VALUES ('standard', 'theme', 'string', 'dark', 0);
+            COMMIT;
+            """, route)
+        #expect(output.status == 0, "\(output.stderr)")
+        try sync.sync()
+        #expect(try bookmarks.bookmark(kind: "trip", itemID: "london")?.title == "Londinium")
+        #expect(try store.storedValue(forKey: "theme") == .string("dark"))
+        // The device's own edits still go the other way, and a round after is quiet.
+        try bookmarks.update(kind: "trip", itemID: "london") { $0.title = "London" }
+        try sync.sync()
+        #expect(
+            try count("SELECT title FROM bookmark WHERE account = 'alice' AND item_id = 'london'")
+                == "London")
+        let quiet = try sync.sync()
+        #expect(quiet.pushed == 0 && quiet.pulled == 0, "\(quiet)")
+    }
+
     /// Turning the account's stamping off, or changing its channel (the secret of its lock
     /// and notifications), is the hub's alone.
     @Test(arguments: Route.allCases)
