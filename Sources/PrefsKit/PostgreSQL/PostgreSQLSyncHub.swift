@@ -26,11 +26,6 @@
             var bytes: String?
         }
 
-        private static let incoming = """
-            jsonb_to_recordset($2::jsonb) AS c(n bigint, entity text, ident text, field text,
-                clock text, device text, present boolean, type text, value text, bytes text)
-            """
-
         func push(_ changes: [SyncChange], device: String, cursor: Int64) throws
             -> SyncPushOutcome
         {
@@ -53,15 +48,6 @@
             isSyncStarted = true
             return outcome
         }
-
-        /// The stored row of each pushed change (`s`): an index lookup for each pushed row.
-        /// As a plain join, the planner, which expects few rows of a table just written
-        /// (statistics lag), would read the pushed document again for each stored row.
-        private static let stored = """
-            CROSS JOIN LATERAL (
-                SELECT * FROM sync_change AS s WHERE s.account = $1 AND s.entity = c.entity
-                    AND s.ident = c.ident AND s.field = c.field OFFSET 0) AS s
-            """
 
         /// A preference's value is read from the preference table (the hub keeps no copy of
         /// it); a bookmark field's and a tag's from its sync row.
@@ -154,80 +140,51 @@
                     "SELECT b.number, b.rebuild FROM prefs_sync_begin($1) AS b", [account])
                 let number = opening.integer(row: 0, column: 0) ?? 0
                 if opening.text(row: 0, column: 1) == "t" { try rebuildEveryBookmark() }
-                // Each change against the rules and the clock bound, alone: a malformed one
-                // or one stamped too far ahead is refused and reported; the rest go on.
-                let checked = try connection.execute(
-                    prepared: "sync_rules",
-                    """
-                    SELECT n, problem, clock_limit FROM (
-                        SELECT c.n, c.clock, public.prefs_sync_problem(c.entity, c.ident,
-                                c.field, c.clock, c.present, c.type, c.value, c.bytes::bytea)
-                                AS problem,
-                            (SELECT public.prefs_sync_clock_limit()) AS clock_limit
-                        FROM \(Self.incoming)
-                        WHERE $1::text IS NOT NULL) AS checked
-                    WHERE CASE WHEN problem IS NOT NULL THEN true
-                        ELSE split_part(clock, '-', 1)::bigint > clock_limit END
-                    """, [account, document])
+                // The rest in one call of the hub, which reads the document once: each
+                // change against the rules and the clock bound (a malformed one or one
+                // stamped too far ahead is refused and reported; the rest go on); the hub's
+                // rows as new or newer (the change loses to them), and the older ones of
+                // other devices that the pushing device had not pulled (it replaces them:
+                // the losing sides of conflicts); then the store of the winners, with
+                // preferences applied in the hub's function and bookmarks and tags below,
+                // through the bookmark repository (Migrations/postgres/0018_push_in_one_call.sql).
+                let result = try connection.execute(
+                    prepared: "sync_push_all",
+                    "SELECT * FROM prefs_sync_push($1, $2::jsonb, $3)",
+                    [account, document, String(cursor)])
                 var refusedRows: [(change: SyncChange, reason: String)] = []
                 var aheadRows: [SyncChange] = []
                 var excluded: [Int] = []
-                for row in 0..<checked.rowCount {
-                    guard let n = checked.integer(row: row, column: 0),
-                        changes.indices.contains(Int(n) - 1)
-                    else { continue }
-                    excluded.append(Int(n))
-                    let change = changes[Int(n) - 1]
-                    if let problem = checked.text(row: row, column: 1) {
-                        refusedRows.append((change, problem))
-                    } else {
-                        aheadRows.append(change)
-                    }
-                }
-                let clockLimit =
-                    try connection.execute(
-                        prepared: "sync_clock_limit",
-                        "SELECT public.prefs_sync_clock_limit(), (SELECT clock_bound_ms FROM public.prefs_sync_config)",
-                        []
-                    )
-                let hubClock =
-                    (clockLimit.integer(row: 0, column: 0) ?? 0)
-                    - (clockLimit.integer(row: 0, column: 1) ?? 0)
-                let skipped = "{" + excluded.map(String.init).joined(separator: ",") + "}"
-                // In one reading of the pushed document: the hub's rows that are as new or
-                // newer (the change loses to them; last column true), and the older ones of
-                // other devices that the pushing device had not pulled (it replaces them: the
-                // losing sides of conflicts).
-                let met = try connection.execute(
-                    prepared: "sync_met",
-                    """
-                    SELECT c.n, s.entity, s.ident, s.field, s.clock, s.present, \(Self.values),
-                        s.clock >= c.clock COLLATE "C"
-                    FROM \(Self.incoming) \(Self.stored)
-                    \(Self.valuesJoin)
-                    WHERE c.n <> ALL($4::bigint[]) AND (s.clock >= c.clock COLLATE "C"
-                        OR (s.sequence > $3 AND s.device <> c.device))
-                    """, [account, document, String(cursor), skipped])
-                // The winners are stored with their clocks and applied to the account's tables:
-                // preferences in the hub's function; bookmarks and tags below, through the
-                // bookmark repository.
-                let taken = try connection.execute(
-                    prepared: "sync_push",
-                    "SELECT kind, item, taken FROM prefs_sync_push_store($1, $2::jsonb, $3)",
-                    [account, document, skipped])
                 var bookmarks: [[String]] = []
                 var accepted = 0
-                for row in 0..<taken.rowCount {
-                    guard let kind = taken.text(row: row, column: 0),
-                        let item = taken.text(row: row, column: 1)
-                    else {
-                        accepted = Int(taken.integer(row: row, column: 2) ?? 0)
-                        continue
-                    }
-                    if let parts = SyncIdent.parts(kind + "." + item), parts.count == 2 {
-                        bookmarks.append(parts)
+                var clockLimit: Int64 = 0
+                var clockBound: Int64?
+                for row in 0..<result.rowCount {
+                    if result.text(row: row, column: 14) == "t" {
+                        guard let n = result.integer(row: row, column: 0),
+                            changes.indices.contains(Int(n) - 1)
+                        else { continue }
+                        excluded.append(Int(n))
+                        let change = changes[Int(n) - 1]
+                        if let problem = result.text(row: row, column: 13) {
+                            refusedRows.append((change, problem))
+                        } else {
+                            aheadRows.append(change)
+                        }
+                    } else if let kind = result.text(row: row, column: 10),
+                        let item = result.text(row: row, column: 11)
+                    {
+                        if let parts = SyncIdent.parts(kind + "." + item), parts.count == 2 {
+                            bookmarks.append(parts)
+                        }
+                    } else if let taken = result.integer(row: row, column: 12) {
+                        accepted = Int(taken)
+                        clockLimit = result.integer(row: row, column: 15) ?? 0
+                        clockBound = result.integer(row: row, column: 16)
                     }
                 }
+                let hubClock = clockLimit - (clockBound ?? 0)
+                let met = result
                 try rebuild(bookmarks)
                 try connection.execute(
                     prepared: "sync_device_known", "SELECT prefs_sync_device_pushed($1, $2, $3)",
@@ -265,7 +222,7 @@
                     accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRows,
                     clockAhead: aheadRows, hubClock: hubClock)
                 outcome.winners = winners
-                outcome.clockBound = clockLimit.integer(row: 0, column: 1) ?? outcome.clockBound
+                outcome.clockBound = clockBound ?? outcome.clockBound
                 if outcome.accepted > 0 { outcome.sequence = number }
                 return outcome
             }
