@@ -30,14 +30,18 @@ enum DatabaseFile {
     /// look regular but are no files to keep data in (`/proc/self/mem` reads as an I/O
     /// error); nil elsewhere.
     static func kernelFileSystem(of path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        let real = String(cString: resolved)
-        for (mount, name) in [("/proc/", "procfs"), ("/sys/", "sysfs")] where real.hasPrefix(mount)
-        {
-            return name
-        }
-        return nil
+        #if os(Linux)
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            let real = String(cString: resolved)
+            for (mount, name) in [("/proc/", "procfs"), ("/sys/", "sysfs")]
+            where real.hasPrefix(mount) {
+                return name
+            }
+            return nil
+        #else
+            return nil
+        #endif
     }
 
     /// Whether the file's header marks it as a write-ahead-log database (read and write
