@@ -22,9 +22,9 @@ public struct BookmarkQuery: Sendable, Hashable {
     public var sort: Sort
     /// Reverse the order.
     public var isDescending: Bool
-    /// The most results to return; nil for all.
+    /// The most results to return, 0 or more; nil for all.
     public var limit: Int?
-    /// How many results to skip first.
+    /// How many results to skip first, 0 or more.
     public var offset: Int
 
     /// Creates a query; every filter is optional.
@@ -41,5 +41,20 @@ public struct BookmarkQuery: Sendable, Hashable {
         self.isDescending = isDescending
         self.limit = limit
         self.offset = offset
+    }
+
+    /// Checks the paging: a negative limit or offset is refused (an engine would read it as
+    /// "all" or as "none", and they would differ).
+    ///
+    /// - Throws: ``BookmarkError/invalid(_:)`` naming the value.
+    public func validatePaging() throws(BookmarkError) {
+        try Self.validatePaging(limit: limit, offset: offset)
+    }
+
+    static func validatePaging(limit: Int?, offset: Int) throws(BookmarkError) {
+        if let limit, limit < 0 {
+            throw .invalid("the limit must be 0 or more, not \(limit)")
+        }
+        if offset < 0 { throw .invalid("the offset must be 0 or more, not \(offset)") }
     }
 }

@@ -257,9 +257,11 @@ public final class BookmarkStore: Sendable {
 
     /// Bookmarks matching the query's filters, in its order, one page of them.
     ///
-    /// - Throws: ``DatabaseError`` when the read fails.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for a negative limit or offset,
+    ///   ``DatabaseError`` when the read fails.
     public func list(_ query: BookmarkQuery = BookmarkQuery()) throws -> [Bookmark] {
-        try observedRead(.query(query), empty: []) { try $0.list(query) } ?? []
+        try query.validatePaging()
+        return try observedRead(.query(query), empty: []) { try $0.list(query) } ?? []
     }
 
     /// How many bookmarks match the query's filters (its paging is ignored).
@@ -293,10 +295,12 @@ public final class BookmarkStore: Sendable {
     /// the order of the folder tree (the top level, key `[]`, first); each group keeps the
     /// query's order.
     ///
-    /// - Throws: ``DatabaseError`` when the read fails.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for a negative limit or offset,
+    ///   ``DatabaseError`` when the read fails.
     public func groupedByFolder(_ query: BookmarkQuery = BookmarkQuery())
         throws -> [(folder: [String], bookmarks: [Bookmark])]
     {
+        try query.validatePaging()
         let (bookmarks, folders) = try database.read { state in
             state.isEmpty
                 ? ([], []) : (try state.bookmarks.list(query), try state.bookmarks.folders())
@@ -331,12 +335,13 @@ public final class BookmarkStore: Sendable {
     ///
     /// Words must all match; a word ending in `*` matches as a prefix (`lond*`). Case and
     /// diacritics are ignored. Quotes, operators and other query syntax are plain text.
-    /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query, ``DatabaseError``.
+    /// - Throws: ``BookmarkError/invalid(_:)`` for an empty query or a negative limit or
+    ///   offset, ``DatabaseError``.
     public func search(_ text: String, limit: Int = 50, offset: Int = 0) throws -> [Bookmark] {
         let search = try BookmarkSearch(parsing: text)
+        try BookmarkQuery.validatePaging(limit: limit, offset: offset)
         return try database.read { state in
-            state.isEmpty
-                ? [] : try state.bookmarks.search(search, limit: limit, offset: max(0, offset))
+            state.isEmpty ? [] : try state.bookmarks.search(search, limit: limit, offset: offset)
         }
     }
 

@@ -287,7 +287,7 @@
                     + " b.id \(direction)"
             }
             if let limit = query.limit {
-                parameters.append(String(max(0, limit)))
+                parameters.append(String(limit))
                 sql += " LIMIT $\(parameters.count)"
             }
             if query.offset > 0 {
@@ -347,8 +347,7 @@
                 LIMIT $3 OFFSET $4
                 """,
                 [
-                    account, Self.queryText(for: search), String(max(0, limit)),
-                    String(max(0, offset)),
+                    account, Self.queryText(for: search), String(limit), String(offset),
                 ])
         }
 

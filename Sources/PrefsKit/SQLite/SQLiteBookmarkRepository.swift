@@ -390,7 +390,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
             arguments.values += [
-                .integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset))),
+                .integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset)),
             ]
         }
         return try read(try connection.cachedStatement(sql: sql), arguments, limit: query.limit)

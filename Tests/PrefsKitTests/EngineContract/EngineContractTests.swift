@@ -39,6 +39,42 @@ import Testing
         #expect(try reader.suites() == ["standard"])
     }
 
+    /// Paging means one thing on every engine: `limit: -1` returned every row on SQLite and
+    /// none on PostgreSQL. A negative limit or offset is refused, naming it; a huge one
+    /// is a page past the end or the whole list, on every engine alike.
+    @Test(arguments: ContractEngine.all)
+    func negativeAndHugeLimitsAndOffsetsMeanTheSameOnEveryEngine(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        for index in 0..<5 {
+            try bookmarks.add(
+                BookmarkDraft(kind: "trip", itemID: "t\(index)", title: "Trip \(index)"))
+        }
+        for (limit, offset) in [(-1, 0), (Int.min, 0), (nil, -1), (2, Int.min)] as [(Int?, Int)] {
+            #expect(
+                throws: BookmarkError.self, "limit \(String(describing: limit)), offset \(offset)"
+            ) {
+                try bookmarks.list(BookmarkQuery(limit: limit, offset: offset))
+            }
+            #expect(throws: BookmarkError.self) {
+                try bookmarks.groupedByFolder(BookmarkQuery(limit: limit, offset: offset))
+            }
+            #expect(throws: BookmarkError.self) {
+                try bookmarks.search("trip", limit: limit ?? 50, offset: offset)
+            }
+        }
+        let all = try bookmarks.list(BookmarkQuery(limit: Int.max))
+        #expect(all.map(\.itemID) == ["t0", "t1", "t2", "t3", "t4"])
+        #expect(try bookmarks.list(BookmarkQuery(limit: 0)).isEmpty)
+        #expect(try bookmarks.list(BookmarkQuery(offset: Int.max)).isEmpty)
+        #expect(try bookmarks.list(BookmarkQuery(limit: Int.max, offset: Int.max)).isEmpty)
+        #expect(
+            try bookmarks.list(BookmarkQuery(limit: 2, offset: 3)).map(\.itemID) == ["t3", "t4"])
+        #expect(try bookmarks.search("trip", limit: Int.max).count == 5)
+        #expect(try bookmarks.search("trip", limit: 0).isEmpty)
+        #expect(try bookmarks.search("trip", limit: 10, offset: Int.max).isEmpty)
+    }
+
     /// A write of the value already stored, of any type, is no change on any engine: no
     /// history row, and no observer of the value is told.
     @Test(arguments: ContractEngine.all)
