@@ -245,11 +245,13 @@ public final class DeviceSync: Sendable {
     /// this device's next round.
     ///
     /// - Throws: ``SyncError/invalidDeviceName(_:)`` for a name that is not 1 to 64
-    ///   characters without control characters; ``SyncError/notConfigured`` for a device
+    ///   code points without control characters; ``SyncError/notConfigured`` for a device
     ///   that never synced; ``DatabaseError``.
     public static func setName(_ name: String?, of database: AppDatabase) throws {
         if let name {
-            guard (1...64).contains(name.count),
+            // Counted as the hub counts (code points, not what Swift calls characters): a
+            // name the hub's check refused would fail every later round.
+            guard (1...64).contains(name.unicodeScalars.count),
                 !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw SyncError.invalidDeviceName(name) }
         }
@@ -617,7 +619,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case otherAccount(device: String, requested: String)
     /// The device never synced, and no hub was named.
     case notConfigured
-    /// A device name that is not 1 to 64 characters without control characters.
+    /// A device name that is not 1 to 64 code points without control characters.
     case invalidDeviceName(String)
 
     /// One line for the user.
@@ -635,8 +637,8 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notConfigured:
             "this device has never synced: name the hub with --hub"
         case .invalidDeviceName(let name):
-            "the device name '\(MessageText.shown(name))' must be 1 to 64 characters without"
-                + " control characters"
+            "the device name '\(MessageText.shown(name))' must be 1 to 64 characters (code"
+                + " points) without control characters"
         }
     }
 }

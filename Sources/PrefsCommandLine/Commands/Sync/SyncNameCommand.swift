@@ -5,7 +5,7 @@ import PrefsKit
 struct SyncNameCommand: RunnableCommand {
     static var name: String { "name" }
     static let deviceName = OptionalArgument<String>(
-        "name", help: "The device's name: 1 to 64 characters (default: print the name).")
+        "name", help: "The device's name: 1 to 64 code points (default: print the name).")
     static let clear = Flag("clear", help: "Take the device's name away.")
     static let spec = CommandSpec(
         Self.self, abstract: "Name this device for the account's conflict listings.",
