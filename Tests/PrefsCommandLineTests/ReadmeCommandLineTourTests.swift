@@ -13,28 +13,10 @@ import Testing
         let readme = try String(
             contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.range(of: "## A tour of the command line\n"))
-        let opening = try #require(
-            readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
-        let closing = try #require(
-            readme.range(of: "```\n", range: opening.upperBound..<readme.endIndex))
-        var lines: [(String, String)] = []
-        var pending = ""
-        for line in readme[opening.upperBound..<closing.lowerBound].split(separator: "\n") {
-            var text = String(line)
-            var comment = ""
-            if let hash = text.range(of: "  #") ?? text.range(of: " # ") {
-                comment = String(text[hash.upperBound...])
-                text = String(text[..<hash.lowerBound])
-            }
-            text = text.trimmingCharacters(in: .whitespaces)
-            if text.hasSuffix("\\") {
-                pending += text.dropLast() + " "
-                continue
-            }
-            if !(pending + text).isEmpty { lines.append((pending + text, comment)) }
-            pending = ""
-        }
-        return lines
+        let block = try #require(
+            DocumentedShell.blocks(of: String(readme[section.upperBound...]), languages: ["sh"])
+                .first)
+        return DocumentedShell.steps(of: block.body).map { ($0.command, $0.comment) }
     }
 
     @Test func everyLineOfTheTourExitsAsItsCommentSays() throws {
@@ -57,10 +39,8 @@ import Testing
         }
         #expect(statuses.count == lines.count, "\(result.stdout)\(result.stderr)")
         for (index, line) in lines.enumerated() where index < statuses.count {
-            var expected: Int32 = 0
-            if let range = line.comment.range(of: #"exit (\d+)"#, options: .regularExpression) {
-                expected = Int32(line.comment[range].dropFirst(5)) ?? -1
-            }
+            let expected = DocumentedShell.Step(command: line.command, comment: line.comment)
+                .expectedStatus
             // `kill %1` ends the watcher that the line before put in the background.
             #expect(statuses[index] == expected, "\(line.command)")
             // What a comment says a line prints (`shouldShow=false`) is in what it printed.

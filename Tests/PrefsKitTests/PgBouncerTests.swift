@@ -11,11 +11,14 @@ import Testing
 @Suite(.enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"))
 struct PgBouncerTests {
     let pooler: PgBouncer
+    /// The server behind the pooler.
+    let server: PostgresServer
     let database: String
 
     init() throws {
         pooler = try PgBouncer.start()
-        database = try pooler.server.makePrefsDatabase(roles: [("service", "prefs_service")])
+        server = try PostgresServer.start()
+        database = try server.makePrefsDatabase(roles: [("service", "prefs_service")])
     }
 
     func open(account: String, behindPooler: Bool) throws -> AppDatabase {
@@ -55,7 +58,7 @@ struct PgBouncerTests {
         let answers = try alternate(behindPooler: true, rounds: 100)
         #expect(answers.allSatisfy { $0 == "ok" }, "\(answers.filter { $0 != "ok" }.prefix(3))")
         // And in the table, as the server's superuser sees it: one row per account.
-        let rows = try pooler.server.psql(
+        let rows = try server.psql(
             "SELECT account || '=' || value FROM preference WHERE key = 'owner' ORDER BY account",
             database: database)
         #expect(rows.stdout == "alice=alice 99\nbob=bob 99\n", "\(rows.stdout)")
@@ -86,7 +89,7 @@ struct PgBouncerTests {
     /// and the hub's store, as directly.
     @Test func devicesSyncThroughThePooler() throws {
         let folder = try TemporaryFolder()
-        let hub = pooler.target(database: try pooler.server.makeDatabase())
+        let hub = pooler.target(database: try server.makeDatabase())
         var hubOptions = AppDatabase.Options()
         hubOptions.isBehindTransactionPooler = true
         func sync(_ device: AppDatabase) throws -> SyncReport {

@@ -85,6 +85,42 @@ import Testing
         #expect(try DeviceSync.conflicts(of: first).first?.lostValue == .int(3))
     }
 
+    /// Two devices that gave a field the same value lost nothing to each other: no conflict
+    /// is counted or listed, whichever wrote last and whichever pushed first. A different
+    /// value still is one.
+    @Test func theSameValueWrittenOnTwoDevicesIsNoConflict() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try sync(first)
+        try sync(second)
+        // The later write pushed second: it overwrites the hub's equal value.
+        try prefs(first).setValue(.string("dark"), forKey: "theme")
+        Thread.sleep(forTimeInterval: 0.005)
+        try prefs(second).setValue(.string("dark"), forKey: "theme")
+        #expect(try sync(first).conflicts == 0)
+        #expect(try sync(second).conflicts == 0)
+        // The earlier write pushed second: it loses to the hub's equal value.
+        try prefs(first).setValue(.int(5), forKey: "launchCount")
+        Thread.sleep(forTimeInterval: 0.005)
+        try prefs(second).setValue(.int(5), forKey: "launchCount")
+        #expect(try sync(second).conflicts == 0)
+        #expect(try sync(first).conflicts == 0)
+        // A removal on both.
+        try prefs(first).setValue(nil, forKey: "theme")
+        try prefs(second).setValue(nil, forKey: "theme")
+        #expect(try sync(first).conflicts == 0)
+        #expect(try sync(second).conflicts == 0)
+        #expect(try DeviceSync.conflicts(of: first).isEmpty)
+        #expect(try DeviceSync.conflicts(of: second).isEmpty)
+        // Different values are a conflict, kept where the loser was.
+        try prefs(first).setValue(.int(6), forKey: "launchCount")
+        Thread.sleep(forTimeInterval: 0.005)
+        try prefs(second).setValue(.int(7), forKey: "launchCount")
+        try sync(first)
+        #expect(try sync(second).conflicts == 1)
+        #expect(try DeviceSync.conflicts(of: second).first?.lostValue == .int(6))
+    }
+
     @Test func aTagAddedOnOneDeviceAndAnotherRemovedOnASecondBothHold() throws {
         let first = try device("first")
         let second = try device("second")

@@ -6,10 +6,10 @@ import Foundation
 ///
 /// One per test process (``shared``), in front of ``PostgresServer/shared``.
 public final class PgBouncer: @unchecked Sendable {
-    /// The folder of its configuration, log and socket.
+    /// The folder of its configuration, log and (unless told otherwise) socket.
     public let folder: String
-    /// The server it pools connections to.
-    public let server: PostgresServer
+    /// The folder of its socket: ``folder``, or the one it was told.
+    public let socketFolder: String
     /// Server connections per database and user: few, so that transactions of different
     /// clients share them.
     public static let defaultPoolSize = 3
@@ -50,7 +50,7 @@ public final class PgBouncer: @unchecked Sendable {
 
     /// The connection string of a server database through the pooler.
     public func target(database: String, user: String? = nil) -> String {
-        "host=\(folder) port=6432 dbname=\(database) user=\(user ?? server.superuser)"
+        "host=\(socketFolder) port=6432 dbname=\(database) user=\(user ?? "postgres")"
     }
 
     /// Roles the pooler lets in (trust authentication still asks that a user be listed).
@@ -58,28 +58,36 @@ public final class PgBouncer: @unchecked Sendable {
 
     /// A pooler of the caller's own in front of `server` (the benchmarks' load test):
     /// `poolSize` server connections per database and user, at most `maxClients` clients.
-    public init(
+    public convenience init(
         server: PostgresServer, poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500
-    )
-        throws
-    {
+    ) throws {
+        try self.init(serverSocket: server.folder, poolSize: poolSize, maxClients: maxClients)
+    }
+
+    /// A pooler in front of the server whose socket is in `serverSocket` (port 5432), letting
+    /// in `users`; its own socket goes in `socketFolder` when given (beside a server's, as a
+    /// pooler on the server's machine listens), else in its own folder.
+    public init(
+        serverSocket: String, socketFolder: String? = nil, users: [String] = PgBouncer.users,
+        poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500
+    ) throws {
         guard let executable = Self.executable else {
             throw PostgresServerError("PgBouncer is not installed: install the 'pgbouncer' package")
         }
-        self.server = server
         self.poolSize = poolSize
         folder = "/tmp/prefs-pgb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        self.socketFolder = socketFolder ?? folder
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
         let configuration = """
             [databases]
-            * = host=\(server.folder) port=5432
+            * = host=\(serverSocket) port=5432
 
             [pgbouncer]
             listen_addr =
             listen_port = 6432
-            unix_socket_dir = \(folder)
+            unix_socket_dir = \(self.socketFolder)
             auth_type = trust
             auth_file = \(folder)/users.txt
             pool_mode = transaction
@@ -94,7 +102,7 @@ public final class PgBouncer: @unchecked Sendable {
             """
         try configuration.write(
             toFile: folder + "/pgbouncer.ini", atomically: true, encoding: .utf8)
-        try Self.users.map { "\"\($0)\" \"\"\n" }.joined()
+        try users.map { "\"\($0)\" \"\"\n" }.joined()
             .write(toFile: folder + "/users.txt", atomically: true, encoding: .utf8)
         // PgBouncer refuses to run as root: as the server, as nobody.
         var command = [executable, "-d", folder + "/pgbouncer.ini"]
@@ -116,7 +124,7 @@ public final class PgBouncer: @unchecked Sendable {
             throw PostgresServerError("pgbouncer exited \(status): \(log.suffix(300))")
         }
         // -d returns once it forked; the socket appears when it listens.
-        let socket = folder + "/.s.PGSQL.6432"
+        let socket = self.socketFolder + "/.s.PGSQL.6432"
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: socket) {
             guard Date() < deadline else {

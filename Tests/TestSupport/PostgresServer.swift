@@ -220,7 +220,7 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// `pg_config --bindir`, else the newest `/usr/lib/postgresql/*/bin` with `initdb`.
-    static func findBinaries() -> String? {
+    public static func findBinaries() -> String? {
         if let output = try? runProcess(URL(fileURLWithPath: "/usr/bin/pg_config"), ["--bindir"]),
             output.status == 0
         {

@@ -112,6 +112,8 @@ public enum Installed {
     public static let fish = isExecutable("/usr/bin/fish")
     /// util-linux's `script`, which gives a shell a terminal.
     public static let script = isExecutable("/usr/bin/script")
+    /// libfaketime's `faketime`, which runs a program with its clock moved.
+    public static let faketime = isExecutable("/usr/bin/faketime")
 
     /// Whether the shell of that name is installed.
     public static func shell(_ name: String) -> Bool {

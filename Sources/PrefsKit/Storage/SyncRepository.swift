@@ -39,6 +39,13 @@ package struct SyncChange: Sendable, Hashable {
 
     /// The field it changes, whatever the change.
     package var address: SyncAddress { SyncAddress(entity: entity, ident: ident, field: field) }
+
+    /// Whether `other` leaves the field as this change does (both remove it, or both give it
+    /// the same value): when one loses to the other, nothing is lost, and no conflict is kept.
+    package func saysTheSame(as other: SyncChange?) -> Bool {
+        guard let other, present == other.present else { return false }
+        return !present || value == other.value
+    }
 }
 
 /// One synced field.

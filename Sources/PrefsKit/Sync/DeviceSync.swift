@@ -316,9 +316,7 @@ public final class DeviceSync: Sendable {
         return try database.write { state in
             let sync = try Self.repository(state)
             var result = PushResult(
-                accepted: outcome.accepted,
-                conflicts: outcome.lost.count + outcome.overwritten.count,
-                refused: outcome.refused.count)
+                accepted: outcome.accepted, conflicts: 0, refused: outcome.refused.count)
             result.sequence = outcome.sequence
             let waiting = Set(outcome.clockAhead.map(\.address))
             try sync.confirm(
@@ -327,8 +325,18 @@ public final class DeviceSync: Sendable {
                     : pending.filter {
                         !waiting.contains($0.address)
                     })
-            for (change, winner) in outcome.lost + outcome.overwritten {
+            // A side that loses to the same value loses nothing: no conflict.
+            let pushed = Dictionary(pending.map { ($0.address, $0) }) { $1 }
+            let won = Dictionary(outcome.winners.map { ($0.address, $0) }) { $1 }
+            for (change, winner) in outcome.lost
+            where !change.saysTheSame(as: won[change.address]) {
                 try sync.recordConflict(lost: change, wonBy: winner, at: now)
+                result.conflicts += 1
+            }
+            for (change, winner) in outcome.overwritten
+            where !change.saysTheSame(as: pushed[change.address]) {
+                try sync.recordConflict(lost: change, wonBy: winner, at: now)
+                result.conflicts += 1
             }
             // What they lost to is applied now (its conflict is kept above): the device
             // may have pulled it before, and a pull would not bring it again.

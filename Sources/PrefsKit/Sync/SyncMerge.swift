@@ -78,6 +78,16 @@ struct SyncMerge {
         return outcome
     }
 
+    /// A field's change as this device holds it, with its value: a preference's is in the
+    /// store, not in the field's record.
+    private func content(of local: SyncFieldState, ident: [String]) throws -> SyncChange {
+        var change = local.change
+        if change.entity == .preference, ident.count == 2 {
+            change.value = try state.engine.preferences.value(suite: ident[0], key: ident[1])
+        }
+        return change
+    }
+
     /// Applies one change that keeps the rules.
     private func apply(
         _ change: SyncChange, clock: HybridClock, ident: [String], outcome: inout Outcome,
@@ -88,21 +98,19 @@ struct SyncMerge {
         if let local, local.change.clock == change.clock { return }
         if let local, local.change.clock > change.clock {
             // This device wrote the field later and has yet to push it: the pulled change
-            // loses, here and (once pushed) on the hub.
-            if local.isPending {
+            // loses, here and (once pushed) on the hub; to the same value, it loses nothing.
+            if local.isPending, try !change.saysTheSame(as: content(of: local, ident: ident)) {
                 try sync.recordConflict(lost: change, wonBy: local.change.clock, at: Date())
                 outcome.conflicts += 1
             }
             return
         }
         if let local, local.isPending {
-            var lost = local.change
-            if lost.entity == .preference, ident.count == 2 {
-                lost.value = try state.engine.preferences.value(
-                    suite: ident[0], key: ident[1])
+            let lost = try content(of: local, ident: ident)
+            if !lost.saysTheSame(as: change) {
+                try sync.recordConflict(lost: lost, wonBy: change.clock, at: Date())
+                outcome.conflicts += 1
             }
-            try sync.recordConflict(lost: lost, wonBy: change.clock, at: Date())
-            outcome.conflicts += 1
         }
         try sync.setField(change, isPending: false)
         outcome.changed.insert([change.entity.rawValue, change.ident])

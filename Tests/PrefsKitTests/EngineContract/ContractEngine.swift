@@ -41,11 +41,12 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
         _ folder: TemporaryFolder, _ options: AppDatabase.Options
     ) throws -> AppDatabase {
         let pooler = try PgBouncer.start()
-        let database = try database(of: pooler.server, in: folder)
+        let server = try PostgresServer.start()
+        let database = try database(of: server, in: folder)
         var options = options
         options.account = "contract"
         options.isBehindTransactionPooler = true
-        options.notificationTarget = pooler.server.target(database: database)
+        options.notificationTarget = server.target(database: database)
         return try AppDatabase(path: pooler.target(database: database), options: options)
     }
 
