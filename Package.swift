@@ -1,18 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Where libpq exists: the PostgreSQL engine and sync are built there only. iOS, tvOS,
-/// watchOS and visionOS get the SQLite store alone (their SDKs have no libpq-fe.h).
-let withPostgreSQL: [Platform] = [.linux, .macOS]
-let withoutPostgreSQL: [Platform] = [.iOS, .tvOS, .watchOS, .visionOS]
-
 let package = Package(
     name: "prefs",
     // The floors are Synchronization's Mutex and Atomic (macOS 15, iOS 18, tvOS 18, watchOS
     // 11, visionOS 2); Observation needs less (macOS 14, iOS 17, tvOS 17, watchOS 10).
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        // The store on a SQLite file: what an app on any platform links.
         .library(name: "PrefsKit", targets: ["PrefsKit"]),
+        // The same store on a PostgreSQL server, the sync hub, and a device's direct sync
+        // with it (Linux and macOS: where libpq is).
+        .library(name: "PrefsPostgreSQL", targets: ["PrefsPostgreSQL"]),
         // Browsers' bookmark files (Netscape HTML, Chromium, Firefox, Safari), for apps that
         // import them: PrefsKit alone does not carry their parsers.
         .library(name: "PrefsInterchange", targets: ["PrefsInterchange"]),
@@ -46,19 +45,14 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["EmbedMigrations"]
         ),
+        .target(name: "PrefsKit", dependencies: ["SQLiteCore"], plugins: ["EmbedMigrationsPlugin"]),
         .target(
-            name: "PrefsKit",
-            dependencies: [
-                "SQLiteCore",
-                .target(name: "PostgresCore", condition: .when(platforms: withPostgreSQL)),
-            ],
-            swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))],
-            plugins: ["EmbedMigrationsPlugin"]
-        ),
+            name: "PrefsPostgreSQL", dependencies: ["PrefsKit", "PostgresCore"],
+            plugins: ["EmbedMigrationsPlugin"]),
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
-            name: "PrefsCommandLine", dependencies: ["PrefsKit", "PrefsInterchange"],
-            swiftSettings: [.define("PREFS_NO_POSTGRES", .when(platforms: withoutPostgreSQL))]),
+            name: "PrefsCommandLine",
+            dependencies: ["PrefsKit", "PrefsPostgreSQL", "PrefsInterchange"]),
         // The release build of the tool on Linux links Swift's runtime and libraries in
         // (the system's libc, libstdc++ and libsqlite3 stay shared): loading and binding a
         // dozen of the toolchain's shared objects was most of a short command's time
@@ -90,7 +84,8 @@ let package = Package(
         .executableTarget(
             name: "prefs-bench",
             dependencies: [
-                "PrefsKit", "PrefsInterchange", "CRawSQLite", "CRawLibPQ", "TestSupport",
+                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "CRawSQLite", "CRawLibPQ",
+                "TestSupport",
             ],
             path: "Benchmarks/PrefsBench"),
         .executableTarget(
@@ -120,7 +115,8 @@ let package = Package(
         .executableTarget(
             name: "prefs-fuzz", dependencies: ["PrefsFuzzing"], path: "Tests/Fuzz/PrefsFuzz"),
         .executableTarget(
-            name: "prefs-stress", dependencies: ["PrefsKit"], path: "Tests/Helpers/PrefsStress"),
+            name: "prefs-stress", dependencies: ["PrefsKit", "PrefsPostgreSQL"],
+            path: "Tests/Helpers/PrefsStress"),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
@@ -131,12 +127,15 @@ let package = Package(
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [
-                "PrefsKit", "PrefsInterchange", "SQLiteCore", "PostgresCore", "TestSupport",
-                "prefs",
+                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "SQLiteCore", "PostgresCore",
+                "TestSupport", "prefs",
             ]),
         .testTarget(
             name: "PrefsCommandLineTests",
-            dependencies: ["PrefsCommandLine", "PrefsKit", "SQLiteCore", "TestSupport", "prefs"]),
+            dependencies: [
+                "PrefsCommandLine", "PrefsKit", "PrefsPostgreSQL", "SQLiteCore", "TestSupport",
+                "prefs",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

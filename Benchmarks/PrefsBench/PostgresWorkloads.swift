@@ -1,6 +1,7 @@
 import CRawLibPQ
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 
 /// The preference and bookmark workloads through PrefsKit's PostgreSQL engine, next to raw
@@ -19,11 +20,11 @@ struct PostgresWorkloads {
     }
 
     /// A fresh database migrated by PrefsKit, and its connection string.
-    func freshDatabase(options: AppDatabase.Options = .init()) throws -> (AppDatabase, String) {
+    func freshDatabase(options: PostgreSQLOptions = .init()) throws -> (AppDatabase, String) {
         let target = server.target(database: try server.makeDatabase())
         var options = options
         options.account = Self.account
-        return (try AppDatabase(path: target, options: options), target)
+        return (try AppDatabase.postgreSQL(target, options: options), target)
     }
 
     func raw(_ target: String) throws -> OpaquePointer {
@@ -55,7 +56,7 @@ struct PostgresWorkloads {
     }
 
     func uncachedGet(keys: Int) throws -> WorkloadResult {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.cachesValues = false
         let (database, target) = try freshDatabase(options: options)
         let store = PreferenceStore(database: database)
@@ -95,11 +96,11 @@ struct PostgresWorkloads {
         let store = PreferenceStore(database: database)
         // The same engine as behind a transaction pooler (every statement unnamed, the
         // account set in every transaction), straight to the server: what that mode costs.
-        var pooledOptions = AppDatabase.Options()
+        var pooledOptions = PostgreSQLOptions()
         pooledOptions.account = Self.account
         pooledOptions.isBehindTransactionPooler = true
         let pooled = PreferenceStore(
-            database: try AppDatabase(path: target, options: pooledOptions), suite: "pooled")
+            database: try AppDatabase.postgreSQL(target, options: pooledOptions), suite: "pooled")
         let typed = (0..<keys).map { Prefs.Key("key\($0)", default: 0) }
         let raw = try raw(target)
         defer { raw_pg_close(raw) }
@@ -184,9 +185,9 @@ struct PostgresWorkloads {
     /// the median of the delays, in milliseconds.
     func observationDelay(samples: Int) async throws -> (median: Double, all: [Double]) {
         let (observed, target) = try freshDatabase()
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = Self.account
-        let writer = PreferenceStore(database: try AppDatabase(path: target, options: options))
+        let writer = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
         let store = PreferenceStore(database: observed)
         let key = Prefs.Key("observed", default: -1)
         let arrivals = Arrivals()
@@ -252,7 +253,7 @@ extension PostgresWorkloads {
             for isPooled in [false, true] {
                 let name = try server.makeDatabase()
                 let hub = isPooled ? pooler.target(database: name) : server.target(database: name)
-                var options = AppDatabase.Options()
+                var options = PostgreSQLOptions()
                 options.isBehindTransactionPooler = isPooled
                 let device = try AppDatabase(
                     path: folder.path("update\(sample)-\(isPooled).db"))
@@ -290,7 +291,7 @@ extension PostgresWorkloads {
         syncing: [Double], alone: [Double]
     ) {
         let folder = try TemporaryFolder()
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.watchesForChanges = false
         let (syncing, syncingHub) = try freshDatabase(options: options)
         let (alone, _) = try freshDatabase(options: options)

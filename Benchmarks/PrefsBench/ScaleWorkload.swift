@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import Synchronization
 import TestSupport
 
@@ -89,8 +90,8 @@ struct ScaleWorkload {
     let hub: String
     let template: String
     let emptyHubBytes: Int
-    var hubOptions: AppDatabase.Options {
-        var options = AppDatabase.Options()
+    var hubOptions: PostgreSQLOptions {
+        var options = PostgreSQLOptions()
         options.isBehindTransactionPooler = true
         options.watchesForChanges = false
         return options
@@ -118,10 +119,10 @@ struct ScaleWorkload {
         folder = try TemporaryFolder()
         hubDatabase = try server.makeDatabase()
         // The schema is made by its owner; the devices' role only acts for accounts.
-        var owner = AppDatabase.Options()
+        var owner = PostgreSQLOptions()
         owner.account = "admin"
         owner.watchesForChanges = false
-        _ = try AppDatabase(path: server.target(database: hubDatabase), options: owner)
+        _ = try AppDatabase.postgreSQL(server.target(database: hubDatabase), options: owner)
         try server.makeLoginRoles([("service", "prefs_service")])
         if configuration.showsStatements {
             try Self.check(

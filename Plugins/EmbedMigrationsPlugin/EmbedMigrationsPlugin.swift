@@ -1,8 +1,8 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the package's top-level `Migrations/*.sql` (the SQLite schema) and
-/// `Migrations/postgres/*.sql` (the PostgreSQL one) into the target as Swift source.
+/// Compiles the package's top-level `Migrations/*.sql` (the SQLite schema) into PrefsKit, and
+/// `Migrations/postgres/*.sql` (the PostgreSQL one) into PrefsPostgreSQL, as Swift source.
 @main
 struct EmbedMigrationsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -11,16 +11,15 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path())) ?? []
             return names.filter { $0.hasSuffix(".sql") }.sorted().map { folder.appending(path: $0) }
         }
-        let sqlite = files(in: folder)
-        let postgres = files(in: folder.appending(path: "postgres"))
-        let inputs = sqlite + postgres
+        let isPostgres = target.name == "PrefsPostgreSQL"
+        let inputs = isPostgres ? files(in: folder.appending(path: "postgres")) : files(in: folder)
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
                 displayName: "Embedding \(inputs.count) migrations",
                 executable: try context.tool(named: "EmbedMigrations").url,
-                arguments: [output.path()] + sqlite.map { $0.path() } + ["--postgres"]
-                    + postgres.map { $0.path() },
+                arguments: [output.path()] + (isPostgres ? ["--postgres"] : [])
+                    + inputs.map { $0.path() },
                 inputFiles: inputs,
                 outputFiles: [output]
             )

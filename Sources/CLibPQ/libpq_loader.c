@@ -27,6 +27,19 @@ static const char *const candidates[] = {
 #endif
 };
 
+#if defined(PREFS_NO_LIBPQ)
+// The fully static build (Install/build-static): a static executable cannot load a shared
+// libpq, and Debian ships libpq's dependencies without static libraries.
+static void load(void) {
+    snprintf(failure, sizeof failure,
+             "this build of prefs leaves PostgreSQL out (the fully static build); build it"
+             " with 'swift build -c release'");
+}
+
+int prefs_libpq_is_built_in(void) { return 0; }
+#else
+int prefs_libpq_is_built_in(void) { return 1; }
+
 static void load(void) {
     void *library = NULL;
     const char *chosen = getenv("PREFS_LIBPQ");
@@ -54,6 +67,7 @@ static void load(void) {
 #undef PREFS_LIBPQ_RESOLVE
     loaded = 1;
 }
+#endif
 
 int prefs_libpq_load(char *reason, size_t size) {
     pthread_once(&once, load);

@@ -1,515 +1,508 @@
-// Left out of builds without PostgreSQL (the fully static one: libpq's dependencies have no
-// static libraries in Debian).
-#if !PREFS_NO_POSTGRES
+internal import CLibPQ
 
-    internal import CLibPQ
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
-    #if canImport(Glibc)
-        import Glibc
-    #elseif canImport(Darwin)
-        import Darwin
-    #endif
+/// One connection to a PostgreSQL server through libpq.
+///
+/// Not safe to share between threads: the caller serializes use (PrefsKit's database lock
+/// does). Statements take text parameters (`nil` is NULL) and return text results; a
+/// statement run through ``execute(prepared:_:_:)`` is prepared once per connection.
+public final class PGConnection {
+    let handle: OpaquePointer
+    /// The connection string with any password replaced by `***`, for messages.
+    public let redactedTarget: String
+    private var preparedNames: Set<String> = []
+    /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
+    /// server ("server closed the connection unexpectedly"), which it may report before its
+    /// status says the connection is gone.
+    private var isBroken = false
 
-    /// One connection to a PostgreSQL server through libpq.
+    /// Connects, with libpq's own ways of finding the password (`PGPASSWORD`, `.pgpass`,
+    /// service files) and the server (`PGHOST`...).
     ///
-    /// Not safe to share between threads: the caller serializes use (PrefsKit's database lock
-    /// does). Statements take text parameters (`nil` is NULL) and return text results; a
-    /// statement run through ``execute(prepared:_:_:)`` is prepared once per connection.
-    public final class PGConnection {
-        let handle: OpaquePointer
-        /// The connection string with any password replaced by `***`, for messages.
-        public let redactedTarget: String
-        private var preparedNames: Set<String> = []
-        /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
-        /// server ("server closed the connection unexpectedly"), which it may report before its
-        /// status says the connection is gone.
-        private var isBroken = false
-
-        /// Connects, with libpq's own ways of finding the password (`PGPASSWORD`, `.pgpass`,
-        /// service files) and the server (`PGHOST`...).
-        ///
-        /// - Parameter target: A libpq connection string: a URI (`postgresql://...`) or
-        ///   `key=value` pairs (`host=/run/postgresql dbname=prefs`).
-        /// - Throws: ``PGError`` naming why the server could not be reached or refused.
-        public init(_ target: String) throws(PGError) {
-            try LibPQ.load()
-            redactedTarget = Self.redacted(target)
-            guard let handle = PQconnectdb(target) else {
-                throw PGError(sqlState: nil, message: "out of memory", isConnectionLost: true)
-            }
-            guard PQstatus(handle) == CONNECTION_OK else {
-                let message = Self.trimmed(String(cString: PQerrorMessage(handle)))
-                PQfinish(handle)
-                throw Self.connectionError(message)
-            }
-            self.handle = handle
-            // Notices (NOTICE: relation already exists, skipping) are not for the user.
-            PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    /// - Parameter target: A libpq connection string: a URI (`postgresql://...`) or
+    ///   `key=value` pairs (`host=/run/postgresql dbname=prefs`).
+    /// - Throws: ``PGError`` naming why the server could not be reached or refused.
+    public init(_ target: String) throws(PGError) {
+        try LibPQ.load()
+        redactedTarget = Self.redacted(target)
+        guard let handle = PQconnectdb(target) else {
+            throw PGError(sqlState: nil, message: "out of memory", isConnectionLost: true)
         }
-
-        deinit {
-            stopTracing()
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.trimmed(String(cString: PQerrorMessage(handle)))
             PQfinish(handle)
+            throw Self.connectionError(message)
         }
+        self.handle = handle
+        // Notices (NOTICE: relation already exists, skipping) are not for the user.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
 
-        /// A failure to connect. libpq gives no SQLSTATE for these; its message tells an
-        /// authentication failure from an unreachable server.
-        private static func connectionError(_ message: String) -> PGError {
-            let lowered = message.lowercased()
-            // A value libpq refused before it tried to connect (`sslmode=bogus`, `port=abc`):
-            // the string is wrong, not the server; retrying changes nothing.
-            if lowered.hasPrefix("invalid ") {
-                return PGError(sqlState: nil, message: message)
+    deinit {
+        stopTracing()
+        PQfinish(handle)
+    }
+
+    /// A failure to connect. libpq gives no SQLSTATE for these; its message tells an
+    /// authentication failure from an unreachable server.
+    private static func connectionError(_ message: String) -> PGError {
+        let lowered = message.lowercased()
+        // A value libpq refused before it tried to connect (`sslmode=bogus`, `port=abc`):
+        // the string is wrong, not the server; retrying changes nothing.
+        if lowered.hasPrefix("invalid ") {
+            return PGError(sqlState: nil, message: message)
+        }
+        let isAuthentication =
+            lowered.contains("authentication failed")
+            || lowered.contains("no pg_hba.conf entry")
+            || (lowered.contains("role \"") && lowered.contains("does not exist"))
+            || lowered.contains("password is required")
+            || lowered.contains("permission denied for database")
+        // libpq gives no SQLSTATE for a database that is not there; it is not a matter of
+        // retrying.
+        if lowered.contains("database \"") && lowered.contains("does not exist") {
+            return PGError(sqlState: "3D000", message: message)
+        }
+        return PGError(
+            sqlState: isAuthentication ? "28000" : nil, message: message,
+            isConnectionLost: !isAuthentication)
+    }
+
+    private static func trimmed(_ message: String) -> String {
+        var text = message
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        if let newline = text.firstIndex(of: "\n") { text = String(text[..<newline]) }
+        return text
+    }
+
+    // MARK: - Statements
+
+    /// Runs one statement with parameters (`$1`, `$2`...).
+    ///
+    /// - Throws: ``PGError`` with the server's SQLSTATE.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        if !queued.isEmpty || needsPrelude(sql) {
+            return try pipeline([(nil, sql, parameters)])[0].get()
+        }
+        let result = withParameters(parameters) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try check(result)
+    }
+
+    /// Runs a statement prepared once per connection under a name.
+    ///
+    /// - Throws: ``PGError`` with the server's SQLSTATE.
+    @discardableResult
+    public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
+        throws(PGError) -> PGResult
+    {
+        if usesUnnamedStatements { return try execute(sql, parameters) }
+        if !queued.isEmpty || needsPrelude(sql) {
+            return try pipeline([(name, sql, parameters)])[0].get()
+        }
+        try prepare(name, sql, parameterCount: parameters.count)
+        let result = withParameters(parameters) { values in
+            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        }
+        return try check(result)
+    }
+
+    // MARK: - Behind a transaction pooler
+
+    /// Sends every statement unnamed (parsed each time) instead of preparing it once per
+    /// connection: behind a pooler in transaction mode, statements prepared on one server
+    /// connection are not on the next (PgBouncer 1.18 does not carry them over).
+    public var usesUnnamedStatements = false
+
+    /// A statement run first in every transaction, in the same round trip: after each
+    /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
+    /// it in one implicit transaction, libpq's pipeline). Behind a pooler in transaction
+    /// mode, settings that must hold for a statement (the account acted for, timeouts)
+    /// go here as `set_config(..., true)`: a session's settings would stay on a server
+    /// connection that other clients use next.
+    public var transactionPrelude: (sql: String, parameters: [String?])?
+
+    private static func startsTransaction(_ sql: String) -> Bool {
+        let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
+        return head.hasPrefix("BEGIN") || head.hasPrefix("START TRANSACTION")
+    }
+
+    private static func endsTransaction(_ sql: String) -> Bool {
+        let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
+        if head.hasPrefix("ROLLBACK TO") { return false }
+        return head.hasPrefix("COMMIT") || head.hasPrefix("ROLLBACK") || head.hasPrefix("END")
+            || head.hasPrefix("ABORT")
+    }
+
+    /// Whether a statement sent now needs the prelude with it.
+    private func needsPrelude(_ sql: String) -> Bool {
+        guard transactionPrelude != nil else { return false }
+        return Self.startsTransaction(sql) || PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
+    // MARK: - Pipelines
+
+    /// A statement sent later, in one pipeline with the next statement run or with the
+    /// commit (``queue(prepared:_:_:check:)``).
+    private struct Queued {
+        let name: String
+        let sql: String
+        let parameters: [String?]
+        let check: (PGResult) -> (any Error)?
+    }
+    private var queued: [Queued] = []
+    private var checkFailure: (any Error)?
+
+    /// Whether statements wait to be sent (a `BEGIN` among them, until the first statement
+    /// that needs its answer, or the commit).
+    public var hasQueuedStatements: Bool { !queued.isEmpty }
+
+    /// Queues a statement: it is sent, in order, in the pipeline of the next statement
+    /// this connection runs or of ``commit(prepared:thenExecute:_:_:)``, so that it costs
+    /// no round trip of its own. A failure of the server fails that next call. `check`
+    /// reads its result then; an error it returns fails that next call too (with a
+    /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
+    /// statement changed nothing, since the commit may already be done.
+    public func queue(
+        prepared name: String, _ sql: String, _ parameters: [String?] = [],
+        check: @escaping (PGResult) -> (any Error)? = { _ in nil }
+    ) {
+        queued.append(Queued(name: name, sql: sql, parameters: parameters, check: check))
+    }
+
+    /// Drops what is queued, unsent (the transaction failed before it needed a round trip).
+    public func discardQueuedStatements() {
+        queued.removeAll()
+    }
+
+    /// The error a queued statement's check returned, once; nil when none did.
+    public func takeQueuedCheckFailure() -> (any Error)? {
+        defer { checkFailure = nil }
+        return checkFailure
+    }
+
+    /// Sends the queued statements and `statements` in one pipeline (one round trip),
+    /// and returns the results of `statements`. A statement after one that failed is not
+    /// run (`.failure`, "not run"); the failure of a queued statement is thrown.
+    private func pipeline(_ statements: [(name: String?, sql: String, parameters: [String?])])
+        throws(PGError) -> [Result<PGResult, PGError>]
+    {
+        let waiting = queued
+        queued = []
+        for item in waiting {
+            try prepare(item.name, item.sql, parameterCount: item.parameters.count)
+        }
+        for statement in statements {
+            if let name = statement.name {
+                try prepare(name, statement.sql, parameterCount: statement.parameters.count)
             }
-            let isAuthentication =
-                lowered.contains("authentication failed")
-                || lowered.contains("no pg_hba.conf entry")
-                || (lowered.contains("role \"") && lowered.contains("does not exist"))
-                || lowered.contains("password is required")
-                || lowered.contains("permission denied for database")
-            // libpq gives no SQLSTATE for a database that is not there; it is not a matter of
-            // retrying.
-            if lowered.contains("database \"") && lowered.contains("does not exist") {
-                return PGError(sqlState: "3D000", message: message)
+        }
+        let given: [(name: String?, sql: String, parameters: [String?])] =
+            waiting.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
+            + statements.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
+        // The prelude after each BEGIN, and first in each implicit transaction; which of
+        // the statements sent are the caller's.
+        var all: [(name: String?, sql: String, parameters: [String?])] = []
+        var isCallers: [Bool] = []
+        if let prelude = transactionPrelude {
+            var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
+            for statement in given {
+                if !inTransaction && !Self.startsTransaction(statement.sql) {
+                    all.append((nil, prelude.sql, prelude.parameters))
+                    isCallers.append(false)
+                    inTransaction = true
+                }
+                all.append(statement)
+                isCallers.append(true)
+                if Self.startsTransaction(statement.sql) {
+                    all.append((nil, prelude.sql, prelude.parameters))
+                    isCallers.append(false)
+                    inTransaction = true
+                } else if Self.endsTransaction(statement.sql) {
+                    inTransaction = false
+                }
             }
-            return PGError(
-                sqlState: isAuthentication ? "28000" : nil, message: message,
-                isConnectionLost: !isAuthentication)
+        } else {
+            all = given
+            isCallers = given.map { _ in true }
         }
-
-        private static func trimmed(_ message: String) -> String {
-            var text = message
-            while text.last == "\n" || text.last == " " { text.removeLast() }
-            if let newline = text.firstIndex(of: "\n") { text = String(text[..<newline]) }
-            return text
+        guard PQenterPipelineMode(handle) == 1 else {
+            isBroken = true
+            throw PGError(
+                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: true)
         }
-
-        // MARK: - Statements
-
-        /// Runs one statement with parameters (`$1`, `$2`...).
-        ///
-        /// - Throws: ``PGError`` with the server's SQLSTATE.
-        @discardableResult
-        public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult
-        {
-            if !queued.isEmpty || needsPrelude(sql) {
-                return try pipeline([(nil, sql, parameters)])[0].get()
-            }
-            let result = withParameters(parameters) { values in
-                PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-            }
-            return try check(result)
-        }
-
-        /// Runs a statement prepared once per connection under a name.
-        ///
-        /// - Throws: ``PGError`` with the server's SQLSTATE.
-        @discardableResult
-        public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
-            throws(PGError) -> PGResult
-        {
-            if usesUnnamedStatements { return try execute(sql, parameters) }
-            if !queued.isEmpty || needsPrelude(sql) {
-                return try pipeline([(name, sql, parameters)])[0].get()
-            }
-            try prepare(name, sql, parameterCount: parameters.count)
-            let result = withParameters(parameters) { values in
-                PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
-            }
-            return try check(result)
-        }
-
-        // MARK: - Behind a transaction pooler
-
-        /// Sends every statement unnamed (parsed each time) instead of preparing it once per
-        /// connection: behind a pooler in transaction mode, statements prepared on one server
-        /// connection are not on the next (PgBouncer 1.18 does not carry them over).
-        public var usesUnnamedStatements = false
-
-        /// A statement run first in every transaction, in the same round trip: after each
-        /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
-        /// it in one implicit transaction, libpq's pipeline). Behind a pooler in transaction
-        /// mode, settings that must hold for a statement (the account acted for, timeouts)
-        /// go here as `set_config(..., true)`: a session's settings would stay on a server
-        /// connection that other clients use next.
-        public var transactionPrelude: (sql: String, parameters: [String?])?
-
-        private static func startsTransaction(_ sql: String) -> Bool {
-            let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
-            return head.hasPrefix("BEGIN") || head.hasPrefix("START TRANSACTION")
-        }
-
-        private static func endsTransaction(_ sql: String) -> Bool {
-            let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
-            if head.hasPrefix("ROLLBACK TO") { return false }
-            return head.hasPrefix("COMMIT") || head.hasPrefix("ROLLBACK") || head.hasPrefix("END")
-                || head.hasPrefix("ABORT")
-        }
-
-        /// Whether a statement sent now needs the prelude with it.
-        private func needsPrelude(_ sql: String) -> Bool {
-            guard transactionPrelude != nil else { return false }
-            return Self.startsTransaction(sql) || PQtransactionStatus(handle) == PQTRANS_IDLE
-        }
-
-        // MARK: - Pipelines
-
-        /// A statement sent later, in one pipeline with the next statement run or with the
-        /// commit (``queue(prepared:_:_:check:)``).
-        private struct Queued {
-            let name: String
-            let sql: String
-            let parameters: [String?]
-            let check: (PGResult) -> (any Error)?
-        }
-        private var queued: [Queued] = []
-        private var checkFailure: (any Error)?
-
-        /// Whether statements wait to be sent (a `BEGIN` among them, until the first statement
-        /// that needs its answer, or the commit).
-        public var hasQueuedStatements: Bool { !queued.isEmpty }
-
-        /// Queues a statement: it is sent, in order, in the pipeline of the next statement
-        /// this connection runs or of ``commit(prepared:thenExecute:_:_:)``, so that it costs
-        /// no round trip of its own. A failure of the server fails that next call. `check`
-        /// reads its result then; an error it returns fails that next call too (with a
-        /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
-        /// statement changed nothing, since the commit may already be done.
-        public func queue(
-            prepared name: String, _ sql: String, _ parameters: [String?] = [],
-            check: @escaping (PGResult) -> (any Error)? = { _ in nil }
-        ) {
-            queued.append(Queued(name: name, sql: sql, parameters: parameters, check: check))
-        }
-
-        /// Drops what is queued, unsent (the transaction failed before it needed a round trip).
-        public func discardQueuedStatements() {
-            queued.removeAll()
-        }
-
-        /// The error a queued statement's check returned, once; nil when none did.
-        public func takeQueuedCheckFailure() -> (any Error)? {
-            defer { checkFailure = nil }
-            return checkFailure
-        }
-
-        /// Sends the queued statements and `statements` in one pipeline (one round trip),
-        /// and returns the results of `statements`. A statement after one that failed is not
-        /// run (`.failure`, "not run"); the failure of a queued statement is thrown.
-        private func pipeline(_ statements: [(name: String?, sql: String, parameters: [String?])])
-            throws(PGError) -> [Result<PGResult, PGError>]
-        {
-            let waiting = queued
-            queued = []
-            for item in waiting {
-                try prepare(item.name, item.sql, parameterCount: item.parameters.count)
-            }
-            for statement in statements {
+        defer { PQexitPipelineMode(handle) }
+        var sent = true
+        for statement in all where sent {
+            sent = withParameters(statement.parameters) { values in
                 if let name = statement.name {
-                    try prepare(name, statement.sql, parameterCount: statement.parameters.count)
+                    return PQsendQueryPrepared(
+                        handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                        == 1
                 }
+                return PQsendQueryParams(
+                    handle, statement.sql, Int32(statement.parameters.count), nil, values, nil,
+                    nil, 0) == 1
             }
-            let given: [(name: String?, sql: String, parameters: [String?])] =
-                waiting.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
-                + statements.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
-            // The prelude after each BEGIN, and first in each implicit transaction; which of
-            // the statements sent are the caller's.
-            var all: [(name: String?, sql: String, parameters: [String?])] = []
-            var isCallers: [Bool] = []
-            if let prelude = transactionPrelude {
-                var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
-                for statement in given {
-                    if !inTransaction && !Self.startsTransaction(statement.sql) {
-                        all.append((nil, prelude.sql, prelude.parameters))
-                        isCallers.append(false)
-                        inTransaction = true
-                    }
-                    all.append(statement)
-                    isCallers.append(true)
-                    if Self.startsTransaction(statement.sql) {
-                        all.append((nil, prelude.sql, prelude.parameters))
-                        isCallers.append(false)
-                        inTransaction = true
-                    } else if Self.endsTransaction(statement.sql) {
-                        inTransaction = false
-                    }
-                }
-            } else {
-                all = given
-                isCallers = given.map { _ in true }
-            }
-            guard PQenterPipelineMode(handle) == 1 else {
-                isBroken = true
-                throw PGError(
-                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: true)
-            }
-            defer { PQexitPipelineMode(handle) }
-            var sent = true
-            for statement in all where sent {
-                sent = withParameters(statement.parameters) { values in
-                    if let name = statement.name {
-                        return PQsendQueryPrepared(
-                            handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
-                            == 1
-                    }
-                    return PQsendQueryParams(
-                        handle, statement.sql, Int32(statement.parameters.count), nil, values, nil,
-                        nil, 0) == 1
-                }
-            }
-            guard sent, PQpipelineSync(handle) == 1 else {
-                isBroken = true
-                throw PGError(
-                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: true)
-            }
-            var results: [Result<PGResult, PGError>] = []
-            var preludeFailure: PGError?
-            for isCaller in isCallers {
-                let next = nextPipelineResult()
-                if !isCaller {
-                    // The prelude's own answer: only its failure matters.
-                    if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
-                        PQclear(next)
-                    } else if case .failure(let error) = Result(catching: { () throws(PGError) in
-                        try check(next)
-                    }), preludeFailure == nil {
-                        preludeFailure = error
-                    }
-                    continue
-                }
+        }
+        guard sent, PQpipelineSync(handle) == 1 else {
+            isBroken = true
+            throw PGError(
+                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: true)
+        }
+        var results: [Result<PGResult, PGError>] = []
+        var preludeFailure: PGError?
+        for isCaller in isCallers {
+            let next = nextPipelineResult()
+            if !isCaller {
+                // The prelude's own answer: only its failure matters.
                 if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
                     PQclear(next)
-                    results.append(
-                        .failure(
-                            PGError(sqlState: nil, message: "not run: an earlier statement failed"))
-                    )
-                } else {
-                    results.append(Result { () throws(PGError) in try check(next) })
+                } else if case .failure(let error) = Result(catching: { () throws(PGError) in
+                    try check(next)
+                }), preludeFailure == nil {
+                    preludeFailure = error
                 }
+                continue
             }
-            // The synchronization point closes the pipeline; the connection is idle after it.
-            while let result = PQgetResult(handle) {
-                let status = PQresultStatus(result)
-                PQclear(result)
-                if status == PGRES_PIPELINE_SYNC { break }
-            }
-            if let preludeFailure { throw preludeFailure }
-            for (item, result) in zip(waiting, results) {
-                let result = try result.get()
-                if let failure = item.check(result) {
-                    checkFailure = failure
-                    throw PGError(sqlState: nil, message: "\(failure)")
-                }
-            }
-            return Array(results.dropFirst(waiting.count))
-        }
-
-        /// Commits the open transaction and runs a statement after it, in one round trip
-        /// (libpq's pipeline mode) with the statements queued before: the follow-up does not
-        /// wait for the commit's answer, and does not run when the commit failed.
-        ///
-        /// - Parameters:
-        ///   - commitName: The name `COMMIT` is prepared under.
-        ///   - name, sql, parameters: The statement to run once committed, prepared once per
-        ///     connection under `name` as by ``execute(prepared:_:_:)``.
-        /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
-        /// - Throws: ``PGError`` when the commit or a queued statement failed (the transaction
-        ///   is then rolled back, or left failed for the caller to roll back).
-        public func commit(
-            prepared commitName: String, thenExecute name: String, _ sql: String,
-            _ parameters: [String?]
-        ) throws(PGError) -> Result<PGResult, PGError> {
-            let results = try pipeline([(commitName, "COMMIT", []), (name, sql, parameters)])
-            _ = try results[0].get()
-            return results[1]
-        }
-
-        /// The result of the pipeline's next statement, and past the empty result that ends
-        /// it; `nil` when the connection failed.
-        private func nextPipelineResult() -> OpaquePointer? {
-            let result = PQgetResult(handle)
-            if result != nil {
-                while let extra = PQgetResult(handle) { PQclear(extra) }
-            }
-            return result
-        }
-
-        private func prepare(_ name: String, _ sql: String, parameterCount: Int)
-            throws(PGError)
-        {
-            guard !usesUnnamedStatements, !preparedNames.contains(name) else { return }
-            try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
-            preparedNames.insert(name)
-        }
-
-        /// Runs several statements separated by semicolons, without parameters (a migration).
-        ///
-        /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
-        public func executeScript(_ sql: String) throws(PGError) {
-            // Several statements cannot go in a pipeline: what is queued goes first. Behind a
-            // pooler a script runs inside a transaction begun by the caller (a migration).
-            if !queued.isEmpty { _ = try pipeline([]) }
-            // PQexec returns the last result; an earlier failure stops the script there.
-            try check(PQexec(handle, sql))
-        }
-
-        private func withParameters<R>(
-            _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
-        ) -> R {
-            let copies: [UnsafeMutablePointer<CChar>?] = parameters.map {
-                $0.map { strdup($0) } ?? nil
-            }
-            defer { for copy in copies { free(copy) } }
-            return body(copies.map { $0.map { UnsafePointer($0) } })
-        }
-
-        @discardableResult
-        private func check(_ result: OpaquePointer?) throws(PGError) -> PGResult {
-            guard let result else {
-                isBroken = true
-                throw PGError(
-                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: true)
-            }
-            let wrapped = PGResult(handle: result)
-            switch PQresultStatus(result) {
-            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return wrapped
-            default:
-                let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map {
-                    String(cString: $0)
-                }
-                let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map {
-                    String(cString: $0)
-                }
-                // No SQLSTATE: libpq could not talk to the server ("server closed the
-                // connection unexpectedly"), even if its status does not say so yet.
-                if state == nil { isBroken = true }
-                throw PGError(
-                    sqlState: state,
-                    message: primary ?? Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: state == nil || PQstatus(handle) != CONNECTION_OK)
+            if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+                PQclear(next)
+                results.append(
+                    .failure(
+                        PGError(sqlState: nil, message: "not run: an earlier statement failed"))
+                )
+            } else {
+                results.append(Result { () throws(PGError) in try check(next) })
             }
         }
-
-        // MARK: - Transactions and state
-
-        /// Whether a transaction is open (or failed and not yet rolled back).
-        public var isInTransaction: Bool {
-            let status = PQtransactionStatus(handle)
-            return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
-                || status == PQTRANS_ACTIVE
+        // The synchronization point closes the pipeline; the connection is idle after it.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
         }
-
-        /// Whether the connection is up, as far as libpq knows without asking the server.
-        public var isConnected: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
-
-        /// Connects again with the same settings, after the server went away; prepared
-        /// statements are prepared again on next use.
-        ///
-        /// - Throws: ``PGError`` when the server still cannot be reached.
-        public func reconnect() throws(PGError) {
-            queued.removeAll()
-            checkFailure = nil
-            PQreset(handle)
-            preparedNames.removeAll()
-            isBroken = false
-            guard PQstatus(handle) == CONNECTION_OK else {
-                throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))
+        if let preludeFailure { throw preludeFailure }
+        for (item, result) in zip(waiting, results) {
+            let result = try result.get()
+            if let failure = item.check(result) {
+                checkFailure = failure
+                throw PGError(sqlState: nil, message: "\(failure)")
             }
         }
+        return Array(results.dropFirst(waiting.count))
+    }
 
-        private var traceFile: UnsafeMutablePointer<FILE>?
+    /// Commits the open transaction and runs a statement after it, in one round trip
+    /// (libpq's pipeline mode) with the statements queued before: the follow-up does not
+    /// wait for the commit's answer, and does not run when the commit failed.
+    ///
+    /// - Parameters:
+    ///   - commitName: The name `COMMIT` is prepared under.
+    ///   - name, sql, parameters: The statement to run once committed, prepared once per
+    ///     connection under `name` as by ``execute(prepared:_:_:)``.
+    /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
+    /// - Throws: ``PGError`` when the commit or a queued statement failed (the transaction
+    ///   is then rolled back, or left failed for the caller to roll back).
+    public func commit(
+        prepared commitName: String, thenExecute name: String, _ sql: String,
+        _ parameters: [String?]
+    ) throws(PGError) -> Result<PGResult, PGError> {
+        let results = try pipeline([(commitName, "COMMIT", []), (name, sql, parameters)])
+        _ = try results[0].get()
+        return results[1]
+    }
 
-        /// Writes every protocol message this connection sends and receives to a file, one
-        /// per line, without timestamps (libpq's `PQtrace`): for tests that count round trips
-        /// (a client's `Sync` each). Returns false when the file cannot be opened.
-        public func startTracing(toFile path: String) -> Bool {
-            stopTracing()
-            guard let file = fopen(path, "w") else { return false }
-            traceFile = file
-            PQtrace(handle, file)
-            PQsetTraceFlags(handle, 1)  // PQTRACE_SUPPRESS_TIMESTAMPS
-            return true
+    /// The result of the pipeline's next statement, and past the empty result that ends
+    /// it; `nil` when the connection failed.
+    private func nextPipelineResult() -> OpaquePointer? {
+        let result = PQgetResult(handle)
+        if result != nil {
+            while let extra = PQgetResult(handle) { PQclear(extra) }
         }
+        return result
+    }
 
-        /// Stops ``startTracing(toFile:)`` and closes its file.
-        public func stopTracing() {
-            guard let file = traceFile else { return }
-            PQuntrace(handle)
-            fclose(file)
-            traceFile = nil
+    private func prepare(_ name: String, _ sql: String, parameterCount: Int)
+        throws(PGError)
+    {
+        guard !usesUnnamedStatements, !preparedNames.contains(name) else { return }
+        try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+        preparedNames.insert(name)
+    }
+
+    /// Runs several statements separated by semicolons, without parameters (a migration).
+    ///
+    /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
+    public func executeScript(_ sql: String) throws(PGError) {
+        // Several statements cannot go in a pipeline: what is queued goes first. Behind a
+        // pooler a script runs inside a transaction begun by the caller (a migration).
+        if !queued.isEmpty { _ = try pipeline([]) }
+        // PQexec returns the last result; an earlier failure stops the script there.
+        try check(PQexec(handle, sql))
+    }
+
+    private func withParameters<R>(
+        _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+    ) -> R {
+        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map {
+            $0.map { strdup($0) } ?? nil
         }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
 
-        /// The role the session runs as.
-        public var user: String { String(cString: PQuser(handle)) }
-
-        // MARK: - Notifications
-
-        /// Reads what the server sent without waiting, and counts the notifications among it
-        /// (`LISTEN` first) sent by others: this session's own, which the server sends back to
-        /// it too, and those whose payload is `ownPayload` (the sender's name for itself,
-        /// when its commits ran on other sessions) are taken and not counted.
-        ///
-        /// - Throws: ``PGError`` when the connection is gone.
-        public func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
-            guard PQconsumeInput(handle) == 1 else {
-                isBroken = true
-                throw PGError(
-                    sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                    isConnectionLost: true)
+    @discardableResult
+    private func check(_ result: OpaquePointer?) throws(PGError) -> PGResult {
+        guard let result else {
+            isBroken = true
+            throw PGError(
+                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: true)
+        }
+        let wrapped = PGResult(handle: result)
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return wrapped
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map {
+                String(cString: $0)
             }
-            let ownProcess = PQbackendPID(handle)
-            var count = 0
-            while let notification = PQnotifies(handle) {
-                let isOwn =
-                    notification.pointee.be_pid == ownProcess
-                    || (ownPayload.map { own in
-                        notification.pointee.extra.map { String(cString: $0) == own } ?? false
-                    } ?? false)
-                if !isOwn { count += 1 }
-                PQfreemem(notification)
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map {
+                String(cString: $0)
             }
-            return count
-        }
-
-        /// The socket, to wait on for notifications; -1 when not connected.
-        public var socket: Int32 { PQsocket(handle) }
-
-        // MARK: - Quoting and redaction
-
-        /// An identifier quoted for SQL (`"prefs:alice"`), doubling any quote inside.
-        public static func quotedIdentifier(_ name: String) -> String {
-            "\"" + name.replacingAll("\"", with: "\"\"") + "\""
-        }
-
-        /// A connection string with every secret libpq would read replaced by `***`
-        /// (``ConnectionString/redacted(_:)``).
-        public static func redacted(_ target: String) -> String {
-            ConnectionString.redacted(target)
+            // No SQLSTATE: libpq could not talk to the server ("server closed the
+            // connection unexpectedly"), even if its status does not say so yet.
+            if state == nil { isBroken = true }
+            throw PGError(
+                sqlState: state,
+                message: primary ?? Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: state == nil || PQstatus(handle) != CONNECTION_OK)
         }
     }
 
-    extension String {
-        fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-            var result = ""
-            var rest = Substring(self)
-            while let found = rest.firstRange(of: target) {
-                result += rest[..<found.lowerBound]
-                result += replacement
-                rest = rest[found.upperBound...]
-            }
-            return result + rest
-        }
+    // MARK: - Transactions and state
 
-        fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
-            var result = ""
-            for character in self {
-                if character == target { result += replacement } else { result.append(character) }
-            }
-            return result
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    public var isInTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+            || status == PQTRANS_ACTIVE
+    }
+
+    /// Whether the connection is up, as far as libpq knows without asking the server.
+    public var isConnected: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
+
+    /// Connects again with the same settings, after the server went away; prepared
+    /// statements are prepared again on next use.
+    ///
+    /// - Throws: ``PGError`` when the server still cannot be reached.
+    public func reconnect() throws(PGError) {
+        queued.removeAll()
+        checkFailure = nil
+        PQreset(handle)
+        preparedNames.removeAll()
+        isBroken = false
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))
         }
     }
 
-#endif
+    private var traceFile: UnsafeMutablePointer<FILE>?
+
+    /// Writes every protocol message this connection sends and receives to a file, one
+    /// per line, without timestamps (libpq's `PQtrace`): for tests that count round trips
+    /// (a client's `Sync` each). Returns false when the file cannot be opened.
+    public func startTracing(toFile path: String) -> Bool {
+        stopTracing()
+        guard let file = fopen(path, "w") else { return false }
+        traceFile = file
+        PQtrace(handle, file)
+        PQsetTraceFlags(handle, 1)  // PQTRACE_SUPPRESS_TIMESTAMPS
+        return true
+    }
+
+    /// Stops ``startTracing(toFile:)`` and closes its file.
+    public func stopTracing() {
+        guard let file = traceFile else { return }
+        PQuntrace(handle)
+        fclose(file)
+        traceFile = nil
+    }
+
+    /// The role the session runs as.
+    public var user: String { String(cString: PQuser(handle)) }
+
+    // MARK: - Notifications
+
+    /// Reads what the server sent without waiting, and counts the notifications among it
+    /// (`LISTEN` first) sent by others: this session's own, which the server sends back to
+    /// it too, and those whose payload is `ownPayload` (the sender's name for itself,
+    /// when its commits ran on other sessions) are taken and not counted.
+    ///
+    /// - Throws: ``PGError`` when the connection is gone.
+    public func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
+        guard PQconsumeInput(handle) == 1 else {
+            isBroken = true
+            throw PGError(
+                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: true)
+        }
+        let ownProcess = PQbackendPID(handle)
+        var count = 0
+        while let notification = PQnotifies(handle) {
+            let isOwn =
+                notification.pointee.be_pid == ownProcess
+                || (ownPayload.map { own in
+                    notification.pointee.extra.map { String(cString: $0) == own } ?? false
+                } ?? false)
+            if !isOwn { count += 1 }
+            PQfreemem(notification)
+        }
+        return count
+    }
+
+    /// The socket, to wait on for notifications; -1 when not connected.
+    public var socket: Int32 { PQsocket(handle) }
+
+    // MARK: - Quoting and redaction
+
+    /// An identifier quoted for SQL (`"prefs:alice"`), doubling any quote inside.
+    public static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingAll("\"", with: "\"\"") + "\""
+    }
+
+    /// A connection string with every secret libpq would read replaced by `***`
+    /// (``ConnectionString/redacted(_:)``).
+    public static func redacted(_ target: String) -> String {
+        ConnectionString.redacted(target)
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        var result = ""
+        var rest = Substring(self)
+        while let found = rest.firstRange(of: target) {
+            result += rest[..<found.lowerBound]
+            result += replacement
+            rest = rest[found.upperBound...]
+        }
+        return result + rest
+    }
+
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

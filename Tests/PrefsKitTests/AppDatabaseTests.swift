@@ -150,3 +150,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+/// The file opener opens files only: a server's connection string is refused with a message
+/// that names the server's opener, and no file named after it is made.
+@Suite struct FileOpenerRefusesServersTests {
+    @Test(arguments: ["postgresql://alice:s3cret@db.example/prefs", "host=/tmp dbname=prefs"])
+    func aConnectionStringIsNotOpenedAsAFile(target: String) throws {
+        let error = #expect(throws: DatabaseError.self) { try AppDatabase(path: target) }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("AppDatabase.postgreSQL"), "\(message)")
+        #expect(!message.contains("s3cret"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+}

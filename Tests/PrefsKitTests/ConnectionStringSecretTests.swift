@@ -1,6 +1,7 @@
 import Foundation
 import PostgresCore
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -29,7 +30,7 @@ import Testing
         let shown = ConnectionString.redacted(target)
         #expect(!shown.contains(secret), "\(shown)")
         #expect(!DatabaseLocation.shown(target).contains(secret))
-        let error = #expect(throws: DatabaseError.self) { try AppDatabase(path: target) }
+        let error = #expect(throws: DatabaseError.self) { try AppDatabase.postgreSQL(target) }
         let message = error.map { "\($0)" } ?? ""
         #expect(!message.contains(secret), "\(message)")
         if let kept = ConnectionString.withoutSecrets(target) {

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -48,7 +49,7 @@ struct HubRoleAttackTests {
         options.watchesForChanges = false
         let database = try AppDatabase(
             path: folder.path("\(user)-\(route).db"), options: options)
-        var hubOptions = AppDatabase.Options()
+        var hubOptions = PostgreSQLOptions()
         hubOptions.isBehindTransactionPooler = route == .pooled
         let sync = try DeviceSync(
             database: database, hub: try target(route, user: user), hubOptions: hubOptions)
@@ -241,24 +242,24 @@ struct HubRoleAttackTests {
     func aStoreOwnedByAPlainRoleSyncsThroughItsFunctions(route: Route) throws {
         try server.makeLoginRoles([("service", "prefs_service")])
         let name = try server.makeDatabaseOfPlainOwner(prefix: "t_plain_")
-        _ = try AppDatabase(path: server.target(database: name, user: "plain_owner"))
+        _ = try AppDatabase.postgreSQL(server.target(database: name, user: "plain_owner"))
         let hub: String
         switch route {
         case .direct: hub = server.target(database: name, user: "alice")
         case .pooled: hub = try PgBouncer.start().target(database: name, user: "alice")
         }
-        var hubOptions = AppDatabase.Options()
+        var hubOptions = PostgreSQLOptions()
         hubOptions.isBehindTransactionPooler = route == .pooled
         let device = PreferenceStore(database: try AppDatabase(path: folder.path("plain.db")))
         try device.setValue(.string("dark"), forKey: "theme")
         let sync = try DeviceSync(database: device.database, hub: hub, hubOptions: hubOptions)
         #expect(try sync.sync().pushed == 1)
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
         options.watchesForChanges = false
         let app = PreferenceStore(
-            database: try AppDatabase(
-                path: server.target(database: name, user: "service"), options: options))
+            database: try AppDatabase.postgreSQL(
+                server.target(database: name, user: "service"), options: options))
         #expect(try app.storedValue(forKey: "theme") == .string("dark"))
         try app.setValue(.int(3), forKey: "launchCount")
         try sync.sync()

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observation
+import PrefsPostgreSQL
 import Synchronization
 import TestSupport
 import Testing
@@ -15,10 +16,11 @@ import Testing
     @Test func aServerStoreHearsOtherCommitsWhileEveryTaskThreadIsBlocked() throws {
         let server = try PostgresServer.start()
         let target = server.target(database: try server.makeDatabase())
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
-        let observed = PreferenceStore(database: try AppDatabase(path: target, options: options))
-        let writer = PreferenceStore(database: try AppDatabase(path: target, options: options))
+        let observed = PreferenceStore(
+            database: try AppDatabase.postgreSQL(target, options: options))
+        let writer = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
         let heard = Flag()
         withObservationTracking {
             _ = observed.integer(forKey: "launchCount")

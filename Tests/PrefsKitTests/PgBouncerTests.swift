@@ -1,4 +1,5 @@
 import Foundation
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -22,13 +23,13 @@ struct PgBouncerTests {
     }
 
     func open(account: String, behindPooler: Bool) throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
         options.cachesValues = false
         options.isBehindTransactionPooler = behindPooler
-        return try AppDatabase(
-            path: pooler.target(database: database, user: "service"), options: options)
+        return try AppDatabase.postgreSQL(
+            pooler.target(database: database, user: "service"), options: options)
     }
 
     /// Every answer of two accounts' alternating writes and reads, in order: "ok", or what
@@ -74,13 +75,13 @@ struct PgBouncerTests {
     /// Behind the pooler, a read-only store is read-only in every transaction.
     @Test func aReadOnlyStoreStaysReadOnlyInEveryTransaction() throws {
         _ = try alternate(behindPooler: true, rounds: 1)
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
         options.isReadOnly = true
         options.isBehindTransactionPooler = true
         let reader = PreferenceStore(
-            database: try AppDatabase(
-                path: pooler.target(database: database, user: "service"), options: options))
+            database: try AppDatabase.postgreSQL(
+                pooler.target(database: database, user: "service"), options: options))
         #expect(try reader.value(forKey: "owner") == .string("alice 0"))
         #expect(throws: (any Error).self) { try reader.setValue(.int(1), forKey: "x") }
     }
@@ -90,7 +91,7 @@ struct PgBouncerTests {
     @Test func devicesSyncThroughThePooler() throws {
         let folder = try TemporaryFolder()
         let hub = pooler.target(database: try server.makeDatabase())
-        var hubOptions = AppDatabase.Options()
+        var hubOptions = PostgreSQLOptions()
         hubOptions.isBehindTransactionPooler = true
         func sync(_ device: AppDatabase) throws -> SyncReport {
             try DeviceSync(database: device, hub: hub, account: "alice", hubOptions: hubOptions)

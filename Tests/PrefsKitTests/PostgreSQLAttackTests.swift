@@ -1,6 +1,7 @@
 import Foundation
 import PostgresCore
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -224,7 +225,8 @@ import Testing
     @Test func anOwnerWithoutCreateroleMigratesOnceTheGroupRolesExist() throws {
         let name = try server.makeDatabaseOfPlainOwner(prefix: "t_owner_")
         let store = PreferenceStore(
-            database: try AppDatabase(path: server.target(database: name, user: "plain_owner")))
+            database: try AppDatabase.postgreSQL(server.target(database: name, user: "plain_owner"))
+        )
         try store.set(true, for: .hasViewedWalkthrough)
         #expect(store[.hasViewedWalkthrough] == true)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresCore
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -94,7 +95,7 @@ import Testing
 
     @Test func aPasswordNeverAppearsInAnError() throws {
         let target = "postgresql://alice:s3cret-word@/\(database)?host=/nonexistent-folder"
-        let error = #expect(throws: DatabaseError.self) { try AppDatabase(path: target) }
+        let error = #expect(throws: DatabaseError.self) { try AppDatabase.postgreSQL(target) }
         let text = error.map { "\($0)" } ?? ""
         #expect(!text.contains("s3cret-word"))
         #expect(text.contains("password=***"), "\(text)")

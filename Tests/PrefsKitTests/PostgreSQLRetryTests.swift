@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PrefsKit
+@testable import PrefsPostgreSQL
 
 /// A deadlock between two transactions of one account: the server aborts one, which runs
 /// again by itself and commits; neither caller sees an error.
@@ -17,9 +18,9 @@ import Testing
     }
 
     private func open() throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "admin"
-        return try AppDatabase(path: target, options: options)
+        return try AppDatabase.postgreSQL(target, options: options)
     }
 
     private func retries(of database: AppDatabase) -> Int {

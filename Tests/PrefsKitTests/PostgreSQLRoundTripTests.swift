@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PrefsKit
+@testable import PrefsPostgreSQL
 
 /// A set on a server is one round trip: BEGIN, the upsert that checks the declared type,
 /// COMMIT and the history read go in one pipeline. Counted from libpq's own trace of the
@@ -36,9 +37,9 @@ import Testing
     }
 
     func open() throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
-        return try AppDatabase(path: target, options: options)
+        return try AppDatabase.postgreSQL(target, options: options)
     }
 
     @Test func aSetIsOneRoundTrip() throws {

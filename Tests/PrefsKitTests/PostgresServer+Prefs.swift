@@ -1,5 +1,6 @@
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 
 extension PostgresServer {
@@ -7,19 +8,19 @@ extension PostgresServer {
     /// account `admin`) and login roles in their groups (`prefs_account`, `prefs_service`).
     func makePrefsDatabase(roles: [(name: String, group: String)]) throws -> String {
         let database = try makeDatabase()
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "admin"
-        _ = try AppDatabase(path: target(database: database), options: options)
+        _ = try AppDatabase.postgreSQL(target(database: database), options: options)
         try makeLoginRoles(roles)
         return database
     }
 
     /// The database opened as a login role, acting for `account` (nil: the role's own).
     func open(_ database: String, as role: String, account: String? = nil) throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
-        return try AppDatabase(path: target(database: database, user: role), options: options)
+        return try AppDatabase.postgreSQL(target(database: database, user: role), options: options)
     }
 
     /// A new, empty database owned by `plain_owner`, a login role that is no superuser and

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresCore
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -39,11 +40,11 @@ import Testing
         // What mallory can compute with the new key's own function is her own account's.
         _ = try mallory.execute("SELECT pg_advisory_xact_lock(prefs_sync_lock_key('victor'))")
         defer { _ = try? mallory.execute("ROLLBACK") }
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.busyTimeoutMilliseconds = 2_000
         options.watchesForChanges = false
-        let server = try AppDatabase(
-            path: self.server.target(database: database, user: "victor"), options: options)
+        let server = try AppDatabase.postgreSQL(
+            self.server.target(database: database, user: "victor"), options: options)
         try PreferenceStore(database: server).setValue(.string("dark"), forKey: "theme")
         try PreferenceStore(database: device).setValue(.int(3), forKey: "launchCount")
         let report = try sync.sync()

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 
 /// How the sync suites reach their hub: straight to the test server, or, with
@@ -17,8 +18,8 @@ enum SyncHubRoute {
     }
 
     /// The options devices open the hub with.
-    static var options: AppDatabase.Options {
-        var options = AppDatabase.Options()
+    static var options: PostgreSQLOptions {
+        var options = PostgreSQLOptions()
         options.isBehindTransactionPooler = isThroughPooler
         return options
     }

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PrefsKit
+@testable import PrefsPostgreSQL
 
 /// The hub is the account's store: a server app that opens the account on the hub's
 /// database reads what the devices pushed, and what it writes reaches them.
@@ -27,10 +28,10 @@ import Testing
 
     /// The server app's store of the account, as `AppDatabase` opens it.
     private func serverApp(account: String = "alice") throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
-        return try AppDatabase(path: hub, options: options)
+        return try AppDatabase.postgreSQL(hub, options: options)
     }
 
     @discardableResult

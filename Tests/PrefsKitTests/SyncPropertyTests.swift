@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PrefsKit
+@testable import PrefsPostgreSQL
 
 /// Three devices and a hub under seeded random schedules, held against a reference model.
 ///
@@ -463,10 +464,10 @@ import Testing
     static func hubEngine(hub: String, account: String) throws -> (
         database: AppDatabase, engine: PostgreSQLEngine
     ) {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
-        let database = try AppDatabase(path: hub, options: options)
+        let database = try AppDatabase.postgreSQL(hub, options: options)
         let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })
         return (database, engine)
     }

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import PrefsKit
+@testable import PrefsPostgreSQL
 
 /// One malformed change, from a device with a bug, a hostile one or a row written into the
 /// hub by hand, is refused alone: the hub refuses it when pushed and reports it, a device
@@ -158,12 +159,12 @@ import Testing
 
     /// The hub database with the schema in it (opening it migrates).
     private func migratedHub() throws -> String {
-        _ = try AppDatabase(path: hub, options: hubOptions("rules"))
+        _ = try AppDatabase.postgreSQL(hub, options: hubOptions("rules"))
         return hubDatabase
     }
 
-    private func hubOptions(_ account: String) -> AppDatabase.Options {
-        var options = AppDatabase.Options()
+    private func hubOptions(_ account: String) -> PostgreSQLOptions {
+        var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
         return options
@@ -189,7 +190,7 @@ import Testing
         // The schema (and its group roles) first, then the account's login role.
         _ = try migratedHub()
         try server.makeLoginRoles([("mallory", "prefs_account")])
-        let database = try AppDatabase(path: hub, options: hubOptions("mallory"))
+        let database = try AppDatabase.postgreSQL(hub, options: hubOptions("mallory"))
         let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })
         let good = Self.preference("launchCount", .int(7))
         let bad = Self.malformed.map(\.1)
@@ -253,7 +254,7 @@ import Testing
         #expect(SyncValidation.problem(with: atLimit) == nil)
         #expect(SyncValidation.problem(with: over) == "the value is too large")
         #expect(SyncValidation.problem(with: overData) == "the value is too large")
-        let database = try AppDatabase(path: hub, options: hubOptions("sizes"))
+        let database = try AppDatabase.postgreSQL(hub, options: hubOptions("sizes"))
         let engine = try #require(database.state.withLock { $0.engine as? PostgreSQLEngine })
         let outcome = try database.state.withLock { _ in
             try engine.push([atLimit, over, overData], device: "0a1b2c3d4e5f6071", cursor: 0)

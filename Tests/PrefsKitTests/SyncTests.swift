@@ -1,5 +1,6 @@
 import Foundation
 import PostgresCore
+import PrefsPostgreSQL
 import Synchronization
 import TestSupport
 import Testing
@@ -196,10 +197,10 @@ import Testing
         for _ in 0..<2 {
             for database in [first, second] { try sync(database) }
         }
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
-        let serverApp = try AppDatabase(
-            path: server.target(database: hubDatabase), options: options)
+        let serverApp = try AppDatabase.postgreSQL(
+            server.target(database: hubDatabase), options: options)
         for database in [first, second, serverApp] {
             let bookmark = try BookmarkStore(database: database).bookmark(
                 kind: "movie", itemID: "m1")
@@ -418,10 +419,10 @@ import Testing
 
     /// The hub's rows of the account, as a pull from the start gets them.
     private func hubRows(account: String = "alice") throws -> [SyncChange] {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = account
-        let database = try AppDatabase(
-            path: server.target(database: hubDatabase), options: options)
+        let database = try AppDatabase.postgreSQL(
+            server.target(database: hubDatabase), options: options)
         return try database.state.withLock { state in
             try (state.engine as? SyncHub)?.pull(after: 0, limit: Int.max).map(\.change) ?? []
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -18,12 +19,13 @@ import Testing
         let servers = try ReplicatedPostgres()
         defer { servers.stop() }
         #expect(try servers.psql("CREATE DATABASE prefs", on: servers.primarySocket).status == 0)
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
         options.watchesForChanges = false
         options.busyTimeoutMilliseconds = 2_000
         let store = PreferenceStore(
-            database: try AppDatabase(path: servers.target(database: "prefs"), options: options))
+            database: try AppDatabase.postgreSQL(
+                servers.target(database: "prefs"), options: options))
         // Another process's view: `prefs watch` on the same pair of servers, which must print
         // every confirmed write, those before the failover and after.
         let folder = try TemporaryFolder()

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -24,9 +25,9 @@ import Testing
 
     /// A database acting for the account.
     func open(_ target: String) throws -> AppDatabase {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = Self.account
-        return try AppDatabase(path: target, options: options)
+        return try AppDatabase.postgreSQL(target, options: options)
     }
 
     /// The values each writer of a run confirmed, read back through PrefsKit.

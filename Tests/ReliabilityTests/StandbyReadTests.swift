@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -19,10 +20,10 @@ import Testing
         folder = try TemporaryFolder()
         let made = try servers.psql("CREATE DATABASE \(database)", on: servers.primarySocket)
         guard made.status == 0 else { throw PostgresServerError(made.stderr) }
-        var owner = AppDatabase.Options()
+        var owner = PostgreSQLOptions()
         owner.account = "admin"
         owner.watchesForChanges = false
-        _ = try AppDatabase(path: servers.target(database: database), options: owner)
+        _ = try AppDatabase.postgreSQL(servers.target(database: database), options: owner)
         try servers.waitForReplay()
     }
 
@@ -35,7 +36,7 @@ import Testing
 
     @discardableResult
     func sync(_ device: AppDatabase, standbyWait: Int? = nil) throws -> SyncReport {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         if let standbyWait {
             options.standbyTarget = servers.standbyTarget(database: database)
             options.standbyWaitMilliseconds = standbyWait
@@ -148,18 +149,19 @@ import Testing
     /// standbys: it reads what the primary wrote once replayed, and a write through it is
     /// refused, changing nothing.
     @Test func aReadOnlyStoreReadsTheStandby() throws {
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.account = "alice"
         options.watchesForChanges = false
         options.cachesValues = false
         let primary = PreferenceStore(
-            database: try AppDatabase(path: servers.target(database: database), options: options))
+            database: try AppDatabase.postgreSQL(
+                servers.target(database: database), options: options))
         try primary.setValue(.string("from the primary"), forKey: "motto")
         try servers.waitForReplay()
         options.isReadOnly = true
         let standby = PreferenceStore(
-            database: try AppDatabase(
-                path: servers.preferStandbyTarget(database: database), options: options))
+            database: try AppDatabase.postgreSQL(
+                servers.preferStandbyTarget(database: database), options: options))
         #expect(try standby.value(forKey: "motto") == .string("from the primary"))
         #expect(throws: DatabaseError.self) { try standby.setValue(.int(1), forKey: "motto") }
         let onStandby = try servers.psql(
@@ -209,7 +211,7 @@ import Testing
         let phone = try device("phone-elsewhere")
         try PreferenceStore(database: phone).setValue(.string("mine"), forKey: "motto")
         try sync(phone)
-        var options = AppDatabase.Options()
+        var options = PostgreSQLOptions()
         options.standbyTarget = servers.target(database: other)
         options.standbyWaitMilliseconds = 0
         let round = try DeviceSync(

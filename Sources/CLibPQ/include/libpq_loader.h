@@ -134,6 +134,10 @@ extern struct prefs_libpq_table prefs_libpq;
 // (the loader's message, naming the file or the missing function) in `reason`.
 int prefs_libpq_load(char *reason, size_t size);
 
+// 1 when this build can load libpq at all; 0 in the fully static build, compiled with
+// PREFS_NO_LIBPQ, which never tries.
+int prefs_libpq_is_built_in(void);
+
 #define PREFS_LIBPQ_CALL(type, name, parameters, arguments)                                \
     static inline type name parameters { return prefs_libpq.name arguments; }
 PREFS_LIBPQ_FUNCTIONS(PREFS_LIBPQ_CALL)

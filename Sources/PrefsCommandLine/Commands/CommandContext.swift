@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsPostgreSQL
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
@@ -131,34 +132,44 @@ struct CommandContext {
 
     /// Opens the database for writing, creating it on first write.
     func openForWriting() throws -> AppDatabase {
-        try AppDatabase(path: databasePath, options: baseOptions)
+        try open(options: baseOptions)
     }
 
-    /// The options every open shares: the account of a PostgreSQL database; no watching and
-    /// no read tracking for Observation's sake (a command reads and exits, with no view to
-    /// tell; `watch` observes through its own observers).
+    /// Opens the database the command names with `options`: a file, or a server's database
+    /// (a connection string) with the server's settings of ``serverOptions(_:)`` as well.
+    func open(options: AppDatabase.Options) throws -> AppDatabase {
+        guard AppDatabase.isConnectionString(databasePath) else {
+            return try AppDatabase(path: databasePath, options: options)
+        }
+        var server = serverOptions(options)
+        server.account = requestedAccount
+        return try AppDatabase.postgreSQL(databasePath, options: server)
+    }
+
+    /// The options every open shares: no watching and no read tracking for Observation's
+    /// sake (a command reads and exits, with no view to tell; `watch` observes through its
+    /// own observers).
     var baseOptions: AppDatabase.Options {
         var options = AppDatabase.Options()
         options.watchesForChanges = false
         options.tracksReadsForObservation = false
-        options.account =
-            globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
         options.allowsSharedFile =
             globals.allowsSharedFile || console.variable("PREFS_ALLOW_SHARED") == "1"
         // Only the default location's folders are made: a path the user names must be in a
         // folder that exists (a typo must not create a tree).
         options.createsMissingFolders = !isExplicitPath
-        return serverOptions(options)
+        return options
     }
 
     /// What a server needs said about how it is reached: behind a pooler in transaction mode
     /// (`PREFS_POOLER=transaction`), with notifications through a connection straight to
     /// the server (`PREFS_LISTEN_DB`). For the database and the hub alike; for a hub, a
     /// standby its pulls may read (`PREFS_STANDBY_DB`).
-    func serverOptions(_ options: AppDatabase.Options = AppDatabase.Options())
-        -> AppDatabase.Options
+    func serverOptions(_ database: AppDatabase.Options = AppDatabase.Options())
+        -> PostgreSQLOptions
     {
-        var options = options
+        var options = PostgreSQLOptions()
+        options.database = database
         options.isBehindTransactionPooler = console.variable("PREFS_POOLER") == "transaction"
         options.notificationTarget = console.variable("PREFS_LISTEN_DB").flatMap {
             $0.isEmpty ? nil : $0
@@ -206,10 +217,10 @@ struct CommandContext {
         options.createIfMissing = false
         options.isReadOnly = true
         do {
-            return try AppDatabase(path: databasePath, options: options)
+            return try open(options: options)
         } catch DatabaseError.needsUpgrade {
             options.isReadOnly = false
-            return try AppDatabase(path: databasePath, options: options)
+            return try open(options: options)
         }
     }
 
@@ -219,7 +230,7 @@ struct CommandContext {
         guard databaseExists else { return try noDatabase() }
         var options = baseOptions
         options.createIfMissing = false
-        return try AppDatabase(path: databasePath, options: options)
+        return try open(options: options)
     }
 
     /// Data for standard output: escaped for a terminal (``ValueText/listed(_:)``), exact for

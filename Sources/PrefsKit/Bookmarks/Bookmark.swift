@@ -26,7 +26,7 @@ public struct Bookmark: Sendable, Hashable, Identifiable {
     /// level); a bookmark with only a category is in the top-level folder of that name.
     public var folder: [String]
     /// The folder row the bookmark is in; nil for the top level or its category's folder.
-    public internal(set) var folderID: Int64?
+    public package(set) var folderID: Int64?
     /// Tags, sorted and without duplicates.
     public var tags: [String]
     /// Free text about the bookmark; searched.
@@ -76,7 +76,7 @@ extension Bookmark {
     }
 
     /// Creates a bookmark from stored columns, leaving the URL unparsed until asked for.
-    init(
+    package init(
         id: Int64, kind: String, itemID: String, title: String, urlString: String?,
         category: String?, folder: [String]?, tags: [String], note: String?, position: Int,
         createdAt: Date, updatedAt: Date
@@ -91,7 +91,7 @@ extension Bookmark {
     }
 
     /// The bookmark a draft became, with what its insert chose.
-    init(
+    package init(
         _ draft: BookmarkDraft, _ insertion: BookmarkInsertion, folder: [String]?, createdAt: Date,
         updatedAt: Date
     ) {

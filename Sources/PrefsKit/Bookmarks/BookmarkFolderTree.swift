@@ -26,7 +26,7 @@ package struct BookmarkFolderTree {
     package func children(of parent: Int64?) -> [BookmarkFolder] { children[parent] ?? [] }
 
     /// Every folder, each after its parent, siblings in order (depth first).
-    var ordered: [BookmarkFolder] {
+    package var ordered: [BookmarkFolder] {
         var result: [BookmarkFolder] = []
         result.reserveCapacity(byID.count)
         var stack = Array(children(of: nil).reversed())
@@ -40,7 +40,7 @@ package struct BookmarkFolderTree {
     }
 
     /// The names from the top down to a folder (empty for an unknown id).
-    func path(of id: Int64) -> [String] {
+    package func path(of id: Int64) -> [String] {
         var names: [String] = []
         var current: Int64? = id
         var seen: Set<Int64> = []
@@ -52,7 +52,7 @@ package struct BookmarkFolderTree {
     }
 
     /// The ids of every folder with this path and of every folder under them.
-    func identifiers(under path: [String]) -> [Int64] {
+    package func identifiers(under path: [String]) -> [Int64] {
         var level: [BookmarkFolder] = children(of: nil)
         for (depth, name) in path.enumerated() {
             let matching = level.filter { ExactName.sameBytes($0.name, name) }

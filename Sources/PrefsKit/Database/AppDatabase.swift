@@ -27,17 +27,11 @@ public final class AppDatabase: Sendable {
         public var isReadOnly = false
         /// The `synchronous` level; `.full` makes every commit durable across power loss.
         public var synchronous: Synchronous = .full
-        /// How long a write waits for another process's lock before failing as busy.
+        /// How long a write waits for another process's lock before failing as busy (on a
+        /// server, `lock_timeout`).
         public var busyTimeoutMilliseconds = 5000
-        /// On a PostgreSQL server: how long one statement may run before the server cancels
-        /// it (`statement_timeout`), ending in ``DatabaseError/timedOut(path:detail:)``. Locks
-        /// wait ``busyTimeoutMilliseconds`` (`lock_timeout`). A file ignores it.
-        public var statementTimeoutMilliseconds = 30_000
         /// How often a cached read checks whether another process committed.
         public var changeCheckIntervalMilliseconds = 10
-        /// The account a PostgreSQL database acts for (a service role may act for any); nil
-        /// for the login role's own name. A SQLite file has no accounts and ignores it.
-        public var account: String?
         /// Notice other processes' commits from the first store on, through file events where
         /// the system has them (inotify), so that Swift's Observation (`withObservationTracking`,
         /// SwiftUI) hears of them though nobody calls `values(for:)`; where there are no file
@@ -52,30 +46,6 @@ public final class AppDatabase: Sendable {
         /// with no such readers turns it off: reads then skip the registrar, and the process
         /// never builds Observation's machinery (key paths, registrars, their metadata).
         public var tracksReadsForObservation = true
-        /// On a PostgreSQL server reached through a pooler in transaction mode (PgBouncer's
-        /// `pool_mode = transaction`), where each transaction may run on another server
-        /// connection: nothing is kept in the session. The account and the timeouts are set
-        /// in every transaction (`set_config(..., true)`, in the same round trip), and every
-        /// statement is sent unnamed (no prepared statements). A file ignores it.
-        public var isBehindTransactionPooler = false
-        /// Behind a transaction pooler: a connection string straight to the server (not
-        /// through the pooler), on which the database listens for other sessions' commits
-        /// (`LISTEN` needs a session of its own). Without it, observers hear of this
-        /// connection's own commits only.
-        public var notificationTarget: String?
-        /// For the hub of a ``DeviceSync``: a connection string its pulls read from, such as
-        /// a streaming standby of the hub (or several hosts with
-        /// `target_session_attrs=prefer-standby`), so that the primary serves writes only.
-        /// A pull reads there only once the standby holds everything the device has seen of
-        /// the account (its cursor, and this round's push); until then it waits up to
-        /// ``standbyWaitMilliseconds`` and then reads the hub. Pushes and the cursor the
-        /// device reports go to the hub, and so does every pull while the standby cannot be
-        /// reached.
-        public var standbyTarget: String?
-        /// How long a pull waits for ``standbyTarget`` to replay what the device has seen
-        /// before it reads the hub instead.
-        public var standbyWaitMilliseconds = 1_000
-
         /// The default options.
         public init() {}
     }
@@ -119,35 +89,38 @@ public final class AppDatabase: Sendable {
     /// How the file monitor and the polling task reach the state without keeping it alive.
     let changeCheck: ChangeCheck
 
-    /// Opens (and when needed creates and migrates) a database: a SQLite file, or a
-    /// PostgreSQL server's database.
+    /// Opens (and when needed creates and migrates) a database file.
     ///
     /// - Parameters:
-    ///   - path: The file, `:memory:` for a private in-memory database, or a libpq connection
-    ///     string (`postgresql://...`, `host=/run/postgresql dbname=prefs`).
+    ///   - path: The file, or `:memory:` for a private in-memory database. A PostgreSQL
+    ///     server's database opens with `AppDatabase.postgreSQL(_:options:)` of
+    ///     PrefsPostgreSQL, not here: a connection string is refused.
     ///   - options: Creation, read-only, durability and timeout settings.
     /// - Throws: ``DatabaseError``: `.notFound`, `.notADatabase`, `.foreignDatabase`,
     ///   `.newerVersion`, `.cannotCreate`, `.readOnly`, `.busy`...
-    public init(path: String, options: Options = Options()) throws(DatabaseError) {
+    public convenience init(path: String, options: Options = Options()) throws(DatabaseError) {
+        // A file named `word=...` is `./word=...`: the string is a server's, and opening it
+        // as a file would make one of that name.
+        guard !Self.isConnectionString(path) else {
+            throw DatabaseError.unsupported(
+                "'\(path.prefix(while: { $0 != "=" && $0 != ":" }))...' is a PostgreSQL"
+                    + " connection string: open it with AppDatabase.postgreSQL(_:options:) of"
+                    + " PrefsPostgreSQL")
+        }
+        try self.init(
+            engine: try SQLiteEngine.open(path: path, options: options), path: path,
+            options: options)
+    }
+
+    /// A database over an engine already open: the SQLite file's, or a server's
+    /// (PrefsPostgreSQL). `path` is how it is shown (a connection string without its
+    /// password).
+    package init(engine: any StorageEngine, path: String, options: Options) throws(DatabaseError) {
         self.isReadOnly = options.isReadOnly
         self.cachesValues = options.cachesValues
         self.watchesForChanges = options.watchesForChanges
         self.tracksReadsForObservation = options.tracksReadsForObservation
-        let engine: any StorageEngine
-        if Self.isConnectionString(path) {
-            #if PREFS_NO_POSTGRES
-                throw DatabaseError.unsupported(
-                    "This build of prefs has no PostgreSQL support (the fully static build leaves"
-                        + " libpq out); build it with 'swift build -c release'")
-            #else
-                let server = try PostgreSQLEngine.open(target: path, options: options)
-                self.path = server.target
-                engine = server
-            #endif
-        } else {
-            self.path = path
-            engine = try SQLiteEngine.open(path: path, options: options)
-        }
+        self.path = path
         let interval = UInt64(max(0, options.changeCheckIntervalMilliseconds)) * 1_000_000
         do {
             let state = Locked(
@@ -186,16 +159,6 @@ public final class AppDatabase: Sendable {
     /// first).
     public static func fileExists(atPath path: String) -> Bool {
         DatabaseFile.exists(atPath: path)
-    }
-
-    /// Whether this build opens PostgreSQL databases (and so syncs with a hub): false in the
-    /// fully static build, which leaves libpq out, and on platforms without libpq.
-    public static var supportsServers: Bool {
-        #if PREFS_NO_POSTGRES
-            false
-        #else
-            true
-        #endif
     }
 
     /// Whether a database location is a PostgreSQL connection string (a `postgresql://` or

@@ -70,4 +70,57 @@ public struct DatabaseDiagnostics: Sendable, Hashable {
 
     /// Whether the file is closed to other users (its folder may be shared).
     public var isFilePrivate: Bool { (fileMode ?? 0) & 0o077 == 0 }
+
+    /// Every field, as stored.
+    package init(
+        path: String,
+        schemaVersion: Int,
+        supportedSchemaVersion: Int,
+        journalMode: String,
+        synchronous: String,
+        integrityProblems: [String],
+        fileMode: Int? = nil,
+        directoryMode: Int? = nil,
+        fileSize: Int64,
+        walSize: Int64,
+        pageSize: Int,
+        pageCount: Int,
+        freePageCount: Int,
+        preferenceCount: Int,
+        preferenceCountBySuite: [String: Int] = [:],
+        declarationCount: Int,
+        historyCount: Int,
+        selectionCount: Int,
+        bookmarkCount: Int,
+        searchIndexCount: Int,
+        searchIndexMismatchCount: Int,
+        serverIsolation: String? = nil,
+        sharedFiles: [String] = [],
+        writeProblem: String? = nil
+    ) {
+        self.path = path
+        self.schemaVersion = schemaVersion
+        self.supportedSchemaVersion = supportedSchemaVersion
+        self.journalMode = journalMode
+        self.synchronous = synchronous
+        self.integrityProblems = integrityProblems
+        self.fileMode = fileMode
+        self.directoryMode = directoryMode
+        self.fileSize = fileSize
+        self.walSize = walSize
+        self.pageSize = pageSize
+        self.pageCount = pageCount
+        self.freePageCount = freePageCount
+        self.preferenceCount = preferenceCount
+        self.preferenceCountBySuite = preferenceCountBySuite
+        self.declarationCount = declarationCount
+        self.historyCount = historyCount
+        self.selectionCount = selectionCount
+        self.bookmarkCount = bookmarkCount
+        self.searchIndexCount = searchIndexCount
+        self.searchIndexMismatchCount = searchIndexMismatchCount
+        self.serverIsolation = serverIsolation
+        self.sharedFiles = sharedFiles
+        self.writeProblem = writeProblem
+    }
 }

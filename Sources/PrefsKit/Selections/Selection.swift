@@ -57,7 +57,7 @@ public struct Selection: Sendable, Hashable {
     }
 
     /// Restores a stored selection without checks; the table's constraints hold it valid.
-    init(
+    package init(
         stored name: String, index: Int?, count: Int, policy: SelectionPolicy, itemID: String?,
         updatedAt: Date
     ) {

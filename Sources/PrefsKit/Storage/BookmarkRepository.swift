@@ -65,7 +65,7 @@ package protocol BookmarkRepository: AnyObject {
 
 extension BookmarkRepository {
     /// The folder row a placement names: nil for the top level or the category's folder.
-    func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws
+    package func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws
         -> Int64?
     {
         switch placement {
@@ -89,7 +89,7 @@ extension BookmarkRepository {
         }
     }
 
-    func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
+    package func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
         try body()
     }
 

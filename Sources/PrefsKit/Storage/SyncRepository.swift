@@ -223,6 +223,19 @@ package struct SyncPull: Sendable {
     package var isRestored = false
     /// The hub's clock when it answered, in milliseconds since 1970 (nil: not read).
     package var hubMilliseconds: Int64?
+
+    /// Every field, as stored.
+    package init(
+        rows: [(change: SyncChange, sequence: Int64)],
+        through: Int64? = nil,
+        position: Int64 = 0,
+        hubMilliseconds: Int64? = nil
+    ) {
+        self.rows = rows
+        self.through = through
+        self.position = position
+        self.hubMilliseconds = hubMilliseconds
+    }
 }
 
 /// What the hub did with pushed changes.

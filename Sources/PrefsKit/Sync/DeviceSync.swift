@@ -1,16 +1,9 @@
 import Synchronization
 
-// In builds without PostgreSQL (the fully static one: libpq's dependencies have no static
-// libraries in Debian; iOS and the other platforms without libpq), a device's own sync state
-// still reads: `status(of:)`, `conflicts(of:limit:)`, `refusals(of:limit:)` and `leave(_:)`.
-// Opening a hub throws ``DatabaseError/unsupported(_:)`` there.
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if !PREFS_NO_POSTGRES
-    internal import PostgresCore
 #endif
 #if canImport(Glibc)
     import Glibc
@@ -19,10 +12,15 @@ import Synchronization
 #endif
 
 /// Sync of one device's preferences and bookmarks with the other devices of its account,
-/// through a PostgreSQL hub.
+/// through a hub.
+///
+/// The hub is a PostgreSQL database: PrefsPostgreSQL opens it
+/// (`DeviceSync(database:hub:account:hubOptions:)`). Without it, a device's own sync state
+/// still reads here: ``status(of:)``, ``conflicts(of:limit:)``, ``refusals(of:limit:)`` and
+/// ``leave(_:)``.
 ///
 /// Each device keeps its own database file and works offline. Once sync is turned on
-/// (the first ``init(database:hub:account:hubOptions:)``), every write to a synced field, from the
+/// (its first round), every write to a synced field, from the
 /// app, the command line or another process, is stamped with the device's hybrid logical
 /// clock and kept pending until the hub confirms it. A round (``sync()``) pushes the
 /// pending changes in one hub transaction, then pulls everyone else's from its cursor.
@@ -36,6 +34,8 @@ import Synchronization
 /// conflict is kept (``conflicts(of:limit:)``).
 ///
 /// ```swift
+/// import PrefsPostgreSQL
+///
 /// let sync = try DeviceSync(database: database, hub: "postgresql://hub.example/prefs")
 /// let report = try sync.sync()
 /// ```
@@ -52,72 +52,47 @@ public final class DeviceSync: Sendable {
     /// a reference model of the hub to it.
     package static let pushTap = Mutex<(@Sendable (String, [SyncChange]) -> Void)?>(nil)
 
-    /// The hub's connection string as the device file keeps it (no password).
+    /// The hub as the device file keeps it (no password).
     private let hubToRemember: String
-    /// Where pulls may read (``AppDatabase/Options/standbyTarget``), and how it is opened:
-    /// read-only, for the account. Opened at the first pull that may use it.
-    private let standbyTarget: String?
-    private let standbyOptions: AppDatabase.Options
-    private let standby = Mutex<AppDatabase?>(nil)
+    /// How the hub and its standby are reached.
+    private let connector: any SyncHubConnector
+    /// The hub's side of sync, called under the hub database's lock.
+    private let hubHandle: SyncHubHandle
+    /// Where pulls may read (a standby of the hub), opened at the first pull that may use it.
+    private let standby = Mutex<SyncHubHandle?>(nil)
 
-    /// Opens the hub for the account. Sync is turned on for the device (and the device
-    /// bound to the account) by the first round that completes: a first round that fails
-    /// (a wrong account, a hub that refuses) leaves the device as it was.
+    /// Opens the hub for the account through `connector` (PrefsPostgreSQL's opens a
+    /// server's database). Sync is turned on for the device (and the device bound to the
+    /// account) by the first round that completes: a first round that fails (a wrong
+    /// account, a hub that refuses) leaves the device as it was.
     ///
     /// - Parameters:
     ///   - database: The device's database file (SQLite).
-    ///   - target: A libpq connection string of the hub; its password (if any) is never
-    ///     kept: credentials come from libpq's own mechanisms (`.pgpass`, `PGPASSWORD`).
+    ///   - connector: How the hub is reached.
     ///   - account: The account to sync (a service role must name one); nil for the
     ///     account the device synced before, or the role's own.
-    ///   - hubOptions: How the hub is opened (behind a transaction pooler:
-    ///     ``AppDatabase/Options/isBehindTransactionPooler`` and
-    ///     ``AppDatabase/Options/notificationTarget``); its account is `account`'s.
     /// - Throws: ``SyncError`` when the device is not a file, or already syncs another
     ///   account; ``DatabaseError`` when the hub cannot be opened.
-    public init(
-        database: AppDatabase, hub target: String, account: String? = nil,
-        hubOptions: AppDatabase.Options = AppDatabase.Options()
+    package init(
+        database: AppDatabase, connector: any SyncHubConnector, account: String?
     ) throws {
         self.database = database
-        // Checked before anything opens it: a path would make a file.
-        guard AppDatabase.isConnectionString(target) else {
-            throw SyncError.hubIsNotAServer(target: target)
-        }
         let remembered = try database.read { state in
             try Self.repository(state).deviceState()
         }
         if let previous = remembered?.account, let account, previous != account {
             throw SyncError.otherAccount(device: previous, requested: account)
         }
-        var options = hubOptions
-        options.account = account ?? remembered?.account
-        options.watchesForChanges = false
-        if let standby = options.standbyTarget, !AppDatabase.isConnectionString(standby) {
-            throw SyncError.standbyIsNotAServer(target: standby)
-        }
-        let hub = try AppDatabase(path: target, options: options)
-        guard let hubAccount = hub.state.withLock({ ($0.engine as? any SyncHub)?.account })
-        else { throw SyncError.hubIsNotAServer(target: DatabaseLocation.shown(target)) }
+        let handle = try connector.openHub(account: account ?? remembered?.account)
+        let hubAccount = try handle { $0.account }
         if let previous = remembered?.account, previous != hubAccount {
             throw SyncError.otherAccount(device: previous, requested: hubAccount)
         }
-        self.hub = hub
+        self.hub = handle.database
+        self.hubHandle = handle
+        self.connector = connector
         self.account = hubAccount
-        standbyTarget = options.standbyTarget
-        var standbyOptions = options
-        standbyOptions.account = hubAccount
-        standbyOptions.isReadOnly = true
-        standbyOptions.notificationTarget = nil
-        standbyOptions.standbyTarget = nil
-        self.standbyOptions = standbyOptions
-        // As libpq parsed it, without the password: what the device file remembers.
-        #if PREFS_NO_POSTGRES
-            hubToRemember = DatabaseLocation.shown(target)  // not reached: no hub opens
-        #else
-            hubToRemember =
-                ConnectionString.withoutSecrets(target) ?? ConnectionString.redacted(target)
-        #endif
+        hubToRemember = connector.remembered
         deviceID = remembered?.deviceID ?? Self.newDeviceID()
         // Sync is turned on (the device bound to the account) by the first round that
         // completes, never before: see `sync()`.
@@ -128,18 +103,16 @@ public final class DeviceSync: Sendable {
         }
     }
 
-    /// Opens the hub the device synced with last time, with `hubOptions` as
-    /// ``init(database:hub:account:hubOptions:)`` takes them.
+    /// The hub and account the device synced with last time.
     ///
     /// - Throws: ``SyncError/notConfigured`` when it never synced.
-    public convenience init(
-        database: AppDatabase, hubOptions: AppDatabase.Options = AppDatabase.Options()
-    ) throws {
-        guard let state = try Self.status(of: database), let hub = state.hub else {
+    package static func rememberedHub(of database: AppDatabase) throws -> (
+        hub: String, account: String?
+    ) {
+        guard let state = try status(of: database), let hub = state.hub else {
             throw SyncError.notConfigured
         }
-        try self.init(
-            database: database, hub: hub, account: state.account, hubOptions: hubOptions)
+        return (hub, state.account)
     }
 
     private static func repository(_ state: DatabaseState) throws -> any SyncRepository {
@@ -267,19 +240,10 @@ public final class DeviceSync: Sendable {
         try database.read { state in try repository(state).deviceName() }
     }
 
-    /// Runs hub calls under the hub database's lock, through the hub protocol (any engine
-    /// that is one), with the engine's errors in their documented form.
+    /// Runs hub calls under the hub database's lock, with the engine's errors in their
+    /// documented form.
     private func withHub<T>(_ body: (any SyncHub) throws -> T) throws -> T {
-        try hub.state.withLock { state in
-            guard let hub = state.engine as? any SyncHub else {
-                throw SyncError.hubIsNotAServer(target: self.hub.path)
-            }
-            do {
-                return try body(hub)
-            } catch {
-                throw state.engine.translate(error)
-            }
-        }
+        try hubHandle(body)
     }
 
     /// What a push did.
@@ -430,7 +394,7 @@ public final class DeviceSync: Sendable {
         )
     }
 
-    /// The pull from ``AppDatabase/Options/standbyTarget`` once it holds the account up to
+    /// The pull from the hub options' `standbyTarget` once it holds the account up to
     /// `seen` (what the device pulled or pushed): nil when there is no standby, it did not
     /// catch up within the wait, it cannot be reached, or the pull must list every field.
     /// A standby replays the hub's commits in order and an account's pushes commit in the
@@ -440,23 +404,19 @@ public final class DeviceSync: Sendable {
     private func pullFromStandby(
         after cursor: Int64, holding seen: Int64, pushed: Int64?, clock: String?
     ) -> (SyncPull, Int64)? {
-        guard let standbyTarget else { return nil }
-        return standby.withLock { (opened: inout AppDatabase?) -> (SyncPull, Int64)? in
+        guard let wait = connector.standbyWaitMilliseconds else { return nil }
+        return standby.withLock { (opened: inout SyncHubHandle?) -> (SyncPull, Int64)? in
             do {
-                let standby =
-                    try opened ?? AppDatabase(path: standbyTarget, options: standbyOptions)
+                let standby = try opened ?? connector.openStandby(account: account)
                 opened = standby
                 // A replica of this hub, or nothing: another database (a mistyped string,
                 // another service's hub) has other numbers for the account, and its changes
                 // would be merged here and pushed to the hub. The account's channel token,
                 // made once on the hub and replicated with it, tells them apart.
                 let hubChannel = try withHub { $0.channel }
-                return try standby.state.withLock { state -> (SyncPull, Int64)? in
-                    guard let hub = state.engine as? any SyncHub, !hubChannel.isEmpty,
-                        hub.channel == hubChannel
-                    else { return nil }
-                    let deadline =
-                        ContinuousClock.now + .milliseconds(standbyOptions.standbyWaitMilliseconds)
+                return try standby { hub -> (SyncPull, Int64)? in
+                    guard !hubChannel.isEmpty, hub.channel == hubChannel else { return nil }
+                    let deadline = ContinuousClock.now + .milliseconds(wait)
                     while try hub.position() < seen {
                         guard ContinuousClock.now < deadline else { return nil }
                         usleep(5_000)
@@ -572,7 +532,7 @@ public struct SyncReport: Sendable, Hashable {
     public var waitingForClock: Int = 0
     /// How far ahead of the hub's clock this device's is, when the hub said so.
     public var clockAheadMilliseconds: Int64?
-    /// Whether the pull read ``AppDatabase/Options/standbyTarget`` (false: the hub).
+    /// Whether the pull read the hub options' `standbyTarget` (false: the hub).
     public var pulledFromStandby = false
     /// Whether the hub found this device's file older than what the device had pushed (a
     /// backup or snapshot restored): the round pulled every change again, so that what the
@@ -620,7 +580,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case notADeviceFile
     /// The hub is a file, not a PostgreSQL server.
     case hubIsNotAServer(target: String)
-    /// The standby that pulls may read (``AppDatabase/Options/standbyTarget``) is a file,
+    /// The standby that pulls may read (the hub options' `standbyTarget`) is a file,
     /// not a PostgreSQL server.
     case standbyIsNotAServer(target: String)
     /// The device syncs one account; another was asked for.

@@ -21,12 +21,18 @@ package protocol SyncBookmarkFields {
 
 /// Makes bookmarks what their merged fields say, the same way on a device and on the hub,
 /// through the engine's bookmark repository (whose rules place, order and index them).
-struct SyncBookmarkRebuild {
+package struct SyncBookmarkRebuild {
     let bookmarks: any BookmarkRepository
     let fields: any SyncBookmarkFields
 
+    /// A rebuild through `bookmarks`, from the merged `fields`.
+    package init(bookmarks: any BookmarkRepository, fields: any SyncBookmarkFields) {
+        self.bookmarks = bookmarks
+        self.fields = fields
+    }
+
     /// Makes the bookmark what its merged fields and tags say.
-    func rebuild(kind: String, itemID: String) throws {
+    package func rebuild(kind: String, itemID: String) throws {
         let repository = bookmarks
         let merged = try fields.bookmarkFields(kind: kind, itemID: itemID)
         let existing = try repository.bookmark(kind: kind, itemID: itemID)
@@ -71,7 +77,7 @@ struct SyncBookmarkRebuild {
     }
 
     /// Orders a kind's bookmarks by their merged positions (ties by item id), densely.
-    func renumber(kind: String) throws {
+    package func renumber(kind: String) throws {
         let repository = bookmarks
         let positions = try fields.bookmarkPositions(kind: kind)
         let ordered = try repository.list(BookmarkQuery(kind: kind)).map { bookmark in

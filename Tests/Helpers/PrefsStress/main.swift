@@ -18,6 +18,7 @@
 // Exit: 0 done, 1 a value read back wrong, 64 usage, 70 any other error.
 import Foundation
 import PrefsKit
+import PrefsPostgreSQL
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[4]) else {
@@ -35,10 +36,13 @@ func fail(_ message: String, _ code: Int32) -> Never {
 let store: PreferenceStore
 do {
     // On a server, the account of PREFS_ACCOUNT (a service role must name one).
-    var options = AppDatabase.Options()
+    var options = PostgreSQLOptions()
     options.account = ProcessInfo.processInfo.environment["PREFS_ACCOUNT"]
     options.isReadOnly = mode == "failed-write"
-    store = PreferenceStore(database: try AppDatabase(path: path, options: options))
+    store = PreferenceStore(
+        database: AppDatabase.isConnectionString(path)
+            ? try AppDatabase.postgreSQL(path, options: options)
+            : try AppDatabase(path: path, options: options.database))
 } catch  where error == .busy(path: path) {
     fail("\(error)", 75)
 } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -25,10 +26,11 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// installed this fails, naming the package to install.
     static let postgres = ContractEngine(name: "PostgreSQL") { folder, options in
         let server = try PostgresServer.start()
-        var options = options
-        options.account = "contract"
-        return try AppDatabase(
-            path: server.target(database: try database(of: server, in: folder)), options: options)
+        var serverOptions = PostgreSQLOptions()
+        serverOptions.database = options
+        serverOptions.account = "contract"
+        return try AppDatabase.postgreSQL(
+            server.target(database: try database(of: server, in: folder)), options: serverOptions)
     }
 
     /// The same, through PgBouncer in transaction pooling (three server connections for
@@ -43,11 +45,13 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
         let pooler = try PgBouncer.start()
         let server = try PostgresServer.start()
         let database = try database(of: server, in: folder)
-        var options = options
-        options.account = "contract"
-        options.isBehindTransactionPooler = true
-        options.notificationTarget = server.target(database: database)
-        return try AppDatabase(path: pooler.target(database: database), options: options)
+        var serverOptions = PostgreSQLOptions()
+        serverOptions.database = options
+        serverOptions.account = "contract"
+        serverOptions.isBehindTransactionPooler = true
+        serverOptions.notificationTarget = server.target(database: database)
+        return try AppDatabase.postgreSQL(
+            pooler.target(database: database), options: serverOptions)
     }
 
     /// The folder's database on the server, made on its first open (its name kept in the

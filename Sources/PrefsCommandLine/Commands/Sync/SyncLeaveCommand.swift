@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsPostgreSQL
 
 /// `prefs sync leave`: turns sync off; the data stays.
 struct SyncLeaveCommand: RunnableCommand {

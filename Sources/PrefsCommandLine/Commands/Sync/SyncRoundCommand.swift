@@ -1,5 +1,6 @@
 import Dispatch
 import PrefsKit
+import PrefsPostgreSQL
 
 #if canImport(Glibc)
     import Glibc

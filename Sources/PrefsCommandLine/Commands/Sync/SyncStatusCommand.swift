@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsPostgreSQL
 
 /// `prefs sync status`: the device's sync state, read from the file alone.
 struct SyncStatusCommand: RunnableCommand {

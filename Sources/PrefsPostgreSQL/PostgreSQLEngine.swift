@@ -1,0 +1,347 @@
+internal import PostgresCore
+import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The PostgreSQL engine: one libpq connection acting for one account, its repositories, and
+/// what only PostgreSQL knows (`LISTEN`/`NOTIFY` as the commit token, SQLSTATEs, row-level
+/// security).
+///
+/// Made by ``open(target:options:)``, which migrates the schema of
+/// `Migrations/postgres/` and listens on the account's channel.
+final class PostgreSQLEngine: StorageEngine {
+    let connection: PGConnection
+    /// The connection string with its password replaced by `***`.
+    let target: String
+    /// The account every row read or written belongs to.
+    let account: String
+    let isEmpty = false
+    let preferenceRepository: PostgreSQLPreferenceRepository
+    let selectionRepository: PostgreSQLSelectionRepository
+    let bookmarkRepository: PostgreSQLBookmarkRepository
+    /// Whether this connection saw the account's sync stamping on (``SyncHub``).
+    var isSyncStarted = false
+    /// Notifications received so far: the commit token.
+    private var notificationCount: Int64 = 0
+    /// The session settings, set again after a reconnection.
+    private let session: Session
+
+    /// Behind a transaction pooler: the session of its own (straight to the server) that
+    /// listens for the account's notifications; nil where the connection itself listens.
+    let listener: PGConnection?
+
+    /// Opened read-only (``PrefsKit/AppDatabase/Options/isReadOnly``): a standby may serve it.
+    let isReadOnly: Bool
+
+    init(
+        connection: PGConnection, session: Session, listener: PGConnection? = nil,
+        isReadOnly: Bool = false
+    ) {
+        self.connection = connection
+        self.isReadOnly = isReadOnly
+        self.listener = listener
+        self.target = connection.redactedTarget
+        self.account = session.account
+        self.channel = session.channel
+        self.session = session
+        preferenceRepository = PostgreSQLPreferenceRepository(
+            connection: connection, account: account)
+        selectionRepository = PostgreSQLSelectionRepository(
+            connection: connection, account: account)
+        bookmarkRepository = PostgreSQLBookmarkRepository(
+            connection: connection, account: account)
+    }
+
+    var preferences: any PreferenceRepository { preferenceRepository }
+    var selections: any SelectionRepository { selectionRepository }
+    var bookmarks: any BookmarkRepository { bookmarkRepository }
+
+    var isInTransaction: Bool { connection.isInTransaction }
+
+    /// The channel the schema's trigger notifies at each commit of the account's
+    /// preferences: a random token of the account's, which other accounts cannot read.
+    let channel: String
+
+    /// How many times a transaction runs again after a serialization failure or a deadlock
+    /// before the error goes up (as ``DatabaseError/busy(path:)``, exit 75).
+    static let retryLimit = 5
+    /// Transactions run again so far on this connection (for tests and the curious).
+    private(set) var retryCount = 0
+
+    /// Runs the closure in one transaction. A serialization failure or a deadlock, the
+    /// server's way of saying that another transaction got in the way, rolls back and runs
+    /// the whole closure again (up to ``retryLimit`` times, after 2, 4, 8... ms with some
+    /// jitter), so a closure must not act outside the database. The history rows after
+    /// `changeID` are read in the commit's round trip (libpq's pipeline mode).
+    func writeTransaction<T>(
+        readingChangesAfter changeID: Int64, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+        try retrying { try runTransaction(readingChangesAfter: changeID, body) }
+    }
+
+    /// Runs the closure in one transaction with a plain commit, retried as
+    /// ``writeTransaction(readingChangesAfter:_:)`` is (the hub's work for sync).
+    ///
+    /// `snapshot`: one repeatable-read, read-only snapshot for the whole closure, said in
+    /// the `BEGIN` itself (behind a pooler, the statement after it sets the account).
+    func transaction<T>(snapshot: Bool = false, _ body: () throws -> T) throws -> T {
+        try retrying {
+            try reconnectIfNeeded()
+            if snapshot {
+                try connection.execute(
+                    prepared: "begin_snapshot",
+                    "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            } else if isReadOnly {
+                try connection.execute(prepared: "begin", "BEGIN")
+            } else {
+                // Said, not inherited: a session's default_transaction_read_only (which an
+                // earlier client of a pooled connection may have left) changes nothing.
+                try connection.execute(prepared: "begin_read_write", "BEGIN READ WRITE")
+            }
+            do {
+                let value = try body()
+                try connection.execute(prepared: "commit", "COMMIT")
+                return value
+            } catch {
+                if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// Runs the attempt again after a serialization failure or a deadlock, up to
+    /// ``retryLimit`` times, after 2, 4, 8... ms with some jitter.
+    private func retrying<T>(_ run: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try run()
+            } catch  where Self.isRetryable(error) && attempt < Self.retryLimit {
+                attempt += 1
+                retryCount += 1
+                let pause = (1 << attempt) * 1000
+                usleep(UInt32(pause + Int.random(in: 0...pause)))
+            }
+        }
+    }
+
+    /// A serialization failure or a deadlock, as the server reported it or as a store
+    /// inside the transaction translated it (this engine's `busy` means nothing else).
+    private static func isRetryable(_ error: any Error) -> Bool {
+        if let error = error as? PGError { return error.isRetryable }
+        if case .busy = error as? DatabaseError { return true }
+        return false
+    }
+
+    private func runTransaction<T>(
+        readingChangesAfter changeID: Int64, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+        try reconnectIfNeeded()
+        // Sent with the first statement that needs an answer, or with the commit: a set
+        // is BEGIN, its statement, COMMIT and the history read, in one round trip.
+        if isReadOnly {
+            connection.queue(prepared: "begin", "BEGIN")
+        } else {
+            connection.queue(prepared: "begin_read_write", "BEGIN READ WRITE")
+        }
+        let value: T
+        let read: Result<PGResult, PGError>
+        do {
+            value = try body()
+            let (name, sql, parameters) = preferenceRepository.changesStatement(
+                after: changeID)
+            read = try connection.commit(
+                prepared: "commit", thenExecute: name, sql, parameters)
+        } catch {
+            connection.discardQueuedStatements()
+            if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+            // A queued statement's check failed (a set refused by the declared type).
+            throw connection.takeQueuedCheckFailure() ?? error
+        }
+        return (
+            value,
+            read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
+        )
+    }
+
+    /// The server's write-ahead log and dead rows are its own: `VACUUM` frees them.
+    func checkpointAndTruncate() throws {}
+
+    func nestedTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.execute("SAVEPOINT prefs_savepoint")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            _ = try? connection.execute("ROLLBACK TO SAVEPOINT prefs_savepoint")
+            _ = try? connection.execute("RELEASE SAVEPOINT prefs_savepoint")
+            throw error
+        }
+        try connection.execute("RELEASE SAVEPOINT prefs_savepoint")
+        return result
+    }
+
+    func commitToken() throws -> Int64 {
+        try reconnectIfNeeded()
+        return notificationCount
+    }
+
+    /// The token first: a commit between the two readings is then already among the rows,
+    /// never missed.
+    func changeFeedStart() throws -> (token: Int64, changeID: Int64) {
+        (try commitToken(), try preferenceRepository.latestChangeID())
+    }
+
+    /// Notifications arrive on the connection's socket, which the lock holder reads: taken
+    /// up when the token is read, every 20 ms while anyone observes.
+    var changeSignal: ChangeSignal {
+        .polling(milliseconds: 20, reason: "LISTEN/NOTIFY, taken up every 20 ms")
+    }
+
+    /// After the server went away: connects again, acts for the account and listens again.
+    /// The token moves, so the change feed catches up from the history and nothing is missed.
+    /// Reads what is waiting on the socket first (notifications kept), so that a server
+    /// that went away while the connection was idle is noticed here and not by the next
+    /// statement.
+    func reconnectIfNeeded() throws {
+        if let listener {
+            if listener.isConnected,
+                let count = try? listener.takeNotifications(ignoring: session.writer)
+            {
+                notificationCount += Int64(count)
+            }
+        } else if connection.isConnected, !connection.isInTransaction,
+            let count = try? connection.takeNotifications(ignoring: session.writer)
+        {
+            notificationCount += Int64(count)
+        }
+        let listenerLost = listener.map { !$0.isConnected } ?? false
+        guard !connection.isConnected || listenerLost else { return }
+        if !connection.isConnected { try connection.reconnect() }
+        if listenerLost { try listener?.reconnect() }
+        _ = try Self.prepareSession(
+            connection, account: account, timeouts: session.timeouts,
+            writer: session.writer, listener: listener)
+        notificationCount += 1
+    }
+
+    /// What a session was prepared with: the account it acts for, its channel, and its
+    /// timeouts.
+    struct Session {
+        let account: String
+        let channel: String
+        let timeouts: (lock: Int, statement: Int)
+        /// The store's name in its transactions (`prefs.writer`), its notifications'
+        /// payload.
+        let writer: String
+    }
+
+    /// Sets the session's timeouts, acts for the account and listens on its channel.
+    ///
+    /// A service role (a member of `prefs_service`) must name the account it acts for; any
+    /// other role acts for its own account only, and naming another is refused, as is a
+    /// group role (`SET ROLE prefs_account`), which is no account.
+    ///
+    /// - Parameter account: The account asked for; nil for the role's own.
+    /// - Throws: ``DatabaseError/permissionDenied(path:detail:)`` for the refusals above.
+    static func prepareSession(
+        _ connection: PGConnection, account: String?, timeouts: (lock: Int, statement: Int),
+        writer: String, listener: PGConnection? = nil
+    ) throws -> Session {
+        // Behind a transaction pooler the prelude sets these in every transaction instead.
+        if connection.transactionPrelude == nil {
+            try connection.execute(
+                """
+                SELECT set_config('lock_timeout', $1, false),
+                    set_config('statement_timeout', $2, false),
+                    set_config('prefs.account', $3, false),
+                    set_config('prefs.writer', $4, false)
+                """,
+                [String(timeouts.lock), String(timeouts.statement), account ?? "", writer])
+        }
+        let who = try connection.execute(
+            """
+            SELECT prefs_current_account(), current_user::text,
+                pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery(),
+                (SELECT channel FROM prefs_account_state
+                    WHERE account = prefs_current_account())
+            """)
+        let role = who.text(row: 0, column: 1) ?? ""
+        let isService = who.bool(row: 0, column: 2) == true
+        if isService, account == nil {
+            throw DatabaseError.permissionDenied(
+                path: connection.redactedTarget,
+                detail:
+                    "the role '\(role)' acts for other accounts; name the account"
+                    + " (--account or PREFS_ACCOUNT)")
+        }
+        if !isService, let account, account != role {
+            throw DatabaseError.permissionDenied(
+                path: connection.redactedTarget,
+                detail: "the role '\(role)' may act only for its own account, not '\(account)'")
+        }
+        guard let acting = who.text(row: 0, column: 0) else {
+            throw DatabaseError.permissionDenied(
+                path: connection.redactedTarget,
+                detail: "the role '\(role)' is a group role, not an account")
+        }
+        // A standby takes no write and no LISTEN: its store reads, and is told of no
+        // commit (the primary's notifications do not reach it).
+        if who.bool(row: 0, column: 3) == true {
+            return Session(
+                account: acting, channel: who.text(row: 0, column: 4) ?? "", timeouts: timeouts,
+                writer: writer)
+        }
+        if let channel = who.text(row: 0, column: 4) {
+            // The usual case: the account has its channel; no write transaction.
+            try listen(on: channel, connection: connection, listener: listener)
+            return Session(
+                account: acting, channel: channel, timeouts: timeouts, writer: writer)
+        }
+        // Made on first need, also by a read-only session (behind a pooler, whose prelude
+        // makes each transaction of a read-only store read-only, without that part here).
+        let prelude = connection.transactionPrelude
+        defer { connection.transactionPrelude = prelude }
+        if let prelude, prelude.parameters.count == 6 {
+            // The same prelude, the transaction not made read-only.
+            connection.transactionPrelude = (
+                prelude.sql, Array(prelude.parameters.prefix(5)) + ["off"]
+            )
+        }
+        try connection.execute("BEGIN READ WRITE")
+        let channel: String
+        do {
+            channel =
+                try connection.execute("SELECT prefs_account_channel()")
+                .text(row: 0, column: 0) ?? ""
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+        try listen(on: channel, connection: connection, listener: listener)
+        return Session(account: acting, channel: channel, timeouts: timeouts, writer: writer)
+    }
+
+    /// Behind a transaction pooler, LISTEN would hold on to no session: it goes to the
+    /// listener, a connection of its own, or nowhere.
+    private static func listen(
+        on channel: String, connection: PGConnection, listener: PGConnection?
+    ) throws {
+        if let listener {
+            try listener.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+        } else if connection.transactionPrelude == nil {
+            try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+        }
+    }
+}

@@ -1,0 +1,332 @@
+internal import PostgresCore
+import PrefsKit
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The PostgreSQL implementation of ``PreferenceRepository`` over the tables of
+/// `Migrations/postgres/0001_schema.sql`, for one account. History is written by the
+/// schema's trigger, as in the SQLite engine.
+final class PostgreSQLPreferenceRepository: PreferenceRepository {
+    let connection: PGConnection
+    let account: String
+
+    init(connection: PGConnection, account: String) {
+        self.connection = connection
+        self.account = account
+    }
+
+    func value(suite: String, key: String) throws -> PreferenceValue? {
+        let result = try connection.execute(
+            prepared: "preference_value",
+            "SELECT type, value, bytes FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+            [account, suite, key])
+        guard result.rowCount > 0 else { return nil }
+        return PreferenceValue(
+            postgresType: result.text(row: 0, column: 0), value: result.text(row: 0, column: 1),
+            bytes: result.bytes(row: 0, column: 2))
+    }
+
+    func setValue(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws {
+        let columns = value.postgresColumns
+        try connection.execute(
+            prepared: "preference_set",
+            """
+            INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
+                value_version)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            ON CONFLICT (account, suite, key) DO UPDATE
+            SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                updated_at = excluded.updated_at, value_version = excluded.value_version
+            -- The value already stored is no change: no time moves, no one is told.
+            WHERE (preference.type, preference.value, preference.bytes,
+                    preference.value_version)
+                IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
+                    excluded.value_version)
+            """,
+            [
+                account, suite, key, value.type.rawValue, columns.value, columns.bytes,
+                PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
+            ])
+    }
+
+    /// One statement, one round trip: the declaration is read in it, and the row is
+    /// written only when no declaration of another type stands in the way.
+    func setValueUnlessDeclaredOtherwise(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws {
+        let columns = value.postgresColumns
+        let sql = """
+            WITH declared AS (
+                SELECT type FROM preference_declaration
+                WHERE account = $1 AND suite = $2 AND key = $3 AND type <> $4::text
+            ), stored AS (
+                INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
+                    value_version)
+                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea,
+                    $7::double precision, $8::integer
+                WHERE NOT EXISTS (SELECT 1 FROM declared)
+                ON CONFLICT (account, suite, key) DO UPDATE
+                SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                    updated_at = excluded.updated_at, value_version = excluded.value_version
+                WHERE (preference.type, preference.value, preference.bytes,
+                        preference.value_version)
+                    IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
+                        excluded.value_version)
+                RETURNING 1
+            )
+            SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)
+            """
+        let parameters = [
+            account, suite, key, value.type.rawValue, columns.value, columns.bytes,
+            PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
+        ]
+        let given = value.type
+        // A mismatch stores nothing, so the check may come after the commit.
+        let mismatch = { (result: PGResult) -> (any Error)? in
+            guard let declared = result.text(row: 0, column: 0) else { return nil }
+            // The declaration's CHECK allows only known types.
+            guard let type = PreferenceType(rawValue: declared) else {
+                return DatabaseError.internalError(
+                    "'\(key)' is declared with an unknown type '\(declared)'")
+            }
+            return PreferenceError.typeMismatch(key: key, declared: type, given: given)
+        }
+        // First in a write transaction (its BEGIN not yet sent): it goes with the BEGIN
+        // and the COMMIT, in one round trip.
+        if connection.hasQueuedStatements {
+            connection.queue(
+                prepared: "preference_set_checked", sql, parameters, check: mismatch)
+        } else if let failure = mismatch(
+            try connection.execute(prepared: "preference_set_checked", sql, parameters))
+        {
+            throw failure
+        }
+    }
+
+    func valueVersion(suite: String, key: String) throws -> Int? {
+        let result = try connection.execute(
+            prepared: "preference_value_version",
+            "SELECT value_version FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+            [account, suite, key])
+        return result.rowCount > 0 ? result.text(row: 0, column: 0).flatMap { Int($0) } : nil
+    }
+
+    @discardableResult
+    func removeValue(suite: String, key: String) throws -> Bool {
+        try connection.execute(
+            prepared: "preference_remove",
+            "DELETE FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+            [account, suite, key]
+        ).affectedRows > 0
+    }
+
+    @discardableResult
+    func removeAll(suite: String) throws -> Int {
+        try connection.execute(
+            "DELETE FROM preference WHERE account = $1 AND suite = $2", [account, suite]
+        ).affectedRows
+    }
+
+    func entries(suite: String) throws -> [(key: String, value: PreferenceValue)] {
+        let result = try connection.execute(
+            prepared: "preference_entries",
+            """
+            SELECT key, type, value, bytes FROM preference WHERE account = $1 AND suite = $2
+            ORDER BY key COLLATE "C"
+            """,
+            [account, suite])
+        var values: [(key: String, value: PreferenceValue)] = []
+        for row in 0..<result.rowCount {
+            if let key = result.text(row: row, column: 0),
+                let value = PreferenceValue(
+                    postgresType: result.text(row: row, column: 1),
+                    value: result.text(row: row, column: 2),
+                    bytes: result.bytes(row: row, column: 3))
+            {
+                values.append((key, value))
+            }
+        }
+        return values
+    }
+
+    func suites() throws -> [String] {
+        let result = try connection.execute(
+            """
+            SELECT suite FROM (
+                SELECT suite FROM preference WHERE account = $1
+                UNION SELECT suite FROM preference_declaration WHERE account = $1
+            ) AS suites ORDER BY suite COLLATE "C"
+            """, [account])
+        return (0..<result.rowCount).compactMap { result.text(row: $0, column: 0) }
+    }
+
+    func declare(_ declaration: PreferenceDeclaration, suite: String) throws {
+        let columns = declaration.defaultValue?.postgresColumns
+        try connection.execute(
+            """
+            INSERT INTO preference_declaration
+                (account, suite, key, type, default_value, default_bytes, description,
+                    device_local)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            ON CONFLICT (account, suite, key) DO UPDATE
+            SET type = excluded.type, default_value = excluded.default_value,
+                default_bytes = excluded.default_bytes, description = excluded.description,
+                device_local = excluded.device_local
+            """,
+            [
+                account, suite, declaration.key, declaration.type.rawValue,
+                columns?.value ?? nil,
+                columns?.bytes ?? nil, declaration.description,
+                declaration.isDeviceLocal ? "true" : "false",
+            ])
+    }
+
+    func declaredType(suite: String, key: String) throws -> PreferenceType? {
+        let result = try connection.execute(
+            prepared: "preference_declared_type",
+            """
+            SELECT type FROM preference_declaration
+            WHERE account = $1 AND suite = $2 AND key = $3
+            """, [account, suite, key])
+        return result.rowCount > 0
+            ? result.text(row: 0, column: 0).flatMap(PreferenceType.init(rawValue:)) : nil
+    }
+
+    func declarations(suite: String) throws -> [PreferenceDeclaration] {
+        let result = try connection.execute(
+            """
+            SELECT key, type, default_value, default_bytes, description, device_local
+            FROM preference_declaration
+            WHERE account = $1 AND suite = $2 ORDER BY key COLLATE "C"
+            """, [account, suite])
+        return (0..<result.rowCount).compactMap { row in
+            guard let key = result.text(row: row, column: 0),
+                let typeName = result.text(row: row, column: 1),
+                let type = PreferenceType(rawValue: typeName)
+            else { return nil }
+            return PreferenceDeclaration(
+                key: key, type: type,
+                defaultValue: PreferenceValue(
+                    postgresType: typeName, value: result.text(row: row, column: 2),
+                    bytes: result.bytes(row: row, column: 3)),
+                description: result.text(row: row, column: 4),
+                isDeviceLocal: result.text(row: row, column: 5) == "t")
+        }
+    }
+
+    private static let changeColumns = """
+        id, suite, key, type, value, bytes, old_type, old_value, old_bytes, changed_at
+        """
+
+    func history(suite: String, key: String?, limit: Int) throws -> [PreferenceChange] {
+        let result: PGResult
+        if let key {
+            result = try connection.execute(
+                """
+                SELECT \(Self.changeColumns) FROM preference_history
+                WHERE account = $1 AND suite = $2 AND key = $3 ORDER BY id DESC LIMIT $4
+                """, [account, suite, key, String(max(0, limit))])
+        } else {
+            result = try connection.execute(
+                """
+                SELECT \(Self.changeColumns) FROM preference_history
+                WHERE account = $1 AND suite = $2 ORDER BY id DESC LIMIT $3
+                """, [account, suite, String(max(0, limit))])
+        }
+        return Self.changes(result)
+    }
+
+    func changes(after id: Int64) throws -> [PreferenceChange] {
+        let (name, sql, parameters) = changesStatement(after: id)
+        return Self.changes(try connection.execute(prepared: name, sql, parameters))
+    }
+
+    /// The statement of ``changes(after:)``, for the engine to run it after a commit in
+    /// the same round trip; ``changes(_:)`` reads its result.
+    func changesStatement(after id: Int64) -> (name: String, sql: String, [String?]) {
+        (
+            "preference_changes_after",
+            """
+            SELECT \(Self.changeColumns) FROM preference_history
+            WHERE account = $1 AND id > $2 ORDER BY id
+            """, [account, String(id)]
+        )
+    }
+
+    func latestChangeID() throws -> Int64 {
+        let result = try connection.execute(
+            "SELECT max(id) FROM preference_history WHERE account = $1", [account])
+        return result.integer(row: 0, column: 0) ?? 0
+    }
+
+    func historyLimit() throws -> Int {
+        let result = try connection.execute(
+            "SELECT history_limit FROM prefs_account_state WHERE account = $1", [account])
+        return result.rowCount > 0 ? Int(result.integer(row: 0, column: 0) ?? 10_000) : 10_000
+    }
+
+    func forgetHistory(suite: String, key: String) throws -> Int {
+        let dropped = try connection.execute(
+            """
+            DELETE FROM preference_history WHERE account = $1 AND suite = $2 AND key = $3
+                AND id < (SELECT max(id) FROM preference_history
+                    WHERE account = $1 AND suite = $2 AND key = $3)
+            """, [account, suite, key])
+        try connection.execute(
+            """
+            UPDATE preference_history
+            SET type = NULL, value = NULL, bytes = NULL, old_type = NULL, old_value = NULL,
+                old_bytes = NULL
+            WHERE account = $1 AND suite = $2 AND key = $3
+            """, [account, suite, key])
+        return dropped.affectedRows
+    }
+
+    func setHistoryLimit(_ limit: Int) throws {
+        // The account's lock, which every writer of its history takes (held to the
+        // commit): no id is given while the rows are dropped.
+        try connection.execute(
+            "SELECT pg_advisory_xact_lock(prefs_sync_lock_key($1))",
+            [account])
+        try connection.execute(
+            """
+            INSERT INTO prefs_account_state (account, history_limit) VALUES ($1, $2)
+            ON CONFLICT (account) DO UPDATE SET history_limit = excluded.history_limit,
+                -- The newest id given, kept where the next one is taken from when the
+                -- rows below are all dropped (Migrations/postgres/0010_hub_is_the_store.sql):
+                -- an id is never given twice.
+                last_change = greatest(prefs_account_state.last_change, (
+                    SELECT coalesce(max(id), 0) FROM preference_history WHERE account = $1))
+            """, [account, String(limit)])
+        try connection.execute(
+            """
+            DELETE FROM preference_history WHERE account = $1
+                AND id <= (SELECT max(id) FROM preference_history WHERE account = $1) - $2
+            """, [account, String(limit)])
+    }
+
+    static func changes(_ result: PGResult) -> [PreferenceChange] {
+        (0..<result.rowCount).map { row in
+            PreferenceChange(
+                id: result.integer(row: row, column: 0) ?? 0,
+                suite: result.text(row: row, column: 1) ?? "",
+                key: result.text(row: row, column: 2) ?? "",
+                value: PreferenceValue(
+                    postgresType: result.text(row: row, column: 3),
+                    value: result.text(row: row, column: 4),
+                    bytes: result.bytes(row: row, column: 5)),
+                oldValue: PreferenceValue(
+                    postgresType: result.text(row: row, column: 6),
+                    value: result.text(row: row, column: 7),
+                    bytes: result.bytes(row: row, column: 8)),
+                changedAt: Date(
+                    timeIntervalSinceReferenceDate: result.double(row: row, column: 9) ?? 0))
+        }
+    }
+}
