@@ -19,6 +19,9 @@ extension PostgreSQLEngine {
     static func open(target: String, options: PostgreSQLOptions) throws(DatabaseError)
         -> PostgreSQLEngine
     {
+        if !LibPQ.isBuiltIn, let reason = LibPQ.loadFailure {
+            throw .unsupported(reason.prefix(1).uppercased() + reason.dropFirst())
+        }
         if let reason = LibPQ.loadFailure {
             throw .unsupported(
                 "PostgreSQL's client library could not be loaded (\(reason)); install libpq"

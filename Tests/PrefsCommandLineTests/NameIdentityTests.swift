@@ -26,6 +26,7 @@ import Testing
         db = folder.path("prefs.sqlite")
     }
 
+    @discardableResult
     func run(_ arguments: [String], on database: String? = nil) throws -> ProcessOutput {
         let result = try runPrefs(["--db", database ?? db] + arguments)
         #expect(result.status == 0, "\(arguments): \(result.stderr)")

@@ -134,10 +134,12 @@ public final class PgBouncer: @unchecked Sendable {
             }
             usleep(20_000)
         }
-        // Stopped with this process, however it ends.
+        // Stopped with this process, however it ends: asked first, then killed, so that a
+        // pooler that ignores SIGTERM does not outlive its folder.
         let watchdog = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
-            kill $(cat \(folder)/pgbouncer.pid) 2>/dev/null; sleep 0.2; rm -rf \(folder)
+            \(PostgresServer.stopScript(pidFile: folder + "/pgbouncer.pid", program: "pgbouncer"))
+            rm -rf \(folder)
             """
         _ = PostgresServer.spawn(["/bin/sh", "-c", watchdog])
     }

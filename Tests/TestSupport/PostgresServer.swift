@@ -104,10 +104,31 @@ public final class PostgresServer: @unchecked Sendable {
         let stop = asServerUser(binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "stop"])
         let script = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
-            \(stop.joined(separator: " ")) >/dev/null 2>&1
+            \(Self.stopScript(pidFile: data + "/postmaster.pid", program: "postgres", first: stop))
             rm -rf \(folder)
             """
         _ = Self.spawn(["/bin/sh", "-c", script])
+    }
+
+    /// Shell lines that stop the process of a pid file: `first` (a command that asks it to
+    /// stop), else SIGTERM; after 2 s, SIGKILL. The pid is read before anything is asked, and
+    /// killed only while its command is still `program`, so a number reused meanwhile is left
+    /// alone.
+    public static func stopScript(pidFile: String, program: String, first: [String]? = nil)
+        -> String
+    {
+        let ask = first.map { $0.joined(separator: " ") + " >/dev/null 2>&1" } ?? "kill -TERM $p"
+        return """
+            p=$(head -n 1 \(pidFile) 2>/dev/null)
+            if [ -n "$p" ]; then
+                \(ask)
+                i=0
+                while kill -0 "$p" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i+1)); done
+                case "$(ps -o args= -p "$p" 2>/dev/null)" in
+                    *\(program)*) kill -KILL "$p" 2>/dev/null ;;
+                esac
+            fi
+            """
     }
 
     /// The command line that runs a program as the server's user.

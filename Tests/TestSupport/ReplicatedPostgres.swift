@@ -163,14 +163,15 @@ public final class ReplicatedPostgres: @unchecked Sendable {
 
     private func startWatchdog() {
         let stops = [primarySocket, standbySocket].map { socket in
-            asServerCommand([
-                binaries + "/pg_ctl", "-D", socket + "/data", "-m", "immediate", "stop",
-            ])
-            .joined(separator: " ") + " >/dev/null 2>&1"
+            PostgresServer.stopScript(
+                pidFile: socket + "/data/postmaster.pid", program: "postgres",
+                first: asServerCommand([
+                    binaries + "/pg_ctl", "-D", socket + "/data", "-m", "immediate", "stop",
+                ]))
         }
         let script = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
-            \(stops.joined(separator: "; "))
+            \(stops.joined(separator: "\n"))
             rm -rf \(folder)
             """
         _ = PostgresServer.spawn(["/bin/sh", "-c", script])

@@ -1,5 +1,5 @@
 /// A command or a group of commands, as its parent lists it.
-protocol CommandNode {
+protocol CommandNode: SendableMetatype {
     /// The name typed on the command line; a computed literal (`{ "get" }`), not a stored
     /// static: a group lists every subcommand's name on each run, and each stored static
     /// would be initialised once, behind a lock, first.
