@@ -270,69 +270,38 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
     }
 
     func list(_ query: BookmarkQuery) throws -> [Bookmark] {
-        var sql = "SELECT \(Self.columns) FROM bookmark b"
-        var parameters = try filter(query, into: &sql)
-        let direction = query.isDescending ? "DESC" : "ASC"
-        switch query.sort {
-        case .position:
-            sql += " ORDER BY b.kind COLLATE \"C\" \(direction), b.position \(direction)"
-        case .created: sql += " ORDER BY b.created_at \(direction), b.id \(direction)"
-        case .title:
-            // ASCII letters folded, then bytes: SQLite's NOCASE, whatever the database's
-            // locale (lower() folds by the collation of what it is given).
-            sql +=
-                " ORDER BY lower(b.title COLLATE \"C\") COLLATE \"C\" \(direction),"
-                + " b.id \(direction)"
-        }
-        if let limit = query.limit {
-            parameters.append(String(limit))
-            sql += " LIMIT $\(parameters.count)"
-        }
-        if query.offset > 0 {
-            parameters.append(String(query.offset))
-            sql += " OFFSET $\(parameters.count)"
-        }
-        return try read(prepared: nil, sql, parameters)
+        let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
+        let (sql, values) = plan.listing(columns: Self.columns, dialect)
+        return try read(prepared: nil, sql, Self.parameters(values))
     }
 
     func count(_ query: BookmarkQuery) throws -> Int {
-        var sql = "SELECT count(*) FROM bookmark b"
-        let parameters = try filter(query, into: &sql)
-        return Int(try connection.execute(sql, parameters).integer(row: 0, column: 0) ?? 0)
+        let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
+        let (sql, values) = plan.counting(dialect)
+        return Int(
+            try connection.execute(sql, Self.parameters(values)).integer(row: 0, column: 0) ?? 0)
     }
 
-    /// Appends the WHERE clause of a query's filters (fixed text, values as parameters).
-    private func filter(_ query: BookmarkQuery, into sql: inout String) throws -> [String?] {
-        var parameters: [String?] = [account]
-        var conditions = ["b.account = $1"]
-        if let kind = query.kind {
-            parameters.append(kind)
-            conditions.append("b.kind = $\(parameters.count)")
-        }
-        if let category = query.category {
-            parameters.append(category)
-            conditions.append("b.category = $\(parameters.count)")
-        }
-        if let path = query.folder, !path.isEmpty {
-            // The folders of that path and everything under them; a one-name path also
-            // matches the category's folder, which has no row.
-            let ids = BookmarkFolderTree(try folders()).identifiers(under: path)
-            parameters.append("{" + ids.map(String.init).joined(separator: ",") + "}")
-            var condition = "(b.folder_id = ANY($\(parameters.count)::bigint[])"
-            if path.count == 1 {
-                parameters.append(path[0])
-                condition += " OR (b.folder_id IS NULL AND b.category = $\(parameters.count))"
+    /// How PostgreSQL spells a query's plan: the account first, a folder list as a bigint
+    /// array, kinds and titles in byte order with ASCII letters folded for titles (SQLite's
+    /// NOCASE, whatever the database's locale), and LIMIT NULL for "no limit".
+    private var dialect: BookmarkQueryPlan.Dialect {
+        BookmarkQueryPlan.Dialect(
+            placeholder: { "$\($0)" }, scope: (["b.account = $1"], [.text(account)]),
+            folderIn: { "b.folder_id = ANY(\($0)::bigint[])" },
+            idList: { "{" + $0.map(String.init).joined(separator: ",") + "}" },
+            tagJoin: "t.account = b.account AND ", kindOrder: "b.kind COLLATE \"C\"",
+            titleOrder: "lower(b.title COLLATE \"C\") COLLATE \"C\"", unlimited: .null)
+    }
+
+    private static func parameters(_ values: [BookmarkQueryPlan.Value]) -> [String?] {
+        values.map { value in
+            switch value {
+            case .text(let text): text
+            case .integer(let integer): String(integer)
+            case .null: nil
             }
-            conditions.append(condition + ")")
         }
-        if let tag = query.tag {
-            parameters.append(tag)
-            conditions.append(
-                "EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.account = b.account AND t.bookmark_id = b.id"
-                    + " AND t.tag = $\(parameters.count))")
-        }
-        sql += " WHERE " + conditions.joined(separator: " AND ")
-        return parameters
     }
 
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark] {

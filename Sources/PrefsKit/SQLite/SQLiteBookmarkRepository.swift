@@ -378,64 +378,39 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func list(_ query: BookmarkQuery) throws -> [Bookmark] {
-        var sql = "SELECT \(Self.columns) FROM bookmark b"
-        var arguments = try filter(query, into: &sql)
-        let direction = query.isDescending ? "DESC" : "ASC"
-        switch query.sort {
-        case .position: sql += " ORDER BY b.kind \(direction), b.position \(direction)"
-        case .created: sql += " ORDER BY b.created_at \(direction), b.id \(direction)"
-        case .title: sql += " ORDER BY b.title COLLATE NOCASE \(direction), b.id \(direction)"
-        }
-        // (No LIMIT clause when nothing limits the rows: one step less for each of them.)
-        if query.limit != nil || query.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments.values += [
-                .integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset)),
-            ]
-        }
-        return try read(try connection.cachedStatement(sql: sql), arguments, limit: query.limit)
+        let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
+        let (sql, values) = plan.listing(columns: Self.columns, Self.dialect)
+        return try read(
+            try connection.cachedStatement(sql: sql), Self.arguments(values), limit: query.limit)
     }
 
     func count(_ query: BookmarkQuery) throws -> Int {
-        var sql = "SELECT count(*) FROM bookmark b"
-        let arguments = try filter(query, into: &sql)
+        let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
+        let (sql, values) = plan.counting(Self.dialect)
         let statement = try connection.cachedStatement(sql: sql)
-        try statement.bind(arguments)
+        try statement.bind(Self.arguments(values))
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return Int(statement.int64(at: 0))
     }
 
-    /// Appends the WHERE clause of a query's filters (fixed text, values bound).
-    private func filter(_ query: BookmarkQuery, into sql: inout String) throws -> StatementArguments
-    {
-        var conditions: [String] = []
-        var arguments = StatementArguments([])
-        if let kind = query.kind {
-            conditions.append("b.kind = ?")
-            arguments.values.append(.text(kind))
-        }
-        if let category = query.category {
-            conditions.append("b.category = ?")
-            arguments.values.append(.text(category))
-        }
-        if let path = query.folder, !path.isEmpty {
-            // The folders of that path and everything under them, as a JSON array of ids;
-            // a one-name path also matches the category's folder, which has no row.
-            let ids = try folderTree().identifiers(under: path)
-            let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
-            conditions.append(
-                "(b.folder_id IN (SELECT value FROM json_each(?))"
-                    + " OR (b.folder_id IS NULL AND b.category = ? AND ?))")
-            arguments.values += [.text(list), .text(path[0]), .integer(path.count == 1 ? 1 : 0)]
-        }
-        if let tag = query.tag {
-            conditions.append(
-                "EXISTS (SELECT 1 FROM bookmark_tag t WHERE t.bookmark_id = b.id AND t.tag = ?)")
-            arguments.values.append(.text(tag))
-        }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        return arguments
+    /// How SQLite spells a query's plan: a folder list as a JSON array read by `json_each`,
+    /// titles by `NOCASE` (ASCII letters folded), and LIMIT -1 for "no limit".
+    private static let dialect = BookmarkQueryPlan.Dialect(
+        placeholder: { _ in "?" }, scope: ([], []),
+        folderIn: { "b.folder_id IN (SELECT value FROM json_each(\($0)))" },
+        idList: { "[" + $0.map(String.init).joined(separator: ",") + "]" }, tagJoin: "",
+        kindOrder: "b.kind", titleOrder: "b.title COLLATE NOCASE", unlimited: .integer(-1))
+
+    private static func arguments(_ values: [BookmarkQueryPlan.Value]) -> StatementArguments {
+        StatementArguments(
+            values.map { value -> SQLiteValue in
+                switch value {
+                case .text(let text): .text(text)
+                case .integer(let integer): .integer(integer)
+                case .null: .null
+                }
+            })
     }
 
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark] {

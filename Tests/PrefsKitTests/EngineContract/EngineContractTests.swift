@@ -75,6 +75,86 @@ import Testing
         #expect(try bookmarks.search("trip", limit: 10, offset: Int.max).isEmpty)
     }
 
+    /// Every filter, order and page of a listing means what the reference below says, on
+    /// every engine: the plan of a query is decided once above the engines
+    /// (`Storage/BookmarkQueryPlan.swift`), and each only renders it. The grid: each filter
+    /// on or off (a one-name folder path covers the category's folder, which has no row),
+    /// every sort both ways, with and without a page.
+    @Test(arguments: ContractEngine.all)
+    func everyFilterOrderAndPageMeansWhatTheReferenceSays(engine: ContractEngine) throws {
+        let (database, _) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        let titles = ["beta", "Alpha", "alpha", "Gamma", "_under", "delta", "Beta", "éclair"]
+        for (index, title) in titles.enumerated() {
+            try bookmarks.add(
+                BookmarkDraft(
+                    kind: index % 3 == 0 ? "trip" : "movie", itemID: "i\(index)", title: title,
+                    category: index % 2 == 0 ? "Europe" : nil,
+                    folder: index % 4 == 1 ? ["Europe", "South"] : nil,
+                    tags: index % 3 == 1 ? ["seen"] : []))
+        }
+        let all = try bookmarks.list()
+        #expect(all.count == titles.count)
+        func titleKey(_ title: String) -> [UInt8] {
+            title.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }
+        }
+        func reference(_ query: BookmarkQuery) -> [String] {
+            var rows = all.filter { bookmark in
+                (query.kind.map { bookmark.kind == $0 } ?? true)
+                    && (query.category.map { bookmark.category == $0 } ?? true)
+                    && (query.folder.map { Array(bookmark.folder.prefix($0.count)) == $0 } ?? true)
+                    && (query.tag.map { bookmark.tags.contains($0) } ?? true)
+            }
+            rows.sort { a, b in
+                switch query.sort {
+                case .position:
+                    a.kind != b.kind
+                        ? a.kind.utf8.lexicographicallyPrecedes(b.kind.utf8)
+                        : a.position < b.position
+                case .created: a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id
+                case .title:
+                    titleKey(a.title) != titleKey(b.title)
+                        ? titleKey(a.title).lexicographicallyPrecedes(titleKey(b.title))
+                        : a.id < b.id
+                }
+            }
+            if query.isDescending { rows.reverse() }
+            let page = rows.dropFirst(query.offset)
+            return (query.limit.map { Array(page.prefix($0)) } ?? Array(page)).map(\.itemID)
+        }
+        var checked = 0
+        for kind in [nil, "trip"] as [String?] {
+            for category in [nil, "Europe"] as [String?] {
+                for path in [nil, ["Europe"], ["Europe", "South"]] as [[String]?] {
+                    for tag in [nil, "seen"] as [String?] {
+                        for sort in BookmarkQuery.Sort.allCases {
+                            for isDescending in [false, true] {
+                                for (limit, offset) in [(nil, 0), (2, 1), (nil, 3)] as [(Int?, Int)]
+                                {
+                                    let query = BookmarkQuery(
+                                        kind: kind, category: category, folder: path, tag: tag,
+                                        sort: sort, isDescending: isDescending, limit: limit,
+                                        offset: offset)
+                                    #expect(
+                                        try bookmarks.list(query).map(\.itemID)
+                                            == reference(query), "\(query)")
+                                    var unpaged = query
+                                    unpaged.limit = nil
+                                    unpaged.offset = 0
+                                    #expect(
+                                        try bookmarks.count(query) == reference(unpaged).count,
+                                        "\(query)")
+                                    checked += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 432)
+    }
+
     /// A write of the value already stored, of any type, is no change on any engine: no
     /// history row, and no observer of the value is told.
     @Test(arguments: ContractEngine.all)
