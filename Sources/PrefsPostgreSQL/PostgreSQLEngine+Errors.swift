@@ -15,19 +15,28 @@ extension PostgreSQLEngine {
         switch error {
         case let error as DatabaseError: return error
         case let error as PGError:
-            if error.isPermissionDenied {
-                let acting = account.map { " acting for account '\($0)'" } ?? ""
-                return .permissionDenied(path: target, detail: error.message + acting)
-            }
-            if error.isDiskFull { return .diskFull(path: target) }
-            if error.isTimeout { return .timedOut(path: target, detail: error.message) }
-            if error.isMissingDatabase { return .serverDatabaseMissing(path: target) }
-            if error.isRetryable { return .busy(path: target) }
-            if error.isServerUnavailable {
-                return .unavailable(path: target, detail: error.message)
-            }
-            return .internalError(error.description)
+            // The kind says what to do; the SQLSTATE and libpq's error say what happened.
+            return DatabaseError(
+                kind(of: error, target: target, account: account).kind,
+                engineCode: error.sqlState.map { .postgreSQL(sqlState: $0) }, underlying: error)
         default: return .internalError("\(error)")
         }
+    }
+
+    private static func kind(of error: PGError, target: String, account: String?)
+        -> DatabaseError
+    {
+        if error.isPermissionDenied {
+            let acting = account.map { " acting for account '\($0)'" } ?? ""
+            return .permissionDenied(path: target, detail: error.message + acting)
+        }
+        if error.isDiskFull { return .diskFull(path: target) }
+        if error.isTimeout { return .timedOut(path: target, detail: error.message) }
+        if error.isMissingDatabase { return .serverDatabaseMissing(path: target) }
+        if error.isRetryable { return .busy(path: target) }
+        if error.isServerUnavailable {
+            return .unavailable(path: target, detail: error.message)
+        }
+        return .internalError(error.description)
     }
 }

@@ -139,7 +139,7 @@ final class PostgreSQLEngine: StorageEngine {
     /// inside the transaction translated it (this engine's `busy` means nothing else).
     private static func isRetryable(_ error: any Error) -> Bool {
         if let error = error as? PGError { return error.isRetryable }
-        if case .busy = error as? DatabaseError { return true }
+        if case .busy? = (error as? DatabaseError)?.kind { return true }
         return false
     }
 
@@ -282,8 +282,8 @@ final class PostgreSQLEngine: StorageEngine {
             throw DatabaseError.permissionDenied(
                 path: connection.redactedTarget,
                 detail:
-                    "the role '\(role)' acts for other accounts; name the account"
-                    + " (--account or PREFS_ACCOUNT)")
+                    "the role '\(role)' acts for other accounts; name the account it acts for"
+                    + " (PostgreSQLOptions.account)")
         }
         if !isService, let account, account != role {
             throw DatabaseError.permissionDenied(

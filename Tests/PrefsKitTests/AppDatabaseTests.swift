@@ -163,3 +163,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 }
+
+/// A ``DatabaseError`` keeps the engine's own code and error beside its message, and the
+/// library's messages name no option of the command line.
+@Suite struct DatabaseErrorCauseTests {
+    @Test func aLockedFileKeepsSQLitesExtendedCode() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("locked.sqlite")
+        var options = AppDatabase.Options()
+        options.busyTimeoutMilliseconds = 50
+        let first = try AppDatabase(path: path, options: options)
+        let second = try AppDatabase(path: path, options: options)
+        let store = PreferenceStore(database: second)
+        let error = #expect(throws: DatabaseError.self) {
+            try first.transaction {
+                try PreferenceStore(database: first).setValue(.int(1), forKey: "k")
+                try store.setValue(.int(2), forKey: "k")
+            }
+        }
+        #expect(error == .busy(path: path))
+        // SQLITE_BUSY (5), as SQLite reported it, with its own error.
+        #expect(error?.engineCode == .sqlite(extendedResultCode: 5))
+        #expect(error?.underlying is SQLiteError)
+    }
+
+    @Test func libraryMessagesNameNoOptionOfTheCommandLine() {
+        let errors: [any Error] = [
+            DatabaseError.untrustedFile(path: "p", file: "p", reason: "r"),
+            DatabaseError.serverDatabaseMissing(path: "p"), SyncError.notADeviceFile,
+            SyncError.notConfigured, SyncError.standbyIsNotAServer(target: "t"),
+            DatabaseLocation.Problem.noHomeFolder,
+        ]
+        for error in errors {
+            let text = "\(error)"
+            #expect(!text.contains("--"), "\(text)")
+            #expect(!text.contains("README"), "\(text)")
+        }
+    }
+}

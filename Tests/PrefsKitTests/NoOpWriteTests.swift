@@ -135,7 +135,7 @@ import Testing
             try store.setValue(.array([.string(text), .string(text)]), forKey: "big")
             Issue.record("an array past the limit was stored")
         } catch let error as DatabaseError {
-            guard case .tooLarge = error else {
+            guard case .tooLarge = error.kind else {
                 Issue.record("not .tooLarge: \(error)")
                 return
             }

@@ -140,14 +140,14 @@ import Testing
 
     @Test func aServiceRoleThatNamesNoAccountIsRefused() throws {
         let error = #expect(throws: DatabaseError.self) { _ = try open(as: "webapp") }
-        guard case .permissionDenied(_, let detail)? = error else {
+        guard case .permissionDenied(_, let detail)? = error?.kind else {
             Issue.record("expected permissionDenied, got \(String(describing: error))")
             return
         }
         #expect(
             detail
-                == "the role 'webapp' acts for other accounts; name the account (--account or"
-                + " PREFS_ACCOUNT)")
+                == "the role 'webapp' acts for other accounts; name the account it acts for"
+                + " (PostgreSQLOptions.account)")
         #expect(
             try server.psql(
                 "SELECT count(*) FROM prefs_account_state WHERE account = 'webapp'",

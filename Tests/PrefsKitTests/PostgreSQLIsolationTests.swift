@@ -69,7 +69,7 @@ import Testing
         let error = #expect(throws: DatabaseError.self) {
             _ = try open(as: "alice", account: "bob")
         }
-        guard case .permissionDenied(_, let detail)? = error else {
+        guard case .permissionDenied(_, let detail)? = error?.kind else {
             Issue.record("expected permissionDenied, got \(String(describing: error))")
             return
         }

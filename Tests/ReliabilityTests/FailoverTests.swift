@@ -105,7 +105,7 @@ import Testing
                     confirmed.append(i)
                     break
                 } catch let error as DatabaseError {
-                    switch error {
+                    switch error.kind {
                     case .busy, .unavailable, .timedOut: retried += 1
                     default: failures.append("k\(i): \(error)")
                     }

@@ -238,7 +238,7 @@ import Testing
         #expect(round.status == 64)
         #expect(
             round.stderr
-                == "Error: the standby (PREFS_STANDBY_DB, standbyTarget) must be a PostgreSQL"
+                == "Error: the standby (PREFS_STANDBY_DB) must be a PostgreSQL"
                 + " connection string, not '\(mistaken)'\n")
         #expect(!FileManager.default.fileExists(atPath: mistaken))
         #expect(!FileManager.default.fileExists(atPath: device))

@@ -110,7 +110,7 @@ import Testing
         let outcome = await round.result
         if case .failure(let error) = outcome {
             // The outage is the documented one: the server unavailable, exit 75.
-            guard case .unavailable(let path, _) = error as? DatabaseError else {
+            guard case .unavailable(let path, _)? = (error as? DatabaseError)?.kind else {
                 Issue.record("not an outage: \(error)")
                 return
             }

@@ -218,7 +218,8 @@ struct CommandContext {
         options.isReadOnly = true
         do {
             return try open(options: options)
-        } catch DatabaseError.needsUpgrade {
+        } catch let error as DatabaseError {
+            guard case .needsUpgrade = error.kind else { throw error }
             options.isReadOnly = false
             return try open(options: options)
         }

@@ -10,16 +10,28 @@ struct CommandFailure: Error, Equatable {
         self.exitCode = exitCode
     }
 
+    /// Nothing found (`get` of a key with no value, a bookmark that is not there).
     static let notFound: Int32 = 1
+    /// `EX_USAGE`: the command line is wrong.
     static let usage: Int32 = 64
+    /// `EX_DATAERR`: the input (a value, a file) is wrong.
     static let dataError: Int32 = 65
+    /// `EX_NOINPUT`: no database, or no file, to read.
     static let noInput: Int32 = 66
+    /// `EX_UNAVAILABLE`: this build lacks what is needed (PostgreSQL in the static build).
+    static let unavailable: Int32 = 69
+    /// `EX_SOFTWARE`: a bug of prefs.
     static let software: Int32 = 70
     /// `EX_OSERR`: the system refused a resource (file descriptors).
     static let systemError: Int32 = 71
+    /// `EX_CANTCREAT`: the database cannot be made.
     static let cannotCreate: Int32 = 73
+    /// `EX_IOERR`: reading or writing failed (a full disk, a read-only file).
     static let ioError: Int32 = 74
+    /// `EX_TEMPFAIL`: try again (locked, busy, a server away).
     static let temporaryFailure: Int32 = 75
+    /// `EX_NOPERM`: not allowed (a file shared with others, a role of another account).
+    static let noPermission: Int32 = 77
 
     /// Maps errors of the library to messages and exit codes.
     init(_ error: Error) {
@@ -50,6 +62,14 @@ struct CommandFailure: Error, Equatable {
             switch error {
             case .otherAccount, .invalidDeviceName:
                 self.init(error.description, exitCode: Self.dataError)
+            // The library names no option; the command says which one is the remedy.
+            case .notADeviceFile, .notConfigured:
+                self.init(error.description + " (--hub)", exitCode: Self.usage)
+            case .standbyIsNotAServer:
+                self.init(
+                    error.description.replacing(
+                        "(standbyTarget)", with: "(PREFS_STANDBY_DB)"),
+                    exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.usage)
             }
         default:

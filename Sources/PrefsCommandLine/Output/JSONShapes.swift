@@ -6,7 +6,7 @@ import PrefsKit
     import Foundation
 #endif
 
-/// The JSON documents of `--json` output; field names are fixed (see the README).
+/// The JSON documents of `--json` output; field names are fixed (docs/cli.md, "JSON shapes").
 enum JSONShapes {
     static func preference(suite: String, key: String, value: PreferenceValue, isDefault: Bool)
         -> JSONValue

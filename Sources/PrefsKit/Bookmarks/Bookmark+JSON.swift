@@ -5,7 +5,7 @@
 #endif
 
 extension Bookmark {
-    /// The bookmark as the JSON object of the README (`prefs bookmark list --json`).
+    /// The bookmark as the JSON object of docs/cli.md, "JSON shapes" (`prefs bookmark list --json`).
     public var jsonValue: JSONValue {
         .object([
             ("id", .integer(id)), ("kind", .string(kind)), ("itemID", .string(itemID)),

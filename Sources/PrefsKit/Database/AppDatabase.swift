@@ -1,6 +1,6 @@
 /// The prefs database: opened, checked, migrated, and shared by the stores that use it.
 ///
-/// Opening applies the settings of the README's "The database file": WAL, a busy timeout
+/// Opening applies the settings of <doc:TheDatabaseFile>: WAL, a busy timeout
 /// of 5 s, `synchronous=FULL`, foreign keys, defensive mode. A file that is not ours, or
 /// that a newer version wrote, is refused before a single byte is written. Create one per
 /// file and process and hand it to the stores; it is safe to use from any thread.
@@ -213,7 +213,7 @@ public final class AppDatabase: Sendable {
                 // A server connection lost while it was idle (the server or a pooler
                 // restarted) is found by the read that uses it: a read is safe to run again,
                 // once, after the feed's check has connected again.
-                guard case .unavailable? = translated as? DatabaseError,
+                guard case .unavailable? = (translated as? DatabaseError)?.kind,
                     !state.engine.isInTransaction
                 else { throw translated }
                 do {

@@ -34,7 +34,7 @@ public enum DatabaseLocation {
                 "Invalid app identifier '\(name)': \(reason)"
             case .noHomeFolder:
                 "Cannot find the home folder: HOME is unset and the password database names"
-                    + " none; set HOME or name the database with --db or PREFS_DB"
+                    + " none; set HOME or name the database (PREFS_DB)"
             }
         }
     }

@@ -53,31 +53,38 @@ extension SQLiteEngine {
 }
 
 extension DatabaseError {
-    /// The ``DatabaseError`` an SQLite result code stands for.
+    /// The ``DatabaseError`` an SQLite result code stands for, keeping the code and the
+    /// error: the kind says what to do, SQLite's code and error say exactly what happened.
     init(_ error: SQLiteError, path: String) {
+        self.init(
+            Self.kind(of: error, path: path).kind,
+            engineCode: .sqlite(extendedResultCode: error.extendedCode), underlying: error)
+    }
+
+    private static func kind(of error: SQLiteError, path: String) -> DatabaseError {
         if error.isBusy {
-            self = .busy(path: path)
+            return .busy(path: path)
         } else if error.isDiskFull {
-            self = .diskFull(path: path)
+            return .diskFull(path: path)
         } else if error.isReadOnly {
-            self = .readOnly(path: path)
+            return .readOnly(path: path)
         } else if error.isCorrupt {
-            self = .notADatabase(path: path, detail: error.message)
+            return .notADatabase(path: path, detail: error.message)
         } else if error.isIOError {
-            self = .ioError(path: path, detail: error.message)
+            return .ioError(path: path, detail: error.message)
         } else if error.code == .tooBig {
             // A value past SQLite's length limit that no check before caught (an array's
             // or a dictionary's encoding): bad data, not a fault of the database.
-            self = .tooLarge(detail: error.message)
+            return .tooLarge(detail: error.message)
         } else if error.isCannotOpen {
             // A file that is there and cannot be opened (`/proc/self/mem`) is input that
             // cannot be read, not a file that cannot be made.
-            self =
+            return
                 DatabaseFile.exists(atPath: path)
                 ? .cannotOpen(path: path, reason: error.message)
                 : .cannotCreate(path: path, reason: error.message)
         } else {
-            self = .internalError(error.description)
+            return .internalError(error.description)
         }
     }
 }

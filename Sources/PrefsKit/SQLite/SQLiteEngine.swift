@@ -10,8 +10,8 @@ internal import SQLiteCore
 /// knows (`PRAGMA data_version` as the commit token, `BEGIN IMMEDIATE`, savepoints, its
 /// result codes).
 ///
-/// Made by ``open(path:options:)``, which applies the settings of the README's "The
-/// database file" and migrates the schema.
+/// Made by ``open(path:options:)``, which applies the settings of
+/// `PrefsKit.docc/TheDatabaseFile.md` and migrates the schema.
 final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     let connection: Connection
     let path: String

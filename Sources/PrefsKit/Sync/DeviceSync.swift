@@ -594,16 +594,16 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notADeviceFile:
-            "a device's database must be a file; the server is the hub (--hub)"
+            "a device's database must be a file; the server is the hub"
         case .hubIsNotAServer(let target):
             "the hub must be a PostgreSQL connection string, not '\(target)'"
         case .standbyIsNotAServer(let target):
-            "the standby (PREFS_STANDBY_DB, standbyTarget) must be a PostgreSQL connection"
-                + " string, not '\(target)'"
+            "the standby (standbyTarget) must be a PostgreSQL connection string, not"
+                + " '\(target)'"
         case .otherAccount(let device, let requested):
             "this device syncs the account '\(device)', not '\(requested)'"
         case .notConfigured:
-            "this device has never synced: name the hub with --hub"
+            "this device has never synced: name the hub"
         case .invalidDeviceName(let name):
             "the device name '\(MessageText.shown(name))' must be 1 to 64 characters (code"
                 + " points) without control characters"

@@ -63,7 +63,7 @@ case "write":
                 try store.setValue(.int(index), forKey: "\(prefix)\(index)")
                 break
             } catch let error as DatabaseError {
-                switch error {
+                switch error.kind {
                 case .busy: break
                 case .unavailable: usleep(20_000)  // a server restarting: try again shortly
                 default: fail("\(error)", 70)
@@ -83,7 +83,7 @@ case "read":
                 fail("\(prefix)\(index) reads \(value)", 1)
             }
         } catch let error as DatabaseError {
-            guard case .busy = error else { fail("\(error)", 70) }
+            guard case .busy = error.kind else { fail("\(error)", 70) }
             retries += 1
         } catch {
             fail("\(error)", 70)

@@ -150,12 +150,12 @@ struct DoctorCommand: RunnableCommand {
             throw CommandFailure(
                 "'\(shared)' belongs to another user or may be written by others; whoever"
                     + " controls it controls what prefs reads",
-                exitCode: 77)
+                exitCode: CommandFailure.noPermission)
         }
         if let problem = report.writeProblem {
             throw CommandFailure(
                 "'\(report.path)' cannot be written: \(problem); every write would fail",
-                exitCode: 74)
+                exitCode: CommandFailure.ioError)
         }
         guard report.isHealthy else {
             throw CommandFailure(
