@@ -4,21 +4,21 @@ internal import CLibPQ
 /// password is found in every spelling it accepts (a URI's user part with unencoded `?`,
 /// `#` or `/`, `pass%77ord=` in a URI's query, upper-case keywords, spaces around `=`,
 /// quoted values), because libpq decides, not a pattern of ours.
-public enum ConnectionString {
+package enum ConnectionString {
     /// One option that the string sets.
-    public struct Option: Sendable, Equatable {
+    package struct Option: Sendable, Equatable {
         /// libpq's keyword (`host`, `dbname`, `password`...).
-        public let keyword: String
+        package let keyword: String
         /// The value, decoded.
-        public let value: String
+        package let value: String
         /// Whether libpq treats it as a secret (its display character is `*`): the
         /// password and the SSL key's password.
-        public let isSecret: Bool
+        package let isSecret: Bool
     }
 
     /// The options the string sets, in libpq's order; nil when libpq cannot parse it (or
     /// cannot be loaded: ``LibPQ/loadFailure``).
-    public static func options(_ target: String) -> [Option]? {
+    package static func options(_ target: String) -> [Option]? {
         guard LibPQ.loadFailure == nil else { return nil }
         var message: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(target, &message) else {
@@ -42,14 +42,14 @@ public enum ConnectionString {
     }
 
     /// Whether the string holds a secret libpq would read (a password).
-    public static func hasSecret(_ target: String) -> Bool {
+    package static func hasSecret(_ target: String) -> Bool {
         options(target)?.contains { $0.isSecret && !$0.value.isEmpty } ?? false
     }
 
     /// The string for messages: libpq's options as `keyword=value` pairs, secrets as
     /// `***`. A string libpq cannot parse is not shown at all (it may hold a secret in a
     /// spelling nobody can tell).
-    public static func redacted(_ target: String) -> String {
+    package static func redacted(_ target: String) -> String {
         guard let options = options(target) else {
             return LibPQ.loadFailure == nil
                 ? "(a connection string that libpq cannot parse)"
@@ -62,7 +62,7 @@ public enum ConnectionString {
     /// The string to remember: libpq's options as `keyword=value` pairs without the
     /// secrets (the password then comes from `.pgpass`, `PGPASSFILE` or a service file);
     /// nil when libpq cannot parse it.
-    public static func withoutSecrets(_ target: String) -> String? {
+    package static func withoutSecrets(_ target: String) -> String? {
         options(target).map { options in
             options.filter { !$0.isSecret }.map { "\($0.keyword)=\(quoted($0.value))" }
                 .joined(separator: " ")

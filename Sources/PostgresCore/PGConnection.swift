@@ -11,10 +11,10 @@ internal import CLibPQ
 /// Not safe to share between threads: the caller serializes use (PrefsKit's database lock
 /// does). Statements take text parameters (`nil` is NULL) and return text results; a
 /// statement run through ``execute(prepared:_:_:)`` is prepared once per connection.
-public final class PGConnection {
+package final class PGConnection {
     let handle: OpaquePointer
     /// The connection string with any password replaced by `***`, for messages.
-    public let redactedTarget: String
+    package let redactedTarget: String
     private var preparedNames: Set<String> = []
     /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
     /// server ("server closed the connection unexpectedly"), which it may report before its
@@ -27,7 +27,7 @@ public final class PGConnection {
     /// - Parameter target: A libpq connection string: a URI (`postgresql://...`) or
     ///   `key=value` pairs (`host=/run/postgresql dbname=prefs`).
     /// - Throws: ``PGError`` naming why the server could not be reached or refused.
-    public init(_ target: String) throws(PGError) {
+    package init(_ target: String) throws(PGError) {
         try LibPQ.load()
         redactedTarget = Self.redacted(target)
         guard let handle = PQconnectdb(target) else {
@@ -86,7 +86,7 @@ public final class PGConnection {
     ///
     /// - Throws: ``PGError`` with the server's SQLSTATE.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+    package func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
         if !queued.isEmpty || needsPrelude(sql) {
             return try pipeline([(nil, sql, parameters)])[0].get()
         }
@@ -100,7 +100,7 @@ public final class PGConnection {
     ///
     /// - Throws: ``PGError`` with the server's SQLSTATE.
     @discardableResult
-    public func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
+    package func execute(prepared name: String, _ sql: String, _ parameters: [String?] = [])
         throws(PGError) -> PGResult
     {
         if usesUnnamedStatements { return try execute(sql, parameters) }
@@ -119,7 +119,7 @@ public final class PGConnection {
     /// Sends every statement unnamed (parsed each time) instead of preparing it once per
     /// connection: behind a pooler in transaction mode, statements prepared on one server
     /// connection are not on the next (PgBouncer 1.18 does not carry them over).
-    public var usesUnnamedStatements = false
+    package var usesUnnamedStatements = false
 
     /// A statement run first in every transaction, in the same round trip: after each
     /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
@@ -127,7 +127,7 @@ public final class PGConnection {
     /// mode, settings that must hold for a statement (the account acted for, timeouts)
     /// go here as `set_config(..., true)`: a session's settings would stay on a server
     /// connection that other clients use next.
-    public var transactionPrelude: (sql: String, parameters: [String?])?
+    package var transactionPrelude: (sql: String, parameters: [String?])?
 
     private static func startsTransaction(_ sql: String) -> Bool {
         let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
@@ -162,7 +162,7 @@ public final class PGConnection {
 
     /// Whether statements wait to be sent (a `BEGIN` among them, until the first statement
     /// that needs its answer, or the commit).
-    public var hasQueuedStatements: Bool { !queued.isEmpty }
+    package var hasQueuedStatements: Bool { !queued.isEmpty }
 
     /// Queues a statement: it is sent, in order, in the pipeline of the next statement
     /// this connection runs or of ``commit(prepared:thenExecute:_:_:)``, so that it costs
@@ -170,7 +170,7 @@ public final class PGConnection {
     /// reads its result then; an error it returns fails that next call too (with a
     /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
     /// statement changed nothing, since the commit may already be done.
-    public func queue(
+    package func queue(
         prepared name: String, _ sql: String, _ parameters: [String?] = [],
         check: @escaping (PGResult) -> (any Error)? = { _ in nil }
     ) {
@@ -178,12 +178,12 @@ public final class PGConnection {
     }
 
     /// Drops what is queued, unsent (the transaction failed before it needed a round trip).
-    public func discardQueuedStatements() {
+    package func discardQueuedStatements() {
         queued.removeAll()
     }
 
     /// The error a queued statement's check returned, once; nil when none did.
-    public func takeQueuedCheckFailure() -> (any Error)? {
+    package func takeQueuedCheckFailure() -> (any Error)? {
         defer { checkFailure = nil }
         return checkFailure
     }
@@ -312,7 +312,7 @@ public final class PGConnection {
     /// - Returns: The follow-up's result, or its own failure (which leaves the commit done).
     /// - Throws: ``PGError`` when the commit or a queued statement failed (the transaction
     ///   is then rolled back, or left failed for the caller to roll back).
-    public func commit(
+    package func commit(
         prepared commitName: String, thenExecute name: String, _ sql: String,
         _ parameters: [String?]
     ) throws(PGError) -> Result<PGResult, PGError> {
@@ -342,7 +342,7 @@ public final class PGConnection {
     /// Runs several statements separated by semicolons, without parameters (a migration).
     ///
     /// - Throws: ``PGError`` from the first statement that fails; the rest do not run.
-    public func executeScript(_ sql: String) throws(PGError) {
+    package func executeScript(_ sql: String) throws(PGError) {
         // Several statements cannot go in a pipeline: what is queued goes first. Behind a
         // pooler a script runs inside a transaction begun by the caller (a migration).
         if !queued.isEmpty { _ = try pipeline([]) }
@@ -391,20 +391,20 @@ public final class PGConnection {
     // MARK: - Transactions and state
 
     /// Whether a transaction is open (or failed and not yet rolled back).
-    public var isInTransaction: Bool {
+    package var isInTransaction: Bool {
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
             || status == PQTRANS_ACTIVE
     }
 
     /// Whether the connection is up, as far as libpq knows without asking the server.
-    public var isConnected: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
+    package var isConnected: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
 
     /// Connects again with the same settings, after the server went away; prepared
     /// statements are prepared again on next use.
     ///
     /// - Throws: ``PGError`` when the server still cannot be reached.
-    public func reconnect() throws(PGError) {
+    package func reconnect() throws(PGError) {
         queued.removeAll()
         checkFailure = nil
         PQreset(handle)
@@ -420,7 +420,7 @@ public final class PGConnection {
     /// Writes every protocol message this connection sends and receives to a file, one
     /// per line, without timestamps (libpq's `PQtrace`): for tests that count round trips
     /// (a client's `Sync` each). Returns false when the file cannot be opened.
-    public func startTracing(toFile path: String) -> Bool {
+    package func startTracing(toFile path: String) -> Bool {
         stopTracing()
         guard let file = fopen(path, "w") else { return false }
         traceFile = file
@@ -430,7 +430,7 @@ public final class PGConnection {
     }
 
     /// Stops ``startTracing(toFile:)`` and closes its file.
-    public func stopTracing() {
+    package func stopTracing() {
         guard let file = traceFile else { return }
         PQuntrace(handle)
         fclose(file)
@@ -438,7 +438,7 @@ public final class PGConnection {
     }
 
     /// The role the session runs as.
-    public var user: String { String(cString: PQuser(handle)) }
+    package var user: String { String(cString: PQuser(handle)) }
 
     // MARK: - Notifications
 
@@ -448,7 +448,7 @@ public final class PGConnection {
     /// when its commits ran on other sessions) are taken and not counted.
     ///
     /// - Throws: ``PGError`` when the connection is gone.
-    public func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
+    package func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
         guard PQconsumeInput(handle) == 1 else {
             isBroken = true
             throw PGError(
@@ -470,18 +470,18 @@ public final class PGConnection {
     }
 
     /// The socket, to wait on for notifications; -1 when not connected.
-    public var socket: Int32 { PQsocket(handle) }
+    package var socket: Int32 { PQsocket(handle) }
 
     // MARK: - Quoting and redaction
 
     /// An identifier quoted for SQL (`"prefs:alice"`), doubling any quote inside.
-    public static func quotedIdentifier(_ name: String) -> String {
+    package static func quotedIdentifier(_ name: String) -> String {
         "\"" + name.replacingAll("\"", with: "\"\"") + "\""
     }
 
     /// A connection string with every secret libpq would read replaced by `***`
     /// (``ConnectionString/redacted(_:)``).
-    public static func redacted(_ target: String) -> String {
+    package static func redacted(_ target: String) -> String {
         ConnectionString.redacted(target)
     }
 }

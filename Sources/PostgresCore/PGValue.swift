@@ -1,8 +1,8 @@
 /// Conversions between Swift values and the text format of statement parameters and
 /// results.
-public enum PGValue {
+package enum PGValue {
     /// A `bytea` parameter in the hex input format (`\x0aff`).
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8](repeating: 0, count: 2 + bytes.count * 2)
         text[0] = UInt8(ascii: "\\")
@@ -15,7 +15,7 @@ public enum PGValue {
     }
 
     /// Decodes the hex output format of `bytea`; nil for other text.
-    public static func bytes(fromHex text: String) -> [UInt8]? {
+    package static func bytes(fromHex text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"),
             utf8.count % 2 == 0
@@ -42,5 +42,5 @@ public enum PGValue {
     }
 
     /// A double as text that reads back as the same double.
-    public static func text(_ value: Double) -> String { "\(value)" }
+    package static func text(_ value: Double) -> String { "\(value)" }
 }

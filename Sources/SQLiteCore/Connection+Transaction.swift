@@ -2,7 +2,7 @@ internal import CSQLite
 
 extension Connection {
     /// How a transaction takes its lock; see <https://www.sqlite.org/lang_transaction.html>.
-    public enum TransactionKind: String, Sendable {
+    package enum TransactionKind: String, Sendable {
         /// Takes locks as statements need them; for read-only work.
         case deferred = "DEFERRED"
         /// Takes the write lock at once, so a write never fails half-way with `SQLITE_BUSY`.
@@ -19,7 +19,7 @@ extension Connection {
     ///   - kind: How the transaction locks; writes use `.immediate` (the default).
     ///   - body: The work; its result is returned after the commit.
     /// - Throws: The closure's error, or ``SQLiteError`` from `BEGIN` or `COMMIT`.
-    public func transaction<T>(
+    package func transaction<T>(
         _ kind: TransactionKind = .immediate, _ body: () throws -> T
     ) throws -> T {
         try run(cached: "BEGIN \(kind.rawValue) TRANSACTION")
@@ -44,7 +44,7 @@ extension Connection {
     ///
     /// See <https://www.sqlite.org/lang_savepoint.html>.
     /// - Throws: The closure's error, or ``SQLiteError`` from the savepoint statements.
-    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
         try run(cached: "SAVEPOINT prefs_savepoint")
         let result: T
         do {

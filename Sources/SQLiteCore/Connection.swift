@@ -12,9 +12,9 @@ internal import CSQLite
 /// a lock). It is opened with `SQLITE_OPEN_NOMUTEX`, extended result codes, and the
 /// defensive settings of <https://www.sqlite.org/security.html>: no extension loading,
 /// `trusted_schema` off, `SQLITE_DBCONFIG_DEFENSIVE` on.
-public final class Connection {
+package final class Connection {
     /// How to open the file.
-    public enum OpenMode: Sendable {
+    package enum OpenMode: Sendable {
         /// Read only; the file must exist.
         case readOnly
         /// Read and write; the file must exist.
@@ -25,7 +25,7 @@ public final class Connection {
 
     let handle: OpaquePointer
     /// The path given when opening, or `:memory:`.
-    public let path: String
+    package let path: String
     private var statementCache: [String: Statement] = [:]
 
     /// Opens a database file.
@@ -40,7 +40,7 @@ public final class Connection {
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
     ///   - vfs: The name of a registered SQLite VFS to open the file through; nil for the
     ///     default. (Tests open files through a VFS that simulates power loss.)
-    public init(
+    package init(
         path: String, mode: OpenMode = .readWriteCreate, followsSymlinks: Bool = false,
         isImmutable: Bool = false, vfs: String? = nil
     ) throws {
@@ -116,7 +116,7 @@ public final class Connection {
     ///
     /// - Throws: ``SQLiteError`` when the SQL does not compile, or holds more than one
     ///   statement (code ``ResultCode/misuse``).
-    public func makeStatement(sql: String) throws -> Statement {
+    package func makeStatement(sql: String) throws -> Statement {
         try Statement(connection: self, sql: sql)
     }
 
@@ -124,7 +124,7 @@ public final class Connection {
     ///
     /// Use it on hot paths with constant SQL; the statement is reset before it is returned.
     /// - Throws: ``SQLiteError`` when the SQL does not compile.
-    public func cachedStatement(sql: String) throws -> Statement {
+    package func cachedStatement(sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
@@ -141,7 +141,7 @@ public final class Connection {
     /// SQL with more after its first statement is refused before anything runs.
     /// - Throws: ``SQLiteError`` from the first statement that fails, or with code
     ///   ``ResultCode/misuse`` for several statements with arguments.
-    public func execute(sql: String, arguments: StatementArguments = []) throws {
+    package func execute(sql: String, arguments: StatementArguments = []) throws {
         if arguments.values.isEmpty {
             try executeScript(sql)
         } else {
@@ -165,7 +165,7 @@ public final class Connection {
     /// Runs a query and returns every row.
     ///
     /// - Throws: ``SQLiteError`` when the query fails.
-    public func rows(sql: String, arguments: StatementArguments = []) throws -> [Row] {
+    package func rows(sql: String, arguments: StatementArguments = []) throws -> [Row] {
         let statement = try makeStatement(sql: sql)
         return try statement.rows(arguments: arguments)
     }
@@ -174,7 +174,7 @@ public final class Connection {
     /// no row or the value does not convert.
     ///
     /// - Throws: ``SQLiteError`` when the query fails.
-    public func scalar<T: SQLiteValueConvertible>(
+    package func scalar<T: SQLiteValueConvertible>(
         _ type: T.Type = T.self, sql: String, arguments: StatementArguments = []
     ) throws -> T? {
         let statement = try makeStatement(sql: sql)
@@ -186,18 +186,18 @@ public final class Connection {
     // MARK: - State
 
     /// The rowid of the last row inserted by this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows changed by the last statement.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
     /// Whether a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
     /// Whether the database was opened read-only.
-    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// `PRAGMA data_version`: changes when another connection commits.
     ///
     /// See <https://www.sqlite.org/pragma.html#pragma_data_version>.
-    public func dataVersion() throws -> Int64 {
+    package func dataVersion() throws -> Int64 {
         let statement = try cachedStatement(sql: "PRAGMA data_version")
         _ = try statement.step()
         let version = statement.int64(at: 0)
@@ -206,25 +206,25 @@ public final class Connection {
     }
 
     /// Sets how long a statement waits for a lock held by another connection.
-    public func setBusyTimeout(milliseconds: Int) {
+    package func setBusyTimeout(milliseconds: Int) {
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
     /// Stops a running statement from another thread.
-    public func interrupt() {
+    package func interrupt() {
         sqlite3_interrupt(handle)
     }
 
     /// Limits how long a string or blob may be (`SQLITE_LIMIT_LENGTH`), for reading a file
     /// from elsewhere; a longer value read or made fails with `SQLITE_TOOBIG`.
-    public func limitValueLength(to bytes: Int) {
+    package func limitValueLength(to bytes: Int) {
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: bytes))
     }
 
     /// Runs `body` with statements that stop (`SQLITE_INTERRUPT`) once `seconds` have
     /// passed, checked every 10,000 virtual-machine steps by SQLite's progress handler: the
     /// time budget for reading a file from elsewhere.
-    public func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+    package func withTimeLimit<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
         let deadline = Unmanaged.passRetained(Deadline(seconds: seconds))
         defer { deadline.release() }
         sqlite3_progress_handler(

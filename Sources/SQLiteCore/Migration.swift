@@ -1,19 +1,19 @@
 /// One step of a schema: a version number, a name, the SQL that makes it, and optionally code
 /// run after the SQL in the same transaction (for what depends on the data, such as objects
 /// made only where a row says so).
-public struct Migration: Sendable, Hashable {
+package struct Migration: Sendable, Hashable {
     /// The version this migration brings the schema to; versions start at 1 and have no
     /// gaps.
-    public let version: Int
+    package let version: Int
     /// A short description, from the file name.
-    public let name: String
+    package let name: String
     /// The SQL script.
-    public let sql: String
+    package let sql: String
     /// Run after ``sql``, in its transaction: its failure rolls the step back.
-    public let afterward: (@Sendable (Connection) throws -> Void)?
+    package let afterward: (@Sendable (Connection) throws -> Void)?
 
     /// Creates a migration.
-    public init(
+    package init(
         version: Int, name: String, sql: String,
         afterward: (@Sendable (Connection) throws -> Void)? = nil
     ) {
@@ -24,11 +24,11 @@ public struct Migration: Sendable, Hashable {
     }
 
     /// Steps are equal when their version, name and SQL are: code cannot be compared.
-    public static func == (lhs: Migration, rhs: Migration) -> Bool {
+    package static func == (lhs: Migration, rhs: Migration) -> Bool {
         lhs.version == rhs.version && lhs.name == rhs.name && lhs.sql == rhs.sql
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(version)
         hasher.combine(name)
         hasher.combine(sql)

@@ -10,9 +10,9 @@
 /// touching any table) and in the table `schema_migration`, one row per applied step. The
 /// migrator refuses, before writing anything, a database whose `application_id` is another
 /// application's, or whose version is newer than the newest migration it knows.
-public struct Migrator: Sendable {
+package struct Migrator: Sendable {
     /// Why a database cannot be migrated.
-    public enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         /// The file is a SQLite database of another application.
         case foreignDatabase(applicationID: Int32)
         /// The file was written by a newer version of the schema.
@@ -22,29 +22,29 @@ public struct Migrator: Sendable {
     }
 
     /// The steps, in version order.
-    public let migrations: [Migration]
+    package let migrations: [Migration]
     /// The `application_id` written into new databases and required of existing ones.
-    public let applicationID: Int32
+    package let applicationID: Int32
 
     /// Creates a migrator.
     ///
     /// - Parameters:
     ///   - migrations: The steps; they are sorted by version.
     ///   - applicationID: The value of `PRAGMA application_id` that marks our files.
-    public init(migrations: [Migration], applicationID: Int32) {
+    package init(migrations: [Migration], applicationID: Int32) {
         self.migrations = migrations.sorted { $0.version < $1.version }
         self.applicationID = applicationID
     }
 
     /// The newest version the migrations reach.
-    public var latestVersion: Int { migrations.last?.version ?? 0 }
+    package var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// Checks that a database is ours (or empty) and not newer, without writing.
     ///
     /// - Returns: The schema version found, 0 for an empty database.
     /// - Throws: ``Failure`` or ``SQLiteError`` (for example when the file is not SQLite).
     @discardableResult
-    public func validate(_ connection: Connection) throws -> Int {
+    package func validate(_ connection: Connection) throws -> Int {
         try validateMigrationList()
         let foundID = try connection.scalar(Int32.self, sql: "PRAGMA application_id") ?? 0
         let version = try connection.scalar(Int.self, sql: "PRAGMA user_version") ?? 0
@@ -69,7 +69,7 @@ public struct Migrator: Sendable {
     /// - Returns: The versions applied by this call.
     /// - Throws: ``Failure``, or the ``SQLiteError`` of the failing step.
     @discardableResult
-    public func migrate(_ connection: Connection) throws -> [Int] {
+    package func migrate(_ connection: Connection) throws -> [Int] {
         var applied: [Int] = []
         guard try validate(connection) < latestVersion else { return applied }
         for migration in migrations {

@@ -13,17 +13,17 @@ internal import CSQLite
 #endif
 
 /// One row of a query result, by column position.
-public struct Row: Sendable, Hashable {
+package struct Row: Sendable, Hashable {
     /// The column values in order.
-    public let values: [SQLiteValue]
+    package let values: [SQLiteValue]
 
     /// The value of a column, or `.null` past the end.
-    public subscript(index: Int) -> SQLiteValue {
+    package subscript(index: Int) -> SQLiteValue {
         values.indices.contains(index) ? values[index] : .null
     }
 
     /// A column converted to a Swift type; nil when NULL or of another class.
-    public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) -> T? {
+    package func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) -> T? {
         T(sqliteValue: self[index])
     }
 }

@@ -4,20 +4,20 @@
 /// `SQLite error 19: UNIQUE constraint failed: bookmark.kind - while executing INSERT ...`.
 /// Bound arguments are left out of `description` because values may be secrets; ask for
 /// ``expandedDescription`` when you need them.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary result code, such as ``ResultCode/constraint`` (19).
-    public let code: ResultCode
+    package let code: ResultCode
     /// The extended result code, such as 2067 for `SQLITE_CONSTRAINT_UNIQUE`.
-    public let extendedCode: Int
+    package let extendedCode: Int
     /// The message SQLite gave.
-    public let message: String
+    package let message: String
     /// The SQL being executed, when there was one.
-    public let sql: String?
+    package let sql: String?
     /// The bound arguments, shown only by ``expandedDescription``.
     let arguments: [SQLiteValue]
 
     /// Creates an error from its parts.
-    public init(
+    package init(
         code: ResultCode, extendedCode: Int? = nil, message: String, sql: String? = nil,
         arguments: [SQLiteValue] = []
     ) {
@@ -29,7 +29,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// One line naming the code, the message and the SQL.
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(code.rawValue): \(message)"
         if let sql {
             text += " - while executing \(sql.trimmedForMessage)"
@@ -38,7 +38,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The description followed by the bound arguments; values may be secrets.
-    public var expandedDescription: String {
+    package var expandedDescription: String {
         guard !arguments.isEmpty else { return description }
         let list = arguments.map { "\($0)" }.joined(separator: ", ")
         return description + " with arguments [\(list)]"
@@ -47,22 +47,22 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
 extension SQLiteError {
     /// `SQLITE_BUSY`: another connection held the lock past the busy timeout.
-    public var isBusy: Bool { code == .busy }
+    package var isBusy: Bool { code == .busy }
     /// `SQLITE_LOCKED`: a conflict inside this connection (a table dropped while a statement
     /// reads it); not another process's lock.
-    public var isLocked: Bool { code == .locked }
+    package var isLocked: Bool { code == .locked }
     /// `SQLITE_FULL`: the disk or the page limit is full.
-    public var isDiskFull: Bool { code == .full }
+    package var isDiskFull: Bool { code == .full }
     /// `SQLITE_READONLY`, or `SQLITE_PERM`: the file or its folder may not be written.
-    public var isReadOnly: Bool { code == .readOnly || code == .permission }
+    package var isReadOnly: Bool { code == .readOnly || code == .permission }
     /// `SQLITE_IOERR`: the operating system reported an I/O error.
-    public var isIOError: Bool { code == .ioError }
+    package var isIOError: Bool { code == .ioError }
     /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`: the file is not a sound SQLite database.
-    public var isCorrupt: Bool { code == .notADatabase || code == .corrupt }
+    package var isCorrupt: Bool { code == .notADatabase || code == .corrupt }
     /// `SQLITE_CANTOPEN`: the file could not be opened.
-    public var isCannotOpen: Bool { code == .cannotOpen }
+    package var isCannotOpen: Bool { code == .cannotOpen }
     /// `SQLITE_CONSTRAINT`: a constraint failed.
-    public var isConstraintViolation: Bool { code == .constraint }
+    package var isConstraintViolation: Bool { code == .constraint }
 }
 
 extension String {

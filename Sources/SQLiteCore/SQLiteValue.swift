@@ -7,7 +7,7 @@
 /// A value of one of SQLite's five storage classes.
 ///
 /// See <https://www.sqlite.org/datatype3.html>.
-public enum SQLiteValue: Sendable, Hashable {
+package enum SQLiteValue: Sendable, Hashable {
     /// SQL NULL.
     case null
     /// A 64-bit signed integer.
@@ -20,7 +20,7 @@ public enum SQLiteValue: Sendable, Hashable {
     case blob(Data)
 
     /// Whether this is SQL `NULL`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
@@ -28,7 +28,7 @@ public enum SQLiteValue: Sendable, Hashable {
 
 extension SQLiteValue: CustomStringConvertible {
     /// A short rendering for messages; blobs show their size only.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let value): String(value)
@@ -43,13 +43,13 @@ extension SQLiteValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
     /// NULL, from `nil`.
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
     /// An INTEGER, from an integer literal.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
     /// A REAL, from a floating-point literal.
-    public init(floatLiteral value: Double) { self = .real(value) }
+    package init(floatLiteral value: Double) { self = .real(value) }
     /// TEXT, from a string literal.
-    public init(stringLiteral value: String) { self = .text(value) }
+    package init(stringLiteral value: String) { self = .text(value) }
     /// An INTEGER 1 or 0, from `true` or `false`.
-    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+    package init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }

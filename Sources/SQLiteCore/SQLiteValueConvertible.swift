@@ -18,7 +18,7 @@
 /// | `Date` | REAL | seconds since 2001-01-01 UTC (Foundation's reference date), exact |
 /// | `URL` | TEXT | `absoluteString` |
 /// | `Optional` | NULL when nil | |
-public protocol SQLiteValueConvertible: Sendable {
+package protocol SQLiteValueConvertible: Sendable {
     /// The value to store.
     var sqliteValue: SQLiteValue { get }
     /// Reads a stored value; nil when the storage class does not fit.
@@ -27,16 +27,16 @@ public protocol SQLiteValueConvertible: Sendable {
 
 extension SQLiteValue: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { self }
+    package var sqliteValue: SQLiteValue { self }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) { self = sqliteValue }
+    package init?(sqliteValue: SQLiteValue) { self = sqliteValue }
 }
 
 extension Bool: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    package var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue else { return nil }
         self = value != 0
     }
@@ -44,9 +44,9 @@ extension Bool: SQLiteValueConvertible {
 
 extension Int64: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .integer(self) }
+    package var sqliteValue: SQLiteValue { .integer(self) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue else { return nil }
         self = value
     }
@@ -54,9 +54,9 @@ extension Int64: SQLiteValueConvertible {
 
 extension Int: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    package var sqliteValue: SQLiteValue { .integer(Int64(self)) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue, let exact = Int(exactly: value) else {
             return nil
         }
@@ -66,9 +66,9 @@ extension Int: SQLiteValueConvertible {
 
 extension Int32: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    package var sqliteValue: SQLiteValue { .integer(Int64(self)) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .integer(let value) = sqliteValue, let exact = Int32(exactly: value) else {
             return nil
         }
@@ -78,9 +78,9 @@ extension Int32: SQLiteValueConvertible {
 
 extension Double: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .real(self) }
+    package var sqliteValue: SQLiteValue { .real(self) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
         case .real(let value): self = value
         case .integer(let value): self = Double(value)
@@ -91,9 +91,9 @@ extension Double: SQLiteValueConvertible {
 
 extension String: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .text(self) }
+    package var sqliteValue: SQLiteValue { .text(self) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .text(let value) = sqliteValue else { return nil }
         self = value
     }
@@ -101,9 +101,9 @@ extension String: SQLiteValueConvertible {
 
 extension Data: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .blob(self) }
+    package var sqliteValue: SQLiteValue { .blob(self) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .blob(let value) = sqliteValue else { return nil }
         self = value
     }
@@ -111,9 +111,9 @@ extension Data: SQLiteValueConvertible {
 
 extension Date: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
+    package var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
         self.init(timeIntervalSinceReferenceDate: seconds)
     }
@@ -121,9 +121,9 @@ extension Date: SQLiteValueConvertible {
 
 extension URL: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { .text(absoluteString) }
+    package var sqliteValue: SQLiteValue { .text(absoluteString) }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         guard case .text(let value) = sqliteValue, let url = URL(string: value) else {
             return nil
         }
@@ -133,9 +133,9 @@ extension URL: SQLiteValueConvertible {
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
     /// The value as SQLite stores it.
-    public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+    package var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
     /// Reads an SQLite value; nil when it does not convert.
-    public init?(sqliteValue: SQLiteValue) {
+    package init?(sqliteValue: SQLiteValue) {
         if sqliteValue.isNull {
             self = .none
         } else if let wrapped = Wrapped(sqliteValue: sqliteValue) {

@@ -1,16 +1,16 @@
 /// A short text value packed into two integers: the first 16 UTF-8 bytes, little-endian and
 /// zero-padded, with the text's full length. Tags such as a type's name compare as integers,
 /// without making a String.
-public struct ShortText: Hashable, Sendable {
+package struct ShortText: Hashable, Sendable {
     /// Bytes 0 to 7 (byte 0 lowest).
-    public var low: UInt64
+    package var low: UInt64
     /// Bytes 8 to 15.
-    public var high: UInt64
+    package var high: UInt64
     /// The text's length in bytes; only the first 16 are kept.
-    public var count: Int
+    package var count: Int
 
     /// The empty text.
-    public init() {
+    package init() {
         low = 0
         high = 0
         count = 0
@@ -18,7 +18,7 @@ public struct ShortText: Hashable, Sendable {
 
     /// Packs the first 16 bytes: whole words where the text allows, single bytes at its end
     /// (a tag is packed on every lookup).
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         low = 0
         high = 0
         count = bytes.count
@@ -37,7 +37,7 @@ public struct ShortText: Hashable, Sendable {
     }
 
     /// Packs a string's first 16 bytes.
-    public init(_ text: String) {
+    package init(_ text: String) {
         var text = text
         self = text.withUTF8 { ShortText($0) }
     }

@@ -16,11 +16,11 @@ internal import CSQLite
 ///
 /// Bind, step, read columns, reset. Columns decode straight from SQLite, without an
 /// intermediate row, through the typed accessors.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     unowned let connection: Connection
     /// The SQL the statement was prepared from.
-    public let sql: String
+    package let sql: String
     /// The values of the last ``bind(_:)-(StatementArguments)``, for error messages, and the
     /// text bound since the last reset. (Reached through a pointer: stored properties of a
     /// class cost a dynamic exclusivity check on every bind and reset.)
@@ -106,12 +106,12 @@ public final class Statement {
     }
 
     /// The number of `?` parameters.
-    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    package var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
     /// The number of result columns.
-    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// The name of a result column.
-    public func columnName(at index: Int) -> String {
+    package func columnName(at index: Int) -> String {
         String(cString: sqlite3_column_name(handle, Int32(index)))
     }
 
@@ -120,7 +120,7 @@ public final class Statement {
     /// Resets the statement and binds all its parameters.
     ///
     /// - Throws: ``SQLiteError`` when the count does not match or a bind fails.
-    public func bind(_ arguments: StatementArguments) throws {
+    package func bind(_ arguments: StatementArguments) throws {
         reset()
         guard arguments.values.count == parameterCount else {
             throw SQLiteError(
@@ -137,7 +137,7 @@ public final class Statement {
     /// Binds one value to the parameter at a 1-based index.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bind(_ value: SQLiteValue, at index: Int) throws {
+    package func bind(_ value: SQLiteValue, at index: Int) throws {
         let position = Int32(index)
         let code: Int32
         switch value {
@@ -162,7 +162,7 @@ public final class Statement {
     /// Binds a string without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bind(_ text: String, at index: Int) throws {
+    package func bind(_ text: String, at index: Int) throws {
         let code = bindText(text, at: Int32(index))
         try finishBind(code, at: index)
     }
@@ -172,7 +172,7 @@ public final class Statement {
     /// of a statement that is only ever ``rewind()``-ed.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bindKept(_ text: String, at index: Int) throws {
+    package func bindKept(_ text: String, at index: Int) throws {
         var text = text
         let code = text.withUTF8 { bytes in
             sqlite3_bind_text64(
@@ -186,12 +186,12 @@ public final class Statement {
 
     /// How many times the bindings were cleared: a value bound with ``bindKept(_:at:)`` is
     /// still bound while this has not moved.
-    public var bindingClears: Int { scratch.pointee.clears }
+    package var bindingClears: Int { scratch.pointee.clears }
 
     /// Binds a string, or NULL for nil, without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bind(_ text: String?, at index: Int) throws {
+    package func bind(_ text: String?, at index: Int) throws {
         let code =
             text.map { bindText($0, at: Int32(index)) } ?? sqlite3_bind_null(handle, Int32(index))
         try finishBind(code, at: index)
@@ -200,7 +200,7 @@ public final class Statement {
     /// Binds an integer without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bind(_ integer: Int64, at index: Int) throws {
+    package func bind(_ integer: Int64, at index: Int) throws {
         let code = sqlite3_bind_int64(handle, Int32(index), integer)
         try finishBind(code, at: index)
     }
@@ -218,7 +218,7 @@ public final class Statement {
     /// Binds a real without going through ``SQLiteValue``.
     ///
     /// - Throws: ``SQLiteError`` when the bind fails.
-    public func bind(_ real: Double, at index: Int) throws {
+    package func bind(_ real: Double, at index: Int) throws {
         let code = sqlite3_bind_double(handle, Int32(index), real)
         try finishBind(code, at: index)
     }
@@ -241,7 +241,7 @@ public final class Statement {
     /// - Returns: true when a row is available, false when the statement is done.
     /// - Throws: ``SQLiteError`` when the step fails.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         if scratch.pointee.borrowedParameter != 0 { forgetBorrowedParameter() }
         let code = sqlite3_step(handle)
         switch code {
@@ -255,7 +255,7 @@ public final class Statement {
     }
 
     /// Resets the statement so that it can run again; bindings are cleared.
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         scratch.pointee.clears &+= 1
@@ -272,7 +272,7 @@ public final class Statement {
     /// text outgrew the statement's memory for it (``bindingClears`` moves then); otherwise
     /// a parameter bound with ``bindKept(_:at:)`` or to a number keeps its value, and text
     /// bound otherwise may read as other text bound since (its memory stays valid).
-    public func rewind() {
+    package func rewind() {
         sqlite3_reset(handle)
         if scratch.pointee.texts.reuseWouldMove {
             // The bound text is about to be freed: nothing may point to it.
@@ -297,7 +297,7 @@ public final class Statement {
     ///
     /// - Returns: the second column, with the first in `tag`; nil when there is no row.
     /// - Throws: ``SQLiteError`` when the bind or the step fails.
-    public func lookUp(_ key: String, at index: Int, tag: inout ShortText) throws
+    package func lookUp(_ key: String, at index: Int, tag: inout ShortText) throws
         -> SQLiteValue?
     {
         let position = Int32(index)
@@ -377,7 +377,7 @@ public final class Statement {
     /// Binds the arguments and runs the statement to completion.
     ///
     /// - Throws: ``SQLiteError`` when binding or stepping fails.
-    public func execute(arguments: StatementArguments = []) throws {
+    package func execute(arguments: StatementArguments = []) throws {
         try bind(arguments)
         while try step() {}
         sqlite3_reset(handle)
@@ -386,7 +386,7 @@ public final class Statement {
     /// Binds the arguments and returns every row.
     ///
     /// - Throws: ``SQLiteError`` when binding or stepping fails.
-    public func rows(arguments: StatementArguments = []) throws -> [Row] {
+    package func rows(arguments: StatementArguments = []) throws -> [Row] {
         try bind(arguments)
         var rows: [Row] = []
         while try step() {
@@ -399,7 +399,7 @@ public final class Statement {
     // MARK: - Columns
 
     /// The current row's columns as a ``Row``.
-    public func currentRow() -> Row {
+    package func currentRow() -> Row {
         var values: [SQLiteValue] = []
         values.reserveCapacity(columnCount)
         for index in 0..<columnCount {
@@ -419,7 +419,7 @@ public final class Statement {
     }
 
     /// The value of a column of the current row.
-    public func value(at index: Int) -> SQLiteValue {
+    package func value(at index: Int) -> SQLiteValue {
         Self.value(of: column(index))
     }
 
@@ -436,27 +436,27 @@ public final class Statement {
     }
 
     /// Whether a column of the current row is NULL.
-    public func isNull(at index: Int) -> Bool {
+    package func isNull(at index: Int) -> Bool {
         sqlite3_value_type(column(index)) == SQLITE_NULL
     }
 
     /// A column read as an integer (SQLite converts other classes).
-    public func int64(at index: Int) -> Int64 {
+    package func int64(at index: Int) -> Int64 {
         sqlite3_value_int64(column(index))
     }
 
     /// A column read as a real (SQLite converts other classes).
-    public func double(at index: Int) -> Double {
+    package func double(at index: Int) -> Double {
         sqlite3_value_double(column(index))
     }
 
     /// A column read as text (SQLite converts other classes).
-    public func text(at index: Int) -> String {
+    package func text(at index: Int) -> String {
         Self.text(of: column(index)) ?? ""
     }
 
     /// A text column, or nil when NULL, in one call (no separate type check).
-    public func optionalText(at index: Int) -> String? {
+    package func optionalText(at index: Int) -> String? {
         Self.text(of: column(index))
     }
 
@@ -475,7 +475,7 @@ public final class Statement {
     }
 
     /// A column read as bytes (SQLite converts other classes).
-    public func blob(at index: Int) -> Data {
+    package func blob(at index: Int) -> Data {
         Self.blob(of: column(index))
     }
 

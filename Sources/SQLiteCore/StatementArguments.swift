@@ -3,17 +3,17 @@
 /// ```swift
 /// try connection.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [kind, itemID])
 /// ```
-public struct StatementArguments: ExpressibleByArrayLiteral, Sendable {
+package struct StatementArguments: ExpressibleByArrayLiteral, Sendable {
     /// The values in parameter order.
-    public var values: [SQLiteValue]
+    package var values: [SQLiteValue]
 
     /// Creates arguments from values in parameter order.
-    public init(_ values: [SQLiteValue]) {
+    package init(_ values: [SQLiteValue]) {
         self.values = values
     }
 
     /// Creates arguments from convertible values in parameter order; nil binds NULL.
-    public init(arrayLiteral elements: (any SQLiteValueConvertible)?...) {
+    package init(arrayLiteral elements: (any SQLiteValueConvertible)?...) {
         values = elements.map { $0?.sqliteValue ?? .null }
     }
 }

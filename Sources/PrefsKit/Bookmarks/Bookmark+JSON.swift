@@ -6,7 +6,7 @@
 
 extension Bookmark {
     /// The bookmark as the JSON object of docs/cli.md, "JSON shapes" (`prefs bookmark list --json`).
-    public var jsonValue: JSONValue {
+    public var jsonValue: Prefs.JSONValue {
         .object([
             ("id", .integer(id)), ("kind", .string(kind)), ("itemID", .string(itemID)),
             ("title", .string(title)), ("url", url.map { .string($0.absoluteString) } ?? .null),

@@ -29,7 +29,7 @@ public struct BookmarkImportSummary: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The summary as the JSON of `prefs bookmark import --json`.
-    public var jsonValue: JSONValue {
+    public var jsonValue: Prefs.JSONValue {
         func issues(_ list: [BookmarkImportDocument.Issue], _ field: String) -> JSONValue {
             .array(
                 list.map { issue in

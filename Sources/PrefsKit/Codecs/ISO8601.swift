@@ -11,11 +11,11 @@
 /// back to 1970-07 (nearer 2001-01-01 a `Double` holds finer fractions than that; such a
 /// date reads back to the nanosecond), so a date survives an export and import unchanged:
 /// `2026-11-30T02:27:58.123000000Z`. Any number of digits is read.
-public enum ISO8601 {
+package enum ISO8601 {
     private static let referenceOffset: Int64 = 978_307_200  // 1970 to 2001 in seconds
 
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.fffffffffZ`.
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 1e15 else { return "invalid-date" }
         var (whole, shortest) = splitDecimal(interval)
@@ -49,7 +49,7 @@ public enum ISO8601 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)`.
     ///
     /// - Returns: nil when the text is not such a date.
-    public static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let bytes = Array(text.utf8)
         var position = 0
         func number(_ digits: Int) -> Int64? {

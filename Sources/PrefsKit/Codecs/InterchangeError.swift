@@ -18,6 +18,7 @@ public struct InterchangeError: Error, CustomStringConvertible, Hashable, Sendab
     /// Where; nil when the problem is the input as a whole (too short, no header).
     public let location: Location?
 
+    /// An error of a reader: what is wrong, and where when it is one place of the input.
     public init(reason: String, location: Location? = nil) {
         self.reason = reason
         self.location = location

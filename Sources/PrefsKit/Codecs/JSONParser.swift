@@ -1,5 +1,5 @@
 /// A strict RFC 8259 parser with the decoding budgets (depth, values, bytes, time), behind
-/// ``JSONValue/parse(_:)``.
+/// `Prefs.JSONValue.parse(_:)`.
 struct JSONParser {
     let bytes: [UInt8]
     var position = 0

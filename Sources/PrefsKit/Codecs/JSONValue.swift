@@ -1,81 +1,90 @@
-/// A JSON document, kept as written: numbers keep their literal text and objects keep
-/// their key order.
-///
-/// The parser follows RFC 8259 strictly (no comments, no trailing commas) and limits
-/// nesting to 512 levels so hostile input cannot exhaust the stack.
-public enum JSONValue: Sendable, Hashable {
-    /// `null`.
-    case null
-    /// `true` or `false`.
-    case bool(Bool)
-    /// A number, as its literal text (so `2.0` stays a double and `2` an integer).
-    case number(String)
-    /// A string, unescaped.
-    case string(String)
-    /// An array, in order.
-    case array([JSONValue])
-    /// Members in document order.
-    case object([(key: String, value: JSONValue)])
+extension Prefs {
+    /// A JSON document, kept as written: numbers keep their literal text and objects keep
+    /// their key order.
+    ///
+    /// The parser follows RFC 8259 strictly (no comments, no trailing commas) and limits
+    /// nesting to 512 levels so hostile input cannot exhaust the stack.
+    public enum JSONValue: Sendable, Hashable {
+        /// `null`.
+        case null
+        /// `true` or `false`.
+        case bool(Bool)
+        /// A number, as its literal text (so `2.0` stays a double and `2` an integer).
+        case number(String)
+        /// A string, unescaped.
+        case string(String)
+        /// An array, in order.
+        case array([JSONValue])
+        /// Members in document order.
+        case object([(key: String, value: JSONValue)])
 
-    /// Whether two values are equal; numbers compare by value (`1` equals `1.0`).
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)):
-            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-        default: false
-        }
-    }
-
-    /// Hashes the value consistently with ``==(_:_:)``.
-    public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .null: hasher.combine(0)
-        case .bool(let value): hasher.combine(value)
-        case .number(let value): hasher.combine(value)
-        case .string(let value): hasher.combine(value)
-        case .array(let value): hasher.combine(value)
-        case .object(let members):
-            for member in members {
-                hasher.combine(member.key)
-                hasher.combine(member.value)
+        /// Whether two values are equal; numbers compare by value (`1` equals `1.0`).
+        public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+            switch (lhs, rhs) {
+            case (.null, .null): true
+            case (.bool(let a), .bool(let b)): a == b
+            case (.number(let a), .number(let b)): a == b
+            case (.string(let a), .string(let b)): a == b
+            case (.array(let a), .array(let b)): a == b
+            case (.object(let a), .object(let b)):
+                a.count == b.count
+                    && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            default: false
             }
         }
-    }
 
-    /// A number from an integer.
-    public static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .number(String(value)) }
+        /// Hashes the value consistently with ``==(_:_:)``.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .null: hasher.combine(0)
+            case .bool(let value): hasher.combine(value)
+            case .number(let value): hasher.combine(value)
+            case .string(let value): hasher.combine(value)
+            case .array(let value): hasher.combine(value)
+            case .object(let members):
+                for member in members {
+                    hasher.combine(member.key)
+                    hasher.combine(member.value)
+                }
+            }
+        }
 
-    /// A number from a double; infinities have no JSON form and become null.
-    public static func double(_ value: Double) -> JSONValue {
-        guard value.isFinite else { return .null }
-        var text = "\(value)"
-        if !text.contains(".") && !text.contains("e") { text += ".0" }
-        return .number(text)
-    }
+        /// A number from an integer.
+        public static func integer<T: BinaryInteger>(_ value: T) -> JSONValue {
+            .number(String(value))
+        }
 
-    /// The member of an object with this key.
-    public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { ExactName.sameBytes($0.key, key) }?.value
-    }
+        /// A number from a double; infinities have no JSON form and become null.
+        public static func double(_ value: Double) -> JSONValue {
+            guard value.isFinite else { return .null }
+            var text = "\(value)"
+            if !text.contains(".") && !text.contains("e") { text += ".0" }
+            return .number(text)
+        }
 
-    /// The string, when this is one.
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
+        /// The member of an object with this key.
+        public subscript(key: String) -> JSONValue? {
+            guard case .object(let members) = self else { return nil }
+            return members.first { ExactName.sameBytes($0.key, key) }?.value
+        }
 
-    /// Whether the number literal has a fraction or exponent.
-    var isFractionalNumber: Bool {
-        guard case .number(let text) = self else { return false }
-        return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+        /// The string, when this is one.
+        public var stringValue: String? {
+            if case .string(let value) = self { return value }
+            return nil
+        }
+
+        /// Whether the number literal has a fraction or exponent.
+        var isFractionalNumber: Bool {
+            guard case .number(let text) = self else { return false }
+            return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+        }
     }
 }
+
+/// Within the package, by its short name: apps see it as ``Prefs/JSONValue`` only, so
+/// that it cannot collide with a type of theirs.
+package typealias JSONValue = Prefs.JSONValue
 
 // MARK: - Parsing
 

@@ -4,78 +4,84 @@
     import Foundation
 #endif
 
-/// Property lists in the XML and binary (`bplist00`) formats that UserDefaults and macOS
-/// `defaults export` write.
-///
-/// Values map to ``PreferenceValue``: `<true/>`/`<false/>` to bool, `<integer>` to int,
-/// `<real>` to double, `<string>` to string, `<date>` to date, `<data>` to data, `<array>`
-/// and `<dict>` to array and dictionary. Writing, a URL becomes its absolute string and a
-/// JSON value its text, since property lists have no such types. Binary dates keep their
-/// full precision; XML dates have whole seconds, as the format defines.
-public enum PropertyList {
-    /// The two encodings.
-    public enum Format: String, Sendable, CaseIterable {
-        /// The XML format (`<plist version="1.0">`).
-        case xml
-        /// The binary format (`bplist00`), as UserDefaults writes.
-        case binary
-    }
-
-    /// Encodes a value.
-    public static func encode(_ value: PreferenceValue, format: Format) -> Data {
-        switch format {
-        case .xml: Data(XMLPropertyListWriter.document(for: value).utf8)
-        case .binary: BinaryPropertyListWriter.encode(value)
-        }
-    }
-
-    /// Encodes a dictionary given as entries, in their order: unlike a Swift dictionary,
-    /// entries keep keys whose bytes differ though Swift's `String ==` calls them equal.
-    public static func encode(
-        entries: [(key: String, value: PreferenceValue)], format: Format
-    ) -> Data {
-        switch format {
-        case .xml: Data(XMLPropertyListWriter.document(forEntries: entries).utf8)
-        case .binary: BinaryPropertyListWriter.encode(entries: entries)
-        }
-    }
-
-    /// Decodes a property list, detecting the format from its first bytes.
+extension Prefs {
+    /// Property lists in the XML and binary (`bplist00`) formats that UserDefaults and macOS
+    /// `defaults export` write.
     ///
-    /// - Throws: ``InterchangeError`` naming where the data went wrong.
-    public static func decode(_ data: Data) throws(InterchangeError) -> PreferenceValue {
-        try decode(data, format: detectFormat(data))
-    }
-
-    /// Decodes a property list of a known format.
-    ///
-    /// - Throws: ``InterchangeError`` naming where the data went wrong.
-    public static func decode(_ data: Data, format: Format) throws(InterchangeError)
-        -> PreferenceValue
-    {
-        switch format {
-        case .xml: try XMLPropertyListReader.decode(Array(data))
-        case .binary: try BinaryPropertyListReader.decode(Array(data))
+    /// Values map to ``PreferenceValue``: `<true/>`/`<false/>` to bool, `<integer>` to int,
+    /// `<real>` to double, `<string>` to string, `<date>` to date, `<data>` to data, `<array>`
+    /// and `<dict>` to array and dictionary. Writing, a URL becomes its absolute string and a
+    /// JSON value its text, since property lists have no such types. Binary dates keep their
+    /// full precision; XML dates have whole seconds, as the format defines.
+    public enum PropertyList {
+        /// The two encodings.
+        public enum Format: String, Sendable, CaseIterable {
+            /// The XML format (`<plist version="1.0">`).
+            case xml
+            /// The binary format (`bplist00`), as UserDefaults writes.
+            case binary
         }
-    }
 
-    /// Decodes a property list whose top level is a dictionary into its entries, in the
-    /// file's order, keeping keys whose bytes differ though Swift's `String ==` calls them
-    /// equal (a dictionary would keep one); nil when the top level is not a dictionary.
-    ///
-    /// - Throws: ``InterchangeError`` naming where the data went wrong, or a key that appears
-    ///   twice.
-    public static func decodeEntries(_ data: Data) throws(InterchangeError) -> [(
-        key: String, value: PreferenceValue
-    )]? {
-        switch detectFormat(data) {
-        case .xml: try XMLPropertyListReader.decodeEntries(Array(data))
-        case .binary: try BinaryPropertyListReader.decodeEntries(Array(data))
+        /// Encodes a value.
+        public static func encode(_ value: PreferenceValue, format: Format) -> Data {
+            switch format {
+            case .xml: Data(XMLPropertyListWriter.document(for: value).utf8)
+            case .binary: BinaryPropertyListWriter.encode(value)
+            }
         }
-    }
 
-    /// `.binary` when the data starts with `bplist`, else `.xml`.
-    public static func detectFormat(_ data: Data) -> Format {
-        data.starts(with: Array("bplist".utf8)) ? .binary : .xml
+        /// Encodes a dictionary given as entries, in their order: unlike a Swift dictionary,
+        /// entries keep keys whose bytes differ though Swift's `String ==` calls them equal.
+        public static func encode(
+            entries: [(key: String, value: PreferenceValue)], format: Format
+        ) -> Data {
+            switch format {
+            case .xml: Data(XMLPropertyListWriter.document(forEntries: entries).utf8)
+            case .binary: BinaryPropertyListWriter.encode(entries: entries)
+            }
+        }
+
+        /// Decodes a property list, detecting the format from its first bytes.
+        ///
+        /// - Throws: ``InterchangeError`` naming where the data went wrong.
+        public static func decode(_ data: Data) throws(InterchangeError) -> PreferenceValue {
+            try decode(data, format: detectFormat(data))
+        }
+
+        /// Decodes a property list of a known format.
+        ///
+        /// - Throws: ``InterchangeError`` naming where the data went wrong.
+        public static func decode(_ data: Data, format: Format) throws(InterchangeError)
+            -> PreferenceValue
+        {
+            switch format {
+            case .xml: try XMLPropertyListReader.decode(Array(data))
+            case .binary: try BinaryPropertyListReader.decode(Array(data))
+            }
+        }
+
+        /// Decodes a property list whose top level is a dictionary into its entries, in the
+        /// file's order, keeping keys whose bytes differ though Swift's `String ==` calls them
+        /// equal (a dictionary would keep one); nil when the top level is not a dictionary.
+        ///
+        /// - Throws: ``InterchangeError`` naming where the data went wrong, or a key that appears
+        ///   twice.
+        public static func decodeEntries(_ data: Data) throws(InterchangeError) -> [(
+            key: String, value: PreferenceValue
+        )]? {
+            switch detectFormat(data) {
+            case .xml: try XMLPropertyListReader.decodeEntries(Array(data))
+            case .binary: try BinaryPropertyListReader.decodeEntries(Array(data))
+            }
+        }
+
+        /// `.binary` when the data starts with `bplist`, else `.xml`.
+        public static func detectFormat(_ data: Data) -> Format {
+            data.starts(with: Array("bplist".utf8)) ? .binary : .xml
+        }
     }
 }
+
+/// Within the package, by its short name: apps see it as ``Prefs/PropertyList`` only, so
+/// that it cannot collide with a type of theirs.
+package typealias PropertyList = Prefs.PropertyList

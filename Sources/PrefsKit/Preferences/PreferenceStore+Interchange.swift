@@ -35,7 +35,7 @@ extension PreferenceStore {
     /// `defaults export` writes it, every stored key in byte order.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
-    public func exportPropertyList(format: PropertyList.Format) throws -> Data {
+    public func exportPropertyList(format: Prefs.PropertyList.Format) throws -> Data {
         PropertyList.encode(entries: try storedEntries(), format: format)
     }
 
@@ -168,7 +168,7 @@ extension PreferenceStore {
     ///
     /// - Parameter format: The property list's form (XML by default, the stricter one).
     /// - Throws: ``DatabaseError`` when the read fails.
-    public func propertyListLosses(format: PropertyList.Format = .xml) throws
+    public func propertyListLosses(format: Prefs.PropertyList.Format = .xml) throws
         -> [PropertyListLoss]
     {
         try storedEntries().compactMap { key, value in

@@ -13,7 +13,7 @@
 // {"$date": "..."} and {"$data": "..."}.
 extension PreferenceValue {
     /// The value as JSON, without its type.
-    public var jsonValue: JSONValue {
+    public var jsonValue: Prefs.JSONValue {
         switch self {
         case .bool(let value): .bool(value)
         case .int(let value): .integer(value)
@@ -54,7 +54,7 @@ extension PreferenceValue {
     /// Reads a value of a known type from its JSON encoding.
     ///
     /// - Throws: ``PreferenceError/invalidValue(key:reason:)`` naming the expected form.
-    public init(json: JSONValue, type: PreferenceType, key: String) throws(PreferenceError) {
+    public init(json: Prefs.JSONValue, type: PreferenceType, key: String) throws(PreferenceError) {
         func invalid(_ expected: String) -> PreferenceError {
             .invalidValue(key: key, reason: "expected \(expected) for type \(type)")
         }
@@ -99,7 +99,7 @@ extension PreferenceValue {
     /// `{"$date": ...}` and `{"$data": ...}`.
     ///
     /// - Throws: ``PreferenceError/invalidValue(key:reason:)`` for null or a bad tag.
-    public init(nestedJSON json: JSONValue, key: String) throws(PreferenceError) {
+    public init(nestedJSON json: Prefs.JSONValue, key: String) throws(PreferenceError) {
         switch json {
         case .null:
             throw .invalidValue(key: key, reason: "null cannot be stored in a property list")
