@@ -121,109 +121,142 @@ extension PostgreSQLEngine: SyncHub {
             prepared: "sync_rebuilt", "SELECT prefs_sync_rebuilt($1)", [account])
     }
 
+    /// A push, in one hub transaction: its steps, each named below.
     private func pushTransaction(
         _ changes: [SyncChange], device: String, document: String, cursor: Int64
     ) throws -> SyncPushOutcome {
         try transaction {
-            // The account's sync lock (an advisory lock on no row, held to the commit,
-            // taken before the account's state row as every writer of a syncing account
-            // takes it): pushes and server writes of one account number their changes one
-            // after another, from a sequence, and commit in that order; what each push
-            // reports is exact. One number for the whole push: a pull reads whole pushes.
-            // The first contact turns the account's stamping on; what the push applies to
-            // the account's tables is not stamped again. The hub's functions do each of
-            // these, and every write of its sync tables below (docs/sync.md).
-            let opening = try connection.execute(
-                prepared: "sync_push_open",
-                "SELECT b.number, b.rebuild FROM prefs_sync_begin($1) AS b", [account])
-            let number = opening.integer(row: 0, column: 0) ?? 0
-            if opening.text(row: 0, column: 1) == "t" { try rebuildEveryBookmark() }
-            // The rest in one call of the hub, which reads the document once: each
-            // change against the rules and the clock bound (a malformed one or one
-            // stamped too far ahead is refused and reported; the rest go on); the hub's
-            // rows as new or newer (the change loses to them), and the older ones of
-            // other devices that the pushing device had not pulled (it replaces them:
-            // the losing sides of conflicts); then the store of the winners, with
-            // preferences applied in the hub's function and bookmarks and tags below,
-            // through the bookmark repository (Migrations/postgres/0018_push_in_one_call.sql).
-            let result = try connection.execute(
-                prepared: "sync_push_all",
-                "SELECT * FROM prefs_sync_push($1, $2::jsonb, $3)",
-                [account, document, String(cursor)])
-            var refusedRows: [(change: SyncChange, reason: String)] = []
-            var aheadRows: [SyncChange] = []
-            var excluded: [Int] = []
-            var bookmarks: [[String]] = []
-            var accepted = 0
-            var clockLimit: Int64 = 0
-            var clockBound: Int64?
-            for row in 0..<result.rowCount {
-                if result.text(row: row, column: 14) == "t" {
-                    guard let n = result.integer(row: row, column: 0),
-                        changes.indices.contains(Int(n) - 1)
-                    else { continue }
-                    excluded.append(Int(n))
-                    let change = changes[Int(n) - 1]
-                    if let problem = result.text(row: row, column: 13) {
-                        refusedRows.append((change, problem))
-                    } else {
-                        aheadRows.append(change)
-                    }
-                } else if let kind = result.text(row: row, column: 10),
-                    let item = result.text(row: row, column: 11)
-                {
-                    if let parts = SyncIdent.parts(kind + "." + item), parts.count == 2 {
-                        bookmarks.append(parts)
-                    }
-                } else if let taken = result.integer(row: row, column: 12) {
-                    accepted = Int(taken)
-                    clockLimit = result.integer(row: row, column: 15) ?? 0
-                    clockBound = result.integer(row: row, column: 16)
-                }
-            }
-            let hubClock = clockLimit - (clockBound ?? 0)
-            let met = result
-            try rebuild(bookmarks)
-            try connection.execute(
-                prepared: "sync_device_known", "SELECT prefs_sync_device_pushed($1, $2, $3)",
-                [
-                    account, device,
-                    Self.newestOwnClock(changes, device: device, excluding: excluded),
-                ])
-            // A hint to the account's other devices: pull now.
-            try connection.execute(
-                prepared: "sync_notify", "SELECT pg_notify($1, prefs_notify_payload())",
-                [channel])
-            var lost: [(change: SyncChange, winner: String)] = []
-            var winners: [SyncChange] = []
-            for (row, winner) in Self.changes(met, from: 1)
-            where met.text(row: row, column: 9) == "t" {
-                guard let n = met.integer(row: row, column: 0),
-                    changes.indices.contains(Int(n) - 1)
-                else { continue }
-                let change = changes[Int(n) - 1]
-                // The same change pushed again is no loss.
-                if winner.clock != change.clock {
-                    lost.append((change, winner.clock))
-                    winners.append(winner)
-                }
-            }
-            var overwritten: [(change: SyncChange, winner: String)] = []
-            for (row, change) in Self.changes(met, from: 1)
-            where met.text(row: row, column: 9) == "f" {
-                guard let n = met.integer(row: row, column: 0),
-                    changes.indices.contains(Int(n) - 1)
-                else { continue }
-                overwritten.append((change, changes[Int(n) - 1].clock))
-            }
+            let number = try openPush()
+            let result = try pushAll(document: document, cursor: cursor)
+            let rows = Self.readPushRows(result, of: changes)
+            try rebuild(rows.bookmarks)
+            try recordDevicePushed(
+                device: device,
+                newestClock: Self.newestOwnClock(changes, device: device, excluding: rows.excluded))
+            try notifyOtherDevices()
+            let (lost, winners, overwritten) = Self.conflicts(result, of: changes)
             var outcome = SyncPushOutcome(
-                accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRows,
-                clockAhead: aheadRows, hubClock: hubClock)
+                accepted: rows.accepted, lost: lost, overwritten: overwritten,
+                refused: rows.refused, clockAhead: rows.ahead,
+                hubClock: rows.clockLimit - (rows.clockBound ?? 0))
             outcome.winners = winners
-            outcome.clockBound = clockBound ?? outcome.clockBound
+            outcome.clockBound = rows.clockBound ?? outcome.clockBound
             if outcome.accepted > 0 { outcome.sequence = number }
             return outcome
         }
+    }
+
+    /// Takes the account's sync lock and the push's number. The lock is an advisory lock on
+    /// no row, held to the commit, taken before the account's state row as every writer of a
+    /// syncing account takes it: pushes and server writes of one account number their
+    /// changes one after another, from a sequence, and commit in that order, so what each
+    /// push reports is exact. One number for the whole push: a pull reads whole pushes. The
+    /// first contact turns the account's stamping on (and builds the bookmarks of a hub from
+    /// before the account's tables were its store); what the push applies to the account's
+    /// tables is not stamped again. The hub's functions do each of these, and every write of
+    /// its sync tables below (docs/sync.md).
+    private func openPush() throws -> Int64 {
+        let opening = try connection.execute(
+            prepared: "sync_push_open",
+            "SELECT b.number, b.rebuild FROM prefs_sync_begin($1) AS b", [account])
+        if opening.text(row: 0, column: 1) == "t" { try rebuildEveryBookmark() }
+        return opening.integer(row: 0, column: 0) ?? 0
+    }
+
+    /// The rest in one call of the hub, which reads the document once: each change against
+    /// the rules and the clock bound (a malformed one or one stamped too far ahead is refused
+    /// and reported; the rest go on); the hub's rows as new or newer (the change loses to
+    /// them), and the older ones of other devices that the pushing device had not pulled (it
+    /// replaces them: the losing sides of conflicts); then the store of the winners, with
+    /// preferences applied in the hub's function and bookmarks and tags by ``rebuild(_:)``
+    /// (`Migrations/postgres/0018_push_in_one_call.sql`).
+    private func pushAll(document: String, cursor: Int64) throws -> PGResult {
+        try connection.execute(
+            prepared: "sync_push_all", "SELECT * FROM prefs_sync_push($1, $2::jsonb, $3)",
+            [account, document, String(cursor)])
+    }
+
+    /// What the rows of `prefs_sync_push` say besides the rows met: changes refused and
+    /// why, changes whose clock is ahead, bookmarks to rebuild, and the push's tally.
+    private struct PushRows {
+        var refused: [(change: SyncChange, reason: String)] = []
+        var ahead: [SyncChange] = []
+        /// The numbers (from 1) of the changes not taken for the rules or the clock.
+        var excluded: [Int] = []
+        var bookmarks: [[String]] = []
+        var accepted = 0
+        var clockLimit: Int64 = 0
+        var clockBound: Int64?
+    }
+
+    private static func readPushRows(_ result: PGResult, of changes: [SyncChange]) -> PushRows {
+        var rows = PushRows()
+        for row in 0..<result.rowCount {
+            if result.text(row: row, column: 14) == "t" {
+                guard let n = result.integer(row: row, column: 0),
+                    changes.indices.contains(Int(n) - 1)
+                else { continue }
+                rows.excluded.append(Int(n))
+                let change = changes[Int(n) - 1]
+                if let problem = result.text(row: row, column: 13) {
+                    rows.refused.append((change, problem))
+                } else {
+                    rows.ahead.append(change)
+                }
+            } else if let kind = result.text(row: row, column: 10),
+                let item = result.text(row: row, column: 11)
+            {
+                if let parts = SyncIdent.parts(kind + "." + item), parts.count == 2 {
+                    rows.bookmarks.append(parts)
+                }
+            } else if let taken = result.integer(row: row, column: 12) {
+                rows.accepted = Int(taken)
+                rows.clockLimit = result.integer(row: row, column: 15) ?? 0
+                rows.clockBound = result.integer(row: row, column: 16)
+            }
+        }
+        return rows
+    }
+
+    /// Notes the newest clock the device pushed and the hub took.
+    private func recordDevicePushed(device: String, newestClock: String?) throws {
+        _ = try connection.execute(
+            prepared: "sync_device_known", "SELECT prefs_sync_device_pushed($1, $2, $3)",
+            [account, device, newestClock])
+    }
+
+    /// A hint to the account's other devices: pull now.
+    private func notifyOtherDevices() throws {
+        _ = try connection.execute(
+            prepared: "sync_notify", "SELECT pg_notify($1, prefs_notify_payload())", [channel])
+    }
+
+    /// The conflicts of a push, from the rows it met: the pushed changes that lost to the
+    /// hub's rows (and those rows, which the device takes at once), and the hub's rows of
+    /// other devices that the push replaced.
+    private static func conflicts(_ met: PGResult, of changes: [SyncChange]) -> (
+        lost: [(change: SyncChange, winner: String)], winners: [SyncChange],
+        overwritten: [(change: SyncChange, winner: String)]
+    ) {
+        var lost: [(change: SyncChange, winner: String)] = []
+        var winners: [SyncChange] = []
+        var overwritten: [(change: SyncChange, winner: String)] = []
+        for (row, hubRow) in Self.changes(met, from: 1) {
+            guard let n = met.integer(row: row, column: 0), changes.indices.contains(Int(n) - 1)
+            else { continue }
+            let pushed = changes[Int(n) - 1]
+            switch met.text(row: row, column: 9) {
+            // The hub's row is new or newer: the pushed change loses (the same change
+            // pushed again is no loss).
+            case "t" where hubRow.clock != pushed.clock:
+                lost.append((pushed, hubRow.clock))
+                winners.append(hubRow)
+            // The push replaced a change the device had not pulled.
+            case "f": overwritten.append((hubRow, pushed.clock))
+            default: break
+            }
+        }
+        return (lost, winners, overwritten)
     }
 
     func pull(after cursor: Int64, limit: Int) throws -> [(

@@ -48,6 +48,45 @@ package enum SyncCapture {
         }
     }
 
+    /// The ident of bookmark `row` (`NEW` or `OLD`), as ``SyncIdent`` makes it.
+    private static func bookmarkIdent(_ row: String) -> String {
+        "hex(\(row).kind) || '.' || hex(\(row).item_id)"
+    }
+
+    /// A bookmark added: it exists, with every field of ``SyncFields/bookmark``.
+    private static let bookmarkInserted: String = {
+        let rows =
+            [(SyncFields.bookmarkExists, "NULL")]
+            + SyncFields.bookmark.map { ($0.name, $0.value ?? "NULL") }
+        return """
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_inserted AFTER INSERT ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+                INSERT INTO sync_capture VALUES
+            \(rows.map { "        ('bookmark', \(bookmarkIdent("NEW")), '\($0.0)', 1, \($0.1))" }
+                .joined(separator: ",\n"));
+            END;
+            """
+    }()
+
+    /// A bookmark changed: each field of ``SyncFields/bookmark`` that changed.
+    private static let bookmarkUpdated: String = {
+        let inserts = SyncFields.bookmark.map { field in
+            """
+                    INSERT INTO sync_capture
+                    SELECT 'bookmark', \(bookmarkIdent("NEW")), '\(field.name)', 1, \(field.value ?? "NULL")
+                    WHERE \(field.changed);
+            """
+        }
+        return """
+            CREATE TRIGGER IF NOT EXISTS sync_bookmark_updated AFTER UPDATE ON bookmark
+            WHEN (SELECT applying FROM sync_state) = 0
+            BEGIN
+            \(inserts.joined(separator: "\n"))
+            END;
+            """
+    }()
+
     /// The script that makes them (`IF NOT EXISTS`); the benchmark runs it too.
     package static let createSQL = """
             CREATE TRIGGER IF NOT EXISTS sync_preference_inserted AFTER INSERT ON preference
@@ -78,43 +117,9 @@ package enum SyncCapture {
                     ('preference', hex(OLD.suite) || '.' || hex(OLD.key), 'value', 0, NULL);
             END;
 
-            CREATE TRIGGER IF NOT EXISTS sync_bookmark_inserted AFTER INSERT ON bookmark
-            WHEN (SELECT applying FROM sync_state) = 0
-            BEGIN
-                INSERT INTO sync_capture VALUES
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'exists', 1, NULL),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'title', 1, NEW.title),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'url', 1, NEW.url),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'category', 1, NEW.category),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'note', 1, NEW.note),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position),
-                    ('bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL);
-            END;
+            \(bookmarkInserted)
 
-            CREATE TRIGGER IF NOT EXISTS sync_bookmark_updated AFTER UPDATE ON bookmark
-            WHEN (SELECT applying FROM sync_state) = 0
-            BEGIN
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'title', 1, NEW.title
-                WHERE OLD.title IS NOT NEW.title;
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'url', 1, NEW.url
-                WHERE OLD.url IS NOT NEW.url;
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'category', 1, NEW.category
-                WHERE OLD.category IS NOT NEW.category;
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'note', 1, NEW.note
-                WHERE OLD.note IS NOT NEW.note;
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'position', 1, NEW.position
-                WHERE OLD.position IS NOT NEW.position;
-                -- The folder path is read when pushed (a trigger cannot walk the folder tree).
-                INSERT INTO sync_capture
-                SELECT 'bookmark', hex(NEW.kind) || '.' || hex(NEW.item_id), 'folder', 1, NULL
-                WHERE OLD.folder_id IS NOT NEW.folder_id
-                    OR (NEW.folder_id IS NULL AND OLD.category IS NOT NEW.category);
-            END;
+            \(bookmarkUpdated)
 
             CREATE TRIGGER IF NOT EXISTS sync_bookmark_deleted AFTER DELETE ON bookmark
             WHEN (SELECT applying FROM sync_state) = 0

@@ -15,9 +15,7 @@ package enum SyncValidation {
     package static let defaultClockBoundMilliseconds: Int64 = 300_000
 
     /// The fields of a bookmark that sync.
-    package static let bookmarkFields: Set<String> = [
-        "exists", "title", "url", "category", "note", "position", "folder",
-    ]
+    package static var bookmarkFields: Set<String> { SyncFields.bookmarkNames }
 
     /// Why a change cannot be taken, in one line; nil when it can.
     package static func problem(with change: SyncChange) -> String? {
