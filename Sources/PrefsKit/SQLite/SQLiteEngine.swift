@@ -43,6 +43,7 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     var selections: any SelectionRepository { selectionRepository }
     var bookmarks: any BookmarkRepository { bookmarkRepository }
     var sync: (any SyncRepository)? { isEmpty ? nil : syncRepository }
+    var syncRecords: (any SyncDeviceRecords)? { isEmpty ? nil : syncRepository }
 
     var isInTransaction: Bool { connection.isInTransaction }
 

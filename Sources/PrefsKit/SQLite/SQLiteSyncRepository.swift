@@ -8,7 +8,7 @@ internal import SQLiteCore
 
 /// The SQLite implementation of ``SyncRepository`` over the tables of
 /// `Migrations/0008_sync.sql` and `Migrations/0009_sync_rules.sql`.
-final class SQLiteSyncRepository: SyncRepository {
+final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
     let connection: Connection
     /// Where pending preferences' values are read.
     let preferences: SQLitePreferenceRepository

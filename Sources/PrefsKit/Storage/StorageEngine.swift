@@ -84,13 +84,20 @@ package protocol FileBackedEngine: StorageEngine {
 
 /// An engine that can be a device of sync.
 package protocol SyncDeviceEngine: StorageEngine {
-    /// The device side of sync; nil while the database has no schema (read-only, empty).
+    /// The device side of sync as a round needs it; nil while the database has no schema
+    /// (read-only, empty).
     var sync: (any SyncRepository)? { get }
+    /// What the device's sync keeps for people to read; nil as ``sync`` is.
+    var syncRecords: (any SyncDeviceRecords)? { get }
 }
 
 extension StorageEngine {
     /// The device side of sync, when the engine can be a device and has it.
     package var sync: (any SyncRepository)? { (self as? any SyncDeviceEngine)?.sync }
+    /// What the device's sync keeps, when the engine can be a device and has it.
+    package var syncRecords: (any SyncDeviceRecords)? {
+        (self as? any SyncDeviceEngine)?.syncRecords
+    }
 }
 
 /// How an engine's database tells of other connections' commits.

@@ -97,9 +97,11 @@ package struct SyncDeviceState: Sendable, Hashable {
     }
 }
 
-/// The device side of sync, kept in the device's database file: the clock and the field
-/// stamps its triggers write, the cursor, the losing sides of conflicts. Calls are made with
-/// the database lock held, writes inside a transaction.
+/// The device side of sync as a round needs it, kept in the device's database file: the
+/// clock and the field stamps its triggers write, the cursor, what the round records (the
+/// losing sides of conflicts, refusals). Calls are made with the database lock held, writes
+/// inside a transaction. What `sync status` and the listings read is
+/// ``SyncDeviceRecords``.
 package protocol SyncRepository: SyncBookmarkFields {
     /// Nil until sync is turned on.
     func deviceState() throws -> SyncDeviceState?
@@ -139,9 +141,6 @@ package protocol SyncRepository: SyncBookmarkFields {
     /// applied here.
     func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)
         throws
-    func refusedCount() throws -> Int
-    /// The changes refused, newest first.
-    func refusals(limit: Int) throws -> [SyncRefusal]
     /// Turns sync off: the device keeps its data and forgets its hub. `keepingStamps`: it
     /// keeps its clock and stamps and goes on stamping its writes, for when it joins again
     /// (``DeviceSync/leave()``); false: as though it had never synced (a first round that
@@ -149,12 +148,6 @@ package protocol SyncRepository: SyncBookmarkFields {
     func leave(keepingStamps: Bool) throws
     /// Keeps the losing side of a conflict.
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
-    func conflicts(limit: Int) throws -> [SyncConflict]
-    func conflictCount() throws -> Int
-    /// Names this device (nil: no name), to be sent at the next round.
-    func setDeviceName(_ name: String?) throws
-    /// This device's name.
-    func deviceName() throws -> String?
     /// The name still to send to the hub (`.some(nil)`: the name was taken away); nil when
     /// the hub has the current one.
     func unsentDeviceName() throws -> String??
@@ -169,8 +162,6 @@ package protocol SyncRepository: SyncBookmarkFields {
     func recordError(_ message: String?) throws
     /// Whether a preference is declared to stay on this device.
     func isDeviceLocal(suite: String, key: String) throws -> Bool
-    /// Adds to the clock's wall-clock milliseconds (tests of devices whose clock is wrong).
-    func setClockSkew(milliseconds: Int64) throws
 }
 
 /// The hub side of sync: the newest change of every field of one account, numbered.
@@ -274,4 +265,23 @@ package struct SyncPushOutcome: Sendable {
         self.clockAhead = clockAhead
         self.hubClock = hubClock
     }
+}
+
+/// What a device's sync keeps for people to read, outside a round: the refusals and the
+/// losing sides of conflicts, counted and listed, and the device's own name.
+package protocol SyncDeviceRecords {
+    /// How many changes were refused.
+    func refusedCount() throws -> Int
+    /// The changes refused, newest first.
+    func refusals(limit: Int) throws -> [SyncRefusal]
+    /// The losing sides of conflicts, newest first.
+    func conflicts(limit: Int) throws -> [SyncConflict]
+    /// How many losing sides are kept.
+    func conflictCount() throws -> Int
+    /// Names this device (nil: no name), to be sent at the next round.
+    func setDeviceName(_ name: String?) throws
+    /// This device's name.
+    func deviceName() throws -> String?
+    /// Adds to the clock's wall-clock milliseconds (tests of devices whose clock is wrong).
+    func setClockSkew(milliseconds: Int64) throws
 }

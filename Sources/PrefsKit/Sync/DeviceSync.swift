@@ -120,6 +120,11 @@ public final class DeviceSync: Sendable {
         return sync
     }
 
+    private static func records(_ state: DatabaseState) throws -> any SyncDeviceRecords {
+        guard let records = state.engine.syncRecords else { throw SyncError.notADeviceFile }
+        return records
+    }
+
     private static func newDeviceID() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<8).map { _ in
@@ -231,13 +236,13 @@ public final class DeviceSync: Sendable {
         try database.write { state in
             let sync = try repository(state)
             guard try sync.deviceState() != nil else { throw SyncError.notConfigured }
-            try sync.setDeviceName(name)
+            try records(state).setDeviceName(name)
         }
     }
 
     /// This device's name (``setName(_:of:)``); nil when it has none or never synced.
     public static func name(of database: AppDatabase) throws -> String? {
-        try database.read { state in try repository(state).deviceName() }
+        try database.read { state in try records(state).deviceName() }
     }
 
     /// Runs hub calls under the hub database's lock, with the engine's errors in their
@@ -478,8 +483,8 @@ public final class DeviceSync: Sendable {
             return SyncStatus(
                 deviceID: device.deviceID, hub: device.hub, account: device.account,
                 cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
-                pending: try sync.pendingCount(), conflicts: try sync.conflictCount(),
-                lastError: device.lastError, refused: try sync.refusedCount(),
+                pending: try sync.pendingCount(), conflicts: try records(state).conflictCount(),
+                lastError: device.lastError, refused: try records(state).refusedCount(),
                 clockAheadMilliseconds: device.clockAheadMilliseconds,
                 clockOffsetMilliseconds: device.clockOffsetMilliseconds)
         }
@@ -494,21 +499,21 @@ public final class DeviceSync: Sendable {
     public static func refusals(of database: AppDatabase, limit: Int = 100) throws
         -> [SyncRefusal]
     {
-        try database.read { state in try repository(state).refusals(limit: limit) }
+        try database.read { state in try records(state).refusals(limit: limit) }
     }
 
     /// The losing sides of conflicts this device saw, newest first.
     public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
         -> [SyncConflict]
     {
-        try database.read { state in try repository(state).conflicts(limit: limit) }
+        try database.read { state in try records(state).conflicts(limit: limit) }
     }
 
     /// Shifts this device's wall clock by an amount, as a device whose clock is wrong
     /// would read it (for tests of clock skew).
     func setClockSkew(milliseconds: Int64) throws {
         try database.write { state in
-            try Self.repository(state).setClockSkew(milliseconds: milliseconds)
+            try Self.records(state).setClockSkew(milliseconds: milliseconds)
         }
     }
 }
