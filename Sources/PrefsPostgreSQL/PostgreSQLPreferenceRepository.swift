@@ -134,6 +134,13 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
     }
 
     func entries(suite: String) throws -> [(key: String, value: PreferenceValue)] {
+        var values: [(key: String, value: PreferenceValue)] = []
+        try forEachEntry(suite: suite) { values.append(($0, $1)) }
+        return values
+    }
+
+    /// The rows come in one result of libpq's, held until the last is read.
+    func forEachEntry(suite: String, _ body: (String, PreferenceValue) throws -> Void) throws {
         let result = try connection.execute(
             prepared: "preference_entries",
             """
@@ -141,7 +148,6 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             ORDER BY key COLLATE "C"
             """,
             [account, suite])
-        var values: [(key: String, value: PreferenceValue)] = []
         for row in 0..<result.rowCount {
             if let key = result.text(row: row, column: 0),
                 let value = PreferenceValue(
@@ -149,10 +155,9 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                     value: result.text(row: row, column: 2),
                     bytes: result.bytes(row: row, column: 3))
             {
-                values.append((key, value))
+                try body(key, value)
             }
         }
-        return values
     }
 
     func suites() throws -> [String] {

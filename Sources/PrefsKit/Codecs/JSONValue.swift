@@ -126,6 +126,21 @@ extension JSONValue {
         return output
     }
 
+    /// Appends the JSON text of an element of a pretty array, as ``serialized(_:)`` writes it
+    /// inside the whole array: `isFirst` opens the array. An array written this way, element
+    /// by element, then closed with ``closePrettyArray(into:isEmpty:)``, has the bytes of the
+    /// whole array's, without the whole array in memory.
+    package func appendPrettyArrayElement(into output: inout String, isFirst: Bool) {
+        output += isFirst ? "[" : ","
+        Self.newline(&output, indent: 1)
+        write(into: &output, layout: .pretty, indent: 1)
+    }
+
+    /// Closes a pretty array written by ``appendPrettyArrayElement(into:isFirst:)``.
+    package static func closePrettyArray(into output: inout String, isEmpty: Bool) {
+        output += isEmpty ? "[]" : "\n]"
+    }
+
     private func write(into output: inout String, layout: Layout, indent: Int) {
         let pretty = layout == .pretty
         let comma = layout == .compact ? "," : (pretty ? "," : ", ")

@@ -427,6 +427,20 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with each stored value of the suite, keys in byte order, as they are
+    /// read: a suite of any size is listed in constant memory. The database stays locked for
+    /// this process until it returns, so `body` should not wait on other threads' use of it.
+    ///
+    /// - Throws: `body`'s error, or ``DatabaseError`` when the read fails.
+    public func forEachStoredEntry(_ body: (_ key: String, _ value: PreferenceValue) throws -> Void)
+        throws
+    {
+        try database.read { state in
+            if state.isEmpty { return }
+            try state.preferences.forEachEntry(suite: suite, body)
+        }
+    }
+
     /// Removes every stored value of the suite (declarations stay).
     ///
     /// - Returns: How many keys were removed.

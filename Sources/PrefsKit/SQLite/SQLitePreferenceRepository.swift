@@ -118,20 +118,24 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     }
 
     func entries(suite: String) throws -> [(key: String, value: PreferenceValue)] {
+        var result: [(key: String, value: PreferenceValue)] = []
+        try forEachEntry(suite: suite) { result.append(($0, $1)) }
+        return result
+    }
+
+    func forEachEntry(suite: String, _ body: (String, PreferenceValue) throws -> Void) throws {
         // The primary key's BINARY collation: byte order.
         let statement = try connection.cachedStatement(
             sql: "SELECT key, type, value FROM preference WHERE suite = ? ORDER BY key")
         try statement.bind([suite])
         defer { statement.reset() }
-        var result: [(key: String, value: PreferenceValue)] = []
         while try statement.step() {
             if let value = PreferenceValue(
                 storedType: statement.text(at: 1), value: statement.value(at: 2))
             {
-                result.append((statement.text(at: 0), value))
+                try body(statement.text(at: 0), value)
             }
         }
-        return result
     }
 
     func suites() throws -> [String] {

@@ -36,6 +36,9 @@ package protocol PreferenceRepository: AnyObject {
     /// Every stored value of a suite, in the byte order of the keys (names are bytes: two
     /// spellings of one text are two keys).
     func entries(suite: String) throws -> [(key: String, value: PreferenceValue)]
+    /// Calls `body` with each stored entry of the suite in byte order of the keys, as they
+    /// are read: the suite is never held whole in memory.
+    func forEachEntry(suite: String, _ body: (String, PreferenceValue) throws -> Void) throws
     /// The names of suites that hold values or declarations.
     func suites() throws -> [String]
     /// Stores a declaration, replacing an earlier one of the same key.

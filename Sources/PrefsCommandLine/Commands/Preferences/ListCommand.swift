@@ -19,41 +19,37 @@ struct ListCommand: RunnableCommand {
 
     func run(_ context: CommandContext) throws {
         if namesOnly { return try listNames(context) }
-        let store = try context.openForReading().map {
-            PreferenceStore(database: $0, suite: context.suite)
-        }
-        let stored = try store?.storedEntries() ?? []
-        var rows: [(key: String, value: PreferenceValue, isDefault: Bool)] = stored.map {
-            ($0.key, $0.value, false)
-        }
+        var output = ListOutput(
+            context: context, isJSON: context.globals.isJSON, isNullSeparated: isNullSeparated)
+        guard
+            let store = try context.openForReading().map({
+                PreferenceStore(database: $0, suite: context.suite)
+            })
+        else { return output.finish() }
+        // The declared defaults of keys without a value, merged in byte order (as the
+        // database sorts: keys Swift calls equal stay two rows) into the stored rows as they
+        // are read, so that a suite of any size is listed in constant memory.
+        var declared: [(key: String, value: PreferenceValue)] = []
         if includeDeclared {
-            let storedNames = Set(stored.map { ExactName($0.key) })
-            for declaration in try store?.declarations() ?? []
-            where !storedNames.contains(ExactName(declaration.key)) {
-                if let value = declaration.defaultValue {
-                    rows.append((declaration.key, value, true))
-                }
+            declared = try store.declarations().compactMap { declaration in
+                declaration.defaultValue.map { (declaration.key, $0) }
             }
+            declared.sort { ExactName.precedes($0.key, $1.key) }
         }
-        // Byte order, as the database sorts: keys Swift calls equal stay two rows.
-        rows.sort { ExactName.precedes($0.key, $1.key) }
-        if context.globals.isJSON {
-            context.printJSON(
-                .array(
-                    rows.map {
-                        JSONShapes.preference(
-                            suite: context.suite, key: $0.key, value: $0.value,
-                            isDefault: $0.isDefault)
-                    }))
-        } else {
-            var text = ""
-            for row in rows {
-                text += context.entry(
-                    key: row.key, value: row.value, isDefault: row.isDefault,
-                    isNullSeparated: isNullSeparated)
+        var next = declared.startIndex
+        try store.forEachStoredEntry { key, value in
+            while next < declared.endIndex, ExactName.precedes(declared[next].key, key) {
+                output.add(key: declared[next].key, value: declared[next].value, isDefault: true)
+                next += 1
             }
-            context.console.print(text)
+            // A declared key with a value is listed once, with its value.
+            if next < declared.endIndex, ExactName.sameBytes(declared[next].key, key) { next += 1 }
+            output.add(key: key, value: value, isDefault: false)
         }
+        for entry in declared[next...] {
+            output.add(key: entry.key, value: entry.value, isDefault: true)
+        }
+        output.finish()
     }
 
     private func listNames(_ context: CommandContext) throws {
@@ -81,5 +77,48 @@ extension ListCommand {
         self.init(
             includeDeclared: parsed[Self.all], isNullSeparated: parsed[Self.null],
             namesOnly: parsed[Self.names])
+    }
+}
+
+/// What `prefs list` prints, written as the entries come: text or a JSON array, in chunks of
+/// about 64 KB.
+private struct ListOutput {
+    let context: CommandContext
+    let isJSON: Bool
+    let isNullSeparated: Bool
+    private var buffer = ""
+    private var isEmpty = true
+
+    init(context: CommandContext, isJSON: Bool, isNullSeparated: Bool) {
+        self.context = context
+        self.isJSON = isJSON
+        self.isNullSeparated = isNullSeparated
+    }
+
+    mutating func add(key: String, value: PreferenceValue, isDefault: Bool) {
+        if isJSON {
+            JSONShapes.preference(
+                suite: context.suite, key: key, value: value, isDefault: isDefault
+            ).appendPrettyArrayElement(into: &buffer, isFirst: isEmpty)
+        } else {
+            buffer += context.entry(
+                key: key, value: value, isDefault: isDefault, isNullSeparated: isNullSeparated)
+        }
+        isEmpty = false
+        if buffer.utf8.count >= 1 << 16 { flush() }
+    }
+
+    mutating func finish() {
+        if isJSON {
+            JSONValue.closePrettyArray(into: &buffer, isEmpty: isEmpty)
+            buffer += "\n"
+        }
+        flush()
+    }
+
+    private mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        context.console.print(buffer)
+        buffer = ""
     }
 }
