@@ -48,6 +48,22 @@ enum FileAccess {
     ///
     /// - Throws: ``CommandFailure`` with exit 73 when it cannot be created, 74 on I/O errors.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(CommandFailure) {
+        do {
+            try writeAtomically(to: path) { write in try write(bytes) }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(
+                "Cannot write '\(path)': \(error)", exitCode: CommandFailure.ioError)
+        }
+    }
+
+    /// The same, with the bytes handed over piece by piece by `produce` (through the writer
+    /// it is given): a file of any size is written in constant memory, and when `produce` or
+    /// a write fails, the file at `path` is as it was.
+    static func writeAtomically(
+        to path: String, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void
+    ) throws {
         let temporary = path + ".prefs-tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -55,13 +71,19 @@ enum FileAccess {
                 "Cannot create '\(path)': \(String(cString: strerror(errno)))",
                 exitCode: CommandFailure.cannotCreate)
         }
-        let failure = bytes.withUnsafeBytes { FileDescriptor.writeAll($0, to: descriptor) }
-        if failure != 0 {
+        do {
+            try produce { bytes in
+                let failure = bytes.withUnsafeBytes { FileDescriptor.writeAll($0, to: descriptor) }
+                if failure != 0 {
+                    throw CommandFailure(
+                        "Cannot write '\(path)': \(String(cString: strerror(failure)))",
+                        exitCode: CommandFailure.ioError)
+                }
+            }
+        } catch {
             close(descriptor)
             unlink(temporary)
-            throw CommandFailure(
-                "Cannot write '\(path)': \(String(cString: strerror(failure)))",
-                exitCode: CommandFailure.ioError)
+            throw error
         }
         if fsync(descriptor) != 0 || close(descriptor) != 0 {
             let reason = String(cString: strerror(errno))

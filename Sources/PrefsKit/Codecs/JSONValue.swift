@@ -130,15 +130,23 @@ extension JSONValue {
     /// inside the whole array: `isFirst` opens the array. An array written this way, element
     /// by element, then closed with ``closePrettyArray(into:isEmpty:)``, has the bytes of the
     /// whole array's, without the whole array in memory.
-    package func appendPrettyArrayElement(into output: inout String, isFirst: Bool) {
+    /// `depth`: how deep the array is in its document (0: the document itself).
+    package func appendPrettyArrayElement(
+        into output: inout String, isFirst: Bool, depth: Int = 0
+    ) {
         output += isFirst ? "[" : ","
-        Self.newline(&output, indent: 1)
-        write(into: &output, layout: .pretty, indent: 1)
+        Self.newline(&output, indent: depth + 1)
+        write(into: &output, layout: .pretty, indent: depth + 1)
     }
 
-    /// Closes a pretty array written by ``appendPrettyArrayElement(into:isFirst:)``.
-    package static func closePrettyArray(into output: inout String, isEmpty: Bool) {
-        output += isEmpty ? "[]" : "\n]"
+    /// Closes a pretty array written by ``appendPrettyArrayElement(into:isFirst:depth:)``.
+    package static func closePrettyArray(into output: inout String, isEmpty: Bool, depth: Int = 0) {
+        if isEmpty {
+            output += "[]"
+        } else {
+            newline(&output, indent: depth)
+            output += "]"
+        }
     }
 
     private func write(into output: inout String, layout: Layout, indent: Int) {

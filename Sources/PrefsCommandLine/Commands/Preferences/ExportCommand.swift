@@ -37,13 +37,19 @@ struct ExportCommand: RunnableCommand {
         let bytes: [UInt8]
         switch format {
         case .json:
-            if let store {
-                bytes = Array(try store.exportJSON().utf8)
+            // Written as it is read: an export of any size in constant memory.
+            let source =
+                try store
+                ?? PreferenceStore(database: try AppDatabase.inMemory(), suite: context.suite)
+            if let file, file != "-" {
+                try FileAccess.writeAtomically(to: file) { write in
+                    try source.exportJSON { try write(Array($0.utf8)) }
+                }
+                context.inform("Exported suite '\(context.suite)' to '\(file)'")
             } else {
-                let empty = PreferenceStore(
-                    database: try AppDatabase.inMemory(), suite: context.suite)
-                bytes = Array(try empty.exportJSON().utf8)
+                try source.exportJSON { _ = context.console.outputBytes(Array($0.utf8)) }
             }
+            return
         case .plist, .binaryPlist:
             let plistFormat: PropertyList.Format = format == .plist ? .xml : .binary
             if let losses = try store?.propertyListLosses(format: plistFormat), !losses.isEmpty {
