@@ -16,6 +16,9 @@ let package = Package(
         // import them: PrefsKit alone does not carry their parsers.
         .library(name: "PrefsInterchange", targets: ["PrefsInterchange"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        // The sync protocol over HTTP in front of a PostgreSQL hub, and its device tokens
+        // (docs/sync-protocol.md, docs/deploy.md).
+        .executable(name: "prefs-server", targets: ["prefs-server"]),
         // The raw C baseline of the benchmarks, for the second harness
         // (Benchmarks/AppHarness, a package of its own that depends on this one).
         .library(name: "PrefsBenchmarkBaseline", targets: ["CRawSQLite"]),
@@ -49,6 +52,11 @@ let package = Package(
         .target(
             name: "PrefsPostgreSQL", dependencies: ["PrefsKit", "PostgresCore"],
             plugins: ["EmbedMigrationsPlugin"]),
+        // GNU libmicrohttpd (Debian: libmicrohttpd-dev), with the C-only parts of its use.
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        .executableTarget(
+            name: "prefs-server", dependencies: ["PrefsKit", "PrefsPostgreSQL", "CMicroHTTPD"],
+            path: "Sources/PrefsServer"),
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
             name: "PrefsCommandLine",

@@ -19,6 +19,39 @@ extension PostgreSQLEngine {
     static func open(target: String, options: PostgreSQLOptions) throws(DatabaseError)
         -> PostgreSQLEngine
     {
+        let opened = try connectMigrated(target: target, options: options)
+        let redacted = PGConnection.redacted(target)
+        do {
+            let listener = try options.notificationTarget.map { target in
+                try PGConnection(target)
+            }
+            let session = try prepareSession(
+                opened.connection, account: options.account, timeouts: opened.timeouts,
+                writer: opened.writer, listener: listener)
+            return PostgreSQLEngine(
+                connection: opened.connection, session: session, listener: listener,
+                isReadOnly: options.isReadOnly)
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw databaseError(for: error, target: redacted, account: options.account)
+        }
+    }
+
+    /// A connection as ``open(target:options:)`` makes it, before it acts for an account:
+    /// its settings pinned (behind a pooler, in every transaction's prelude), the schema
+    /// migrated (unless read-only).
+    struct Opened {
+        let connection: PGConnection
+        /// The store's name in its transactions.
+        let writer: String
+        let timeouts: (lock: Int, statement: Int)
+    }
+
+    /// Connects and migrates (unless read-only); acts for no account yet.
+    static func connectMigrated(target: String, options: PostgreSQLOptions)
+        throws(DatabaseError) -> Opened
+    {
         if !LibPQ.isBuiltIn, let reason = LibPQ.loadFailure {
             throw .unsupported(reason.prefix(1).uppercased() + reason.dropFirst())
         }
@@ -76,15 +109,7 @@ extension PostgreSQLEngine {
                 }
                 try migrate(connection, target: redacted)
             }
-            let listener = try options.notificationTarget.map { target in
-                try PGConnection(target)
-            }
-            let session = try prepareSession(
-                connection, account: options.account, timeouts: timeouts, writer: writer,
-                listener: listener)
-            return PostgreSQLEngine(
-                connection: connection, session: session, listener: listener,
-                isReadOnly: options.isReadOnly)
+            return Opened(connection: connection, writer: writer, timeouts: timeouts)
         } catch let error as DatabaseError {
             throw error
         } catch let error as PGError where error.isInvalidConnectionOption {
@@ -92,6 +117,22 @@ extension PostgreSQLEngine {
         } catch {
             throw databaseError(for: error, target: redacted, account: options.account)
         }
+    }
+
+    /// An engine on an opened connection (behind a pooler: its prelude names the account in
+    /// every transaction), acting for `account`: what prefs-server does for each request,
+    /// on a connection of its pool, for the account the request's token opens.
+    static func acting(for account: String, on opened: Opened) throws -> PostgreSQLEngine {
+        guard var prelude = opened.connection.transactionPrelude, prelude.parameters.count > 2
+        else {
+            throw DatabaseError.internalError("an engine switches accounts only behind its prelude")
+        }
+        prelude.parameters[2] = account
+        opened.connection.transactionPrelude = prelude
+        let session = try prepareSession(
+            opened.connection, account: account, timeouts: opened.timeouts,
+            writer: opened.writer)
+        return PostgreSQLEngine(connection: opened.connection, session: session)
     }
 
     /// What every transaction starts with behind a transaction pooler: the account acted

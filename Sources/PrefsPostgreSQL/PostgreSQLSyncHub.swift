@@ -30,6 +30,68 @@ extension PostgreSQLEngine: SyncHub {
         guard !changes.isEmpty else {
             return SyncPushOutcome(accepted: 0, lost: [], overwritten: [])
         }
+        let document = try Self.pushDocument(changes, device: device)
+        let outcome = try reconnecting {
+            try transaction {
+                try pushSteps(changes, device: device, document: document, cursor: cursor)
+            }
+        }
+        isSyncStarted = true
+        return outcome
+    }
+
+    /// A push under an idempotency key (prefs-server, docs/sync-protocol.md): the first
+    /// push with the key runs and its answer (`answer` writes it) is kept with it, in the
+    /// push's own transaction; a push with a key already kept runs nothing and gets the
+    /// kept answer. Two pushes with one key at once: the second waits for the first's
+    /// commit (the key is claimed by an insert), then gets its answer.
+    func push(
+        _ changes: [SyncChange], device: String, cursor: Int64, idempotencyKey key: String,
+        answer: (SyncPushOutcome) throws -> String
+    ) throws -> String {
+        let document = try Self.pushDocument(changes, device: device)
+        let text = try reconnecting {
+            try transaction {
+                let claim = try connection.execute(
+                    prepared: "sync_receipt_claim",
+                    """
+                    INSERT INTO prefs_push_receipt (account, key, device) VALUES ($1, $2, $3)
+                    ON CONFLICT (account, key) DO NOTHING
+                    """, [account, key, device])
+                if claim.affectedRows == 0 {
+                    let kept = try connection.execute(
+                        prepared: "sync_receipt_read",
+                        "SELECT response FROM prefs_push_receipt WHERE account = $1 AND key = $2",
+                        [account, key])
+                    if let response = kept.text(row: 0, column: 0) { return response }
+                    throw DatabaseError.internalError("the push receipt '\(key)' has no answer")
+                }
+                let outcome =
+                    changes.isEmpty
+                    ? SyncPushOutcome(accepted: 0, lost: [], overwritten: [])
+                    : try pushSteps(changes, device: device, document: document, cursor: cursor)
+                let text = try answer(outcome)
+                try connection.execute(
+                    prepared: "sync_receipt_keep",
+                    """
+                    UPDATE prefs_push_receipt SET response = $3 WHERE account = $1 AND key = $2
+                    """, [account, key, text])
+                // Kept a day: a device sends a push again within seconds or minutes.
+                try connection.execute(
+                    prepared: "sync_receipt_expire",
+                    """
+                    DELETE FROM prefs_push_receipt
+                    WHERE account = $1 AND made_at < now() - interval '1 day'
+                    """, [account])
+                return text
+            }
+        }
+        isSyncStarted = true
+        return text
+    }
+
+    /// The pushed changes as the push statement reads them: one JSON document.
+    private static func pushDocument(_ changes: [SyncChange], device: String) throws -> String {
         let rows = changes.enumerated().map { index, change in
             let columns = change.value?.postgresColumns
             return PushedRow(
@@ -39,12 +101,7 @@ extension PostgreSQLEngine: SyncHub {
                 present: change.present, type: change.value?.type.rawValue,
                 value: columns?.value, bytes: columns?.bytes)
         }
-        let document = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
-        let outcome = try reconnecting {
-            try pushTransaction(changes, device: device, document: document, cursor: cursor)
-        }
-        isSyncStarted = true
-        return outcome
+        return String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
     }
 
     /// A preference's value is read from the preference table (the hub keeps no copy of
@@ -121,29 +178,27 @@ extension PostgreSQLEngine: SyncHub {
             prepared: "sync_rebuilt", "SELECT prefs_sync_rebuilt($1)", [account])
     }
 
-    /// A push, in one hub transaction: its steps, each named below.
-    private func pushTransaction(
+    /// A push, inside the caller's hub transaction: its steps, each named below.
+    private func pushSteps(
         _ changes: [SyncChange], device: String, document: String, cursor: Int64
     ) throws -> SyncPushOutcome {
-        try transaction {
-            let number = try openPush()
-            let result = try pushAll(document: document, cursor: cursor)
-            let rows = Self.readPushRows(result, of: changes)
-            try rebuild(rows.bookmarks)
-            try recordDevicePushed(
-                device: device,
-                newestClock: Self.newestOwnClock(changes, device: device, excluding: rows.excluded))
-            try notifyOtherDevices()
-            let (lost, winners, overwritten) = Self.conflicts(result, of: changes)
-            var outcome = SyncPushOutcome(
-                accepted: rows.accepted, lost: lost, overwritten: overwritten,
-                refused: rows.refused, clockAhead: rows.ahead,
-                hubClock: rows.clockLimit - (rows.clockBound ?? 0))
-            outcome.winners = winners
-            outcome.clockBound = rows.clockBound ?? outcome.clockBound
-            if outcome.accepted > 0 { outcome.sequence = number }
-            return outcome
-        }
+        let number = try openPush()
+        let result = try pushAll(document: document, cursor: cursor)
+        let rows = Self.readPushRows(result, of: changes)
+        try rebuild(rows.bookmarks)
+        try recordDevicePushed(
+            device: device,
+            newestClock: Self.newestOwnClock(changes, device: device, excluding: rows.excluded))
+        try notifyOtherDevices()
+        let (lost, winners, overwritten) = Self.conflicts(result, of: changes)
+        var outcome = SyncPushOutcome(
+            accepted: rows.accepted, lost: lost, overwritten: overwritten,
+            refused: rows.refused, clockAhead: rows.ahead,
+            hubClock: rows.clockLimit - (rows.clockBound ?? 0))
+        outcome.winners = winners
+        outcome.clockBound = rows.clockBound ?? outcome.clockBound
+        if outcome.accepted > 0 { outcome.sequence = number }
+        return outcome
     }
 
     /// Takes the account's sync lock and the push's number. The lock is an advisory lock on

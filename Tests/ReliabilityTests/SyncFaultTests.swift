@@ -114,7 +114,7 @@ import Testing
                 Issue.record("not an outage: \(error)")
                 return
             }
-            #expect(path == sync.hub.path)
+            #expect(path == sync.hub?.path)
         }
         try server.startAgain()
         let report = try sync.sync()

@@ -266,3 +266,18 @@ public final class AppDatabase: Sendable {
         }
     }
 }
+
+extension AppDatabase {
+    /// Runs the body on the database's engine, under its lock, with the engine's errors in
+    /// their documented form: for an engine's module to reach what only it offers (device
+    /// tokens on a PostgreSQL hub).
+    package func withEngine<T>(_ body: (any StorageEngine) throws -> T) throws -> T {
+        try state.withLock { state in
+            do {
+                return try body(state.engine)
+            } catch {
+                throw state.engine.translate(error)
+            }
+        }
+    }
+}

@@ -42,8 +42,9 @@ import Synchronization
 public final class DeviceSync: Sendable {
     /// The device's database.
     public let database: AppDatabase
-    /// The hub, opened for the account.
-    public let hub: AppDatabase
+    /// The hub, opened for the account; nil for a hub reached through a sync server
+    /// (`prefs-server`, over HTTPS).
+    public let hub: AppDatabase?
     /// The account this device syncs.
     public let account: String
     /// This device's id, in every clock it stamps.
@@ -452,10 +453,10 @@ public final class DeviceSync: Sendable {
         interval: Duration = .milliseconds(50), idleRounds: Int = 100,
         onRound: @Sendable (Result<SyncReport, any Error>) -> Void = { _ in }
     ) async {
-        var hubToken = try? hub.state.withLock { try $0.engine.commitToken() }
+        var hubToken = hubHandle.changeToken()
         var idle = idleRounds
         while !Task.isCancelled {
-            let token = try? hub.state.withLock { try $0.engine.commitToken() }
+            let token = hubHandle.changeToken()
             let isPending = ((try? pendingCount()) ?? 0) > 0
             idle -= 1
             if isPending || token != hubToken || idle <= 0 {

@@ -1,0 +1,61 @@
+// The part of GNU libmicrohttpd that prefs-server uses, with the C-only parts (variadic
+// start, per-connection state, body accumulation) done here: Swift sees one call per
+// complete request, with its method, path, headers and body.
+#ifndef PREFS_HTTP_H
+#define PREFS_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct MHD_Daemon;
+struct MHD_Connection;
+
+/// One complete request. `body_too_large`: the body passed the limit and was not kept.
+/// `largest_header`: the longest header line's length (name and value).
+typedef struct prefs_http_request {
+    struct MHD_Connection *connection;
+    const char *method;
+    const char *url;
+    const unsigned char *body;
+    size_t body_length;
+    int body_too_large;
+    size_t largest_header;
+    const char *peer;
+} prefs_http_request;
+
+/// Called once per request, on the connection's thread; it must call prefs_http_respond.
+typedef void (*prefs_http_handler)(void *context, const prefs_http_request *request);
+
+/// Starts a server on address:port (IPv4 or IPv6 text), one thread per connection, at most
+/// `connection_limit` connections, each closed after `timeout_seconds` without traffic.
+/// Bodies over `max_body` bytes are refused (413) before they are read when their length
+/// is announced, and not kept otherwise. NULL when it cannot start (errno set).
+struct MHD_Daemon *prefs_http_start(
+    const char *address, uint16_t port, unsigned int connection_limit,
+    unsigned int timeout_seconds, size_t max_body, size_t header_memory,
+    prefs_http_handler handler, void *context);
+
+/// The port the server listens on (after port 0: the one the system gave).
+uint16_t prefs_http_port(struct MHD_Daemon *daemon);
+
+/// A request header's value, or NULL.
+const char *prefs_http_header(struct MHD_Connection *connection, const char *name);
+
+/// A query argument's value, or NULL.
+const char *prefs_http_query(struct MHD_Connection *connection, const char *key);
+
+/// Queues the answer. `extra_name`/`extra_value`: one more header, or NULL. 1 on success.
+int prefs_http_respond(
+    struct MHD_Connection *connection, unsigned int status, const char *content_type,
+    const void *body, size_t length, const char *extra_name, const char *extra_value);
+
+/// Stops accepting connections; those open go on.
+void prefs_http_quiesce(struct MHD_Daemon *daemon);
+
+/// How many connections are open.
+unsigned int prefs_http_connections(struct MHD_Daemon *daemon);
+
+/// Closes every connection and stops.
+void prefs_http_stop(struct MHD_Daemon *daemon);
+
+#endif

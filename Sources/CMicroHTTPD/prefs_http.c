@@ -1,0 +1,201 @@
+#include "prefs_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct server_state {
+    prefs_http_handler handler;
+    void *context;
+    size_t max_body;
+} server_state;
+
+/// What one request gathered so far.
+typedef struct request_state {
+    unsigned char *body;
+    size_t length;
+    size_t capacity;
+    int too_large;
+    int answered;
+} request_state;
+
+static enum MHD_Result measure_header(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    size_t *largest = cls;
+    size_t length = (key ? strlen(key) : 0) + (value ? strlen(value) : 0);
+    if (length > *largest) *largest = length;
+    return MHD_YES;
+}
+
+static void peer_text(struct MHD_Connection *connection, char *text, size_t size) {
+    text[0] = 0;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, text, size);
+    } else if (address->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, text, size);
+    }
+}
+
+static enum MHD_Result on_request(
+    void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
+    (void)version;
+    server_state *server = cls;
+    request_state *state = *con_cls;
+    if (!state) {
+        state = calloc(1, sizeof(request_state));
+        if (!state) return MHD_NO;
+        *con_cls = state;
+        // An announced length over the limit is refused before the body is read.
+        const char *announced =
+            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
+        if (announced) {
+            errno = 0;
+            char *end = NULL;
+            unsigned long long length = strtoull(announced, &end, 10);
+            if (errno != 0 || end == announced || length > server->max_body) {
+                state->too_large = 1;
+            }
+        }
+        if (!state->too_large) return MHD_YES;
+    }
+    if (*upload_data_size > 0 && !state->answered) {
+        size_t size = *upload_data_size;
+        if (!state->too_large && state->length + size <= server->max_body) {
+            if (state->length + size > state->capacity) {
+                size_t capacity = state->capacity ? state->capacity : 4096;
+                while (capacity < state->length + size) capacity *= 2;
+                if (capacity > server->max_body) capacity = server->max_body;
+                unsigned char *grown = realloc(state->body, capacity);
+                if (!grown) return MHD_NO;
+                state->body = grown;
+                state->capacity = capacity;
+            }
+            memcpy(state->body + state->length, upload_data, size);
+            state->length += size;
+        } else {
+            state->too_large = 1;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (state->answered) return MHD_YES;
+    state->answered = 1;
+    prefs_http_request request;
+    memset(&request, 0, sizeof request);
+    char peer[INET6_ADDRSTRLEN + 1];
+    peer_text(connection, peer, sizeof peer);
+    request.connection = connection;
+    request.method = method;
+    request.url = url;
+    request.body = state->body;
+    request.body_length = state->length;
+    request.body_too_large = state->too_large;
+    request.peer = peer;
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
+        &request.largest_header);
+    server->handler(server->context, &request);
+    return MHD_YES;
+}
+
+static void on_completed(
+    void *cls, struct MHD_Connection *connection, void **con_cls,
+    enum MHD_RequestTerminationCode code) {
+    (void)cls;
+    (void)connection;
+    (void)code;
+    request_state *state = *con_cls;
+    if (state) {
+        free(state->body);
+        free(state);
+        *con_cls = NULL;
+    }
+}
+
+struct MHD_Daemon *prefs_http_start(
+    const char *address, uint16_t port, unsigned int connection_limit,
+    unsigned int timeout_seconds, size_t max_body, size_t header_memory,
+    prefs_http_handler handler, void *context) {
+    server_state *server = calloc(1, sizeof(server_state));
+    if (!server) return NULL;
+    server->handler = handler;
+    server->context = context;
+    server->max_body = max_body;
+    struct sockaddr_storage storage;
+    memset(&storage, 0, sizeof storage);
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
+        | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
+    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+    } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        free(server);
+        errno = EINVAL;
+        return NULL;
+    }
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, server,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, header_memory,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+    if (!daemon) free(server);
+    return daemon;
+}
+
+uint16_t prefs_http_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+const char *prefs_http_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+const char *prefs_http_query(struct MHD_Connection *connection, const char *key) {
+    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, key);
+}
+
+int prefs_http_respond(
+    struct MHD_Connection *connection, unsigned int status, const char *content_type,
+    const void *body, size_t length, const char *extra_name, const char *extra_value) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return 0;
+    MHD_add_response_header(response, "Content-Type", content_type);
+    MHD_add_response_header(response, "Cache-Control", "no-store");
+    if (extra_name && extra_value) MHD_add_response_header(response, extra_name, extra_value);
+    enum MHD_Result queued = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return queued == MHD_YES;
+}
+
+void prefs_http_quiesce(struct MHD_Daemon *daemon) {
+    MHD_socket socket = MHD_quiesce_daemon(daemon);
+    if (socket != MHD_INVALID_SOCKET) close(socket);
+}
+
+unsigned int prefs_http_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? info->num_connections : 0;
+}
+
+void prefs_http_stop(struct MHD_Daemon *daemon) { MHD_stop_daemon(daemon); }
