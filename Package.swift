@@ -15,6 +15,9 @@ let package = Package(
         // Browsers' bookmark files (Netscape HTML, Chromium, Firefox, Safari), for apps that
         // import them: PrefsKit alone does not carry their parsers.
         .library(name: "PrefsInterchange", targets: ["PrefsInterchange"]),
+        // Sync through a sync server (prefs-server) over HTTPS with URLSession: what an app
+        // on iOS links to sync (FoundationNetworking on Linux).
+        .library(name: "PrefsHTTPSync", targets: ["PrefsHTTPSync"]),
         .executable(name: "prefs", targets: ["prefs"]),
         // The sync protocol over HTTP in front of a PostgreSQL hub, and its device tokens
         // (docs/sync-protocol.md, docs/deploy.md).
@@ -57,6 +60,7 @@ let package = Package(
         .executableTarget(
             name: "prefs-server", dependencies: ["PrefsKit", "PrefsPostgreSQL", "CMicroHTTPD"],
             path: "Sources/PrefsServer"),
+        .target(name: "PrefsHTTPSync", dependencies: ["PrefsKit"]),
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
             name: "PrefsCommandLine",
@@ -135,8 +139,8 @@ let package = Package(
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [
-                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "SQLiteCore", "PostgresCore",
-                "TestSupport", "prefs",
+                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "PrefsHTTPSync", "SQLiteCore",
+                "PostgresCore", "TestSupport", "prefs", "prefs-server",
             ]),
         .testTarget(
             name: "PrefsCommandLineTests",

@@ -122,6 +122,36 @@ static void on_completed(
     }
 }
 
+static int hex_value(char digit) {
+    if (digit >= '0' && digit <= '9') return digit - '0';
+    if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
+    if (digit >= 'A' && digit <= 'F') return digit - 'A' + 10;
+    return -1;
+}
+
+/// Decodes %XX in the path and the query, but %00, which is kept as it is written: a NUL
+/// would cut the text short where C reads it, and the service refuses a path with '%'.
+static size_t unescape(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    char *read = text;
+    char *write = text;
+    while (*read) {
+        if (read[0] == '%' && read[1] && read[2]) {
+            int high = hex_value(read[1]);
+            int low = hex_value(read[2]);
+            if (high >= 0 && low >= 0 && (high | low) != 0) {
+                *write++ = (char)(high * 16 + low);
+                read += 3;
+                continue;
+            }
+        }
+        *write++ = *read++;
+    }
+    *write = 0;
+    return (size_t)(write - text);
+}
+
 struct MHD_Daemon *prefs_http_start(
     const char *address, uint16_t port, unsigned int connection_limit,
     unsigned int timeout_seconds, size_t max_body, size_t header_memory,
@@ -155,6 +185,7 @@ struct MHD_Daemon *prefs_http_start(
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, header_memory,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     if (!daemon) free(server);
     return daemon;

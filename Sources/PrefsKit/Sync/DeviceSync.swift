@@ -595,6 +595,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case notConfigured
     /// A device name that is not 1 to 64 code points without control characters.
     case invalidDeviceName(String)
+    /// A sync server's address a token may not be sent to: not `https://` (`http://` only
+    /// to this machine), or with credentials in it.
+    case insecureServer(String)
 
     /// One line for the user.
     public var description: String {
@@ -610,6 +613,10 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             "this device syncs the account '\(device)', not '\(requested)'"
         case .notConfigured:
             "this device has never synced: name the hub"
+        case .insecureServer(let address):
+            "a device token goes only to an https:// sync server (http:// only on this"
+                + " machine), with no credentials in its address: not"
+                + " '\(MessageText.shown(address))'"
         case .invalidDeviceName(let name):
             "the device name '\(MessageText.shown(name))' must be 1 to 64 characters (code"
                 + " points) without control characters"

@@ -130,9 +130,10 @@ package final class SyncService: Sendable {
 
     private func route(_ request: Request) throws -> Response {
         let path = request.path
-        if path.utf8.contains(0)
+        // The protocol's paths are plain names: no escape left after decoding (a NUL is
+        // kept as %00 by the HTTP layer), no dot segment.
+        if path.utf8.contains(0) || path.contains("%") || !path.hasPrefix("/")
             || path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
-            || !path.hasPrefix("/")
         {
             throw Refusal(400, "bad_path", "the path must be a plain path of the protocol")
         }

@@ -1,0 +1,379 @@
+import Foundation
+import PrefsHTTPSync
+import PrefsKit
+import PrefsPostgreSQL
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Devices syncing through `prefs-server` over HTTP with device tokens (the real binary, a
+/// real hub), and what a hostile client sends it: each attack is a test named after it, and
+/// ends with the documented status and a one-line JSON error while the server serves others.
+@Suite(.serialized) struct SyncServerTests {
+    let postgres: PostgresServer
+    let database: String
+    let server: SyncServerProcess
+    let folder: TemporaryFolder
+
+    init() throws {
+        postgres = try PostgresServer.start()
+        database = try postgres.makePrefsDatabase(roles: [("sync_service", "prefs_service")])
+        server = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"),
+            arguments: ["--max-body", "1048576", "--timeout", "3"])
+        folder = try TemporaryFolder()
+    }
+
+    /// The hub as a server app (a service role) sees one account.
+    private func hub(_ account: String) throws -> AppDatabase {
+        try postgres.open(database, as: "sync_service", account: account)
+    }
+
+    private func token(_ account: String, _ name: String) throws -> DeviceTokens.Issued {
+        try DeviceTokens.issue(on: hub(account), name: name)
+    }
+
+    private func device(_ name: String) throws -> AppDatabase {
+        try AppDatabase(path: folder.path(name + ".db"))
+    }
+
+    @discardableResult
+    private func sync(_ device: AppDatabase, _ token: String) throws -> SyncReport {
+        try DeviceSync(database: device, server: server.url, token: token).sync()
+    }
+
+    /// A request as the protocol's clients send it: status and body.
+    private func request(
+        _ method: String, _ path: String, token: String?, body: String? = nil,
+        headers: [String: String] = [:]
+    ) -> (status: Int, body: String)? {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        if let token { text += "Authorization: Bearer \(token)\r\n" }
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if let body {
+            text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        }
+        text += "\r\n" + (body ?? "")
+        return RawHTTP.exchange(port: server.port, text)
+    }
+
+    /// Whether the body is one line of JSON with the error code.
+    private func isError(_ response: (status: Int, body: String)?, _ status: Int, _ code: String)
+        -> Bool
+    {
+        guard let response, response.status == status, !response.body.contains("\n"),
+            let object = try? JSONSerialization.jsonObject(with: Data(response.body.utf8))
+                as? [String: String]
+        else { return false }
+        return object["error"] == code && object["message"]?.isEmpty == false
+    }
+
+    /// The ident of the key `theme` of the standard suite.
+    private let theme = SyncIdent.make(["standard", "theme"])
+
+    /// The server still answers a device with a good token.
+    private func stillServes() throws -> Bool {
+        let issued = try token("zoe", "control")
+        return request("GET", "/v1/account", token: issued.token)?.status == 200
+    }
+
+    // MARK: - Devices
+
+    @Test func twoDevicesSyncThroughTheServerThenAServerWriteReachesBothAndARevokedTokenIsRefused()
+        throws
+    {
+        let phoneToken = try token("alice", "Anna's iPhone")
+        let laptopToken = try token("alice", "Anna's laptop")
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        #expect(try sync(phone, phoneToken.token).pushed == 1)
+        let pulled = try sync(laptop, laptopToken.token)
+        #expect(pulled.pulled == 1)
+        #expect(PreferenceStore(database: laptop)[.hasViewedWalkthrough] == true)
+        // The device file keeps the server's address, never the token.
+        let status = try #require(try DeviceSync.status(of: laptop))
+        #expect(status.hub == server.url.absoluteString)
+        #expect(status.account == "alice")
+        let file = try Data(contentsOf: URL(fileURLWithPath: folder.path("laptop.db")))
+        #expect(file.range(of: Data(laptopToken.token.utf8)) == nil)
+
+        // The server app writes; both devices get it.
+        try PreferenceStore(database: hub("alice")).set(7, for: .launchCount)
+        #expect(try sync(phone, phoneToken.token).pulled == 1)
+        #expect(try sync(laptop, laptopToken.token).pulled == 1)
+        #expect(PreferenceStore(database: phone)[.launchCount] == 7)
+        #expect(PreferenceStore(database: laptop)[.launchCount] == 7)
+
+        // Revoked: refused at the next request, the other token still works.
+        #expect(try DeviceTokens.revoke(id: laptopToken.record.id, on: hub("alice")))
+        let refused = #expect(throws: DatabaseError.self) { try sync(laptop, laptopToken.token) }
+        guard case .permissionDenied? = refused?.kind else {
+            Issue.record("expected permissionDenied, got \(String(describing: refused))")
+            return
+        }
+        #expect(try sync(phone, phoneToken.token).pending == 0)
+        let listed = try DeviceTokens.list(on: hub("alice"))
+        #expect(listed.map(\.name) == ["Anna's iPhone", "Anna's laptop"])
+        #expect(listed.map { $0.revokedAt == nil } == [true, false])
+    }
+
+    @Test func aTokenOpensExactlyOneAccount() throws {
+        let alice = try token("alice", "alice's phone")
+        let bob = try token("bob", "bob's phone")
+        let phone = try device("alice-phone")
+        try PreferenceStore(database: phone).setValue(.string("dark"), forKey: "theme")
+        try sync(phone, alice.token)
+        // Bob's device pulls nothing of Alice's, and its push stays in Bob's account.
+        let bobsPhone = try device("bob-phone")
+        #expect(try sync(bobsPhone, bob.token).pulled == 0)
+        try PreferenceStore(database: bobsPhone).setValue(.string("light"), forKey: "theme")
+        try sync(bobsPhone, bob.token)
+        #expect(PreferenceStore(database: try hub("alice")).string(forKey: "theme") == "dark")
+        #expect(PreferenceStore(database: try hub("bob")).string(forKey: "theme") == "light")
+        // A device bound to Alice's account cannot be moved to Bob's by his token.
+        #expect(throws: SyncError.self) { try sync(phone, bob.token) }
+    }
+
+    @Test func aNonLoopbackHTTPServerIsRefusedBeforeTheTokenLeaves() throws {
+        let phone = try device("phone")
+        #expect(throws: SyncError.insecureServer("http://sync.example")) {
+            try DeviceSync(
+                database: phone, server: URL(string: "http://sync.example")!, token: "prefs_x")
+        }
+        #expect(throws: SyncError.self) {
+            try DeviceSync(
+                database: phone, server: URL(string: "https://user:pw@sync.example")!,
+                token: "prefs_x")
+        }
+    }
+
+    // MARK: - Hostile requests
+
+    @Test func noToken() throws {
+        #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
+        #expect(try stillServes())
+    }
+
+    @Test func aWrongToken() throws {
+        #expect(
+            isError(
+                request("GET", "/v1/account", token: "prefs_" + String(repeating: "A", count: 43)),
+                401, "bad_token"))
+        #expect(isError(request("GET", "/v1/account", token: "not a token"), 401, "bad_token"))
+        #expect(try stillServes())
+    }
+
+    @Test func aRevokedToken() throws {
+        let issued = try token("alice", "lost phone")
+        #expect(request("GET", "/v1/account", token: issued.token)?.status == 200)
+        try DeviceTokens.revoke(id: issued.record.id, on: hub("alice"))
+        #expect(isError(request("GET", "/v1/account", token: issued.token), 401, "bad_token"))
+        #expect(try stillServes())
+    }
+
+    @Test func anotherAccountsToken() throws {
+        let bob = try token("bob", "bob's phone")
+        let answer = try #require(request("GET", "/v1/account", token: bob.token))
+        #expect(answer.body.contains(#""account":"bob""#))
+        #expect(!answer.body.contains("alice"))
+    }
+
+    @Test func aReplayedPushIsAnsweredAgainAndAppliedOnce() throws {
+        let issued = try token("alice", "phone")
+        let clock = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000),
+            counter: 0, device: "d1"
+        ).text
+        let push = """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
+            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
+            """
+        let first = try #require(
+            request(
+                "POST", "/v1/push", token: issued.token, body: push,
+                headers: ["Idempotency-Key": "k-1"]))
+        #expect(first.status == 200)
+        #expect(first.body.contains(#""accepted":1"#))
+        let again = try #require(
+            request(
+                "POST", "/v1/push", token: issued.token, body: push,
+                headers: ["Idempotency-Key": "k-1"]))
+        #expect(again.body == first.body)
+        // The hub numbered one push: the second ran nothing.
+        let pulled = try #require(
+            request("POST", "/v1/pull", token: issued.token, body: #"{"device":"d2","after":0}"#))
+        #expect(pulled.body.components(separatedBy: #""sequence""#).count == 2)
+        // Without the key, the same changes again take none (the hub's own rule).
+        let plain = try #require(request("POST", "/v1/push", token: issued.token, body: push))
+        #expect(plain.body.contains(#""accepted":0"#))
+    }
+
+    @Test func aForgedFarFutureClock() throws {
+        let issued = try token("alice", "phone")
+        let future = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000 * 365,
+            counter: 0, device: "d1"
+        ).text
+        let push = """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
+            "field":"value","clock":"\(future)","present":true,"type":"string","value":"mine"}]}
+            """
+        let answer = try #require(request("POST", "/v1/push", token: issued.token, body: push))
+        #expect(answer.status == 200)
+        #expect(answer.body.contains(#""accepted":0"#))
+        #expect(answer.body.contains(future))
+        #expect(PreferenceStore(database: try hub("alice")).string(forKey: "theme") == nil)
+    }
+
+    @Test func aMalformedBody() throws {
+        let issued = try token("alice", "phone")
+        #expect(
+            isError(
+                request("POST", "/v1/push", token: issued.token, body: "{not json"), 400,
+                "malformed"))
+        #expect(
+            isError(
+                request("POST", "/v1/pull", token: issued.token, body: #"{"after":"x"}"#), 400,
+                "malformed"))
+        let badValue = """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"standard.n",\
+            "field":"value","clock":"x","present":true,"type":"int","value":"twelve"}]}
+            """
+        #expect(
+            isError(
+                request("POST", "/v1/push", token: issued.token, body: badValue), 400, "malformed"))
+        #expect(try stillServes())
+    }
+
+    @Test func aTwoGigabyteBody() throws {
+        let issued = try token("alice", "phone")
+        // Announced, not sent: refused before a byte of it is read.
+        let socket = try #require(RawHTTP.connect(port: server.port))
+        defer { close(socket) }
+        RawHTTP.send(
+            socket,
+            Array(
+                """
+                POST /v1/push HTTP/1.1\r
+                Host: 127.0.0.1\r
+                Authorization: Bearer \(issued.token)\r
+                Content-Type: application/json\r
+                Content-Length: 2147483648\r
+                \r
+                {"device":
+                """.utf8))
+        #expect(isError(RawHTTP.readResponse(socket), 413, "body_too_large"))
+        // Sent without a length (chunked) past the limit: not kept, refused at its end.
+        let chunk = String(repeating: "x", count: 64 << 10)
+        var chunked = "POST /v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        chunked += "Authorization: Bearer \(issued.token)\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<20 { chunked += String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n" }
+        chunked += "0\r\n\r\n"
+        #expect(isError(RawHTTP.exchange(port: server.port, chunked), 413, "body_too_large"))
+        #expect(try stillServes())
+    }
+
+    @Test func deepJSON() throws {
+        let issued = try token("alice", "phone")
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(
+            isError(request("POST", "/v1/push", token: issued.token, body: deep), 400, "malformed"))
+        let deepObject =
+            String(repeating: #"{"a":"#, count: 50_000) + "1"
+            + String(repeating: "}", count: 50_000)
+        #expect(
+            isError(
+                request("POST", "/v1/pull", token: issued.token, body: deepObject), 400, "malformed"
+            ))
+        #expect(try stillServes())
+    }
+
+    @Test func aPathWithDotDotOrNUL() throws {
+        let issued = try token("alice", "phone")
+        #expect(isError(request("GET", "/v1/../v1/account", token: issued.token), 400, "bad_path"))
+        #expect(isError(request("GET", "/v1/./account", token: issued.token), 400, "bad_path"))
+        #expect(isError(request("GET", "/v1/account%00", token: issued.token), 400, "bad_path"))
+        #expect(isError(request("GET", "/v1/%2e%2e/account", token: issued.token), 400, "bad_path"))
+        #expect(isError(request("GET", "/etc/passwd", token: issued.token), 404, "not_found"))
+        #expect(try stillServes())
+    }
+
+    @Test func aHeaderOver64KB() throws {
+        let issued = try token("alice", "phone")
+        let long = String(repeating: "a", count: 70_000)
+        #expect(
+            isError(
+                request("GET", "/v1/account", token: issued.token, headers: ["X-Padding": long]),
+                431,
+                "header_too_large"))
+        #expect(try stillServes())
+    }
+
+    @Test func aSlowClientThatSendsOneByteASecond() throws {
+        // Slow clients each hold a connection until the server's timeout (3 s here) closes
+        // it; others are served meanwhile.
+        let slow = (0..<20).compactMap { _ in RawHTTP.connect(port: server.port) }
+        defer { slow.forEach { close($0) } }
+        #expect(slow.count == 20)
+        let started = Date()
+        for second in 0..<2 {
+            for socket in slow { RawHTTP.send(socket, [Array("GET /v1/acc".utf8)[second]]) }
+            #expect(try stillServes())
+            sleep(1)
+        }
+        // The server closed them: reading gets the end, not a wait of 20 s.
+        var closed = 0
+        for socket in slow {
+            var byte: UInt8 = 0
+            while recv(socket, &byte, 1, 0) > 0 {}
+            closed += 1
+        }
+        #expect(closed == 20)
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+
+    @Test func anUnknownCallOrMethod() throws {
+        let issued = try token("alice", "phone")
+        #expect(
+            isError(
+                request("DELETE", "/v1/account", token: issued.token), 405, "method_not_allowed"))
+        #expect(isError(request("GET", "/v2/account", token: issued.token), 404, "not_found"))
+    }
+
+    @Test func healthAndReadinessForALoadBalancer() throws {
+        #expect(request("GET", "/healthz", token: nil)?.status == 200)
+        #expect(request("GET", "/readyz", token: nil)?.status == 200)
+    }
+
+    @Test func theLogHasOneLinePerRequestAndNoToken() throws {
+        let issued = try token("alice", "phone")
+        #expect(request("GET", "/v1/account", token: issued.token)?.status == 200)
+        #expect(request("GET", "/v1/account", token: "prefs_wrong")?.status == 401)
+        let lines = server.log.split(separator: "\n").filter { $0.contains(" /v1/account ") }
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("account=alice") == true)
+        #expect(!server.log.contains(issued.token))
+        #expect(!server.log.contains("prefs_wrong"))
+    }
+
+    @Test func sigtermLetsTheRequestInFlightFinish() throws {
+        let issued = try token("alice", "phone")
+        // A long poll in flight: it is answered, then the server stops.
+        let socket = try #require(RawHTTP.connect(port: server.port))
+        defer { close(socket) }
+        RawHTTP.send(
+            socket,
+            Array(
+                ("GET /v1/changes?after=999999&wait=1500 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(issued.token)\r\nConnection: close\r\n\r\n").utf8))
+        usleep(300_000)
+        let stopped = server.terminate()
+        #expect(RawHTTP.readResponse(socket)?.status == 200)
+        #expect(stopped == 0)
+        #expect(RawHTTP.connect(port: server.port) == nil)
+    }
+}
