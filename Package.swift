@@ -55,6 +55,10 @@ let package = Package(
         .target(
             name: "PrefsPostgreSQL", dependencies: ["PrefsKit", "PostgresCore"],
             plugins: ["EmbedMigrationsPlugin"]),
+        // libcurl, loaded when a sync server is first named (dlopen), not linked: see
+        // Sources/CCurl/include/prefs_curl.h.
+        .target(
+            name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // GNU libmicrohttpd (Debian: libmicrohttpd-dev), with the C-only parts of its use.
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         .executableTarget(
@@ -64,7 +68,7 @@ let package = Package(
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
             name: "PrefsCommandLine",
-            dependencies: ["PrefsKit", "PrefsPostgreSQL", "PrefsInterchange"]),
+            dependencies: ["PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "CCurl"]),
         // The release build of the tool on Linux links Swift's runtime and libraries in
         // (the system's libc, libstdc++ and libsqlite3 stay shared): loading and binding a
         // dozen of the toolchain's shared objects was most of a short command's time
@@ -146,7 +150,7 @@ let package = Package(
             name: "PrefsCommandLineTests",
             dependencies: [
                 "PrefsCommandLine", "PrefsKit", "PrefsPostgreSQL", "SQLiteCore", "TestSupport",
-                "prefs",
+                "prefs", "prefs-server",
             ]),
     ],
     swiftLanguageModes: [.v6]

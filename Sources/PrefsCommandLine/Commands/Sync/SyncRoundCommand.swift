@@ -12,7 +12,18 @@ import PrefsPostgreSQL
 struct SyncRoundCommand: RunnableCommand {
     static var name: String { "round" }
     static let hub = Option<String>(
-        "hub", value: "uri", help: "The hub's connection string (default: the one remembered).")
+        "hub", value: "uri",
+        help: "The hub's connection string, or a sync server's https:// address (default: the"
+            + " one remembered).")
+    static let tokenFile = Option<String>(
+        "token-file", value: "file",
+        help: "The device token for a sync server, in a file only you can read"
+            + " (default: PREFS_TOKEN_FILE).")
+    static let caFile = Option<String>(
+        "ca-file", value: "file",
+        help: "A private CA's certificates (PEM) for a sync server's TLS (default: the system's).")
+    static let token = Option<String>(
+        "token", value: "token", help: "Refused: a token on the command line shows in 'ps'.")
     static let watch = Flag(
         "watch", help: "Keep syncing, soon after each change here or on the hub, until interrupted."
     )
@@ -29,13 +40,30 @@ struct SyncRoundCommand: RunnableCommand {
             breaks the rules, or this device's clock is ahead of the hub's by more than the
             hub's bound) is counted in the round's line; one refused for the clock stays
             pending until the clock is right. A build without PostgreSQL exits 69 here.
+
+            A sync server (prefs-server, docs/sync-protocol.md) is named by its https://
+            address (http:// only on this machine), with the device token in --token-file:
+            the device then needs no database login. The file remembers the address, never
+            the token.
             """,
-        options: [hub.spec, watch.spec], scope: .sync)
+        options: [hub.spec, tokenFile.spec, caFile.spec, token.spec, watch.spec], scope: .sync)
 
     var hub: String? = nil
     var watch = false
+    var tokenFile: String? = nil
+    var caFile: String? = nil
+    var token: String? = nil
 
     func run(_ context: CommandContext) throws {
+        if token != nil {
+            throw CommandFailure(
+                "A token on the command line is visible to every user in 'ps': put it in a file"
+                    + " only you can read and name it with --token-file",
+                exitCode: CommandFailure.usage)
+        }
+        if let hub, SyncServerAddress.isServer(hub) {
+            return try runThroughServer(hub, context)
+        }
         // The status, conflicts, refusals and leaving read the file alone; a round needs a hub.
         guard AppDatabase.supportsServers else {
             throw DatabaseError.unsupported(
@@ -60,6 +88,9 @@ struct SyncRoundCommand: RunnableCommand {
                 database: database, hub: hub, account: context.requestedAccount,
                 hubOptions: context.serverOptions())
         } else if let status = try DeviceSync.status(of: database), let remembered = status.hub {
+            if SyncServerAddress.isServer(remembered) {
+                return try runThroughServer(remembered, context)
+            }
             sync = try DeviceSync(
                 database: database, hub: remembered,
                 account: context.requestedAccount ?? status.account,
@@ -69,6 +100,55 @@ struct SyncRoundCommand: RunnableCommand {
                 "This database has never synced: name the hub with --hub postgresql://...",
                 exitCode: CommandFailure.usage)
         }
+        try round(sync, context)
+    }
+
+    /// Rounds with a sync server, with the device token of the token file.
+    private func runThroughServer(_ server: String, _ context: CommandContext) throws {
+        guard SyncServerAddress.isAcceptable(server) else { throw SyncError.insecureServer(server) }
+        guard
+            let tokenFile = tokenFile
+                ?? context.console.variable("PREFS_TOKEN_FILE").flatMap({ $0.isEmpty ? nil : $0 })
+        else {
+            throw CommandFailure(
+                "A sync server needs this device's token: name its file with --token-file (or"
+                    + " PREFS_TOKEN_FILE)", exitCode: CommandFailure.usage)
+        }
+        let token = try Self.readToken(tokenFile, context)
+        if let reason = CurlTransport.loadFailure { throw DatabaseError.unsupported(reason) }
+        let database = try context.openForWriting()
+        let transport = CurlTransport(server: server, certificateAuthorityFile: caFile)
+        let sync = try DeviceSync(
+            database: database, connector: HTTPHubConnector(transport: transport, token: token),
+            account: context.requestedAccount)
+        try round(sync, context)
+    }
+
+    /// The token of a file only its owner can read: one line, no more than 4 KB.
+    static func readToken(_ path: String, _ context: CommandContext) throws -> String {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            throw CommandFailure(
+                "The token file '\(path)' can be read by others: make it yours alone"
+                    + " (chmod 600 '\(path)')", exitCode: CommandFailure.noPermission)
+        }
+        let bytes = try FileAccess.read(path, console: context.console)
+        var line = bytes.prefix(4096)
+        while let last = line.last, last == 0x0A || last == 0x0D || last == 0x20 {
+            line.removeLast()
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard bytes.count <= 4096, !text.isEmpty,
+            !line.contains(where: { $0 < 0x21 || $0 == 0x7F })
+        else {
+            throw CommandFailure(
+                "The token file '\(path)' must hold the token alone, on one line",
+                exitCode: CommandFailure.dataError)
+        }
+        return text
+    }
+
+    private func round(_ sync: DeviceSync, _ context: CommandContext) throws {
         if watch { try watchSync(sync, context) }
         let report = try sync.sync()
         if context.globals.isJSON {
@@ -108,6 +188,9 @@ struct SyncRoundCommand: RunnableCommand {
 
 extension SyncRoundCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
-        self.init(hub: try parsed[Self.hub], watch: parsed[Self.watch])
+        self.init(
+            hub: try parsed[Self.hub], watch: parsed[Self.watch],
+            tokenFile: try parsed[Self.tokenFile], caFile: try parsed[Self.caFile],
+            token: try parsed[Self.token])
     }
 }

@@ -1,0 +1,127 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `prefs sync` through `prefs-server` with a device token, as the README's Sync section
+/// shows it: the binaries alone, a real hub.
+@Suite(.serialized) struct SyncServerCommandTests {
+    let postgres: PostgresServer
+    let database: String
+    let server: SyncServerProcess
+    let folder: TemporaryFolder
+
+    init() throws {
+        postgres = try PostgresServer.start()
+        database = try postgres.makeDatabase()
+        folder = try TemporaryFolder()
+        // The first token migrates the hub (the superuser acts for any account).
+        let first = try runProcess(
+            SyncServerProcess.executable,
+            ["token", "issue", "--account", "setup", "--name", "setup"],
+            environment: ["PREFS_HUB": postgres.target(database: database)])
+        guard first.status == 0 else { throw PostgresServerError(first.stderr) }
+        try postgres.makeLoginRoles([("sync_service", "prefs_service")])
+        server = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"))
+    }
+
+    /// `prefs-server token ...` as the server's operator runs it.
+    private func tokenCommand(_ arguments: [String]) throws -> ProcessOutput {
+        try runProcess(
+            SyncServerProcess.executable, ["token"] + arguments,
+            environment: ["PREFS_HUB": postgres.target(database: database, user: "sync_service")])
+    }
+
+    /// A token issued for the account, in a file only its owner reads.
+    private func tokenFile(_ account: String, _ name: String) throws -> (path: String, id: String) {
+        let issued = try tokenCommand(["issue", "--account", account, "--name", name])
+        #expect(issued.status == 0, "\(issued.stderr)")
+        let path = folder.path(name + ".token")
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data(issued.stdout.utf8), attributes: [.posixPermissions: 0o600]
+        )
+        let id = issued.stderr.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        return (path, id)
+    }
+
+    @Test func twoDevicesThenAServerWriteReachBothThenARevokedTokenIsRefused() throws {
+        let url = server.url.absoluteString
+        let laptop = try tokenFile("alice", "laptop")
+        let phone = try tokenFile("alice", "phone")
+        let onLaptop = ["--db", folder.path("laptop.db")]
+        let onPhone = ["--db", folder.path("phone.db")]
+        #expect(try runPrefs(onLaptop + ["set", "theme", "dark"]).status == 0)
+        let first = try runPrefs(onLaptop + ["sync", "--hub", url, "--token-file", laptop.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Pushed 1, pulled 0"), "\(first.stdout)")
+        let second = try runPrefs(onPhone + ["sync", "--hub", url, "--token-file", phone.path])
+        #expect(second.stdout.contains("pulled 1"), "\(second.stdout) \(second.stderr)")
+        #expect(try runPrefs(onPhone + ["get", "theme"]).stdout == "dark\n")
+        // The server app writes; the next rounds (the hub remembered) bring it to both.
+        let app = try runPrefs(
+            [
+                "--db", postgres.target(database: database), "--account", "alice", "set",
+                "launches", "5",
+            ])
+        #expect(app.status == 0, "\(app.stderr)")
+        for (device, token) in [(onLaptop, laptop.path), (onPhone, phone.path)] {
+            let round = try runPrefs(device + ["sync", "--token-file", token])
+            #expect(round.stdout.contains("pulled 1"), "\(round.stdout) \(round.stderr)")
+            #expect(try runPrefs(device + ["get", "launches"]).stdout == "5\n")
+        }
+        let status = try runPrefs(onPhone + ["sync", "status"])
+        #expect(status.stdout.contains(url), "\(status.stdout)")
+        #expect(!status.stdout.contains("prefs_"))
+        // Revoked: the phone's next round exits 77; the laptop goes on.
+        let listed = try tokenCommand(["list", "--account", "alice"])
+        #expect(listed.stdout.contains("phone"), "\(listed.stdout)")
+        #expect(try tokenCommand(["revoke", phone.id, "--account", "alice"]).status == 0)
+        let refused = try runPrefs(onPhone + ["sync", "--token-file", phone.path])
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(try runPrefs(onLaptop + ["sync", "--token-file", laptop.path]).status == 0)
+    }
+
+    @Test func aTokenOnTheCommandLineIsRefused() throws {
+        let path = folder.path("device.db")
+        let refused = try runPrefs(
+            ["--db", path, "sync", "--hub", server.url.absoluteString, "--token", "prefs_abc"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--token-file"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aTokenFileOthersCanReadIsRefused() throws {
+        let token = try tokenFile("alice", "shared")
+        chmod(token.path, 0o644)
+        let refused = try runPrefs(
+            [
+                "--db", folder.path("device.db"), "sync", "--hub", server.url.absoluteString,
+                "--token-file", token.path,
+            ])
+        #expect(refused.status == 77, "\(refused.stderr)")
+    }
+
+    @Test func plainHTTPToAnotherHostIsRefusedBeforeTheTokenLeaves() throws {
+        let token = try tokenFile("alice", "travel")
+        let path = folder.path("device.db")
+        let refused = try runPrefs(
+            ["--db", path, "sync", "--hub", "http://sync.example:8080", "--token-file", token.path])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aServerThatIsDownExits75AndTheChangesWait() throws {
+        let token = try tokenFile("alice", "offline")
+        let device = ["--db", folder.path("offline.db")]
+        #expect(
+            try runPrefs(
+                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token.path]
+            ).status == 0)
+        #expect(try runPrefs(device + ["set", "theme", "light"]).status == 0)
+        #expect(server.terminate() == 0)
+        let down = try runPrefs(device + ["sync", "--token-file", token.path])
+        #expect(down.status == 75, "\(down.stderr)")
+        #expect(try runPrefs(device + ["sync", "status"]).stdout.contains("Pending:    1"))
+    }
+}
