@@ -71,6 +71,13 @@ public final class SyncServerProcess: @unchecked Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// SIGKILL, as a machine that goes away: nothing it held is answered.
+    public func killNow() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)

@@ -1,0 +1,133 @@
+import Dispatch
+import Foundation
+import TestSupport
+import Testing
+
+/// Sync as it is deployed (docs/deploy.md): nginx from that page's configuration, with TLS
+/// from a CA the test makes, in front of two `prefs-server` instances, and devices that are
+/// the `prefs` binary with a token file and `--ca-file`.
+@Suite(.serialized, .enabled(if: NginxProxy.isInstalled, "nginx and openssl are needed"))
+struct SyncServerDeploymentTests {
+    let postgres: PostgresServer
+    let database: String
+    let instances: [SyncServerProcess]
+    let nginx: NginxProxy
+    let folder: TemporaryFolder
+
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `nginx` block of docs/deploy.md.
+    static func documentedConfiguration() throws -> String {
+        let text = try String(
+            contentsOf: root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        guard let start = text.range(of: "```nginx\n"),
+            let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
+        else { throw PostgresServerError("docs/deploy.md has no nginx block") }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    init() throws {
+        postgres = try PostgresServer.start()
+        database = try postgres.makeDatabase()
+        folder = try TemporaryFolder()
+        let setup = try runProcess(
+            SyncServerProcess.executable,
+            ["token", "issue", "--account", "setup", "--name", "setup"],
+            environment: ["PREFS_HUB": postgres.target(database: database)])
+        guard setup.status == 0 else { throw PostgresServerError(setup.stderr) }
+        try postgres.makeLoginRoles([("sync_service", "prefs_service")])
+        let hub = postgres.target(database: database, user: "sync_service")
+        instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
+        nginx = try NginxProxy(
+            configuration: try Self.documentedConfiguration(),
+            ports: ["127.0.0.1:8081": instances[0].port, "127.0.0.1:8082": instances[1].port])
+    }
+
+    private func tokenFile(_ account: String, _ name: String) throws -> String {
+        let issued = try runProcess(
+            SyncServerProcess.executable,
+            ["token", "issue", "--account", account, "--name", name],
+            environment: ["PREFS_HUB": postgres.target(database: database, user: "sync_service")])
+        #expect(issued.status == 0, "\(issued.stderr)")
+        let path = folder.path(name + ".token")
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data(issued.stdout.utf8),
+            attributes: [.posixPermissions: 0o600])
+        return path
+    }
+
+    private func round(_ device: String, _ token: String, hub: Bool = false) throws
+        -> ProcessOutput
+    {
+        try runPrefs(
+            [
+                "--db", folder.path(device + ".db"), "sync", "--token-file", token, "--ca-file",
+                nginx.certificateAuthority,
+            ] + (hub ? ["--hub", nginx.url] : []))
+    }
+
+    @Test func devicesSyncOverTLSThroughNginxAcrossBothInstances() throws {
+        let laptop = try tokenFile("alice", "laptop")
+        let phone = try tokenFile("alice", "phone")
+        #expect(
+            try runPrefs(["--db", folder.path("laptop.db"), "set", "theme", "dark"]).status == 0)
+        let first = try round("laptop", laptop, hub: true)
+        #expect(first.status == 0, "\(first.stderr)")
+        let pulled = try round("phone", phone, hub: true)
+        #expect(pulled.stdout.contains("pulled 1"), "\(pulled.stdout) \(pulled.stderr)")
+        for _ in 0..<6 { #expect(try round("phone", phone).status == 0) }
+        // Both instances served: nginx spreads the requests.
+        for instance in instances {
+            #expect(instance.log.contains(" 200 "), "\(instance.log)")
+        }
+        // TLS is verified: without the test CA the certificate is refused.
+        let untrusted = try runPrefs(
+            ["--db", folder.path("phone.db"), "sync", "--token-file", phone])
+        #expect(untrusted.status == 75, "\(untrusted.stderr)")
+        #expect(untrusted.stderr.lowercased().contains("certificate"), "\(untrusted.stderr)")
+    }
+
+    @Test func killingOneInstanceInTheMiddleOfRoundsLosesNothing() throws {
+        let devices = ["a", "b", "c"]
+        let tokens = try devices.map { try tokenFile("bob", "device-" + $0) }
+        for (device, token) in zip(devices, tokens) {
+            #expect(try round(device, token, hub: true).status == 0)
+        }
+        var failures: [String] = []
+        for step in 0..<12 {
+            if step == 5 {
+                // Killed while the next rounds run: a request in flight gets no answer.
+                let instance = instances[0]
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(40)) {
+                    instance.killNow()
+                }
+            }
+            for (index, device) in devices.enumerated() {
+                let write = try runPrefs(
+                    ["--db", folder.path(device + ".db"), "set", "\(device)-\(step)", "\(step)"])
+                #expect(write.status == 0)
+                let result = try round(device, tokens[index])
+                if result.status != 0 { failures.append("\(device) \(step): \(result.stderr)") }
+            }
+        }
+        // Every round completed, the killed instance's share served by the other.
+        #expect(failures.isEmpty, "\(failures)")
+        for (device, token) in zip(devices, tokens) {
+            #expect(try round(device, token).status == 0)
+        }
+        // Nothing lost: every write of every device is on every device.
+        for device in devices {
+            let listed = try runPrefs(["--db", folder.path(device + ".db"), "--json", "export"])
+            for writer in devices {
+                for step in 0..<12 {
+                    #expect(
+                        listed.stdout.contains("\"\(writer)-\(step)\""),
+                        "\(device) lacks \(writer)-\(step)")
+                }
+            }
+            let status = try runPrefs(["--db", folder.path(device + ".db"), "sync", "status"])
+            #expect(status.stdout.contains("Pending:    0"), "\(status.stdout)")
+        }
+    }
+}
