@@ -317,7 +317,9 @@ import Testing
         // Slow clients each hold a connection until the server's timeout (3 s here) closes
         // it; others are served meanwhile.
         let slow = (0..<20).compactMap { _ in RawHTTP.connect(port: server.port) }
-        defer { slow.forEach { close($0) } }
+        defer {
+            for socket in slow { close(socket) }
+        }
         #expect(slow.count == 20)
         let started = Date()
         for second in 0..<2 {

@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Debian's nginx, started by the test from a configuration it is given (docs/deploy.md's),
@@ -22,7 +24,7 @@ public final class NginxProxy: @unchecked Sendable {
 
     /// A free port on 127.0.0.1 (the system's choice, released for the caller).
     public static func freePort() -> Int? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = Foundation.socket(AF_INET, streamSocket, 0)
         guard socket >= 0 else { return nil }
         defer { close(socket) }
         var address = sockaddr_in()

@@ -2,6 +2,20 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+
+    private let systemSocket = Glibc.socket
+    private let systemConnect = Glibc.connect
+    private let systemSend = Glibc.send
+    let streamSocket = Int32(SOCK_STREAM.rawValue)
+    private let noSignal = Int32(MSG_NOSIGNAL)
+#elseif canImport(Darwin)
+    import Darwin
+
+    private let systemSocket = Darwin.socket
+    private let systemConnect = Darwin.connect
+    private let systemSend = Darwin.send
+    let streamSocket = SOCK_STREAM
+    private let noSignal: Int32 = 0
 #endif
 
 /// A `prefs-server` the test starts on 127.0.0.1 (a free port), in front of a hub; stopped
@@ -91,7 +105,7 @@ public final class SyncServerProcess: @unchecked Sendable {
 public enum RawHTTP {
     /// A connected socket; nil when it cannot connect.
     public static func connect(port: Int) -> Int32? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = systemSocket(AF_INET, streamSocket, 0)
         guard socket >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -99,7 +113,7 @@ public enum RawHTTP {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                systemConnect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard connected == 0 else {
@@ -118,7 +132,7 @@ public enum RawHTTP {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes {
-                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                systemSend(socket, $0.baseAddress, $0.count, noSignal)
             }
             guard count > 0 else { return false }
             sent += count

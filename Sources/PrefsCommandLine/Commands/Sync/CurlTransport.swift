@@ -66,7 +66,9 @@ struct CurlTransport: SyncHTTPTransport {
         _ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T
     ) -> T {
         var pointers = strings.map { UnsafePointer(strdup($0)) }
-        defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        defer {
+            for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) }
+        }
         return pointers.withUnsafeMutableBufferPointer { buffer in
             body(UnsafePointer(buffer.baseAddress))
         }
