@@ -41,6 +41,7 @@ public enum DeviceTokens {
     public struct Issued: Sendable {
         /// The token: `prefs_` and 43 characters of base64url (256 random bits).
         public var token: String
+        /// What the hub keeps of it: its number, account, name and time.
         public var record: DeviceToken
     }
 
