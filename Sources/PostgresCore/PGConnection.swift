@@ -469,6 +469,25 @@ package final class PGConnection {
         return count
     }
 
+    /// Reads what the server sent without waiting, and returns the channels notified (a
+    /// channel once per notification), this session's own notifications included.
+    ///
+    /// - Throws: ``PGError`` when the connection is gone.
+    package func takeNotifiedChannels() throws(PGError) -> [String] {
+        guard PQconsumeInput(handle) == 1 else {
+            isBroken = true
+            throw PGError(
+                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+                isConnectionLost: true)
+        }
+        var channels: [String] = []
+        while let notification = PQnotifies(handle) {
+            if let name = notification.pointee.relname { channels.append(String(cString: name)) }
+            PQfreemem(notification)
+        }
+        return channels
+    }
+
     /// The socket, to wait on for notifications; -1 when not connected.
     package var socket: Int32 { PQsocket(handle) }
 

@@ -22,13 +22,14 @@ import Synchronization
 let usage = """
     usage: prefs-server [serve] [--listen ADDRESS:PORT] [--hub CONNECTION] [--pool-size N]
                         [--connection-limit N] [--timeout SECONDS] [--max-body BYTES]
-                        [--max-changes N] [--port-file FILE]
+                        [--max-changes N] [--listen-hub CONNECTION] [--port-file FILE]
            prefs-server token issue --account ACCOUNT --name NAME [--hub CONNECTION]
            prefs-server token list --account ACCOUNT [--hub CONNECTION] [--json]
            prefs-server token revoke ID --account ACCOUNT [--hub CONNECTION]
 
     The hub is a PostgreSQL connection string of a service role (a member of prefs_service),
-    from --hub or PREFS_HUB. serve listens on --listen or PREFS_SERVER_LISTEN (default
+    from --hub or PREFS_HUB. Behind PgBouncer in transaction pooling, --listen-hub (or
+    PREFS_LISTEN_DB) names the server itself, for the notifications that wake long polls. serve listens on --listen or PREFS_SERVER_LISTEN (default
     127.0.0.1:8080; port 0 takes a free one, written to --port-file).
     """
 
@@ -275,6 +276,8 @@ func serve(_ arguments: ArraySlice<String>) -> Never {
     configuration.poolSize = parsed.number("pool-size", default: 8, in: 1...1000)
     configuration.maxBodyBytes = parsed.number("max-body", default: 16 << 20, in: 1024...(1 << 30))
     configuration.maxChanges = parsed.number("max-changes", default: 100_000, in: 1...10_000_000)
+    configuration.notificationHub =
+        parsed.flags["listen-hub"] ?? ProcessInfo.processInfo.environment["PREFS_LISTEN_DB"]
     let connectionLimit = parsed.number("connection-limit", default: 1024, in: 1...100_000)
     let timeout = parsed.number("timeout", default: 30, in: 1...3600)
     let service: SyncService

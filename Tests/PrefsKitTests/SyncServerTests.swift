@@ -1,7 +1,9 @@
+import Dispatch
 import Foundation
 import PrefsHTTPSync
 import PrefsKit
 import PrefsPostgreSQL
+import Synchronization
 import TestSupport
 import Testing
 
@@ -136,6 +138,61 @@ import Testing
         #expect(PreferenceStore(database: try hub("bob")).string(forKey: "theme") == "light")
         // A device bound to Alice's account cannot be moved to Bob's by his token.
         #expect(throws: SyncError.self) { try sync(phone, bob.token) }
+    }
+
+    @Test func aLongPollAnswersAsSoonAsAnotherDevicePushes() throws {
+        let issued = try token("alice", "watcher")
+        let answer = try #require(request("GET", "/v1/account", token: issued.token))
+        let position = try #require(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
+                "position"] as? Int)
+        let started = Date()
+        let waited = Mutex<(status: Int, body: String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let port = server.port
+        DispatchQueue.global().async {
+            let response = RawHTTP.exchange(
+                port: port,
+                "GET /v1/changes?after=\(position)&wait=20000 HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer \(issued.token)\r\nConnection: close\r\n\r\n")
+            waited.withLock { $0 = response }
+            done.signal()
+        }
+        usleep(300_000)
+        #expect(waited.withLock { $0 } == nil)
+        let phone = try device("phone")
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        try sync(phone, try token("alice", "phone").token)
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let elapsed = Date().timeIntervalSince(started)
+        let body = try #require(waited.withLock { $0 })
+        #expect(body.status == 200)
+        #expect(!body.body.contains(#""position":\#(position)}"#), "\(body.body)")
+        // Answered at the push, not at the end of the 20 s wait.
+        #expect(elapsed < 5, "\(elapsed) s")
+    }
+
+    @Test func watchingThroughTheServerHearsAnotherDevicesChange() async throws {
+        let watcherToken = try token("alice", "watcher")
+        let writerToken = try token("alice", "writer")
+        let watcher = try device("watcher")
+        let writer = try device("writer")
+        try sync(watcher, watcherToken.token)
+        try sync(writer, writerToken.token)
+        let sync = try DeviceSync(database: watcher, server: server.url, token: watcherToken.token)
+        let task = Task.detached { await sync.watch(interval: .milliseconds(20)) }
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(500))
+        try PreferenceStore(database: writer).set(42, for: .launchCount)
+        let started = ContinuousClock.now
+        try self.sync(writer, writerToken.token)
+        while PreferenceStore(database: watcher)[.launchCount] != 42,
+            ContinuousClock.now - started < .seconds(10)
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(PreferenceStore(database: watcher)[.launchCount] == 42)
+        #expect(ContinuousClock.now - started < .seconds(3))
     }
 
     @Test func aNonLoopbackHTTPServerIsRefusedBeforeTheTokenLeaves() throws {

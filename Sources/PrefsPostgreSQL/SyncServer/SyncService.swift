@@ -37,6 +37,10 @@ package final class SyncService: Sendable {
         package var statementTimeoutMilliseconds = 30_000
         /// The longest a long poll (`GET /v1/changes`) waits.
         package var longPollMilliseconds = 25_000
+        /// Where the server listens for the accounts' notifications: a session of its own,
+        /// straight to PostgreSQL (nil: the hub's string; behind a transaction pooler, name
+        /// the server itself).
+        package var notificationHub: String?
 
         package init(hub: String) { self.hub = hub }
     }
@@ -82,6 +86,8 @@ package final class SyncService: Sendable {
     private let idle = Mutex<[Slot]>([])
     /// One permit per connection the pool may hold.
     private let permits: DispatchSemaphore
+    /// Wakes long polls when their account changes.
+    private let listener: ChangeListener
 
     /// Checks the configuration; connects at the first request that needs the hub.
     package init(_ configuration: Configuration) throws {
@@ -97,6 +103,7 @@ package final class SyncService: Sendable {
         options.statementTimeoutMilliseconds = configuration.statementTimeoutMilliseconds
         self.options = options
         permits = DispatchSemaphore(value: max(1, configuration.poolSize))
+        listener = ChangeListener(target: configuration.notificationHub ?? configuration.hub)
     }
 
     /// Connects and migrates the hub once, so that a server that cannot reach it says so at
@@ -254,29 +261,41 @@ package final class SyncService: Sendable {
     }
 
     /// `GET /v1/changes?after=N&wait=MS`: answers once the account's position passed
-    /// `after`, or when the wait ran out, with the position. The connection goes back to the
-    /// pool between looks.
+    /// `after`, or when the wait ran out, with the position. While it waits it holds no
+    /// connection of the pool: the server's listener wakes it when the account's channel is
+    /// notified (every push and every write of the account notifies it).
     private func longPoll(_ request: Request, token: String) throws -> Response {
         guard let after = request.query("after").flatMap({ Int64($0) }) else {
             throw Refusal(400, "malformed", "after= must be a number")
         }
         let wait = min(
-            request.query("wait").flatMap { Int($0) } ?? 0, configuration.longPollMilliseconds)
-        let deadline = ContinuousClock.now + .milliseconds(max(0, wait))
+            max(0, request.query("wait").flatMap { Int($0) } ?? 0),
+            configuration.longPollMilliseconds)
+        let deadline = DispatchTime.now() + .milliseconds(wait)
         var account: String?
-        while true {
-            let position = try withSlot { slot in
+        var channel = ""
+        func position() throws -> Int64 {
+            try withSlot { slot in
                 let hub = try slot.engine(forToken: token)
                 account = hub.account
+                channel = hub.channel
                 return try hub.position()
             }
-            if position > after || ContinuousClock.now >= deadline {
-                var response = ok(SyncWire.ChangesResponse(position: position))
-                response.account = account
-                return response
-            }
-            usleep(50_000)
         }
+        var now = try position()
+        if now <= after, wait > 0, !channel.isEmpty {
+            let waiter = listener.register(channel: channel)
+            defer { listener.unregister(waiter) }
+            // Read again once the channel is listened to: a push between the first read
+            // and the LISTEN is not missed.
+            now = try position()
+            while now <= after, waiter.woken.wait(timeout: deadline) == .success {
+                now = try position()
+            }
+        }
+        var response = ok(SyncWire.ChangesResponse(position: now))
+        response.account = account
+        return response
     }
 
     private func checkDevice(_ device: String) throws {

@@ -1,0 +1,129 @@
+import Dispatch
+internal import PostgresCore
+import PrefsKit
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One connection per server that listens on the channels of the accounts whose devices
+/// wait in a long poll (`GET /v1/changes`), and wakes them when their account changes: a
+/// waiting device costs a semaphore, not a query every few milliseconds. The connection is
+/// a session of its own, straight to the server (a transaction pooler would not keep its
+/// `LISTEN`), touched by the listening thread only.
+final class ChangeListener: @unchecked Sendable {
+    /// A device waiting for its account's channel.
+    final class Waiter: @unchecked Sendable {
+        let channel: String
+        let woken = DispatchSemaphore(value: 0)
+
+        init(channel: String) { self.channel = channel }
+    }
+
+    private struct State {
+        /// The waiters of each channel.
+        var waiters: [String: [ObjectIdentifier: Waiter]] = [:]
+        /// Channels listened to on the connection.
+        var listening: Set<String> = []
+        /// Told once the channel is listened to: a waiter reads the position after that.
+        var confirmations: [String: [DispatchSemaphore]] = [:]
+        var isRunning = false
+    }
+
+    private let target: String
+    private let state = Mutex(State())
+
+    init(target: String) { self.target = target }
+
+    /// Registers a waiter on the channel and returns once the channel is listened to (or
+    /// after a second, when the listener cannot reach the server: the waiter then wakes at
+    /// its time).
+    func register(channel: String) -> Waiter {
+        let waiter = Waiter(channel: channel)
+        let confirmed = DispatchSemaphore(value: 0)
+        let start = state.withLock { state -> Bool in
+            state.waiters[channel, default: [:]][ObjectIdentifier(waiter)] = waiter
+            if state.listening.contains(channel) {
+                confirmed.signal()
+            } else {
+                state.confirmations[channel, default: []].append(confirmed)
+            }
+            defer { state.isRunning = true }
+            return !state.isRunning
+        }
+        if start {
+            DispatchQueue(label: "prefs-server.listener").async { [weak self] in self?.run() }
+        }
+        _ = confirmed.wait(timeout: .now() + .seconds(1))
+        return waiter
+    }
+
+    func unregister(_ waiter: Waiter) {
+        state.withLock { state in
+            state.waiters[waiter.channel]?[ObjectIdentifier(waiter)] = nil
+        }
+    }
+
+    /// The listening thread: takes the new channels up, waits on the socket, wakes the
+    /// waiters of each channel notified. A lost connection is opened again; its waiters
+    /// are woken (they read the position, and wait again if it did not move).
+    private func run() {
+        var connection: PGConnection?
+        while true {
+            do {
+                let open = try connection ?? PGConnection(target)
+                connection = open
+                try listenToNewChannels(open)
+                var descriptor = pollfd(fd: open.socket, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 20)
+                for channel in try open.takeNotifiedChannels() { wake(channel) }
+            } catch {
+                connection = nil
+                state.withLock { state in
+                    state.listening = []
+                    for waiters in state.waiters.values {
+                        for waiter in waiters.values { waiter.woken.signal() }
+                    }
+                }
+                usleep(200_000)
+            }
+        }
+    }
+
+    private func listenToNewChannels(_ connection: PGConnection) throws {
+        // A channel no one waits for any more leaves the set at once: a waiter that comes
+        // for it meanwhile waits for it to be listened to again.
+        let (wanted, stale) = state.withLock { state -> ([String], [String]) in
+            let waited = Set(state.waiters.filter { !$0.value.isEmpty }.keys)
+            state.waiters = state.waiters.filter { !$0.value.isEmpty }
+            let stale = state.listening.subtracting(waited)
+            state.listening.subtract(stale)
+            return (Array(waited.subtracting(state.listening)), Array(stale))
+        }
+        for channel in wanted {
+            try connection.execute("LISTEN " + PGConnection.quotedIdentifier(channel))
+        }
+        for channel in stale {
+            try connection.execute("UNLISTEN " + PGConnection.quotedIdentifier(channel))
+        }
+        guard !wanted.isEmpty else { return }
+        state.withLock { state in
+            state.listening.formUnion(wanted)
+            for channel in wanted {
+                for confirmation in state.confirmations.removeValue(forKey: channel) ?? [] {
+                    confirmation.signal()
+                }
+            }
+        }
+    }
+
+    private func wake(_ channel: String) {
+        state.withLock { state in
+            guard let waiters = state.waiters[channel] else { return }
+            for waiter in waiters.values { waiter.woken.signal() }
+        }
+    }
+}
