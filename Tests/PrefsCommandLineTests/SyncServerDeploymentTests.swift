@@ -3,6 +3,16 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+
+    private let openFiles = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#elseif canImport(Darwin)
+    import Darwin
+
+    private let openFiles = RLIMIT_NOFILE
+#endif
+
 /// Sync as it is deployed (docs/deploy.md): nginx from that page's configuration, with TLS
 /// from a CA the test makes, in front of two `prefs-server` instances, and devices that are
 /// the `prefs` binary with a token file and `--ca-file`.
@@ -86,6 +96,47 @@ struct SyncServerDeploymentTests {
             ["--db", folder.path("phone.db"), "sync", "--token-file", phone])
         #expect(untrusted.status == 75, "\(untrusted.stderr)")
         #expect(untrusted.stderr.lowercased().contains("certificate"), "\(untrusted.stderr)")
+    }
+
+    /// Raises this process's descriptor limit (which nginx, its child, inherits) as far as
+    /// it may go; whether 10,000 connections fit.
+    static let descriptorsSuffice: Bool = {
+        var limit = rlimit()
+        getrlimit(openFiles, &limit)
+        if limit.rlim_max < 40_000 {
+            var raised = limit
+            raised.rlim_max = 40_000
+            raised.rlim_cur = 40_000
+            if setrlimit(openFiles, &raised) == 0 { return true }
+        }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(openFiles, &limit)
+        getrlimit(openFiles, &limit)
+        return limit.rlim_cur >= 10_500
+    }()
+
+    @Test(.enabled(if: descriptorsSuffice, "10,000 connections need 10,500 descriptors"))
+    func tenThousandConnectionsAtOnce() throws {
+        let token = try tokenFile("carol", "carol")
+        // Ten thousand clients connect and send nothing (nginx holds them, as it is there to).
+        var sockets: [Int32] = []
+        defer {
+            for socket in sockets { close(socket) }
+        }
+        for _ in 0..<10_000 {
+            guard let socket = RawHTTP.connect(port: nginx.port) else { break }
+            sockets.append(socket)
+        }
+        #expect(sockets.count == 10_000)
+        // Everyone else is still served, through TLS, by both instances.
+        let round = try round("carol", token, hub: true)
+        #expect(round.status == 0, "\(round.stderr)")
+        for instance in instances {
+            #expect(
+                RawHTTP.exchange(
+                    port: instance.port,
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?.status == 200)
+        }
     }
 
     @Test func killingOneInstanceInTheMiddleOfRoundsLosesNothing() throws {
