@@ -59,8 +59,11 @@ let package = Package(
         // Sources/CCurl/include/prefs_curl.h.
         .target(
             name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // GNU libmicrohttpd (Debian: libmicrohttpd-dev), with the C-only parts of its use.
-        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // GNU libmicrohttpd (Debian: libmicrohttpd-dev), with the C-only parts of its use, and
+        // zlib for compressed bodies.
+        .target(
+            name: "CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("z")]),
         .executableTarget(
             name: "prefs-server", dependencies: ["PrefsKit", "PrefsPostgreSQL", "CMicroHTTPD"],
             path: "Sources/PrefsServer"),

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define PREFS_CURL_FUNCTIONS(X)                                                            \
     X(CURLcode, curl_global_init, (long flags))                                            \
@@ -23,6 +24,15 @@ static struct {
     PREFS_CURL_FUNCTIONS(PREFS_CURL_FIELD)
 #undef PREFS_CURL_FIELD
 } lib;
+
+/// zlib, which libcurl has loaded already: request bodies of 8 KB or more go in gzip.
+static struct {
+    int (*deflateInit2_)(z_streamp, int, int, int, int, int, const char *, int);
+    int (*deflate)(z_streamp, int);
+    int (*deflateEnd)(z_streamp);
+    uLong (*deflateBound)(z_streamp, uLong);
+} zlib;
+static int zlib_loaded = 0;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
@@ -61,6 +71,18 @@ static void load(void) {
     }
     PREFS_CURL_FUNCTIONS(PREFS_CURL_RESOLVE)
 #undef PREFS_CURL_RESOLVE
+#if defined(__APPLE__)
+    void *z = dlopen("libz.1.dylib", RTLD_NOW | RTLD_LOCAL);
+#else
+    void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (z != NULL) {
+        *(void **)(&zlib.deflateInit2_) = dlsym(z, "deflateInit2_");
+        *(void **)(&zlib.deflate) = dlsym(z, "deflate");
+        *(void **)(&zlib.deflateEnd) = dlsym(z, "deflateEnd");
+        *(void **)(&zlib.deflateBound) = dlsym(z, "deflateBound");
+        zlib_loaded = zlib.deflateInit2_ && zlib.deflate && zlib.deflateEnd && zlib.deflateBound;
+    }
     if (lib.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(failure, sizeof failure, "libcurl could not start");
         return;
@@ -73,6 +95,33 @@ int prefs_curl_load(char *reason, size_t size) {
     pthread_once(&once, load);
     if (!loaded && reason != NULL && size > 0) snprintf(reason, size, "%s", failure);
     return loaded;
+}
+
+/// The body in gzip (freed by the caller), or NULL.
+static unsigned char *compress_body(const unsigned char *body, size_t length, size_t *out) {
+    if (!zlib_loaded) return NULL;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (zlib.deflateInit2_(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
+                           ZLIB_VERSION, (int)sizeof stream) != Z_OK) {
+        return NULL;
+    }
+    size_t capacity = zlib.deflateBound(&stream, (uLong)length) + 32;
+    unsigned char *buffer = malloc(capacity);
+    if (buffer != NULL) {
+        stream.next_in = (unsigned char *)body;
+        stream.avail_in = (uInt)length;
+        stream.next_out = buffer;
+        stream.avail_out = (uInt)capacity;
+        if (zlib.deflate(&stream, Z_FINISH) == Z_STREAM_END) {
+            *out = capacity - stream.avail_out;
+        } else {
+            free(buffer);
+            buffer = NULL;
+        }
+    }
+    zlib.deflateEnd(&stream);
+    return buffer;
 }
 
 typedef struct sink {
@@ -112,6 +161,14 @@ int prefs_curl_perform(
     }
     struct curl_slist *list = NULL;
     for (size_t i = 0; i < header_count; i++) list = lib.curl_slist_append(list, headers[i]);
+    size_t compressed_length = 0;
+    unsigned char *compressed =
+        body_length >= 8192 ? compress_body(body, body_length, &compressed_length) : NULL;
+    if (compressed != NULL) {
+        list = lib.curl_slist_append(list, "Content-Encoding: gzip");
+        body = compressed;
+        body_length = compressed_length;
+    }
     // No "Expect: 100-continue" round trip before a body.
     list = lib.curl_slist_append(list, "Expect:");
     sink into = {response, 0, max_body};
@@ -148,6 +205,7 @@ int prefs_curl_perform(
     }
     lib.curl_slist_free_all(list);
     lib.curl_easy_cleanup(handle);
+    free(compressed);
     return answered;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 typedef struct server_state {
     prefs_http_handler handler;
@@ -230,3 +231,88 @@ unsigned int prefs_http_connections(struct MHD_Daemon *daemon) {
 }
 
 void prefs_http_stop(struct MHD_Daemon *daemon) { MHD_stop_daemon(daemon); }
+
+int prefs_http_gunzip(
+    const unsigned char *input, size_t length, size_t max, unsigned char **output,
+    size_t *output_length) {
+    *output = NULL;
+    *output_length = 0;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    // 16 + MAX_WBITS: a gzip header and trailer, nothing else.
+    if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return 2;
+    size_t capacity = length * 4 + 1024;
+    if (capacity > max + 1) capacity = max + 1;
+    unsigned char *buffer = malloc(capacity);
+    if (buffer == NULL) {
+        inflateEnd(&stream);
+        return 2;
+    }
+    stream.next_in = (unsigned char *)input;
+    stream.avail_in = (uInt)length;
+    int result = Z_OK;
+    size_t produced = 0;
+    while (result != Z_STREAM_END) {
+        if (produced == capacity) {
+            if (capacity > max) break;
+            size_t grown = capacity * 2;
+            if (grown > max + 1) grown = max + 1;
+            unsigned char *larger = realloc(buffer, grown);
+            if (larger == NULL) break;
+            buffer = larger;
+            capacity = grown;
+        }
+        stream.next_out = buffer + produced;
+        stream.avail_out = (uInt)(capacity - produced);
+        result = inflate(&stream, Z_NO_FLUSH);
+        produced = capacity - stream.avail_out;
+        if (result != Z_OK && result != Z_STREAM_END) break;
+        if (result == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) break;
+    }
+    inflateEnd(&stream);
+    if (produced > max) {
+        free(buffer);
+        return 1;
+    }
+    // Anything after the gzip member, or a member cut short, is not a body.
+    if (result != Z_STREAM_END || stream.avail_in != 0) {
+        free(buffer);
+        return 2;
+    }
+    *output = buffer;
+    *output_length = produced;
+    return 0;
+}
+
+int prefs_http_gzip(
+    const unsigned char *input, size_t length, unsigned char **output, size_t *output_length) {
+    *output = NULL;
+    *output_length = 0;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        return 1;
+    }
+    size_t capacity = deflateBound(&stream, (uLong)length) + 32;
+    unsigned char *buffer = malloc(capacity);
+    if (buffer == NULL) {
+        deflateEnd(&stream);
+        return 1;
+    }
+    stream.next_in = (unsigned char *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = buffer;
+    stream.avail_out = (uInt)capacity;
+    int result = deflate(&stream, Z_FINISH);
+    size_t produced = capacity - stream.avail_out;
+    deflateEnd(&stream);
+    if (result != Z_STREAM_END) {
+        free(buffer);
+        return 1;
+    }
+    *output = buffer;
+    *output_length = produced;
+    return 0;
+}
+
+void prefs_http_free(void *buffer) { free(buffer); }

@@ -210,12 +210,34 @@ final class Server: @unchecked Sendable {
             body: body)
         parsed.isBodyTooLarge = request.body_too_large != 0
         parsed.largestHeader = request.largest_header
+        if !parsed.isBodyTooLarge, let encoding = parsed.header("Content-Encoding") {
+            switch encoding.lowercased() {
+            case "identity": break
+            case "gzip":
+                switch Compression.gunzip(body, max: service.configuration.maxBodyBytes) {
+                case .success(let inflated): parsed.body = inflated
+                case .failure(let refusal): parsed.encodingRefusal = refusal.status
+                }
+            default: parsed.encodingRefusal = 415
+            }
+        }
         let response = service.handle(parsed)
-        let retry = response.retryAfter.map(String.init)
-        _ = response.body.withUnsafeBytes { bytes in
+        var extra: (name: String, value: String)? = response.retryAfter.map {
+            ("Retry-After", String($0))
+        }
+        var sent = response.body
+        // Answers of a kilobyte or more go compressed to a client that takes gzip.
+        if sent.count >= 1024,
+            parsed.header("Accept-Encoding")?.lowercased().contains("gzip") == true,
+            let compressed = Compression.gzip(sent)
+        {
+            sent = compressed
+            extra = ("Content-Encoding", "gzip")
+        }
+        _ = sent.withUnsafeBytes { bytes in
             prefs_http_respond(
                 connection, UInt32(response.status), "application/json", bytes.baseAddress,
-                bytes.count, retry == nil ? nil : "Retry-After", retry)
+                bytes.count, extra?.name, extra?.value)
         }
         let elapsed = ContinuousClock.now - started
         let milliseconds =
@@ -226,8 +248,44 @@ final class Server: @unchecked Sendable {
         let shownPath = MessageTextLike.shown(url)
         FileHandleLike.standardError(
             "\(ISO8601Like.now()) \(peer) \(method.prefix(16)) \(shownPath) \(response.status)"
-                + " \(response.body.count)B \(String(format3(milliseconds)))ms"
-                + " account=\(response.account ?? "-")\n")
+                + " \(sent.count)B \(String(format3(milliseconds)))ms"
+                + " account=\(response.account ?? "-") in=\(body.count)B"
+                + (parsed.header("Content-Encoding") == nil ? "" : " gzip") + "\n")
+    }
+}
+
+/// Bodies in gzip, through zlib (Sources/CMicroHTTPD).
+enum Compression {
+    struct Refusal: Error {
+        /// 413: inflates past the limit; 400: not gzip.
+        var status: Int
+    }
+
+    static func gunzip(_ body: [UInt8], max: Int) -> Result<[UInt8], Refusal> {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let result = body.withUnsafeBufferPointer {
+            prefs_http_gunzip($0.baseAddress, $0.count, max, &output, &length)
+        }
+        defer { prefs_http_free(output) }
+        switch result {
+        case 0:
+            return .success(
+                output.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? [])
+        case 1: return .failure(Refusal(status: 413))
+        default: return .failure(Refusal(status: 400))
+        }
+    }
+
+    static func gzip(_ body: [UInt8]) -> [UInt8]? {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let result = body.withUnsafeBufferPointer {
+            prefs_http_gzip($0.baseAddress, $0.count, &output, &length)
+        }
+        defer { prefs_http_free(output) }
+        guard result == 0, let output else { return nil }
+        return Array(UnsafeBufferPointer(start: output, count: length))
     }
 }
 

@@ -33,7 +33,13 @@ import Testing
     }
 
     /// A token issued for the account, in a file only its owner reads.
-    private func tokenFile(_ account: String, _ name: String) throws -> (path: String, id: String) {
+    private func tokenFile(_ account: String, _ name: String) throws -> String {
+        try issuedTokenFile(account, name).path
+    }
+
+    private func issuedTokenFile(_ account: String, _ name: String) throws -> (
+        path: String, id: String
+    ) {
         let issued = try tokenCommand(["issue", "--account", account, "--name", name])
         #expect(issued.status == 0, "\(issued.stderr)")
         let path = folder.path(name + ".token")
@@ -46,8 +52,8 @@ import Testing
 
     @Test func twoDevicesThenAServerWriteReachBothThenARevokedTokenIsRefused() throws {
         let url = server.url.absoluteString
-        let laptop = try tokenFile("alice", "laptop")
-        let phone = try tokenFile("alice", "phone")
+        let laptop = try issuedTokenFile("alice", "laptop")
+        let phone = try issuedTokenFile("alice", "phone")
         let onLaptop = ["--db", folder.path("laptop.db")]
         let onPhone = ["--db", folder.path("phone.db")]
         #expect(try runPrefs(onLaptop + ["set", "theme", "dark"]).status == 0)
@@ -82,6 +88,29 @@ import Testing
         #expect(try runPrefs(onLaptop + ["sync", "--token-file", laptop.path]).status == 0)
     }
 
+    @Test func aLargePushGoesCompressedAndComesBackWhole() throws {
+        let laptop = try tokenFile("erin", "erin-laptop")
+        let phone = try tokenFile("erin", "erin-phone")
+        let value = (0..<2000).map { "line \($0)" }.joined(separator: ",")
+        let onLaptop = ["--db", folder.path("erin-laptop.db")]
+        #expect(try runPrefs(onLaptop + ["set", "notes", value]).status == 0)
+        let url = server.url.absoluteString
+        #expect(
+            try runPrefs(onLaptop + ["sync", "--hub", url, "--token-file", laptop]).status == 0)
+        let pushes = server.log.split(separator: "\n").filter { $0.contains("POST /v1/push 200") }
+        #expect(pushes.last?.hasSuffix(" gzip") == true, "\(pushes)")
+        let onPhone = ["--db", folder.path("erin-phone.db")]
+        #expect(try runPrefs(onPhone + ["sync", "--hub", url, "--token-file", phone]).status == 0)
+        #expect(try runPrefs(onPhone + ["get", "notes"]).stdout == value + "\n")
+        // The pull's answer went compressed (curl asks for gzip).
+        let pulls = server.log.split(separator: "\n").filter { $0.contains("POST /v1/pull 200") }
+        let sizes = pulls.compactMap { line in
+            line.split(separator: " ").first { $0.hasSuffix("B") && !$0.hasPrefix("in=") }
+                .flatMap { Int($0.dropLast()) }
+        }
+        #expect(sizes.contains { $0 > 0 && $0 < value.utf8.count / 2 }, "\(pulls)")
+    }
+
     @Test func aTokenOnTheCommandLineIsRefused() throws {
         let path = folder.path("device.db")
         let refused = try runPrefs(
@@ -93,11 +122,11 @@ import Testing
 
     @Test func aTokenFileOthersCanReadIsRefused() throws {
         let token = try tokenFile("alice", "shared")
-        chmod(token.path, 0o644)
+        chmod(token, 0o644)
         let refused = try runPrefs(
             [
                 "--db", folder.path("device.db"), "sync", "--hub", server.url.absoluteString,
-                "--token-file", token.path,
+                "--token-file", token,
             ])
         #expect(refused.status == 77, "\(refused.stderr)")
     }
@@ -106,7 +135,7 @@ import Testing
         let token = try tokenFile("alice", "travel")
         let path = folder.path("device.db")
         let refused = try runPrefs(
-            ["--db", path, "sync", "--hub", "http://sync.example:8080", "--token-file", token.path])
+            ["--db", path, "sync", "--hub", "http://sync.example:8080", "--token-file", token])
         #expect(refused.status == 64, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
@@ -116,11 +145,11 @@ import Testing
         let device = ["--db", folder.path("offline.db")]
         #expect(
             try runPrefs(
-                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token.path]
+                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token]
             ).status == 0)
         #expect(try runPrefs(device + ["set", "theme", "light"]).status == 0)
         #expect(server.terminate() == 0)
-        let down = try runPrefs(device + ["sync", "--token-file", token.path])
+        let down = try runPrefs(device + ["sync", "--token-file", token])
         #expect(down.status == 75, "\(down.stderr)")
         #expect(try runPrefs(device + ["sync", "status"]).stdout.contains("Pending:    1"))
     }

@@ -334,6 +334,83 @@ import Testing
         #expect(try stillServes())
     }
 
+    /// The bytes in gzip, by the gzip program.
+    private func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let input = folder.path("body-\(UUID().uuidString)")
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        let output = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "gzip -c < '\(input)' | base64 -w0"])
+        return Array(Data(base64Encoded: output.stdout) ?? Data())
+    }
+
+    /// A request with a body of bytes (which no String carries).
+    private func request(
+        _ method: String, _ path: String, token: String, bytes: [UInt8], headers: [String: String]
+    ) -> (status: Int, body: String)? {
+        guard let socket = RawHTTP.connect(port: server.port) else { return nil }
+        defer { close(socket) }
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        text += "Authorization: Bearer \(token)\r\nContent-Length: \(bytes.count)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        RawHTTP.send(socket, Array((text + "\r\n").utf8) + bytes)
+        return RawHTTP.readResponse(socket)
+    }
+
+    @Test func aCompressedPushIsTaken() throws {
+        let issued = try token("alice", "phone")
+        let clock = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: 0, device: "d1"
+        ).text
+        let push = """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
+            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
+            """
+        let answer = request(
+            "POST", "/v1/push", token: issued.token, bytes: try gzip(Array(push.utf8)),
+            headers: ["Content-Encoding": "gzip", "Content-Type": "application/json"])
+        #expect(answer?.status == 200)
+        #expect(answer?.body.contains(#""accepted":1"#) == true)
+        #expect(PreferenceStore(database: try hub("alice")).string(forKey: "theme") == "dark")
+    }
+
+    @Test func aGzipBomb() throws {
+        // 64 MiB of zeros in about 64 KB: inflated only up to the 1 MiB limit, then refused.
+        let issued = try token("alice", "phone")
+        let bomb = try gzip([UInt8](repeating: 0, count: 64 << 20))
+        #expect(bomb.count < 1 << 20)
+        #expect(
+            isError(
+                request(
+                    "POST", "/v1/push", token: issued.token, bytes: bomb,
+                    headers: ["Content-Encoding": "gzip"]), 413, "body_too_large"))
+        #expect(try stillServes())
+    }
+
+    @Test func aBodyThatIsNotTheGzipItSaysOrAnotherEncoding() throws {
+        let issued = try token("alice", "phone")
+        let body = Array(#"{"device":"d1","after":0}"#.utf8)
+        #expect(
+            isError(
+                request(
+                    "POST", "/v1/pull", token: issued.token, bytes: body,
+                    headers: ["Content-Encoding": "gzip"]),
+                400, "bad_encoding"))
+        let cut = try gzip(body).dropLast(4)
+        #expect(
+            isError(
+                request(
+                    "POST", "/v1/pull", token: issued.token, bytes: Array(cut),
+                    headers: ["Content-Encoding": "gzip"]),
+                400, "bad_encoding"))
+        #expect(
+            isError(
+                request(
+                    "POST", "/v1/pull", token: issued.token, bytes: body,
+                    headers: ["Content-Encoding": "br"]),
+                415, "unsupported_encoding"))
+        #expect(try stillServes())
+    }
+
     @Test func deepJSON() throws {
         let issued = try token("alice", "phone")
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)

@@ -49,6 +49,19 @@ int prefs_http_respond(
     struct MHD_Connection *connection, unsigned int status, const char *content_type,
     const void *body, size_t length, const char *extra_name, const char *extra_value);
 
+/// Inflates a gzip body into a new buffer (freed with prefs_http_free), refusing to make
+/// more than `max` bytes (a small body that inflates to gigabytes is refused, not made).
+/// 0: done; 1: larger than `max`; 2: not gzip, or cut short.
+int prefs_http_gunzip(
+    const unsigned char *input, size_t length, size_t max, unsigned char **output,
+    size_t *output_length);
+
+/// Compresses a body with gzip into a new buffer (freed with prefs_http_free). 0: done.
+int prefs_http_gzip(
+    const unsigned char *input, size_t length, unsigned char **output, size_t *output_length);
+
+void prefs_http_free(void *buffer);
+
 /// Stops accepting connections; those open go on.
 void prefs_http_quiesce(struct MHD_Daemon *daemon);
 

@@ -57,6 +57,9 @@ package final class SyncService: Sendable {
         package var isBodyTooLarge = false
         /// The longest header line's length.
         package var largestHeader = 0
+        /// Why the body's Content-Encoding could not be undone: its status (400: not what it
+        /// says; 413: inflates past the limit; 415: an encoding other than gzip).
+        package var encodingRefusal: Int?
 
         package init(
             method: String, path: String, query: @escaping (String) -> String?,
@@ -149,7 +152,15 @@ package final class SyncService: Sendable {
                 431, "header_too_large",
                 "a header is longer than \(configuration.maxHeaderBytes) bytes")
         }
-        if request.isBodyTooLarge || request.body.count > configuration.maxBodyBytes {
+        switch request.encodingRefusal {
+        case 400?: throw Refusal(400, "bad_encoding", "the body is not the gzip it says it is")
+        case 415?:
+            throw Refusal(415, "unsupported_encoding", "a body may be sent as it is or in gzip")
+        default: break
+        }
+        if request.isBodyTooLarge || request.body.count > configuration.maxBodyBytes
+            || request.encodingRefusal == 413
+        {
             throw Refusal(
                 413, "body_too_large", "the body is larger than \(configuration.maxBodyBytes) bytes"
             )
