@@ -103,8 +103,8 @@ let package = Package(
         .executableTarget(
             name: "prefs-bench",
             dependencies: [
-                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "CRawSQLite", "CRawLibPQ",
-                "TestSupport",
+                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "PrefsCommandLine", "CRawSQLite",
+                "CRawLibPQ", "TestSupport",
             ],
             path: "Benchmarks/PrefsBench"),
         .executableTarget(

@@ -8,6 +8,10 @@
 //   prefs-bench --postgres --scale [--quick] [--accounts 100,1000,10000] [--devices 3]
 //               [--rounds 2000] [--workers 4] [--pool 4]
 //                                         (many accounts syncing through PgBouncer)
+//   prefs-bench --https [--quick] [--only round|arrival|scale] [--devices-steps 100,1000,10000]
+//               [--rounds 2000] [--workers 4]
+//                                         (sync through nginx and two prefs-server
+//                                         instances, next to the same made directly)
 //                                         (the PostgreSQL engine next to raw libpq, on a
 //                                         throwaway server started for the run)
 //
@@ -15,6 +19,7 @@
 // valgrind is installed; --instructions does only that.
 import Foundation
 import PrefsKit
+import TestSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
@@ -41,6 +46,67 @@ if let index = arguments.firstIndex(of: "--commit-writer"), arguments.count > in
     try ObservationWorkloads.runWriter(path: arguments[index + 1], samples: samples)
     exit(0)
 }
+if arguments.contains("--https") {
+    let https = try HTTPSWorkloads(quick: quick)
+    func value(_ name: String) -> String? {
+        arguments.firstIndex(of: name).flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+        }
+    }
+    let progress: (String) -> Void = {
+        FileHandle.standardError.write(Data("running: \($0)\n".utf8))
+    }
+    print(
+        "Sync through nginx \(nginxVersion()) (TLS 1.3, docs/deploy.md's configuration) and 2"
+            + " prefs-server instances (pool 8 each), PostgreSQL 15 on loopback; devices are"
+            + " SQLite files on this machine; the clients use libcurl (the command line's).")
+    if wants("round") {
+        progress("a round of 10,000 changes, through the servers and directly")
+        let rounds = try https.round(pending: 10_000, samples: quick ? 1 : 5)
+        print(
+            HTTPSWorkloads.summary(
+                "Sync: a round of 10,000 changes directly took", rounds.direct, target: "<= 1 s"))
+        print(
+            HTTPSWorkloads.summary(
+                "Sync: the same round through nginx and prefs-server took", rounds.https,
+                target: "<= 1.5x direct"))
+        let direct = rounds.direct.sorted()[rounds.direct.count / 2]
+        let through = rounds.https.sorted()[rounds.https.count / 2]
+        print(
+            String(
+                format: "Sync: the round through the servers / direct: %.2fx (medians)",
+                through / direct))
+    }
+    if wants("arrival") {
+        progress("arrival in sync --watch through nginx")
+        let arrivals = try await https.arrival(samples: quick ? 10 : 50)
+        print(
+            HTTPSWorkloads.summary(
+                "Sync: a write on device A reached device B (both sync --watch through nginx) after",
+                arrivals, target: "<= 200 ms"))
+    }
+    if wants("scale") {
+        let steps =
+            value("--devices-steps").map { $0.split(separator: ",").compactMap { Int($0) } }
+            ?? (quick ? [100, 1_000] : [100, 1_000, 10_000])
+        let rounds = value("--rounds").flatMap { Int($0) } ?? (quick ? 300 : 2_000)
+        let workers = value("--workers").flatMap { Int($0) } ?? 4
+        let results = try https.scale(
+            steps: steps, rounds: rounds, workers: workers, progress: progress)
+        print(HTTPSWorkloads.report(results, rounds: rounds, workers: workers), terminator: "")
+    }
+    try? FileManager.default.removeItem(at: https.folder.url)
+    exit(0)
+}
+
+/// `nginx -v`'s version.
+func nginxVersion() -> String {
+    let output = try? runProcess(URL(fileURLWithPath: "/usr/sbin/nginx"), ["-v"])
+    return output?.stderr.split(separator: "/").last.map {
+        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    } ?? "?"
+}
+
 if arguments.contains("--postgres"), arguments.contains("--scale") {
     let configuration = try ScaleWorkload.Configuration(arguments: arguments, quick: quick)
     let workload = try ScaleWorkload(configuration: configuration)

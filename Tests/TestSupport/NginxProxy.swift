@@ -86,6 +86,9 @@ public final class NginxProxy: @unchecked Sendable {
         throw PostgresServerError("nginx did not start: \(startup) \(log)")
     }
 
+    /// The master process's id.
+    public var pid: Int32 { process.processIdentifier }
+
     /// `https://127.0.0.1:PORT`.
     public var url: String { "https://127.0.0.1:\(port)" }
 

@@ -10,12 +10,12 @@ import PrefsKit
 /// The sync protocol's requests sent with libcurl, loaded at the first one: the command line
 /// does not link URLSession (FoundationNetworking), whose Foundation and libcurl made a
 /// short command start several times slower (docs/sync-protocol.md, "Clients").
-struct CurlTransport: SyncHTTPTransport {
-    let server: String
+package struct CurlTransport: SyncHTTPTransport {
+    package let server: String
     /// A private CA's certificates (PEM), the only ones the server's chain may lead to.
     let certificateAuthorityFile: String?
 
-    init(server: String, certificateAuthorityFile: String?) {
+    package init(server: String, certificateAuthorityFile: String?) {
         var shown = server
         while shown.hasSuffix("/") { shown.removeLast() }
         self.server = shown
@@ -23,7 +23,7 @@ struct CurlTransport: SyncHTTPTransport {
     }
 
     /// Why libcurl cannot be used; nil when it can.
-    static var loadFailure: String? {
+    package static var loadFailure: String? {
         var reason = [CChar](repeating: 0, count: 512)
         guard prefs_curl_load(&reason, reason.count) == 0 else { return nil }
         let text = String(
@@ -34,7 +34,7 @@ struct CurlTransport: SyncHTTPTransport {
                 + " libcurl4), or name it with PREFS_LIBCURL=PATH"
     }
 
-    func send(_ request: SyncHTTPRequest) throws -> SyncHTTPResponse {
+    package func send(_ request: SyncHTTPRequest) throws -> SyncHTTPResponse {
         let headers = request.headers.map { $0.name + ": " + $0.value }
         var response = prefs_curl_response()
         let milliseconds =

@@ -1,0 +1,371 @@
+import Dispatch
+import Foundation
+import PrefsCommandLine
+import PrefsKit
+import PrefsPostgreSQL
+import Synchronization
+import TestSupport
+
+/// `prefs-bench --https`: sync through nginx (TLS, docs/deploy.md's configuration) and two
+/// `prefs-server` instances in front of one hub, next to the same sync made directly (a
+/// device with a database login), on one throwaway server:
+/// - a round that pushes 10,000 changes, through the servers and directly, in alternation;
+/// - how soon a write on one device reaches another, both running `prefs sync --watch`
+///   through nginx (the `prefs` binaries);
+/// - N simulated devices (2 per account), N = 100, 1,000, 10,000: rounds of random
+///   devices that changed a few preferences, through the servers, then directly.
+struct HTTPSWorkloads {
+    let server: PostgresServer
+    let database: String
+    let instances: [SyncServerProcess]
+    let nginx: NginxProxy
+    let folder: TemporaryFolder
+    let quick: Bool
+
+    static let devicesPerAccount = 2
+    static let changesPerRound = 5
+    static let preferences = 20
+
+    init(quick: Bool) throws {
+        self.quick = quick
+        guard NginxProxy.isInstalled else {
+            throw BenchmarkError(description: "--https needs nginx and openssl")
+        }
+        if let reason = CurlTransport.loadFailure { throw BenchmarkError(description: reason) }
+        server = try PostgresServer.startPrivate(settings: ["shared_buffers=512MB"])
+        database = try server.makeDatabase()
+        var owner = PostgreSQLOptions()
+        owner.account = "admin"
+        owner.watchesForChanges = false
+        _ = try AppDatabase.postgreSQL(server.target(database: database), options: owner)
+        try server.makeLoginRoles([("sync_service", "prefs_service")])
+        let hub = server.target(database: database, user: "sync_service")
+        instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
+        let document = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        guard let start = document.range(of: "```nginx\n"),
+            let end = document.range(of: "\n```", range: start.upperBound..<document.endIndex)
+        else { throw BenchmarkError(description: "docs/deploy.md has no nginx block") }
+        nginx = try NginxProxy(
+            configuration: String(document[start.upperBound..<end.lowerBound]),
+            ports: ["127.0.0.1:8081": instances[0].port, "127.0.0.1:8082": instances[1].port])
+        folder = try TemporaryFolder()
+    }
+
+    /// The hub as the service role acting for the account (a device with a login).
+    func direct(_ account: String) -> String {
+        server.target(database: database, user: "sync_service")
+    }
+
+    func token(_ account: String, _ name: String) throws -> String {
+        var options = PostgreSQLOptions()
+        options.account = account
+        options.watchesForChanges = false
+        let hub = try AppDatabase.postgreSQL(direct(account), options: options)
+        return try DeviceTokens.issue(on: hub, name: name).token
+    }
+
+    func throughServers(_ device: AppDatabase, token: String) throws -> DeviceSync {
+        let transport = CurlTransport(
+            server: nginx.url, certificateAuthorityFile: nginx.certificateAuthority)
+        return try DeviceSync(
+            database: device, connector: HTTPHubConnector(transport: transport, token: token),
+            account: nil)
+    }
+
+    func directly(_ device: AppDatabase, account: String) throws -> DeviceSync {
+        try DeviceSync(database: device, hub: direct(account), account: account)
+    }
+
+    // MARK: - A round of 10,000 changes
+
+    /// Milliseconds of rounds that push `pending` new keys, through the servers and directly
+    /// in alternation, each to an account of its own.
+    func round(pending: Int, samples: Int) throws -> (direct: [Double], https: [Double]) {
+        var times: (direct: [Double], https: [Double]) = ([], [])
+        for sample in 0..<samples {
+            for isHTTPS in [true, false] {
+                let account = "round-\(sample)-\(isHTTPS)"
+                let device = try AppDatabase(path: folder.path("\(account).db"))
+                try device.transaction {
+                    let store = PreferenceStore(database: device)
+                    for index in 0..<pending {
+                        try store.setValue(.int(index), forKey: "k\(index)")
+                    }
+                }
+                let sync =
+                    isHTTPS
+                    ? try throughServers(device, token: token(account, "round"))
+                    : try directly(device, account: account)
+                let started = ObservationWorkloads.monotonicNanoseconds()
+                let report = try sync.sync()
+                let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
+                guard report.pushed == pending, report.pending == 0 else {
+                    throw BenchmarkError(
+                        description: "the round pushed \(report.pushed) of \(pending)")
+                }
+                if isHTTPS { times.https.append(elapsed) } else { times.direct.append(elapsed) }
+            }
+        }
+        return times
+    }
+
+    // MARK: - Arrival in sync --watch
+
+    /// Milliseconds from a write on device A to its arrival on device B, both running
+    /// `prefs sync --watch` through nginx and the servers.
+    func arrival(samples: Int) async throws -> [Double] {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+            .deletingLastPathComponent().appendingPathComponent("prefs")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw BenchmarkError(
+                description: "no prefs next to prefs-bench: build both (swift build -c release)")
+        }
+        var watchers: [Process] = []
+        defer {
+            for watcher in watchers {
+                watcher.terminate()
+                watcher.waitUntilExit()
+            }
+        }
+        let paths = [folder.path("watch-a.db"), folder.path("watch-b.db")]
+        for (index, path) in paths.enumerated() {
+            let tokenFile = folder.path("watch-\(index).token")
+            _ = FileManager.default.createFile(
+                atPath: tokenFile, contents: Data(try token("watch", "watch-\(index)").utf8),
+                attributes: [.posixPermissions: 0o600])
+            let tls = ["--token-file", tokenFile, "--ca-file", nginx.certificateAuthority]
+            let first = Process()
+            first.executableURL = executable
+            first.arguments = ["--db", path, "sync", "--hub", nginx.url] + tls
+            try first.run()
+            first.waitUntilExit()
+            let watcher = Process()
+            watcher.executableURL = executable
+            watcher.arguments = ["--db", path, "-q", "sync", "--watch"] + tls
+            watcher.standardOutput = FileHandle.nullDevice
+            try watcher.run()
+            watchers.append(watcher)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        var options = AppDatabase.Options()
+        options.cachesValues = false
+        let writer = PreferenceStore(database: try AppDatabase(path: paths[0]))
+        let reader = PreferenceStore(database: try AppDatabase(path: paths[1], options: options))
+        var delays: [Double] = []
+        for sample in 0..<samples {
+            let started = ObservationWorkloads.monotonicNanoseconds()
+            try writer.setValue(.int(sample), forKey: "arrival")
+            while try reader.storedValue(forKey: "arrival") != .int(sample) {
+                try await Task.sleep(for: .milliseconds(1))
+                if ObservationWorkloads.monotonicNanoseconds() - started > 10_000_000_000 {
+                    throw BenchmarkError(description: "a write never reached the other device")
+                }
+            }
+            delays.append(Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+        }
+        return delays
+    }
+
+    // MARK: - N devices
+
+    struct StepResult {
+        let devices: Int
+        let route: String
+        let latencies: [Double]
+        let changes: Int
+        let seconds: Double
+        let connections: Int
+        /// CPU per change: the servers (prefs-server), nginx, and PostgreSQL.
+        let serversCPU: Double
+        let nginxCPU: Double
+        let postgresCPU: Double
+    }
+
+    func devicePath(_ index: Int) -> String { folder.path("device-\(index).db") }
+    func account(ofDevice index: Int) -> String { "user\(index / Self.devicesPerAccount)" }
+
+    /// Devices `range`: a token each; the first of each account writes its preferences; each
+    /// syncs once through the servers.
+    func populate(_ range: Range<Int>, workers: Int) throws -> [Int: String] {
+        let tokens = Mutex<[Int: String]>([:])
+        try parallel(range, workers: workers) { index in
+            let token = try token(account(ofDevice: index), "device-\(index)")
+            tokens.withLock { $0[index] = token }
+            let device = try AppDatabase(
+                path: devicePath(index), options: ScaleWorkload.deviceOptions)
+            if index % Self.devicesPerAccount == 0 {
+                try PreferenceStore(database: device).transaction { edit in
+                    for key in 0..<Self.preferences {
+                        try edit.setValue(.int(key), forKey: "s\(key)")
+                    }
+                }
+            }
+            try throughServers(device, token: token).sync()
+        }
+        return tokens.withLock { $0 }
+    }
+
+    private func parallel(
+        _ range: Range<Int>, workers: Int, _ body: @Sendable (Int) throws -> Void
+    ) throws {
+        let next = Atomic<Int>(range.lowerBound)
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while failure.withLock({ $0 == nil }) {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < range.upperBound else { return }
+                do { try body(index) } catch { failure.withLock { $0 = error } }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    private func cpu(_ pids: [Int32]) -> Double {
+        pids.compactMap { ProcessTimes(pid: $0) }.map(\.seconds).reduce(0, +)
+    }
+
+    private func nginxCPU() -> Double {
+        let master = ProcessTimes(pid: nginx.pid)?.seconds ?? 0
+        return master + ProcessTimes.children(of: nginx.pid).map(\.seconds).reduce(0, +)
+    }
+
+    private func postgresCPU() -> Double {
+        guard let postmaster = server.pid, let own = ProcessTimes(pid: postmaster) else {
+            return .nan
+        }
+        return own.seconds + own.childrenSeconds
+            + ProcessTimes.children(of: postmaster).map(\.seconds).reduce(0, +)
+    }
+
+    /// `rounds` rounds of random devices among the first `devices`, `workers` at once.
+    func measure(devices: Int, tokens: [Int: String], isHTTPS: Bool, rounds: Int, workers: Int)
+        throws -> StepResult
+    {
+        let latencies = Mutex<[Double]>([])
+        let changes = Atomic<Int>(0)
+        let busy = Mutex<Set<Int>>([])
+        let sampler = ConnectionSampler(server: server, database: database)
+        let servers = instances.map(\.process.processIdentifier)
+        let before = (cpu(servers), nginxCPU(), postgresCPU())
+        sampler.start()
+        let started = ObservationWorkloads.monotonicNanoseconds()
+        let seeds = Atomic<Int>(0)
+        try parallel(0..<rounds, workers: workers) { _ in
+            var generator = SeededGenerator(seed: UInt64(seeds.add(1, ordering: .relaxed).oldValue))
+            var index = 0
+            repeat {
+                index = Int(generator.next() % UInt64(devices))
+            } while !busy.withLock {
+                $0.insert(index).inserted
+            }
+            defer { _ = busy.withLock { $0.remove(index) } }
+            let device = try AppDatabase(
+                path: devicePath(index), options: ScaleWorkload.deviceOptions)
+            try PreferenceStore(database: device).transaction { edit in
+                for _ in 0..<Self.changesPerRound {
+                    try edit.setValue(
+                        .int(Int(generator.next() % 1_000_000)),
+                        forKey: "s\(generator.next() % UInt64(Self.preferences))")
+                }
+            }
+            let roundStarted = ObservationWorkloads.monotonicNanoseconds()
+            let sync =
+                isHTTPS
+                ? try throughServers(device, token: tokens[index] ?? "")
+                : try directly(device, account: account(ofDevice: index))
+            let report = try sync.sync()
+            let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - roundStarted) / 1e6
+            guard report.pending == 0 else {
+                throw BenchmarkError(description: "a round left \(report.pending) pending")
+            }
+            latencies.withLock { $0.append(elapsed) }
+            changes.add(report.pushed, ordering: .relaxed)
+        }
+        let seconds = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e9
+        let connections = sampler.stop().maximum
+        let after = (cpu(servers), nginxCPU(), postgresCPU())
+        let count = Double(max(changes.load(ordering: .relaxed), 1))
+        return StepResult(
+            devices: devices, route: isHTTPS ? "https" : "direct",
+            latencies: latencies.withLock { $0 }.sorted(),
+            changes: changes.load(ordering: .relaxed), seconds: seconds,
+            connections: connections, serversCPU: (after.0 - before.0) / count,
+            nginxCPU: (after.1 - before.1) / count, postgresCPU: (after.2 - before.2) / count)
+    }
+
+    func scale(steps: [Int], rounds: Int, workers: Int, progress: (String) -> Void) throws
+        -> [StepResult]
+    {
+        var results: [StepResult] = []
+        var tokens: [Int: String] = [:]
+        var populated = 0
+        for step in steps {
+            progress("populating devices \(populated)..<\(step)")
+            tokens.merge(try populate(populated..<step, workers: workers)) { $1 }
+            populated = step
+            _ = try server.psql("VACUUM ANALYZE", database: database)
+            for isHTTPS in [true, false] {
+                progress("\(rounds) rounds over \(step) devices, \(isHTTPS ? "https" : "direct")")
+                results.append(
+                    try measure(
+                        devices: step, tokens: tokens, isHTTPS: isHTTPS, rounds: rounds,
+                        workers: workers))
+            }
+        }
+        return results
+    }
+
+    static func report(_ results: [StepResult], rounds: Int, workers: Int) -> String {
+        let widths = [8, 7, 9, 8, 8, 10, 10, 10, 10, 8]
+        func row(_ cells: [String]) -> String {
+            zip(cells, widths).map { cell, width in
+                String(repeating: " ", count: max(0, width - cell.count)) + cell
+            }.joined(separator: " ")
+        }
+        var lines = [
+            "N devices (\(devicesPerAccount) per account), \(workers) syncing at once, \(rounds)"
+                + " rounds per row, each a device that changed \(changesPerRound) preferences"
+                + " (push and pull): through nginx (TLS) and 2 prefs-server instances, then"
+                + " directly (a login per device, a connection per round).",
+            row([
+                "devices", "route", "rounds/s", "p50", "p99", "servers", "nginx", "postgres",
+                "PG conns", "vs direct",
+            ]),
+            row(["", "", "", "ms", "ms", "us/change", "us/change", "us/change", "max", "p50"]),
+        ]
+        for result in results {
+            let p50 = result.latencies.isEmpty ? .nan : result.latencies[result.latencies.count / 2]
+            let p99 =
+                result.latencies.isEmpty
+                ? .nan
+                : result.latencies[
+                    min(result.latencies.count - 1, result.latencies.count * 99 / 100)]
+            let direct = results.first { $0.devices == result.devices && $0.route == "direct" }
+            let directP50 = direct.map { $0.latencies[$0.latencies.count / 2] } ?? .nan
+            lines.append(
+                row([
+                    "\(result.devices)", result.route,
+                    String(format: "%.0f", Double(result.latencies.count) / result.seconds),
+                    String(format: "%.2f", p50), String(format: "%.2f", p99),
+                    String(format: "%.0f", result.serversCPU * 1e6),
+                    String(format: "%.0f", result.nginxCPU * 1e6),
+                    String(format: "%.0f", result.postgresCPU * 1e6), "\(result.connections)",
+                    String(format: "%.2fx", p50 / directP50),
+                ]))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func summary(_ name: String, _ times: [Double], target: String) -> String {
+        let sorted = times.sorted()
+        guard !sorted.isEmpty else { return name + ": no samples" }
+        return name
+            + String(
+                format: " %.1f ms (median of %d; min %.1f, max %.1f)", sorted[sorted.count / 2],
+                sorted.count, sorted[0], sorted[sorted.count - 1]) + "; target " + target
+    }
+}
