@@ -140,6 +140,7 @@ struct HTTPSWorkloads {
             let first = Process()
             first.executableURL = executable
             first.arguments = ["--db", path, "sync", "--hub", nginx.url] + tls
+            first.standardOutput = FileHandle.nullDevice
             try first.run()
             first.waitUntilExit()
             let watcher = Process()

@@ -57,7 +57,7 @@ if arguments.contains("--https") {
         FileHandle.standardError.write(Data("running: \($0)\n".utf8))
     }
     print(
-        "Sync through nginx \(nginxVersion()) (TLS 1.3, docs/deploy.md's configuration) and 2"
+        "Sync through nginx \(nginxVersion()) (TLS, docs/deploy.md's configuration) and 2"
             + " prefs-server instances (pool 8 each), PostgreSQL 15 on loopback; devices are"
             + " SQLite files on this machine; the clients use libcurl (the command line's).")
     if wants("round") {
