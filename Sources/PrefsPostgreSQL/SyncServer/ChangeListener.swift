@@ -35,8 +35,19 @@ final class ChangeListener: @unchecked Sendable {
 
     private let target: String
     private let state = Mutex(State())
+    /// A pipe whose write end wakes the listening thread for a new channel: it waits on the
+    /// server's socket without a timeout to poll by.
+    private let wakePipe: (read: Int32, write: Int32)
 
-    init(target: String) { self.target = target }
+    init(target: String) {
+        self.target = target
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+            _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        }
+        wakePipe = (ends[0], ends[1])
+    }
 
     /// Registers a waiter on the channel and returns once the channel is listened to (or
     /// after a second, when the listener cannot reach the server: the waiter then wakes at
@@ -56,6 +67,9 @@ final class ChangeListener: @unchecked Sendable {
         }
         if start {
             DispatchQueue(label: "prefs-server.listener").async { [weak self] in self?.run() }
+        } else {
+            var byte: UInt8 = 1
+            _ = write(wakePipe.write, &byte, 1)
         }
         _ = confirmed.wait(timeout: .now() + .seconds(1))
         return waiter
@@ -77,8 +91,15 @@ final class ChangeListener: @unchecked Sendable {
                 let open = try connection ?? PGConnection(target)
                 connection = open
                 try listenToNewChannels(open)
-                var descriptor = pollfd(fd: open.socket, events: Int16(POLLIN), revents: 0)
-                _ = poll(&descriptor, 1, 20)
+                // The server's socket and the wake pipe; a second at most, so that a pipe
+                // that could not be made still lets new channels in.
+                var descriptors = [
+                    pollfd(fd: open.socket, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+                ]
+                _ = poll(&descriptors, wakePipe.read >= 0 ? 2 : 1, 1_000)
+                var drained = [UInt8](repeating: 0, count: 64)
+                while wakePipe.read >= 0, read(wakePipe.read, &drained, drained.count) > 0 {}
                 for channel in try open.takeNotifiedChannels() { wake(channel) }
             } catch {
                 connection = nil
