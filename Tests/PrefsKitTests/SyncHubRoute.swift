@@ -5,10 +5,13 @@ import TestSupport
 
 /// How the sync suites reach their hub: straight to the test server, or, with
 /// `PREFS_SYNC_THROUGH_POOLER=1`, through PgBouncer in transaction pooling with the engine
-/// told so. `.ci/run` runs the sync suites both ways.
+/// told so; the intent property test also, with `PREFS_SYNC_THROUGH_SERVER=1`, through
+/// `prefs-server` with device tokens. `.ci/run` runs the sync suites every way.
 enum SyncHubRoute {
     static let isThroughPooler =
         ProcessInfo.processInfo.environment["PREFS_SYNC_THROUGH_POOLER"] == "1"
+    static let isThroughServer =
+        ProcessInfo.processInfo.environment["PREFS_SYNC_THROUGH_SERVER"] == "1"
 
     /// The hub's connection string for the devices.
     static func target(_ server: PostgresServer, database: String) throws -> String {

@@ -1,4 +1,6 @@
 import Foundation
+import PrefsHTTPSync
+import PrefsPostgreSQL
 import TestSupport
 import Testing
 
@@ -133,6 +135,10 @@ import Testing
         let server = try PostgresServer.start()
         let hubDatabase = try server.makeDatabase()
         let hub = try SyncHubRoute.target(server, database: hubDatabase)
+        // Through prefs-server: it acts for every account as the superuser, a service role.
+        let syncServer =
+            SyncHubRoute.isThroughServer
+            ? try SyncServerProcess(hub: server.target(database: hubDatabase)) : nil
         let start = ContinuousClock.now
         var failed: [UInt64] = []
         var tally = Tally()
@@ -142,7 +148,8 @@ import Testing
             let passed: Bool
             do {
                 passed = try run(
-                    seed: seed, hub: hub, hubDatabase: hubDatabase, server: server, tally: &tally)
+                    seed: seed, hub: hub, hubDatabase: hubDatabase, server: server,
+                    syncServer: syncServer, tally: &tally)
             } catch {
                 Issue.record("seed \(seed): \(error)")
                 passed = false
@@ -153,7 +160,8 @@ import Testing
             }
         }
         print(
-            "sync intent: \(Self.seeds.count) schedules in \(ContinuousClock.now - start);"
+            "sync intent\(syncServer == nil ? "" : " through prefs-server"):"
+                + " \(Self.seeds.count) schedules in \(ContinuousClock.now - start);"
                 + " writes \(tally.writes), pre-join \(tally.preJoin), server before any device"
                 + " \(tally.serverFirst), restores \(tally.restores), rejoins \(tally.rejoins),"
                 + " expiries \(tally.expiries), kills \(tally.kills), cuts \(tally.cuts),"
@@ -190,7 +198,7 @@ import Testing
     // swiftlint:disable:next function_body_length
     private func run(
         seed: UInt64, hub: String, hubDatabase: String, server: PostgresServer,
-        tally: inout Tally
+        syncServer: SyncServerProcess?, tally: inout Tally
     ) throws -> Bool {
         let account = "i\(seed)"
         let folder = try TemporaryFolder()
@@ -212,11 +220,33 @@ import Testing
         let hubView = try SyncPropertyTests.hubEngine(
             hub: server.target(database: hubDatabase), account: account)
 
+        // Through prefs-server, one device token for the account, in a file for `prefs`.
+        let token = try syncServer.map { _ in
+            var service = PostgreSQLOptions()
+            service.account = account
+            service.watchesForChanges = false
+            return try DeviceTokens.issue(
+                on: AppDatabase.postgreSQL(server.target(database: hubDatabase), options: service),
+                name: "schedule"
+            ).token
+        }
+        let tokenFile = folder.path("device.token")
+        if let token {
+            _ = FileManager.default.createFile(
+                atPath: tokenFile, contents: Data(token.utf8),
+                attributes: [.posixPermissions: 0o600])
+        }
+
         func deviceSync(_ index: Int) throws -> DeviceSync {
             if let sync = syncs[index] { return sync }
-            let sync = try DeviceSync(
-                database: devices[index], hub: hub, account: account,
-                hubOptions: SyncHubRoute.options)
+            let sync =
+                if let syncServer, let token {
+                    try DeviceSync(database: devices[index], server: syncServer.url, token: token)
+                } else {
+                    try DeviceSync(
+                        database: devices[index], hub: hub, account: account,
+                        hubOptions: SyncHubRoute.options)
+                }
             syncs[index] = sync
             return sync
         }
@@ -406,9 +436,15 @@ import Testing
                 // was confirmed, and the next round must finish the job.
                 let process = Process()
                 process.executableURL = prefsExecutable()
-                process.arguments = [
-                    "--db", paths[index], "sync", "--hub", hub, "--account", account,
-                ]
+                process.arguments =
+                    if let syncServer {
+                        [
+                            "--db", paths[index], "sync", "--hub", syncServer.url.absoluteString,
+                            "--token-file", tokenFile,
+                        ]
+                    } else {
+                        ["--db", paths[index], "sync", "--hub", hub, "--account", account]
+                    }
                 if SyncHubRoute.isThroughPooler {
                     process.environment = ProcessInfo.processInfo.environment.merging(
                         ["PREFS_POOLER": "transaction"]) { $1 }
