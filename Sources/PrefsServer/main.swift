@@ -30,7 +30,8 @@ let usage = """
     The hub is a PostgreSQL connection string of a service role (a member of prefs_service),
     from --hub or PREFS_HUB. Behind PgBouncer in transaction pooling, --listen-hub (or
     PREFS_LISTEN_DB) names the server itself, for the notifications that wake long polls. serve listens on --listen or PREFS_SERVER_LISTEN (default
-    127.0.0.1:8080; port 0 takes a free one, written to --port-file).
+    127.0.0.1:8080; port 0 takes a free one, written to --port-file). Each number may come
+    from a variable instead: --pool-size from PREFS_SERVER_POOL_SIZE, and so on.
     """
 
 /// Exit codes of sysexits.h.
@@ -89,8 +90,12 @@ struct Arguments {
         }
     }
 
+    /// A flag's number, else its variable's (`--pool-size`: `PREFS_SERVER_POOL_SIZE`).
     func number(_ name: String, default value: Int, in range: ClosedRange<Int>) -> Int {
-        guard let text = flags[name] else { return value }
+        let variable = "PREFS_SERVER_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+        guard let text = flags[name] ?? ProcessInfo.processInfo.environment[variable] else {
+            return value
+        }
         guard let number = Int(text), range.contains(number) else {
             fail(
                 "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound)",
@@ -109,6 +114,7 @@ struct Arguments {
 
 /// An error of the library as one line and its exit code.
 func exitCode(for error: any Error) -> (String, Int32) {
+    if error is SyncError { return (String(describing: error), Exit.usage) }
     guard let error = error as? DatabaseError else {
         return (String(describing: error), Exit.software)
     }
@@ -130,6 +136,16 @@ func tokenCommand(_ arguments: ArraySlice<String>) {
     }
     guard let account = parsed.flags["account"] else {
         fail("name the account: --account", Exit.usage)
+    }
+    // What each action needs is checked before the hub is reached.
+    guard ["issue", "list", "revoke"].contains(action) else {
+        fail("token takes issue, list or revoke, not '\(action)'", Exit.usage)
+    }
+    if action == "issue", parsed.flags["name"] == nil {
+        fail("name the device: --name", Exit.usage)
+    }
+    if action == "revoke", parsed.words.count != 2 || Int64(parsed.words[1]) == nil {
+        fail("token revoke takes the token's id (token list shows it)", Exit.usage)
     }
     var options = PostgreSQLOptions()
     options.account = account

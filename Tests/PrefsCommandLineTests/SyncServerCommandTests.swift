@@ -111,6 +111,47 @@ import Testing
         #expect(sizes.contains { $0 > 0 && $0 < value.utf8.count / 2 }, "\(pulls)")
     }
 
+    @Test func prefsServersBadInputExitsWithItsCodeAndOneLine() throws {
+        for (arguments, environment, code) in [
+            (["serve"], [String: String](), Int32(64)),
+            (["--hub", "not a connection string"], [:], 64),
+            (["--hub", "postgresql:///x", "--pool-size", "0"], [:], 64),
+            (["--hub", "postgresql:///x"], ["PREFS_SERVER_POOL_SIZE": "many"], 64),
+            (["--hub", "postgresql:///x", "--listen", "nowhere"], [:], 64),
+            (["token", "issue", "--account", "a"], ["PREFS_HUB": "postgresql:///x"], 64),
+            (
+                ["token", "shred", "--account", "a"],
+                ["PREFS_HUB": postgres.target(database: database)], 64
+            ),
+            (["launch"], [:], 64),
+        ] {
+            let output = try runProcess(
+                SyncServerProcess.executable, arguments,
+                environment: environment.merging(["PREFS_HUB": ""]) { first, _ in first })
+            #expect(output.status == code, "\(arguments): \(output.stderr)")
+            #expect(output.stderr.hasPrefix("prefs-server: "), "\(arguments): \(output.stderr)")
+        }
+        // A hub that cannot be reached: the server does not start, and says why.
+        let away = try runProcess(
+            SyncServerProcess.executable,
+            ["--hub", "host=\(folder.path("nowhere")) dbname=x", "--listen", "127.0.0.1:0"])
+        #expect(away.status == 69, "\(away.stderr)")
+        #expect(away.stderr.split(separator: "\n").count == 1, "\(away.stderr)")
+    }
+
+    @Test func leavingTellsTheServerWithTheTokenFile() throws {
+        let token = try tokenFile("frank", "frank-phone")
+        let device = ["--db", folder.path("frank.db")]
+        let url = server.url.absoluteString
+        #expect(try runPrefs(device + ["sync", "--hub", url, "--token-file", token]).status == 0)
+        let left = try runPrefs(device + ["sync", "leave", "--token-file", token])
+        #expect(left.status == 0, "\(left.stderr)")
+        #expect(!left.stdout.contains("could not be told"), "\(left.stdout)")
+        #expect(server.log.contains("POST /v1/forget 200"))
+        let status = try runPrefs(device + ["sync", "status"])
+        #expect(status.stderr.contains("never synced"), "\(status.stdout) \(status.stderr)")
+    }
+
     @Test func aTokenOnTheCommandLineIsRefused() throws {
         let path = folder.path("device.db")
         let refused = try runPrefs(

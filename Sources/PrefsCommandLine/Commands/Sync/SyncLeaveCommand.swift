@@ -4,9 +4,17 @@ import PrefsPostgreSQL
 /// `prefs sync leave`: turns sync off; the data stays.
 struct SyncLeaveCommand: RunnableCommand {
     static var name: String { "leave" }
+    static let tokenFile = Option<String>(
+        "token-file", value: "file",
+        help: "The device token, to tell a sync server (default: PREFS_TOKEN_FILE).")
+    static let caFile = Option<String>(
+        "ca-file", value: "file", help: "A private CA's certificates (PEM) for a sync server.")
     static let spec = CommandSpec(
         Self.self, abstract: "Turn sync off for this device; its data stays.",
-        scope: .sync)
+        options: [tokenFile.spec, caFile.spec], scope: .sync)
+
+    var tokenFile: String? = nil
+    var caFile: String? = nil
 
     func run(_ context: CommandContext) throws {
         // Read first: leaving a file that does not sync (or is not there) makes nothing.
@@ -21,7 +29,26 @@ struct SyncLeaveCommand: RunnableCommand {
                 "This database does not sync", exitCode: CommandFailure.notFound)
         }
         var toldHub = false
-        if let hub = status.hub,
+        if let hub = status.hub, SyncServerAddress.isServer(hub) {
+            // A sync server is told with the device's token, when it is given.
+            let file =
+                tokenFile
+                ?? context.console.variable("PREFS_TOKEN_FILE").flatMap { $0.isEmpty ? nil : $0 }
+            if SyncServerAddress.isAcceptable(hub), let file,
+                let token = try? SyncRoundCommand.readToken(file, context),
+                CurlTransport.loadFailure == nil,
+                let sync = try? DeviceSync(
+                    database: database,
+                    connector: HTTPHubConnector(
+                        transport: CurlTransport(server: hub, certificateAuthorityFile: caFile),
+                        token: token),
+                    account: status.account)
+            {
+                toldHub = try sync.leave()
+            } else {
+                try DeviceSync.leave(database)
+            }
+        } else if let hub = status.hub,
             let sync = try? DeviceSync(database: database, hub: hub, account: status.account)
         {
             toldHub = try sync.leave()
@@ -49,6 +76,6 @@ struct SyncLeaveCommand: RunnableCommand {
 
 extension SyncLeaveCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
-        self.init()
+        self.init(tokenFile: try parsed[Self.tokenFile], caFile: try parsed[Self.caFile])
     }
 }
