@@ -41,15 +41,10 @@ struct HTTPSWorkloads {
         try server.makeLoginRoles([("sync_service", "prefs_service")])
         let hub = server.target(database: database, user: "sync_service")
         instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
-        let document = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("docs/deploy.md"), encoding: .utf8)
-        guard let start = document.range(of: "```nginx\n"),
-            let end = document.range(of: "\n```", range: start.upperBound..<document.endIndex)
-        else { throw BenchmarkError(description: "docs/deploy.md has no nginx block") }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         nginx = try NginxProxy(
-            configuration: String(document[start.upperBound..<end.lowerBound]),
+            configuration: try NginxProxy.documentedConfiguration(repository: repository),
             ports: ["127.0.0.1:8081": instances[0].port, "127.0.0.1:8082": instances[1].port])
         folder = try TemporaryFolder()
     }
@@ -151,24 +146,8 @@ struct HTTPSWorkloads {
             watchers.append(watcher)
         }
         try await Task.sleep(for: .milliseconds(500))
-        var options = AppDatabase.Options()
-        options.cachesValues = false
-        let writer = PreferenceStore(database: try AppDatabase(path: paths[0]))
-        let reader = PreferenceStore(database: try AppDatabase(path: paths[1], options: options))
-        var delays: [Double] = []
-        for sample in 0..<samples {
-            let started = ObservationWorkloads.monotonicNanoseconds()
-            try writer.setValue(.int(sample), forKey: "arrival")
-            while try reader.storedValue(forKey: "arrival") != .int(sample) {
-                try await Task.sleep(for: .milliseconds(1))
-                if ObservationWorkloads.monotonicNanoseconds() - started > 10_000_000_000 {
-                    throw BenchmarkError(description: "a write never reached the other device")
-                }
-            }
-            delays.append(Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
-        }
-        return delays
+        return try await PostgresWorkloads.arrivals(
+            writer: paths[0], reader: paths[1], samples: samples)
     }
 
     // MARK: - N devices

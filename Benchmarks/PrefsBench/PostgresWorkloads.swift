@@ -351,10 +351,16 @@ extension PostgresWorkloads {
             try watcher.run()
             watchers.append(watcher)
         }
+        return try await Self.arrivals(writer: paths[0], reader: paths[1], samples: samples)
+    }
+
+    /// Milliseconds from each write of a key on the device at `writer` to its arrival on the
+    /// device at `reader`, both syncing on their own (`sync --watch`), writes spaced 5-60 ms.
+    static func arrivals(writer: String, reader: String, samples: Int) async throws -> [Double] {
         var options = AppDatabase.Options()
         options.cachesValues = false
-        let writer = PreferenceStore(database: try AppDatabase(path: paths[0]))
-        let reader = PreferenceStore(database: try AppDatabase(path: paths[1], options: options))
+        let writer = PreferenceStore(database: try AppDatabase(path: writer))
+        let reader = PreferenceStore(database: try AppDatabase(path: reader, options: options))
         var delays: [Double] = []
         for sample in 0..<samples {
             let started = ObservationWorkloads.monotonicNanoseconds()

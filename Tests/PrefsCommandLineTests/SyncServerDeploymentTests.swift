@@ -27,16 +27,6 @@ struct SyncServerDeploymentTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The `nginx` block of docs/deploy.md.
-    static func documentedConfiguration() throws -> String {
-        let text = try String(
-            contentsOf: root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
-        guard let start = text.range(of: "```nginx\n"),
-            let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
-        else { throw PostgresServerError("docs/deploy.md has no nginx block") }
-        return String(text[start.upperBound..<end.lowerBound])
-    }
-
     init() throws {
         postgres = try PostgresServer.start()
         database = try postgres.makeDatabase()
@@ -50,7 +40,7 @@ struct SyncServerDeploymentTests {
         let hub = postgres.target(database: database, user: "sync_service")
         instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
         nginx = try NginxProxy(
-            configuration: try Self.documentedConfiguration(),
+            configuration: try NginxProxy.documentedConfiguration(repository: Self.root),
             ports: ["127.0.0.1:8081": instances[0].port, "127.0.0.1:8082": instances[1].port])
     }
 

@@ -22,6 +22,17 @@ public final class NginxProxy: @unchecked Sendable {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
     }
 
+    /// The `nginx` block of docs/deploy.md in the repository at `root`: what the tests and
+    /// the benchmark run, so that the page a user copies is the one that runs.
+    public static func documentedConfiguration(repository root: URL) throws -> String {
+        let text = try String(
+            contentsOf: root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        guard let start = text.range(of: "```nginx\n"),
+            let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
+        else { throw PostgresServerError("docs/deploy.md has no nginx block") }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
     /// A free port on 127.0.0.1 (the system's choice, released for the caller).
     public static func freePort() -> Int? {
         let socket = Foundation.socket(AF_INET, streamSocket, 0)
