@@ -38,6 +38,51 @@ import Testing
         return result.stdout
     }
 
+    @Test func everyTypeAndEveryEscapeIsWrittenAsTheWholeArrayWouldBe() throws {
+        // The entries are written without building them as JSON values first: the bytes must
+        // be those of the values built and serialized, for every type and every escape.
+        let other = folder.path("types.sqlite")
+        let store = PreferenceStore(database: try AppDatabase(path: other))
+        let values: [(String, PreferenceValue)] = [
+            ("bool", .bool(true)), ("int", .int(-42)), ("double", .double(0.1)),
+            ("float", .float(2.5)), ("string", .string("plain")),
+            ("escapes", .string("quote \" slash \\ tab \t newline \n bell \u{7} del \u{7F}")),
+            ("separators", .string("line\u{2028}paragraph\u{2029} “quoted” é 🎉")),
+            ("url", .url(URL(string: "https://example.com/a?b=c")!)),
+            ("date", .date(Date(timeIntervalSince1970: 1_700_000_000.25))),
+            ("data", .data(Data([0, 1, 2, 255]))),
+            ("array", .array([.int(1), .string("two"), .array([.bool(false)])])),
+            ("dictionary", .dictionary(["b": .int(2), "a": .dictionary(["c": .string("d")])])),
+            ("json", .json(#"{"z": [1, {"y": null}]}"#)),
+            ("key \"with\" quotes\u{1}", .int(1)),
+        ]
+        try store.transaction { edit in
+            for (key, value) in values { try edit.setValue(value, forKey: key) }
+        }
+        try store.declare(PreferenceDeclaration(key: "declared", type: .int, defaultValue: .int(9)))
+        let listed = try runPrefs(["--db", other, "--json", "list", "--all"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        var expected = values.map { (key: $0.0, value: $0.1, isDefault: false) }
+        expected.append((key: "declared", value: .int(9), isDefault: true))
+        expected.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let whole = JSONValue.array(
+            expected.map { entry in
+                .object([
+                    ("suite", .string("standard")), ("key", .string(entry.key)),
+                    ("type", .string(entry.value.type.rawValue)),
+                    ("value", entry.value.jsonValue), ("isDefault", .bool(entry.isDefault)),
+                ])
+            })
+        #expect(listed.stdout == whole.serialized(.pretty) + "\n")
+        // And the escapes themselves, written out: the reference above shares the writer.
+        for escaped in [
+            #"quote \" slash \\ tab \t newline \n bell \u0007 del \u007f"#,
+            #"line\u2028paragraph\u2029 “quoted” é 🎉"#, #""key \"with\" quotes\u0001""#,
+        ] {
+            #expect(listed.stdout.contains(escaped), "\(escaped)")
+        }
+    }
+
     @Test func theJSONListIsTheWholeArraysBytesAcrossChunks() throws {
         let text = try run("--json", "list", "--all")
         #expect(text.utf8.count > 3 * (1 << 16))

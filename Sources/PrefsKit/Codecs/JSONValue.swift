@@ -139,6 +139,17 @@ extension JSONValue {
         write(into: &output, layout: .pretty, indent: depth + 1)
     }
 
+    /// Appends the value as ``serialized(_:)`` writes it pretty, nested `indent` levels deep:
+    /// for writers that lay out the levels above themselves.
+    package func appendPretty(into output: inout String, indent: Int) {
+        write(into: &output, layout: .pretty, indent: indent)
+    }
+
+    /// Appends a string as JSON text writes it, quoted and escaped.
+    package static func appendString(_ value: String, into output: inout String) {
+        writeString(value, into: &output)
+    }
+
     /// Closes a pretty array written by ``appendPrettyArrayElement(into:isFirst:depth:)``.
     package static func closePrettyArray(into output: inout String, isEmpty: Bool, depth: Int = 0) {
         if isEmpty {
@@ -189,13 +200,32 @@ extension JSONValue {
         }
     }
 
+    /// A newline and the indent of the first levels, made once.
+    private static let indents = (0..<8).map { "\n" + String(repeating: "  ", count: $0) }
+
     private static func newline(_ output: inout String, indent: Int) {
-        output += "\n"
-        output += String(repeating: "  ", count: indent)
+        if indent < indents.count {
+            output += indents[indent]
+        } else {
+            output += "\n" + String(repeating: "  ", count: indent)
+        }
+    }
+
+    /// Whether a UTF-8 byte may need an escape: a control character, a quote, a backslash,
+    /// DEL, or the lead byte of U+2028 and U+2029 (and of other characters, which the slow
+    /// path then writes as they are).
+    private static func mayNeedEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || byte == 0xE2
     }
 
     private static func writeString(_ value: String, into output: inout String) {
         output += "\""
+        // Most keys and values need no escape: written whole, not scalar by scalar.
+        if !value.utf8.contains(where: mayNeedEscape) {
+            output += value
+            output += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
