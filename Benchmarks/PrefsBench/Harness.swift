@@ -36,6 +36,8 @@ struct WorkloadResult {
     let unit: String
     let target: String
     var samples: [Sample]
+    /// Whole-process rows: each contender's peak RSS, in kilobytes (`/usr/bin/time -f %M`).
+    var peakKilobytes: [String: Int] = [:]
 
     func sample(_ contender: String) -> Sample? { samples.first { $0.contender == contender } }
 

@@ -23,7 +23,7 @@ enum Report {
         var lines: [String] = []
         let header = [
             "workload", "implementation", "median", "min", "max", "vs raw C", "vs UserDefaults",
-            "target",
+            "peak RSS", "target",
         ]
         var rows: [[String]] = [header]
         for result in results {
@@ -37,6 +37,9 @@ enum Report {
                     format(sample.maximum, unit: result.unit),
                     sample.contender == "raw C" ? "" : ratio(sample.median, to: raw),
                     sample.contender == "UserDefaults" ? "" : ratio(sample.median, to: defaults),
+                    result.peakKilobytes[sample.contender].map {
+                        String(format: "%.1f MB", Double($0) / 1024)
+                    } ?? "",
                     index == 0 ? result.target : "",
                 ])
             }
@@ -100,6 +103,9 @@ enum Report {
                     }
                     if let defaults, defaults > 0, sample.contender != "UserDefaults" {
                         entry["ratioToUserDefaults"] = sample.median / defaults
+                    }
+                    if let peak = result.peakKilobytes[sample.contender] {
+                        entry["peakRSSKilobytes"] = peak
                     }
                     return entry
                 },

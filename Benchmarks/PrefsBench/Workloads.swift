@@ -530,7 +530,7 @@ struct Workloads {
         // One process of each in turn, many times: a whole process takes milliseconds, and
         // this machine's speed drifts over tens of milliseconds, which batches of one side
         // at a time would count against whichever ran in the slower stretch.
-        let result = try measure(
+        var result = try measure(
             name, target: target, rounds: quick ? 30 : 300, iterations: 1,
             [
                 Contender(name: "PrefsKit") { n in
@@ -542,9 +542,11 @@ struct Workloads {
                     for _ in 0..<n { try spawn([cget, path, "hasViewedWalkthrough"]) }
                 },
             ])
-        return (
-            result, try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"])
-        )
+        let peak = try peakKilobytes(of: [prefs, "--db", path, "get", "hasViewedWalkthrough"])
+        result.peakKilobytes = [
+            "PrefsKit": peak, "raw C": try peakKilobytes(of: [cget, path, "hasViewedWalkthrough"]),
+        ]
+        return (result, peak)
     }
 
     /// `prefs set KEY INT` as a whole process, next to a C program that opens the file with
@@ -557,7 +559,7 @@ struct Workloads {
         let (database, path) = try freshDatabase("cli-set")
         try PreferenceStore(database: database).set(0, for: Prefs.Key("counter", default: 0))
         var value = 0
-        return try measure(
+        var result = try measure(
             name, target: target, rounds: quick ? 30 : 300, iterations: 1,
             [
                 Contender(name: "PrefsKit") { n in
@@ -573,6 +575,11 @@ struct Workloads {
                     }
                 },
             ])
+        result.peakKilobytes = [
+            "PrefsKit": try peakKilobytes(of: [prefs, "--db", path, "set", "counter", "1"]),
+            "raw C": try peakKilobytes(of: [cset, path, "counter", "2"]),
+        ]
+        return result
     }
 
     /// Runs a program with its output to /dev/null, and fails unless it exits 0.
