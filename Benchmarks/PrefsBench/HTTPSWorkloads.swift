@@ -94,13 +94,7 @@ struct HTTPSWorkloads {
                     isHTTPS
                     ? try throughServers(device, token: token(account, "round"))
                     : try directly(device, account: account)
-                let started = ObservationWorkloads.monotonicNanoseconds()
-                let report = try sync.sync()
-                let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
-                guard report.pushed == pending, report.pending == 0 else {
-                    throw BenchmarkError(
-                        description: "the round pushed \(report.pushed) of \(pending)")
-                }
+                let elapsed = try PostgresWorkloads.timedRound(sync, pushing: pending)
                 if isHTTPS { times.https.append(elapsed) } else { times.direct.append(elapsed) }
             }
         }

@@ -230,14 +230,20 @@ extension PostgresWorkloads {
                 for index in 0..<pending { try store.setValue(.int(index), forKey: "k\(index)") }
             }
             let sync = try DeviceSync(database: device, hub: hub, account: Self.account)
-            let started = ObservationWorkloads.monotonicNanoseconds()
-            let report = try sync.sync()
-            times.append(Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6)
-            guard report.pushed == pending, report.pending == 0 else {
-                throw BenchmarkError(description: "the round pushed \(report.pushed) of \(pending)")
-            }
+            times.append(try Self.timedRound(sync, pushing: pending))
         }
         return times
+    }
+
+    /// A round's milliseconds; it must push `pending` changes and leave none.
+    static func timedRound(_ sync: DeviceSync, pushing pending: Int) throws -> Double {
+        let started = ObservationWorkloads.monotonicNanoseconds()
+        let report = try sync.sync()
+        let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
+        guard report.pushed == pending, report.pending == 0 else {
+            throw BenchmarkError(description: "the round pushed \(report.pushed) of \(pending)")
+        }
+        return elapsed
     }
 
     /// A round that pushes `pending` updates of keys the hub has already (a device's second
@@ -271,13 +277,7 @@ extension PostgresWorkloads {
                         try store.setValue(.int(index + 1), forKey: "k\(index)")
                     }
                 }
-                let started = ObservationWorkloads.monotonicNanoseconds()
-                let report = try sync.sync()
-                let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - started) / 1e6
-                guard report.pushed == pending, report.pending == 0 else {
-                    throw BenchmarkError(
-                        description: "the update round pushed \(report.pushed) of \(pending)")
-                }
+                let elapsed = try Self.timedRound(sync, pushing: pending)
                 if isPooled { times.pooled.append(elapsed) } else { times.direct.append(elapsed) }
             }
         }
