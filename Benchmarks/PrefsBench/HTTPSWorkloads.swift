@@ -223,7 +223,7 @@ struct HTTPSWorkloads {
         let changes = Atomic<Int>(0)
         let busy = Mutex<Set<Int>>([])
         let sampler = ConnectionSampler(server: server, database: database)
-        let servers = instances.map(\.process.processIdentifier)
+        let servers = instances.map(\.process.pid)
         let before = (cpu(servers), nginxCPU(), postgresCPU())
         sampler.start()
         let started = ObservationWorkloads.monotonicNanoseconds()

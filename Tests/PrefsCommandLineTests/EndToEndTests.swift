@@ -210,25 +210,21 @@ import Testing
 
     @Test func watchSeesAWriteFromAnotherProcess() async throws {
         try prefs("set", "volume", "0.8")
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = ["--db", db, "watch", "volume", "--json"]
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
-        defer { if watcher.isRunning { watcher.terminate() } }
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", db, "watch", "volume", "--json"], stdout: .pipe)
+        let output = watcher.output
+        defer { watcher.send(SIGTERM) }
         // Until the watcher prints, it may still be starting: write until it hears a write.
         let last = try handshake(with: output) { try prefs("set", "volume", $0) }
         try prefs("set", "other", "1")
         try prefs("set", "volume", "0.5")
         // The change of `other` would come first: this line being volume's shows it was left out.
         let line = readLine(from: output, timeout: 20) ?? ""
-        watcher.terminate()
+        watcher.send(SIGTERM)
         waitForExit(watcher)
-        #expect(watcher.terminationReason == .exit)
-        #expect(watcher.terminationStatus == 0)
-        let rest = String(
-            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(watcher.endingSignal == nil)
+        #expect(watcher.exitStatus == 0)
+        let rest = watcher.readToEnd().output
         #expect(rest.isEmpty)
         #expect(
             line.hasPrefix(
@@ -238,7 +234,7 @@ import Testing
 
     /// Writes values 0.801, 0.802... through `write` until the watcher on `pipe` prints a
     /// line, then reads what else it printed; returns the last value written.
-    func handshake(with pipe: Pipe, _ write: (String) throws -> Void) throws -> String {
+    func handshake(with pipe: Int32?, _ write: (String) throws -> Void) throws -> String {
         var value = ""
         for step in 1...200 {
             value = "0.\(800 + step)"
@@ -251,32 +247,27 @@ import Testing
 
     /// Starts `prefs watch` with its stdout on a pipe, and waits until it has the database
     /// open (it may still be setting up its observer: see ``handshake(with:_:)``).
-    func startWatching(_ arguments: [String]) throws -> (Process, Pipe) {
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = ["--db", db, "watch"] + arguments
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
-        #expect(waitUntilSync { process(watcher.processIdentifier, hasOpened: db) })
-        return (watcher, output)
+    func startWatching(_ arguments: [String]) throws -> (ChildProcess, Int32?) {
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", db, "watch"] + arguments, stdout: .pipe)
+        #expect(waitUntilSync { process(watcher.pid, hasOpened: db) })
+        return (watcher, watcher.output)
     }
 
     /// Waits up to 5 s for a process to end, then kills it.
-    func waitForExit(_ process: Process) {
+    func waitForExit(_ process: ChildProcess) {
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
     }
 
     @Test func watchPrintsEachChangeAndEndsOnInterrupt() throws {
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching(["volume"])
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        defer { watcher.send(SIGKILL) }
         // Reads below block until watch prints; if it never does, end it (and the read).
-        let watcherID = watcher.processIdentifier
-        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        let watchdog = DispatchWorkItem { watcher.send(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
         defer { watchdog.cancel() }
         // How fast a change is printed is measured by the benchmark; here, that each is.
@@ -288,23 +279,23 @@ import Testing
             try store.setValue(.double(Double(step) / 10), forKey: "volume")
             #expect(readLine(from: output, timeout: 20) == "volume=0.\(step)\n")
         }
-        kill(watcher.processIdentifier, SIGINT)
+        watcher.send(SIGINT)
         waitForExit(watcher)
-        #expect(watcher.terminationReason == .exit)
-        #expect(watcher.terminationStatus == 0)
+        #expect(watcher.endingSignal == nil)
+        #expect(watcher.exitStatus == 0)
     }
 
     @Test func watchEndsWhenItsOutputIsClosed() throws {
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching([])
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        defer { watcher.send(SIGKILL) }
         _ = try handshake(with: output) { try prefs("set", "volume", $0) }
-        try output.fileHandleForReading.close()  // like `prefs watch | head -1` after its line
+        if let output { close(output) }  // like `prefs watch | head -1` after its line
         try prefs("set", "volume", "0.5")
         try prefs("set", "volume", "0.6")
         waitForExit(watcher)
-        #expect(watcher.terminationReason == .exit)
-        #expect(watcher.terminationStatus == 0)
+        #expect(watcher.endingSignal == nil)
+        #expect(watcher.exitStatus == 0)
     }
 
     /// `watch` went deaf once its database was deleted and made again: it now follows the
@@ -312,9 +303,8 @@ import Testing
     @Test func watchFollowsADatabaseDeletedAndMadeAgain() throws {
         try prefs("set", "volume", "0.8")
         let (watcher, output) = try startWatching([])
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
-        let watcherID = watcher.processIdentifier
-        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        defer { watcher.send(SIGKILL) }
+        let watchdog = DispatchWorkItem { watcher.send(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
         defer { watchdog.cancel() }
         _ = try handshake(with: output) { try prefs("set", "volume", $0) }
@@ -325,9 +315,9 @@ import Testing
         #expect(readLine(from: output, timeout: 20) == "theme=dark\n")
         try prefs("set", "theme", "light")
         #expect(readLine(from: output, timeout: 20) == "theme=light\n")
-        kill(watcher.processIdentifier, SIGINT)
+        watcher.send(SIGINT)
         waitForExit(watcher)
-        #expect(watcher.terminationStatus == 0)
+        #expect(watcher.exitStatus == 0)
     }
 
     /// Under `ulimit -n 8` the first task of `watch` could not make its eventfd, and the
@@ -518,22 +508,12 @@ import Testing
 
     @Test func exitCode74WhenTheFileCannotGrow() throws {
         try prefs("set", "a", "1")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", "ulimit -f 0; exec \"$0\" --db \"$1\" set big -", prefsExecutable().path, db,
-        ]
-        let input = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(repeating: 0x61, count: 200_000))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        let stderr = String(
-            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 74, "\(stderr)")
+        let result = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "ulimit -f 0; exec \"$0\" --db \"$1\" set big -", prefsExecutable().path, db],
+            stdin: String(repeating: "a", count: 200_000))
+        let stderr = result.stderr
+        #expect(result.status == 74, "\(stderr)")
         #expect(stderr.hasPrefix("Error: "))
         try expect(["get", "a"], stdout: "1\n")
         try expect(
@@ -572,19 +552,14 @@ import Testing
         let scriptFile = folder.path("prefs.bash")
         try script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
         func complete(_ words: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            process.arguments = [
-                "-c",
-                "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; echo \"${COMPREPLY[*]}\"",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            process.waitUntilExit()
-            return String(
-                decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return try runProcess(
+                URL(fileURLWithPath: "/bin/bash"),
+                [
+                    "-c",
+                    "source '\(scriptFile)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; echo \"${COMPREPLY[*]}\"",
+                ]
+            ).stdout
         }
         #expect(try complete(["prefs", "sel"]) == "selection\n")
         #expect(try complete(["prefs", "selection", "n"]) == "next\n")

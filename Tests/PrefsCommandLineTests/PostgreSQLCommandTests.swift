@@ -141,15 +141,11 @@ import Testing
         #expect(
             try runPrefs(["--db", target, "--account", "alice", "set", "volume", "0.5"]).status == 0
         )
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = ["--db", target, "--account", "alice", "watch", "volume"]
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
-        let watcherID = watcher.processIdentifier
-        let watchdog = DispatchWorkItem { kill(watcherID, SIGKILL) }
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", target, "--account", "alice", "watch", "volume"],
+            stdout: .pipe)
+        defer { watcher.send(SIGKILL) }
+        let watchdog = DispatchWorkItem { watcher.send(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
         defer { watchdog.cancel() }
         // The watcher listens from its first statements on; once its session is idle on the
@@ -169,16 +165,10 @@ import Testing
         #expect(
             try runPrefs(["--db", target, "--account", "alice", "set", "volume", "0.7"]).status == 0
         )
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        #expect(String(decoding: line, as: UTF8.self) == "volume=0.7\n")
-        kill(watcher.processIdentifier, SIGINT)
-        watcher.waitUntilExit()
-        #expect(watcher.terminationStatus == 0)
+        let line = readLine(from: watcher.output, timeout: 20)
+        #expect(line == "volume=0.7\n")
+        watcher.send(SIGINT)
+        #expect(watcher.wait() == 0)
     }
 }
 

@@ -214,15 +214,12 @@ import Testing
             #expect(
                 try runPrefs(["--db", path, "sync", "--hub", hub, "--account", "hank"]).status == 0)
         }
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = ["--db", phone, "--json", "sync", "--watch"]
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", phone, "--json", "sync", "--watch"], stdout: .pipe)
+        let output = watcher.output
         defer {
-            watcher.terminate()
-            watcher.waitUntilExit()
+            watcher.send(SIGTERM)
+            watcher.wait()
         }
         #expect(try runPrefs(["--db", laptop, "set", "launchCount", "9"]).status == 0)
         #expect(try runPrefs(["--db", laptop, "sync"]).status == 0)
@@ -238,15 +235,12 @@ import Testing
         let phone = folder.path("phone.db")
         #expect(
             try runPrefs(["--db", phone, "sync", "--hub", hub, "--account", "iris"]).status == 0)
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = ["--db", phone, "--json", "sync", "--watch"]
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", phone, "--json", "sync", "--watch"], stdout: .pipe)
+        let output = watcher.output
         defer {
-            watcher.terminate()
-            watcher.waitUntilExit()
+            watcher.send(SIGTERM)
+            watcher.wait()
         }
         Thread.sleep(forTimeInterval: 0.5)
         let written = Date()

@@ -157,17 +157,14 @@ import Testing
 
     @Test func anotherAccountsTableLockEndsIn75WithinSeconds() throws {
         try PreferenceStore(database: try open(as: "victor")).set(1, for: .launchCount)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = [
-            "-c",
-            "printf 'BEGIN;\\nLOCK TABLE preference IN ACCESS EXCLUSIVE MODE;\\nSELECT pg_sleep(60);\\n'"
-                + " | psql -X -q '\(server.target(database: database, user: "mallory"))'",
-        ]
-        holder.standardOutput = FileHandle.nullDevice
-        holder.standardError = FileHandle.nullDevice
-        try holder.run()
-        defer { holder.terminate() }
+        let holder = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "printf 'BEGIN;\\nLOCK TABLE preference IN ACCESS EXCLUSIVE MODE;\\nSELECT pg_sleep(60);\\n'"
+                    + " | psql -X -q '\(server.target(database: database, user: "mallory"))'",
+            ])
+        defer { holder.send(SIGTERM) }
         // Until the lock is held.
         var isHeld = false
         for _ in 0..<100 where !isHeld {

@@ -434,9 +434,7 @@ import Testing
             case 17:
                 // `prefs sync` of this device, killed somewhere in its round: nothing it did
                 // was confirmed, and the next round must finish the job.
-                let process = Process()
-                process.executableURL = prefsExecutable()
-                process.arguments =
+                let arguments =
                     if let syncServer {
                         [
                             "--db", paths[index], "sync", "--hub", syncServer.url.absoluteString,
@@ -445,16 +443,12 @@ import Testing
                     } else {
                         ["--db", paths[index], "sync", "--hub", hub, "--account", account]
                     }
-                if SyncHubRoute.isThroughPooler {
-                    process.environment = ProcessInfo.processInfo.environment.merging(
-                        ["PREFS_POOLER": "transaction"]) { $1 }
-                }
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let process = try ChildProcess(
+                    prefsExecutable().path, arguments,
+                    environment: SyncHubRoute.isThroughPooler ? ["PREFS_POOLER": "transaction"] : [:])
                 usleep(UInt32.random(in: 0...80_000, using: &random))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.send(SIGKILL)
+                process.wait()
                 try reopen(index)
                 tally.kills += 1
                 log.append("\(Self.now()) \(name) sync killed")

@@ -11,7 +11,7 @@ import Testing
             let folder = try TemporaryFolder()
             let db = folder.path("prefs.sqlite")
             #expect(try runPrefs(["--db", db, "set", "start", "\(repetition)"]).status == 0)
-            var processes: [Process] = []
+            var processes: [ChildProcess] = []
             // Four command-line writers: a write counts once `prefs set` exits 0; 75 (busy)
             // is retried; anything else is recorded as an error.
             for writer in 0..<4 {
@@ -24,15 +24,13 @@ import Testing
                       done
                     done
                     """
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/bash")
-                process.arguments = ["-c", script]
-                process.environment = ProcessInfo.processInfo.environment.merging([
-                    "PREFS": prefsExecutable().path, "DB": db,
-                    "CONFIRM": folder.path("cli\(writer).confirm"),
-                    "ERRORS": folder.path("cli\(writer).errors"),
-                ]) { $1 }
-                try process.run()
+                let process = try ChildProcess(
+                    "/bin/bash", ["-c", script],
+                    environment: [
+                        "PREFS": prefsExecutable().path, "DB": db,
+                        "CONFIRM": folder.path("cli\(writer).confirm"),
+                        "ERRORS": folder.path("cli\(writer).errors"),
+                    ], stdout: .inherit, stderr: .inherit)
                 processes.append(process)
             }
             for writer in 0..<4 {
@@ -57,9 +55,8 @@ import Testing
                         "for i in $(seq 1 40); do \"\(prefsExecutable().path)\" --db \"\(db)\" list >/dev/null || exit 1; done",
                     ]),
             ]
-            for process in processes + readers { process.waitUntilExit() }
             for process in processes + readers {
-                #expect(process.terminationStatus == 0, "\(process.arguments ?? [])")
+                #expect(process.wait() == 0, "\(process.arguments)")
             }
             for writer in 0..<4 {
                 let errors =

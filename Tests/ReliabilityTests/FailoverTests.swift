@@ -31,42 +31,33 @@ import Testing
         let folder = try TemporaryFolder()
         let printed = folder.path("watch.out")
         #expect(FileManager.default.createFile(atPath: printed, contents: nil))
-        let watcher = Process()
-        watcher.executableURL = prefsExecutable()
-        watcher.arguments = [
-            "--db", servers.target(database: "prefs"), "--account", "alice", "watch",
-        ]
-        watcher.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: printed))
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        let watcher = try ChildProcess(
+            prefsExecutable().path,
+            ["--db", servers.target(database: "prefs"), "--account", "alice", "watch"],
+            stdout: .file(printed))
         defer {
-            watcher.terminate()
-            watcher.waitUntilExit()
+            watcher.send(SIGTERM)
+            watcher.wait()
         }
         // Two devices of another account, each a file synced by a `prefs sync --watch`
         // process; this process writes to the first one's file throughout.
         let target = servers.target(database: "prefs")
         let devices = [folder.path("phone.db"), folder.path("laptop.db")]
-        var syncers: [Process] = []
+        var syncers: [ChildProcess] = []
         defer {
             for syncer in syncers {
-                syncer.terminate()
-                syncer.waitUntilExit()
+                syncer.send(SIGTERM)
+                syncer.wait()
             }
         }
         for device in devices {
             let first = try runPrefs(
                 ["--db", device, "sync", "--hub", target, "--account", "carol"])
             #expect(first.status == 0, "failover \(trial): first round: \(first.stderr)")
-            let syncer = Process()
-            syncer.executableURL = prefsExecutable()
-            syncer.arguments = [
-                "--db", device, "sync", "--hub", target, "--account", "carol", "--watch",
-            ]
-            syncer.standardOutput = FileHandle.nullDevice
-            syncer.standardError = FileHandle.nullDevice
-            try syncer.run()
-            syncers.append(syncer)
+            syncers.append(
+                try ChildProcess(
+                    prefsExecutable().path,
+                    ["--db", device, "sync", "--hub", target, "--account", "carol", "--watch"]))
         }
         var deviceOptions = AppDatabase.Options()
         deviceOptions.watchesForChanges = false

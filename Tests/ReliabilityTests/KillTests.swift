@@ -21,9 +21,9 @@ import Testing
             let writer = try Reliability.start(
                 Reliability.stressExecutable, ["write", db, "t\(trial)-", "1000000", confirm])
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...60, using: &generator)))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
-            #expect(writer.terminationReason == .uncaughtSignal)
+            writer.send(SIGKILL)
+            writer.wait()
+            #expect(writer.endingSignal != nil)
 
             let started = Date()
             let next = try runPrefs(["--db", db, "set", "after-kill", "\(trial)", "--type", "int"])
@@ -62,20 +62,18 @@ import Testing
                   "$PREFS" --db "$DB" set "c\(trial)-$i" "$i" --type int && echo "$i" >> "$CONFIRM"
                 done
                 """
-            let loop = Process()
-            loop.executableURL = URL(fileURLWithPath: "/bin/bash")
-            loop.arguments = ["-c", script]
-            loop.environment = ProcessInfo.processInfo.environment.merging(
-                ["PREFS": prefsExecutable().path, "DB": db, "CONFIRM": confirm]) { $1 }
-            // (bash reports each killed child on its stderr: not for the test log.)
-            loop.standardOutput = FileHandle.nullDevice
-            loop.standardError = FileHandle.nullDevice
-            try loop.run()
+            // (bash reports each killed child on its stderr: not for the test log.) The loop
+            // leads a process group, so that one signal ends it and the prefs it runs: killing
+            // them one by one let the loop start another prefs in between, which then held
+            // the file while it was read.
+            let loop = try ChildProcess(
+                "/bin/bash", ["-c", script],
+                environment: ["PREFS": prefsExecutable().path, "DB": db, "CONFIRM": confirm],
+                newProcessGroup: true)
             try await Task.sleep(for: .milliseconds(Int.random(in: 30...150, using: &generator)))
             // Kill the loop and whatever prefs process it is running, mid-write or not.
-            _ = try Reliability.shell(
-                "pkill -KILL -P \(loop.processIdentifier); kill -KILL \(loop.processIdentifier)")
-            loop.waitUntilExit()
+            kill(-loop.pid, SIGKILL)
+            loop.wait()
             let confirmed = Reliability.confirmed(confirm)
             confirmedCount += confirmed.count
             // The first kill may land while the first prefs is still creating the file: with
@@ -106,8 +104,8 @@ import Testing
             let db = folder.path("fresh-\(trial).sqlite")
             let process = try Reliability.start(prefsExecutable(), ["--db", db, "set", "a", "1"])
             usleep(UInt32.random(in: 0...25_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.send(SIGKILL)
+            process.wait()
             guard FileManager.default.fileExists(atPath: db) else { continue }
             // Read-write: opening may have to recover the killed writer's journal first.
             let connection = try Connection(path: db, mode: .readWrite)

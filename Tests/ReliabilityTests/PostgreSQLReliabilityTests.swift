@@ -41,15 +41,14 @@ import Testing
         _ = try open(target)  // migrated once, before the writers race
         let writers = 16
         let count = Reliability.isLong ? 2_000 : 150
-        var processes: [Process] = []
+        var processes: [ChildProcess] = []
         for writer in 0..<writers {
             processes.append(
                 try Reliability.start(
                     Reliability.stressExecutable, ["write", target, "w\(writer)-", String(count)],
                     environment: ["PREFS_ACCOUNT": Self.account]))
         }
-        for process in processes { process.waitUntilExit() }
-        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        #expect(processes.allSatisfy { $0.wait() == 0 })
         let values = try stored(target)
         var lost = 0
         for writer in 0..<writers {
@@ -67,24 +66,18 @@ import Testing
         let confirm = folder.path("confirm")
         _ = FileManager.default.createFile(atPath: confirm, contents: nil)
         let count = 400
-        let writer = Process()
-        writer.executableURL = Reliability.stressExecutable
-        writer.arguments = ["write", target, "k", String(count), confirm]
-        writer.environment = ProcessInfo.processInfo.environment.merging(
-            ["PREFS_ACCOUNT": Self.account]) { $1 }
         let errors = folder.path("writer.stderr")
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle(forWritingAtPath: errors)
-        try writer.run()
+        let writer = try ChildProcess(
+            Reliability.stressExecutable.path, ["write", target, "k", String(count), confirm],
+            environment: ["PREFS_ACCOUNT": Self.account], stderr: .file(errors))
         // Wait for some confirmed writes, then stop the server as a crash would.
         #expect(waitUntilSync { Reliability.confirmed(confirm).count >= 50 })
         try server.stopImmediately()
         let beforeRestart = Reliability.confirmed(confirm).count
         try server.startAgain()
-        writer.waitUntilExit()
+        let status = writer.wait()
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(writer.terminationStatus == 0, "the writer did not recover: \(said)")
+        #expect(status == 0, "the writer did not recover: \(said)")
         let confirmed = Reliability.confirmed(confirm)
         #expect(confirmed.count == count)
         let values = try stored(target)

@@ -21,18 +21,9 @@ enum Reliability {
 
     /// Starts a process without waiting for it.
     static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:])
-        throws -> Process
+        throws -> ChildProcess
     {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try ChildProcess(executable.path, arguments, environment: environment)
     }
 
     /// kill -9 at a random moment, trial after trial: each trial prepares a fresh database
@@ -50,8 +41,8 @@ enum Reliability {
             try prepare(path)
             let helper = try start(stressExecutable, helperArguments(path))
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &generator)))
-            kill(helper.processIdentifier, SIGKILL)
-            helper.waitUntilExit()
+            helper.send(SIGKILL)
+            helper.wait()
             if try check(trial, path) { partWay += 1 }
         }
         return partWay
@@ -70,6 +61,9 @@ enum Reliability {
     /// The integer values of keys with a prefix, read directly with SQLite.
     static func storedIntegers(_ path: String, prefix: String) throws -> [String: Int] {
         let connection = try Connection(path: path, mode: .readOnly)
+        // A killed writer's process may take a moment to go; the first reader after it
+        // also recovers the write-ahead log.
+        connection.setBusyTimeout(milliseconds: 5_000)
         var result: [String: Int] = [:]
         for row in try connection.rows(
             sql:

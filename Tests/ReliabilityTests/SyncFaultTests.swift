@@ -45,8 +45,8 @@ import Testing
             prefsExecutable(), ["--db", path, "sync", "--hub", hub, "--account", "faults"])
         try await Task.sleep(for: delay)
         let wasRunning = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
         return wasRunning
     }
 

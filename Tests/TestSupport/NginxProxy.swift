@@ -14,7 +14,7 @@ public final class NginxProxy: @unchecked Sendable {
     public let folder: TemporaryFolder
     /// The test CA's certificate (PEM), for `--ca-file`.
     public let certificateAuthority: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// Whether nginx and openssl are installed.
     public static var isInstalled: Bool {
@@ -69,19 +69,16 @@ public final class NginxProxy: @unchecked Sendable {
         if getuid() == 0 { text = "user root;\n" + text }
         let file = dir + "/nginx.conf"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = [
-            "-e", dir + "/startup-error.log", "-p", dir, "-c", file, "-g", "daemon off;",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        // The master leads a process group of its own, with its workers in it: the watchdog
+        // ends them all (a worker's command line does not name the configuration).
+        process = try ChildProcess(
+            "/usr/sbin/nginx",
+            ["-e", dir + "/startup-error.log", "-p", dir, "-c", file, "-g", "daemon off;"],
+            newProcessGroup: true)
+        let pid = process.pid
         _ = PostgresServer.spawn([
             "/bin/sh", "-c",
-            "while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done; kill -KILL \(pid) 2>/dev/null;"
-                + " pkill -KILL -f \(dir)/nginx.conf 2>/dev/null",
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done; kill -KILL -- -\(pid) 2>/dev/null",
         ])
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, process.isRunning {
@@ -98,7 +95,7 @@ public final class NginxProxy: @unchecked Sendable {
     }
 
     /// The master process's id.
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// `https://127.0.0.1:PORT`.
     public var url: String { "https://127.0.0.1:\(port)" }
@@ -121,10 +118,11 @@ public final class NginxProxy: @unchecked Sendable {
 
     deinit {
         if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
+            process.send(SIGTERM)
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
+        // Whatever is left of the group: the master if it did not stop, orphaned workers.
+        kill(-process.pid, SIGKILL)
     }
 }

@@ -24,7 +24,7 @@ import Foundation
 public final class SyncServerProcess: @unchecked Sendable {
     public let port: Int
     public let folder: TemporaryFolder
-    public let process: Process
+    public let process: ChildProcess
     /// Where its log lines go.
     public let logPath: String
 
@@ -39,14 +39,11 @@ public final class SyncServerProcess: @unchecked Sendable {
         let portFile = folder.path("port")
         logPath = folder.path("server.log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = Self.executable
-        process.arguments =
-            ["serve", "--hub", hub, "--listen", "127.0.0.1:0", "--port-file", portFile] + arguments
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        process = try ChildProcess(
+            Self.executable.path,
+            ["serve", "--hub", hub, "--listen", "127.0.0.1:0", "--port-file", portFile] + arguments,
+            stderr: .file(logPath))
+        let pid = process.pid
         _ = PostgresServer.spawn([
             "/bin/sh", "-c",
             """
@@ -63,7 +60,7 @@ public final class SyncServerProcess: @unchecked Sendable {
             if found == nil { usleep(20_000) }
         }
         guard let found else {
-            process.terminate()
+            process.send(SIGTERM)
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw PostgresServerError("prefs-server did not start: \(log)")
         }
@@ -78,25 +75,16 @@ public final class SyncServerProcess: @unchecked Sendable {
 
     /// SIGTERM, and the exit status once it stopped (nil: still running after 15 s).
     public func terminate() -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
+        process.send(SIGTERM)
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning, Date() < deadline { usleep(10_000) }
-        return process.isRunning ? nil : process.terminationStatus
+        return process.exitStatus
     }
 
     /// SIGKILL, as a machine that goes away: nothing it held is answered.
     public func killNow() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.send(SIGKILL)
+        process.wait()
     }
 }
 

@@ -59,48 +59,26 @@ public func runPrefs(
 }
 
 /// Runs a program to completion with this process's environment plus `environment`, feeding
-/// it `stdin` and collecting its output (stderr is drained alongside stdout, so neither
-/// pipe can fill up and stall the child).
+/// it `stdin` and collecting its output (stdin is written, and stdout and stderr are read,
+/// all at once, so no pipe can fill up and stall the child). Started by `ChildProcess`, not
+/// Foundation's `Process`.
 public func runProcess(
     _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
     stdin: String? = nil
 ) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    try process.run()
-    let errorData = SharedData()
-    let drained = DispatchSemaphore(value: 0)
+    let child = try ChildProcess(
+        executable.path, arguments, environment: environment, stdin: .pipe, stdout: .pipe,
+        stderr: .pipe)
+    let written = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
-        errorData.value = errors.fileHandleForReading.readDataToEndOfFile()
-        drained.signal()
+        child.finishInput(Array((stdin ?? "").utf8))
+        written.signal()
     }
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    drained.wait()
-    process.waitUntilExit()
+    let (output, errors) = child.readToEnd()
+    written.wait()
     return ProcessOutput(
-        status: process.terminationStatus,
-        stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errorData.value, as: UTF8.self))
-}
-
-/// Bytes handed from the thread that reads them to the one that waits for them.
-private final class SharedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = Data()
-    var value: Data {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
+        status: child.wait(), stdout: String(decoding: output, as: UTF8.self),
+        stderr: String(decoding: errors, as: UTF8.self))
 }
 
 /// Whether a tool the tests drive is on this machine: a test that needs a missing one is

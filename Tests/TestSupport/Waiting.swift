@@ -66,8 +66,8 @@ public func process(_ pid: Int32, hasOpened path: String) -> Bool {
 
 /// Reads from a pipe up to and including a newline, waiting at most `seconds` for each part
 /// of it; nil when nothing came in time (or the writer closed the pipe first).
-public func readLine(from pipe: Pipe, timeout seconds: Double) -> String? {
-    let descriptor = pipe.fileHandleForReading.fileDescriptor
+public func readLine(from descriptor: Int32?, timeout seconds: Double) -> String? {
+    guard let descriptor else { return nil }
     var line: [UInt8] = []
     while !line.contains(UInt8(ascii: "\n")) {
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
