@@ -445,7 +445,8 @@ import Testing
                     }
                 let process = try ChildProcess(
                     prefsExecutable().path, arguments,
-                    environment: SyncHubRoute.isThroughPooler ? ["PREFS_POOLER": "transaction"] : [:])
+                    environment: SyncHubRoute.isThroughPooler
+                        ? ["PREFS_POOLER": "transaction"] : [:])
                 usleep(UInt32.random(in: 0...80_000, using: &random))
                 process.send(SIGKILL)
                 process.wait()
