@@ -19,9 +19,15 @@ struct Contender {
 struct Sample {
     let contender: String
     var nanosecondsPerOperation: [Double] = []
+    /// The CPU time of the measuring thread per operation, round by round (on a shared
+    /// machine, wall time counts other processes' turns too).
+    var cpuNanosecondsPerOperation: [Double] = []
 
-    var median: Double {
-        let sorted = nanosecondsPerOperation.sorted()
+    var median: Double { Self.median(of: nanosecondsPerOperation) }
+    var cpuMedian: Double { Self.median(of: cpuNanosecondsPerOperation) }
+
+    static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
@@ -50,12 +56,26 @@ struct WorkloadResult {
         return zip(own.nanosecondsPerOperation, raw.nanosecondsPerOperation)
             .compactMap { $1 > 0 ? $0 / $1 : nil }.sorted()
     }
+
+    /// The same of the rounds' CPU times.
+    func roundCPURatios(of contender: String) -> [Double] {
+        guard let own = sample(contender), let raw = sample("raw C") else { return [] }
+        return zip(own.cpuNanosecondsPerOperation, raw.cpuNanosecondsPerOperation)
+            .compactMap { $1 > 0 ? $0 / $1 : nil }.sorted()
+    }
 }
 
 enum Clock {
     static func nanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// The CPU time this thread has used.
+    static func threadCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
@@ -74,6 +94,7 @@ func measure(
     var samples = contenders.map { Sample(contender: $0.name) }
     for round in 0...rounds {
         var elapsed = [UInt64](repeating: 0, count: contenders.count)
+        var cpu = [UInt64](repeating: 0, count: contenders.count)
         var counts = [Int](repeating: 0, count: contenders.count)
         for slice in 0..<max(1, slices) {
             // The order turns each slice, so that no side always runs first (or right
@@ -86,7 +107,9 @@ func measure(
                 let total = contender.iterations ?? iterations
                 let count = max(1, total / max(1, slices))
                 let start = Clock.nanoseconds()
+                let startCPU = Clock.threadCPUNanoseconds()
                 try contender.run(count)
+                cpu[index] += Clock.threadCPUNanoseconds() - startCPU
                 elapsed[index] += Clock.nanoseconds() - start
                 counts[index] += count
             }
@@ -95,6 +118,8 @@ func measure(
             for index in contenders.indices {
                 samples[index].nanosecondsPerOperation.append(
                     Double(elapsed[index]) / Double(counts[index]))
+                samples[index].cpuNanosecondsPerOperation.append(
+                    Double(cpu[index]) / Double(counts[index]))
             }
         }
     }

@@ -4,6 +4,9 @@
 //   swift build -c release --static-swift-stdlib
 //   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
 //   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
+//   prefs-bench --scale-local [--quick]   (cost and memory of the local store at 1,000,
+//                                         100,000 and 1,000,000 keys; --quick stops at
+//                                         100,000)
 //   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe|sync]
 //   prefs-bench --postgres --scale [--quick] [--accounts 100,1000,10000] [--devices 3]
 //               [--rounds 2000] [--workers 4] [--pool 4]
@@ -247,6 +250,20 @@ guard mismatched.isEmpty else {
             "prefs-bench: the raw C connection's pragmas differ from PrefsKit's: \(mismatched.map(\.name).joined(separator: ", "))\n"
                 .utf8))
     exit(1)
+}
+
+if arguments.contains("--scale-local") {
+    print(
+        "prefs-bench --scale-local, \(ProcessInfo.processInfo.activeProcessorCount) CPUs,"
+            + " load average at the start \(loadAverage())\n")
+    try ScaleLocal(
+        workloads: workloads, prefs: executables.appendingPathComponent("prefs").path,
+        sizes: quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000],
+        linkCounts: quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
+    ).run()
+    print("\nload average at the end \(loadAverage())")
+    workloads.cleanUp()
+    exit(0)
 }
 
 let keyCounts = scaling ? [10, 1_000, 100_000] : [1_000]
