@@ -95,27 +95,30 @@ final class PostgreSQLEngine: StorageEngine {
     /// `snapshot`: one repeatable-read, read-only snapshot for the whole closure, said in
     /// the `BEGIN` itself (behind a pooler, the statement after it sets the account).
     func transaction<T>(snapshot: Bool = false, _ body: () throws -> T) throws -> T {
-        try retrying {
-            try reconnectIfNeeded()
-            if snapshot {
-                try connection.execute(
-                    prepared: "begin_snapshot",
-                    "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            } else if isReadOnly {
-                try connection.execute(prepared: "begin", "BEGIN")
-            } else {
-                // Said, not inherited: a session's default_transaction_read_only (which an
-                // earlier client of a pooled connection may have left) changes nothing.
-                try connection.execute(prepared: "begin_read_write", "BEGIN READ WRITE")
-            }
-            do {
-                let value = try body()
-                try connection.execute(prepared: "commit", "COMMIT")
-                return value
-            } catch {
-                if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
-                throw error
-            }
+        try retrying { try onceInTransaction(snapshot: snapshot, body) }
+    }
+
+    /// One attempt of ``transaction(snapshot:_:)``.
+    private func onceInTransaction<T>(snapshot: Bool, _ body: () throws -> T) throws -> T {
+        try reconnectIfNeeded()
+        if snapshot {
+            try connection.execute(
+                prepared: "begin_snapshot",
+                "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        } else if isReadOnly {
+            try connection.execute(prepared: "begin", "BEGIN")
+        } else {
+            // Said, not inherited: a session's default_transaction_read_only (which an
+            // earlier client of a pooled connection may have left) changes nothing.
+            try connection.execute(prepared: "begin_read_write", "BEGIN READ WRITE")
+        }
+        do {
+            let value = try body()
+            try connection.execute(prepared: "commit", "COMMIT")
+            return value
+        } catch {
+            if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+            throw error
         }
     }
 
@@ -176,6 +179,11 @@ final class PostgreSQLEngine: StorageEngine {
 
     /// The server's write-ahead log and dead rows are its own: `VACUUM` frees them.
     func checkpointAndTruncate() throws {}
+
+    func snapshotRead<T>(_ body: () throws -> T) throws -> T {
+        // Not retried: the closure may already have handed on what it read.
+        isInTransaction ? try body() : try onceInTransaction(snapshot: true, body)
+    }
 
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T {
         try connection.execute("SAVEPOINT prefs_savepoint")

@@ -23,11 +23,94 @@ enum BinaryPropertyListWriter {
     /// A property list whose top level is a dictionary of these entries, in this order (keys
     /// that Swift calls equal but whose bytes differ stay two entries).
     static func encode(entries: [(key: String, value: PreferenceValue)]) -> Data {
-        var objects: [Object] = [.encoded([])]
-        let keyReferences = entries.map { flatten(.string($0.key), into: &objects) }
-        let valueReferences = entries.map { flatten($0.value, into: &objects) }
-        objects[0] = .dictionary(keys: keyReferences, values: valueReferences)
-        return encode(objects)
+        var body: [UInt8] = []
+        // An array's walk and an appending sink throw nothing.
+        try? encode(
+            entries: { visit in for (key, value) in entries { try visit(key, value) } },
+            to: { body += $0 })
+        return Data(body)
+    }
+
+    /// The same bytes as ``encode(entries:)``, handed to `sink` in pieces of about 64 KB,
+    /// with memory that does not grow with the entries: `walk` is called six times and must
+    /// give the same entries in the same order each time (one snapshot of a database).
+    ///
+    /// The layout is the one a whole encoding makes: the dictionary first, then every key,
+    /// then every value (a nested array or dictionary followed by its own objects), then the
+    /// table of offsets. Sizes of references and offsets depend on counts known only at the
+    /// end, so the walks count, then write, then find the offsets again.
+    static func encode(
+        entries walk: PropertyListEntryWalk, to sink: ([UInt8]) throws -> Void
+    ) throws {
+        // The walks' closures use the sink; the walk does not keep them.
+        try withoutActuallyEscaping(sink) { sink in
+            var entryCount = 0
+            var valueObjects = 0
+            try walk { _, value in
+                entryCount += 1
+                valueObjects += objectCount(value)
+            }
+            let totalObjects = 1 + entryCount + valueObjects
+            let referenceSize = byteCount(for: UInt64(totalObjects))
+            var output = ChunkedOutput()
+            output.append(Array("bplist00".utf8))
+            // The dictionary: keys are objects 1...n, each value's objects follow the keys.
+            appendMarker(0xD0, count: entryCount, to: &output.bytes)
+            for reference in 0..<entryCount {
+                appendBigEndian(UInt64(1 + reference), size: referenceSize, to: &output.bytes)
+                try output.flushIfFull(into: sink)
+            }
+            var next = 1 + entryCount
+            try walk { _, value in
+                appendBigEndian(UInt64(next), size: referenceSize, to: &output.bytes)
+                next += Self.objectCount(value)
+                try output.flushIfFull(into: sink)
+            }
+            try walk { key, _ in
+                output.append(encodeScalar(.string(key)))
+                try output.flushIfFull(into: sink)
+            }
+            var base = 1 + entryCount
+            try walk { _, value in
+                var objects: [Object] = []
+                _ = flatten(value, into: &objects)
+                for object in objects {
+                    append(object, shiftedBy: base, referenceSize: referenceSize, to: &output.bytes)
+                }
+                base += objects.count
+                try output.flushIfFull(into: sink)
+            }
+            // The offsets, found again object by object, in the same order.
+            let offsetTableOffset = output.position
+            let offsetSize = byteCount(for: UInt64(offsetTableOffset))
+            var offset = 8
+            func appendOffset(advancingBy size: Int) {
+                appendBigEndian(UInt64(offset), size: offsetSize, to: &output.bytes)
+                offset += size
+            }
+            appendOffset(
+                advancingBy: markerSize(count: entryCount) + 2 * entryCount * referenceSize)
+            try walk { key, _ in
+                appendOffset(advancingBy: encodeScalar(.string(key)).count)
+                try output.flushIfFull(into: sink)
+            }
+            try walk { _, value in
+                var objects: [Object] = []
+                _ = flatten(value, into: &objects)
+                for object in objects {
+                    var bytes: [UInt8] = []
+                    append(object, shiftedBy: 0, referenceSize: referenceSize, to: &bytes)
+                    appendOffset(advancingBy: bytes.count)
+                }
+                try output.flushIfFull(into: sink)
+            }
+            output.bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
+            appendBigEndian(UInt64(totalObjects), size: 8, to: &output.bytes)
+            appendBigEndian(0, size: 8, to: &output.bytes)
+            appendBigEndian(UInt64(offsetTableOffset), size: 8, to: &output.bytes)
+            try output.flush(into: sink)
+
+        }
     }
 
     private static func encode(_ objects: [Object]) -> Data {
@@ -37,20 +120,7 @@ enum BinaryPropertyListWriter {
         offsets.reserveCapacity(objects.count)
         for object in objects {
             offsets.append(body.count)
-            switch object {
-            case .encoded(let bytes):
-                body += bytes
-            case .array(let references):
-                appendMarker(0xA0, count: references.count, to: &body)
-                for reference in references {
-                    appendBigEndian(UInt64(reference), size: referenceSize, to: &body)
-                }
-            case .dictionary(let keys, let values):
-                appendMarker(0xD0, count: keys.count, to: &body)
-                for reference in keys + values {
-                    appendBigEndian(UInt64(reference), size: referenceSize, to: &body)
-                }
-            }
+            append(object, shiftedBy: 0, referenceSize: referenceSize, to: &body)
         }
         let offsetTableOffset = body.count
         let offsetSize = byteCount(for: UInt64(offsetTableOffset))
@@ -62,6 +132,44 @@ enum BinaryPropertyListWriter {
         appendBigEndian(0, size: 8, to: &body)
         appendBigEndian(UInt64(offsetTableOffset), size: 8, to: &body)
         return Data(body)
+    }
+
+    /// One object's bytes, its references moved by `shift` (objects flattened on their own
+    /// number from 0).
+    private static func append(
+        _ object: Object, shiftedBy shift: Int, referenceSize: Int, to body: inout [UInt8]
+    ) {
+        switch object {
+        case .encoded(let bytes):
+            body += bytes
+        case .array(let references):
+            appendMarker(0xA0, count: references.count, to: &body)
+            for reference in references {
+                appendBigEndian(UInt64(reference + shift), size: referenceSize, to: &body)
+            }
+        case .dictionary(let keys, let values):
+            appendMarker(0xD0, count: keys.count, to: &body)
+            for reference in keys + values {
+                appendBigEndian(UInt64(reference + shift), size: referenceSize, to: &body)
+            }
+        }
+    }
+
+    /// How many objects a value flattens into.
+    private static func objectCount(_ value: PreferenceValue) -> Int {
+        switch value {
+        case .array(let elements): 1 + elements.reduce(0) { $0 + objectCount($1) }
+        case .dictionary(let entries):
+            1 + entries.count + entries.values.reduce(0) { $0 + objectCount($1) }
+        default: 1
+        }
+    }
+
+    /// The bytes of a marker for `count` elements.
+    private static func markerSize(count: Int) -> Int {
+        var bytes: [UInt8] = []
+        appendMarker(0xD0, count: count, to: &bytes)
+        return bytes.count
     }
 
     private static func flatten(_ value: PreferenceValue, into objects: inout [Object]) -> Int {

@@ -41,6 +41,19 @@ extension Prefs {
             }
         }
 
+        /// The same bytes as ``encode(entries:format:)``, handed to `sink` piece by piece:
+        /// `walk` gives the entries, as many times as the format needs (the binary format
+        /// six), the same each time.
+        package static func encode(
+            entries walk: PropertyListEntryWalk, format: Format,
+            to sink: ([UInt8]) throws -> Void
+        ) throws {
+            switch format {
+            case .xml: try XMLPropertyListWriter.write(entries: walk, to: sink)
+            case .binary: try BinaryPropertyListWriter.encode(entries: walk, to: sink)
+            }
+        }
+
         /// Decodes a property list, detecting the format from its first bytes.
         ///
         /// - Throws: ``InterchangeError`` naming where the data went wrong.
@@ -85,3 +98,35 @@ extension Prefs {
 /// Within the package, by its short name: apps see it as ``Prefs/PropertyList`` only, so
 /// that it cannot collide with a type of theirs.
 package typealias PropertyList = Prefs.PropertyList
+
+/// Calls its argument with each entry of a dictionary, in order; a writer that streams may
+/// call it more than once, and each call must give the same entries.
+package typealias PropertyListEntryWalk = (
+    (_ key: String, _ value: PreferenceValue) throws -> Void
+) throws -> Void
+
+/// Bytes gathered for a sink and handed on in pieces of about 64 KB, counting what went.
+struct ChunkedOutput {
+    var bytes: [UInt8] = []
+    private(set) var handedOn = 0
+
+    /// Where the next byte goes, counted from the first.
+    var position: Int { handedOn + bytes.count }
+
+    mutating func append(_ more: [UInt8]) { bytes += more }
+
+    mutating func append(_ text: String) { bytes += text.utf8 }
+
+    /// Hands the bytes on once there are 64 KB of them.
+    mutating func flushIfFull(into sink: ([UInt8]) throws -> Void) throws {
+        if bytes.count >= 1 << 16 { try flush(into: sink) }
+    }
+
+    /// Hands on what is gathered.
+    mutating func flush(into sink: ([UInt8]) throws -> Void) throws {
+        guard !bytes.isEmpty else { return }
+        try sink(bytes)
+        handedOn += bytes.count
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

@@ -218,7 +218,11 @@ struct XMLPropertyListReader: MarkupCursor {
     private mutating func parseDictionary(_ tag: Tag) throws(InterchangeError) -> [String:
         PreferenceValue]
     {
-        if tag.isEmpty { return [:] }
+        if tag.isEmpty {
+            // `<dict/>`, as an empty suite's export writes it, is a dictionary all the same.
+            if depth == 0 { topLevelEntries = [] }
+            return [:]
+        }
         try enterContainer()
         defer { depth -= 1 }
         let isTopLevel = depth == 1

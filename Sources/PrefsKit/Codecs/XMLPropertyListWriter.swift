@@ -13,30 +13,56 @@ enum XMLPropertyListWriter {
     /// A document whose top level is a dictionary of these entries, in this order (keys that
     /// Swift calls equal but whose bytes differ stay two entries).
     static func document(forEntries entries: [(key: String, value: PreferenceValue)]) -> String {
-        document { output in
-            if entries.isEmpty {
-                output += "<dict/>\n"
-                return
+        var bytes: [UInt8] = []
+        // An array's walk and an appending sink throw nothing.
+        try? write(
+            entries: { visit in for (key, value) in entries { try visit(key, value) } },
+            to: { bytes += $0 })
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same document, handed to `sink` in pieces of about 64 KB as `walk` gives the
+    /// entries (once).
+    static func write(entries walk: PropertyListEntryWalk, to sink: ([UInt8]) throws -> Void)
+        throws
+    {
+        // The walk's closure uses the sink; the walk does not keep it.
+        try withoutActuallyEscaping(sink) { sink in
+            var output = ChunkedOutput()
+            output.append(header)
+            var isEmpty = true
+            var text = ""
+            try walk { key, value in
+                text += isEmpty ? "<dict>\n" : ""
+                isEmpty = false
+                text += "\t<key>\(escape(key))</key>\n"
+                write(value, into: &text, indent: 1)
+                if text.utf8.count >= 1 << 16 {
+                    output.append(text)
+                    text = ""
+                    try output.flush(into: sink)
+                }
             }
-            output += "<dict>\n"
-            for (key, value) in entries {
-                output += "\t<key>\(escape(key))</key>\n"
-                write(value, into: &output, indent: 1)
-            }
-            output += "</dict>\n"
+            output.append(text + (isEmpty ? "<dict/>\n" : "</dict>\n") + footer)
+            try output.flush(into: sink)
+
         }
     }
 
-    private static func document(body: (inout String) -> Void) -> String {
-        var output = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" \
-            "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
+    private static let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" \
+        "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
 
-            """
+        """
+
+    private static let footer = "</plist>\n"
+
+    private static func document(body: (inout String) -> Void) -> String {
+        var output = header
         body(&output)
-        output += "</plist>\n"
+        output += footer
         return output
     }
 

@@ -203,7 +203,9 @@ public final class AppDatabase: Sendable {
     }
 
     /// Runs reads under the lock after making sure caches reflect other processes' commits.
-    func read<T>(_ body: (DatabaseState) throws -> T) throws -> T {
+    func read<T>(
+        retrying: @autoclosure () -> Bool = true, _ body: (DatabaseState) throws -> T
+    ) throws -> T {
         try state.withLock { state in
             do {
                 try state.feed.refreshIfStale()
@@ -212,8 +214,9 @@ public final class AppDatabase: Sendable {
                 let translated = state.engine.translate(error)
                 // A server connection lost while it was idle (the server or a pooler
                 // restarted) is found by the read that uses it: a read is safe to run again,
-                // once, after the feed's check has connected again.
-                guard case .unavailable? = (translated as? DatabaseError)?.kind,
+                // once, after the feed's check has connected again. Not one that has handed
+                // on some of what it read (`retrying` false by then): that would come twice.
+                guard retrying(), case .unavailable? = (translated as? DatabaseError)?.kind,
                     !state.engine.isInTransaction
                 else { throw translated }
                 do {

@@ -60,7 +60,35 @@ extension PreferenceStore {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportPropertyList(format: Prefs.PropertyList.Format) throws -> Data {
-        PropertyList.encode(entries: try storedEntries(), format: format)
+        var bytes: [UInt8] = []
+        try exportPropertyList(format: format) { bytes += $0 }
+        return Data(bytes)
+    }
+
+    /// The same property list as ``exportPropertyList(format:)``, handed to `write` piece by
+    /// piece as the values are read, so that a suite of any size is exported in constant
+    /// memory. Every read sees one snapshot of the database (the binary format reads the
+    /// values more than once), which stays locked for this process until it returns.
+    ///
+    /// - Throws: `write`'s error, or ``DatabaseError`` when the read fails.
+    public func exportPropertyList(
+        format: Prefs.PropertyList.Format, to write: ([UInt8]) throws -> Void
+    ) throws {
+        var handedOn = false
+        try database.read(retrying: !handedOn) { state in
+            try state.engine.snapshotRead {
+                try PropertyList.encode(
+                    entries: { visit in
+                        if !state.isEmpty {
+                            try state.preferences.forEachEntry(suite: suite, visit)
+                        }
+                    }, format: format,
+                    to: { bytes in
+                        handedOn = true
+                        try write(bytes)
+                    })
+            }
+        }
     }
 
     /// Imports values from JSON in one transaction: all of them, or on any error none.
@@ -195,11 +223,16 @@ extension PreferenceStore {
     public func propertyListLosses(format: Prefs.PropertyList.Format = .xml) throws
         -> [PropertyListLoss]
     {
-        try storedEntries().compactMap { key, value in
-            (XMLPropertyListWriter.canCarry(key) || format == .binary
-                ? value.propertyListLoss(format: format) : "a key that XML cannot carry")
-                .map { PropertyListLoss(key: key, type: value.type, becomes: $0) }
+        var losses: [PropertyListLoss] = []
+        try forEachStoredEntry { key, value in
+            let loss =
+                XMLPropertyListWriter.canCarry(key) || format == .binary
+                ? value.propertyListLoss(format: format) : "a key that XML cannot carry"
+            if let loss {
+                losses.append(PropertyListLoss(key: key, type: value.type, becomes: loss))
+            }
         }
+        return losses
     }
 }
 

@@ -435,9 +435,13 @@ public final class PreferenceStore: @unchecked Sendable {
     public func forEachStoredEntry(_ body: (_ key: String, _ value: PreferenceValue) throws -> Void)
         throws
     {
-        try database.read { state in
+        var handedOn = false
+        try database.read(retrying: !handedOn) { state in
             if state.isEmpty { return }
-            try state.preferences.forEachEntry(suite: suite, body)
+            try state.preferences.forEachEntry(suite: suite) { key, value in
+                handedOn = true
+                try body(key, value)
+            }
         }
     }
 

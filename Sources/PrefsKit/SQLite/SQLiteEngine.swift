@@ -62,6 +62,11 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
         try connection.savepoint(body)
     }
 
+    func snapshotRead<T>(_ body: () throws -> T) throws -> T {
+        // A deferred transaction's first read takes the snapshot; the rest keep it.
+        isInTransaction ? try body() : try connection.transaction(.deferred, body)
+    }
+
     func commitToken() throws -> Int64 {
         try connection.dataVersion()
     }

@@ -40,6 +40,11 @@ package protocol StorageEngine: AnyObject {
     /// file. A reader that holds the log leaves it as it is.
     func checkpointAndTruncate() throws
 
+    /// Runs the closure's reads in one read transaction, so that they all see the database
+    /// as one moment left it (a writer meanwhile is seen by none of them); inside an open
+    /// transaction, in that one.
+    func snapshotRead<T>(_ body: () throws -> T) throws -> T
+
     /// Runs the closure inside the open transaction, undoing only its own writes when it
     /// throws.
     func nestedTransaction<T>(_ body: () throws -> T) throws -> T

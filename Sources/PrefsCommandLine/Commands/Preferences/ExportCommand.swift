@@ -34,7 +34,6 @@ struct ExportCommand: RunnableCommand {
         let store = try context.openForReading().map {
             PreferenceStore(database: $0, suite: context.suite)
         }
-        let bytes: [UInt8]
         switch format {
         case .json:
             // Written as it is read: an export of any size in constant memory.
@@ -66,22 +65,28 @@ struct ExportCommand: RunnableCommand {
                 }
                 context.inform("Warning: \(named)")
             }
-            bytes = Array(
-                try store?.exportPropertyList(format: plistFormat)
-                    ?? PropertyList.encode(.dictionary([:]), format: plistFormat))
-        }
-        if let file, file != "-" {
-            try FileAccess.writeAtomically(bytes, to: file)
-            context.inform("Exported suite '\(context.suite)' to '\(file)'")
-        } else {
-            // Binary goes out byte for byte, and never to a terminal (where it would be noise).
-            if format == .binaryPlist && context.console.isOutputTerminal {
-                throw CommandFailure(
-                    "a binary property list is not for a terminal; redirect the output"
-                        + " ('prefs export --format binary-plist > FILE') or name a file",
-                    exitCode: CommandFailure.usage)
+            // Written as it is read, as JSON is.
+            let source =
+                try store
+                ?? PreferenceStore(database: try AppDatabase.inMemory(), suite: context.suite)
+            if let file, file != "-" {
+                try FileAccess.writeAtomically(to: file) { write in
+                    try source.exportPropertyList(format: plistFormat, to: write)
+                }
+                context.inform("Exported suite '\(context.suite)' to '\(file)'")
+            } else {
+                // Binary goes out byte for byte, and never to a terminal (where it would be
+                // noise).
+                if format == .binaryPlist && context.console.isOutputTerminal {
+                    throw CommandFailure(
+                        "a binary property list is not for a terminal; redirect the output"
+                            + " ('prefs export --format binary-plist > FILE') or name a file",
+                        exitCode: CommandFailure.usage)
+                }
+                try source.exportPropertyList(format: plistFormat) {
+                    _ = context.console.outputBytes($0)
+                }
             }
-            _ = context.console.outputBytes(bytes)
         }
     }
 }
