@@ -13,8 +13,23 @@ extension BookmarkStore {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportHTML() throws -> String {
-        let (bookmarks, folders) = try bookmarksAndFolders()
-        return NetscapeBookmarkFile.document(for: bookmarks, folders: folders)
+        var text = ""
+        try exportHTML { text += $0 }
+        return text
+    }
+
+    /// The same file as ``exportHTML()``, handed to `write` piece by piece as the bookmarks
+    /// are read folder by folder, all in one snapshot of the database: any number of
+    /// bookmarks is exported in constant memory.
+    ///
+    /// - Throws: `write`'s error, or ``DatabaseError`` when the read fails.
+    public func exportHTML(to write: (String) throws -> Void) throws {
+        try readingSnapshot { repository in
+            try NetscapeBookmarkFile.write(
+                folders: try repository?.folders() ?? [],
+                categoryFolders: try repository?.categoriesOutsideFolders() ?? [],
+                links: { group, visit in try repository?.forEach(in: group, visit) }, to: write)
+        }
     }
 
     /// Imports a bookmark file of any format that import reads, told apart by its content:

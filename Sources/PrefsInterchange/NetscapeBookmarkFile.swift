@@ -43,17 +43,6 @@ public enum NetscapeBookmarkFile {
     /// for a bookmark with a category but no folder row, the top-level folder of that name.
     public static func document(for bookmarks: [Bookmark], folders: [BookmarkFolder] = []) -> String
     {
-        var text = """
-            <!DOCTYPE NETSCAPE-Bookmark-file-1>
-            <!-- This is an automatically generated file.
-                 It will be read and overwritten.
-                 DO NOT EDIT! -->
-            <META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
-            <TITLE>Bookmarks</TITLE>
-            <H1>Bookmarks</H1>
-            <DL><p>
-
-            """
         let tree = BookmarkFolderTree(folders)
         let topLevel = tree.children(of: nil)
         var byFolder: [Int64: [Bookmark]] = [:]
@@ -75,48 +64,115 @@ public enum NetscapeBookmarkFile {
                 loose.append(bookmark)
             }
         }
-        enum Step {
-            case folder(BookmarkFolder, depth: Int)
-            case categoryFolder(String)
-            case links([Bookmark], depth: Int)
-            case close(depth: Int)
-        }
-        var steps: [Step] = [.links(loose, depth: 1)]
-        steps += categoryFolders.reversed().map(Step.categoryFolder)
-        steps += topLevel.reversed().map { .folder($0, depth: 1) }
-        func indent(_ depth: Int) -> String { String(repeating: "    ", count: depth) }
-        while let step = steps.popLast() {
-            switch step {
-            case .folder(let folder, let depth):
-                var attributes = ""
-                if let created = folder.createdAt {
-                    attributes += " ADD_DATE=\"\(unixSeconds(created))\""
-                }
-                if let updated = folder.updatedAt {
-                    attributes += " LAST_MODIFIED=\"\(unixSeconds(updated))\""
-                }
-                text += "\(indent(depth))<DT><H3\(attributes)>\(escape(folder.name))</H3>\n"
-                if let description = folder.description {
-                    text += "\(indent(depth))<DD>\(escape(description))\n"
-                }
-                text += "\(indent(depth))<DL><p>\n"
-                steps.append(.close(depth: depth))
-                steps.append(.links(byFolder[folder.id] ?? [], depth: depth + 1))
-                steps += tree.children(of: folder.id).reversed().map {
-                    .folder($0, depth: depth + 1)
-                }
-            case .categoryFolder(let name):
-                text += "    <DT><H3>\(escape(name))</H3>\n    <DL><p>\n"
-                steps.append(.close(depth: 1))
-                steps.append(.links(byCategory[ExactName(name)] ?? [], depth: 2))
-            case .links(let links, let depth):
-                for bookmark in links { text += link(bookmark, indent: indent(depth)) }
-            case .close(let depth):
-                text += "\(indent(depth))</DL><p>\n"
-            }
-        }
-        text += "</DL><p>\n"
+        var text = ""
+        // The groups come from arrays, and the sink appends: nothing here throws.
+        try? write(
+            folders: folders, categoryFolders: categoryFolders,
+            links: { group, visit in
+                let links: [Bookmark] =
+                    switch group {
+                    case .folder(let id, _): byFolder[id] ?? []
+                    case .category(let name): byCategory[ExactName(name)] ?? []
+                    case .loose: loose
+                    }
+                for bookmark in links { try visit(bookmark) }
+            }, to: { text += $0 })
         return text
+    }
+
+    /// The same file, handed to `sink` in pieces of about 64 KB, with the bookmarks of each
+    /// heading asked of `links` as it is written: an export that reads them from the
+    /// database group by group holds one bookmark at a time.
+    ///
+    /// - Parameters:
+    ///   - folders: Every folder of the tree.
+    ///   - categoryFolders: The categories of bookmarks in no folder that name no top-level
+    ///     folder, in the order of their first bookmark: each becomes a top-level folder.
+    ///   - links: Calls its second argument with each bookmark of a group, in list order.
+    package static func write(
+        folders: [BookmarkFolder], categoryFolders: [String],
+        links: (BookmarkFileGroup, (Bookmark) throws -> Void) throws -> Void,
+        to sink: (String) throws -> Void
+    ) throws {
+        // The groups' closures use the sink; `links` does not keep them.
+        try withoutActuallyEscaping(sink) { sink in
+            var text = """
+                <!DOCTYPE NETSCAPE-Bookmark-file-1>
+                <!-- This is an automatically generated file.
+                     It will be read and overwritten.
+                     DO NOT EDIT! -->
+                <META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
+                <TITLE>Bookmarks</TITLE>
+                <H1>Bookmarks</H1>
+                <DL><p>
+
+                """
+            let tree = BookmarkFolderTree(folders)
+            let topLevel = tree.children(of: nil)
+            // A category's bookmarks go to the first top-level folder of its name.
+            var named: Set<ExactName> = []
+            var categoryOf: [Int64: String] = [:]
+            for folder in topLevel where named.insert(ExactName(folder.name)).inserted {
+                categoryOf[folder.id] = folder.name
+            }
+            enum Step {
+                case folder(BookmarkFolder, depth: Int)
+                case categoryFolder(String)
+                case links(BookmarkFileGroup, depth: Int)
+                case close(depth: Int)
+            }
+            var steps: [Step] = [.links(.loose, depth: 1)]
+            steps += categoryFolders.filter { !named.contains(ExactName($0)) }.reversed()
+                .map(Step.categoryFolder)
+            steps += topLevel.reversed().map { .folder($0, depth: 1) }
+            func indent(_ depth: Int) -> String { String(repeating: "    ", count: depth) }
+            func flushIfFull() throws {
+                if text.utf8.count >= 1 << 16 {
+                    try sink(text)
+                    text = ""
+                }
+            }
+            while let step = steps.popLast() {
+                switch step {
+                case .folder(let folder, let depth):
+                    var attributes = ""
+                    if let created = folder.createdAt {
+                        attributes += " ADD_DATE=\"\(unixSeconds(created))\""
+                    }
+                    if let updated = folder.updatedAt {
+                        attributes += " LAST_MODIFIED=\"\(unixSeconds(updated))\""
+                    }
+                    text += "\(indent(depth))<DT><H3\(attributes)>\(escape(folder.name))</H3>\n"
+                    if let description = folder.description {
+                        text += "\(indent(depth))<DD>\(escape(description))\n"
+                    }
+                    text += "\(indent(depth))<DL><p>\n"
+                    steps.append(.close(depth: depth))
+                    steps.append(
+                        .links(
+                            .folder(id: folder.id, orCategory: categoryOf[folder.id]),
+                            depth: depth + 1))
+                    steps += tree.children(of: folder.id).reversed().map {
+                        .folder($0, depth: depth + 1)
+                    }
+                case .categoryFolder(let name):
+                    text += "    <DT><H3>\(escape(name))</H3>\n    <DL><p>\n"
+                    steps.append(.close(depth: 1))
+                    steps.append(.links(.category(name), depth: 2))
+                case .links(let group, let depth):
+                    let prefix = indent(depth)
+                    try links(group) { bookmark in
+                        text += link(bookmark, indent: prefix)
+                        try flushIfFull()
+                    }
+                case .close(let depth):
+                    text += "\(indent(depth))</DL><p>\n"
+                }
+                try flushIfFull()
+            }
+            text += "</DL><p>\n"
+            try sink(text)
+        }
     }
 
     private static func link(_ bookmark: Bookmark, indent: String) -> String {

@@ -275,6 +275,51 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
         return try read(prepared: nil, sql, Self.parameters(values))
     }
 
+    // The client takes a result whole: these read every row first, then call `body`.
+    func forEach(_ query: BookmarkQuery, _ body: (Bookmark) throws -> Void) throws {
+        for bookmark in try list(query) { try body(bookmark) }
+    }
+
+    func forEach(in group: BookmarkFileGroup, _ body: (Bookmark) throws -> Void) throws {
+        let select = "SELECT \(Self.columns) FROM bookmark b WHERE b.account = $1"
+        let order = " ORDER BY b.kind COLLATE \"C\", b.position"
+        let (sql, parameters): (String, [String?]) =
+            switch group {
+            case .folder(let id, nil):
+                (select + " AND b.folder_id = $2" + order, [account, String(id)])
+            case .folder(let id, let category?):
+                (
+                    select + " AND (b.folder_id = $2 OR (b.folder_id IS NULL AND b.category = $3))"
+                        + order, [account, String(id), category]
+                )
+            case .category(let category):
+                (
+                    select + " AND b.folder_id IS NULL AND b.category = $2" + order,
+                    [account, category]
+                )
+            case .loose:
+                (select + " AND b.folder_id IS NULL AND b.category IS NULL" + order, [account])
+            }
+        for bookmark in try read(prepared: nil, sql, parameters) { try body(bookmark) }
+    }
+
+    func categoriesOutsideFolders() throws -> [String] {
+        let result = try connection.execute(
+            """
+            SELECT category FROM bookmark
+            WHERE account = $1 AND folder_id IS NULL AND category IS NOT NULL
+            ORDER BY kind COLLATE "C", position
+            """, [account])
+        var names: [String] = []
+        var seen: Set<ExactName> = []
+        for row in 0..<result.rowCount {
+            if let name = result.text(row: row, column: 0), seen.insert(ExactName(name)).inserted {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
     func count(_ query: BookmarkQuery) throws -> Int {
         let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
         let (sql, values) = plan.counting(dialect)

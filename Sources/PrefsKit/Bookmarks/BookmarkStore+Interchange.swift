@@ -14,21 +14,35 @@ extension BookmarkStore {
     ///
     /// - Throws: ``DatabaseError`` when the read fails.
     public func exportJSON() throws -> String {
-        let document = JSONValue.object([
-            ("format", .string(Self.exportFormatName)), ("version", .integer(1)),
-            ("bookmarks", .array(try list().map(\.jsonValue))),
-        ])
-        return document.serialized(.pretty) + "\n"
+        var text = ""
+        try exportJSON { text += $0 }
+        return text
     }
 
-    /// Every bookmark and every folder, read in one transaction (for writers of other
-    /// formats, such as a browser's bookmark file).
-    package func bookmarksAndFolders() throws -> (bookmarks: [Bookmark], folders: [BookmarkFolder])
-    {
-        try database.read { state in
+    /// The same JSON as ``exportJSON()``, handed to `write` piece by piece as the bookmarks
+    /// are read, so that any number of them is exported in constant memory. The database
+    /// stays locked for this process until it returns.
+    ///
+    /// - Throws: `write`'s error, or ``DatabaseError`` when the read fails.
+    public func exportJSON(to write: (String) throws -> Void) throws {
+        try JSONValue.writePrettyDocument(
+            [("format", .string(Self.exportFormatName)), ("version", .integer(1))],
+            arrayKey: "bookmarks",
+            elements: { element in
+                try readingSnapshot { repository in
+                    try repository?.forEach(BookmarkQuery()) { try element($0.jsonValue) }
+                }
+            }, to: write)
+    }
+
+    /// Runs `body` with every read in one snapshot of the database (nil: a read-only
+    /// database with no schema, which holds nothing): for writers of other formats, such as
+    /// a browser's bookmark file, that read group by group. Not run again after a lost
+    /// connection, since the body may have handed on part of what it read.
+    package func readingSnapshot<T>(_ body: ((any BookmarkRepository)?) throws -> T) throws -> T {
+        try database.read(retrying: false) { state in
             state.isEmpty
-                ? ([], [])
-                : (try state.bookmarks.list(BookmarkQuery()), try state.bookmarks.folders())
+                ? try body(nil) : try state.engine.snapshotRead { try body(state.bookmarks) }
         }
     }
 

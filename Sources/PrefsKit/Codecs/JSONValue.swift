@@ -150,6 +150,35 @@ extension JSONValue {
         writeString(value, into: &output)
     }
 
+    /// A pretty document, an object whose last member `arrayKey` is an array, written to
+    /// `write` in pieces of about 64 KB as `elements` hands over the array's elements: the
+    /// bytes of the whole document serialized at once, without the array in memory.
+    package static func writePrettyDocument(
+        _ members: [(String, JSONValue)], arrayKey: String,
+        elements: ((JSONValue) throws -> Void) throws -> Void, to write: (String) throws -> Void
+    ) throws {
+        let opening = JSONValue.object(members + [(arrayKey, .null)]).serialized(.pretty)
+        // The key's own marker: a string value's quotes are escaped, so no value makes it.
+        guard let marker = opening.firstRange(of: "\"\(arrayKey)\": null") else { return }
+        let placeholder = opening.index(marker.upperBound, offsetBy: -4)..<marker.upperBound
+        try write(String(opening[..<placeholder.lowerBound]))
+        var chunk = ""
+        var isEmpty = true
+        // The elements' closure writes; `elements` does not keep it.
+        try withoutActuallyEscaping(write) { write in
+            try elements { element in
+                element.appendPrettyArrayElement(into: &chunk, isFirst: isEmpty, depth: 1)
+                isEmpty = false
+                if chunk.utf8.count >= 1 << 16 {
+                    try write(chunk)
+                    chunk = ""
+                }
+            }
+        }
+        closePrettyArray(into: &chunk, isEmpty: isEmpty, depth: 1)
+        try write(chunk + String(opening[placeholder.upperBound...]) + "\n")
+    }
+
     /// Closes a pretty array written by ``appendPrettyArrayElement(into:isFirst:depth:)``.
     package static func closePrettyArray(into output: inout String, isEmpty: Bool, depth: Int = 0) {
         if isEmpty {

@@ -45,7 +45,6 @@ enum XMLPropertyListWriter {
             }
             output.append(text + (isEmpty ? "<dict/>\n" : "</dict>\n") + footer)
             try output.flush(into: sink)
-
         }
     }
 

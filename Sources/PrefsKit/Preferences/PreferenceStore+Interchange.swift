@@ -29,30 +29,20 @@ extension PreferenceStore {
     ///
     /// - Throws: `write`'s error, or ``DatabaseError`` when the read fails.
     public func exportJSON(to write: (String) throws -> Void) throws {
-        // The document's pretty layout, written around its array as the entries come.
-        let opening = JSONValue.object([
-            ("format", .string(Self.exportFormatName)), ("version", .integer(1)),
-            ("suite", .string(suite)), ("preferences", .null),
-        ]).serialized(.pretty)
-        // The key's own marker: a string value's quotes are escaped, so no suite name makes it.
-        guard let marker = opening.firstRange(of: "\"preferences\": null") else { return }
-        let placeholder = opening.index(marker.upperBound, offsetBy: -4)..<marker.upperBound
-        try write(String(opening[..<placeholder.lowerBound]))
-        var chunk = ""
-        var isEmpty = true
-        try forEachStoredEntry { key, value in
-            JSONValue.object([
-                ("key", .string(key)), ("type", .string(value.type.rawValue)),
-                ("value", value.jsonValue),
-            ]).appendPrettyArrayElement(into: &chunk, isFirst: isEmpty, depth: 1)
-            isEmpty = false
-            if chunk.utf8.count >= 1 << 16 {
-                try write(chunk)
-                chunk = ""
-            }
-        }
-        JSONValue.closePrettyArray(into: &chunk, isEmpty: isEmpty, depth: 1)
-        try write(chunk + String(opening[placeholder.upperBound...]) + "\n")
+        try JSONValue.writePrettyDocument(
+            [
+                ("format", .string(Self.exportFormatName)), ("version", .integer(1)),
+                ("suite", .string(suite)),
+            ], arrayKey: "preferences",
+            elements: { element in
+                try forEachStoredEntry { key, value in
+                    try element(
+                        .object([
+                            ("key", .string(key)), ("type", .string(value.type.rawValue)),
+                            ("value", value.jsonValue),
+                        ]))
+                }
+            }, to: write)
     }
 
     /// The stored values of the suite as a property list dictionary, as

@@ -384,6 +384,58 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             try connection.cachedStatement(sql: sql), Self.arguments(values), limit: query.limit)
     }
 
+    func forEach(_ query: BookmarkQuery, _ body: (Bookmark) throws -> Void) throws {
+        let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
+        let (sql, values) = plan.listing(columns: Self.columns, Self.dialect)
+        try visit(try connection.cachedStatement(sql: sql), Self.arguments(values), body)
+    }
+
+    func forEach(in group: BookmarkFileGroup, _ body: (Bookmark) throws -> Void) throws {
+        let select = "SELECT \(Self.columns) FROM bookmark b"
+        let (sql, arguments): (String, StatementArguments) =
+            switch group {
+            case .folder(let id, nil):
+                (select + " WHERE b.folder_id = ? ORDER BY b.kind, b.position", [id])
+            case .folder(let id, let category?):
+                // Two ordered index scans, merged by SQLite with no sort of the folder (a
+                // compound ORDER BY names result columns: kind is the 2nd, position the 8th).
+                (
+                    select + " WHERE b.folder_id = ?1 UNION ALL " + select
+                        + " WHERE b.folder_id IS NULL AND b.category = ?2 ORDER BY 2, 8",
+                    [id, category]
+                )
+            case .category(let category):
+                (
+                    select + " WHERE b.folder_id IS NULL AND b.category = ?"
+                        + " ORDER BY b.kind, b.position", [category]
+                )
+            case .loose:
+                (
+                    select + " WHERE b.folder_id IS NULL AND b.category IS NULL"
+                        + " ORDER BY b.kind, b.position", []
+                )
+            }
+        try visit(try connection.cachedStatement(sql: sql), arguments, body)
+    }
+
+    func categoriesOutsideFolders() throws -> [String] {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT category FROM bookmark
+                WHERE folder_id IS NULL AND category IS NOT NULL ORDER BY kind, position
+                """)
+        defer { statement.reset() }
+        var names: [String] = []
+        var seen: Set<ExactName> = []
+        var previous = RepeatedText()
+        while try statement.step() {
+            // Runs of one category are common: only a changed one is looked up.
+            guard previous.read(statement, at: 0), let name = previous.value else { continue }
+            if seen.insert(ExactName(name)).inserted { names.append(name) }
+        }
+        return names
+    }
+
     func count(_ query: BookmarkQuery) throws -> Int {
         let plan = try BookmarkQueryPlan(query) { try folderTree().identifiers(under: $0) }
         let (sql, values) = plan.counting(Self.dialect)
@@ -501,17 +553,45 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return bookmarks
     }
 
+    /// Calls `body` with the bookmark of each row as it is read, folder paths filled in from
+    /// the folder table (read once, when a row first needs it).
+    private func visit(
+        _ statement: Statement, _ arguments: StatementArguments, _ body: (Bookmark) throws -> Void
+    ) throws {
+        var tree: BookmarkFolderTree?
+        try visitRows(statement, arguments) { bookmark in
+            guard let id = bookmark.folderID else { return try body(bookmark) }
+            if tree == nil { tree = try folderTree() }
+            var placed = bookmark
+            placed.folder = tree?.path(of: id) ?? []
+            try body(placed)
+        }
+    }
+
     /// The bookmarks of a query's rows, and whether any is in a folder row (its path is then
     /// still to be filled in).
     private func readRows(_ statement: Statement, _ arguments: StatementArguments, limit: Int?)
         throws
         -> (bookmarks: [Bookmark], inFolders: Bool)
     {
-        try statement.bind(arguments)
-        defer { statement.reset() }
         var result: [Bookmark] = []
         result.reserveCapacity(min(limit ?? 64, 1_024))
         var inFolders = false
+        try visitRows(statement, arguments) { bookmark in
+            inFolders = inFolders || bookmark.folderID != nil
+            result.append(bookmark)
+        }
+        return (result, inFolders)
+    }
+
+    /// Calls `body` with the bookmark of each row as it is read, its folder path not yet
+    /// filled in.
+    private func visitRows(
+        _ statement: Statement, _ arguments: StatementArguments,
+        _ body: (Bookmark) throws -> Void
+    ) throws {
+        try statement.bind(arguments)
+        defer { statement.reset() }
         // Kinds, categories and tag sets repeat from row to row: the previous row's strings
         // and arrays are kept when the bytes are the same.
         var kind = RepeatedText()
@@ -531,25 +611,20 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                         String(decoding: $0, as: UTF8.self)
                     }
             }
-            result.append(
-                Bookmark(
-                    id: statement.int64(at: 0),
-                    kind: kind.value ?? "",
-                    itemID: statement.text(at: 2),
-                    title: statement.text(at: 3),
-                    urlString: statement.optionalText(at: 4),
-                    category: category.value,
-                    folder: folder, tags: tags,
-                    note: statement.optionalText(at: 6),
-                    position: Int(statement.int64(at: 7)),
-                    createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
-                    updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9))))
-            // (Set in place: a local copy appended would retain every field once more.)
-            if !statement.isNull(at: 11) {
-                result[result.count - 1].folderID = statement.int64(at: 11)
-                inFolders = true
-            }
+            var bookmark = Bookmark(
+                id: statement.int64(at: 0),
+                kind: kind.value ?? "",
+                itemID: statement.text(at: 2),
+                title: statement.text(at: 3),
+                urlString: statement.optionalText(at: 4),
+                category: category.value,
+                folder: folder, tags: tags,
+                note: statement.optionalText(at: 6),
+                position: Int(statement.int64(at: 7)),
+                createdAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 8)),
+                updatedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 9)))
+            if !statement.isNull(at: 11) { bookmark.folderID = statement.int64(at: 11) }
+            try body(bookmark)
         }
-        return (result, inFolders)
     }
 }

@@ -52,6 +52,15 @@ package protocol BookmarkRepository: AnyObject {
     func setPosition(_ position: Int, id: Int64, updatedAt: Date?) throws
     func renumberPositions() throws
     func list(_ query: BookmarkQuery) throws -> [Bookmark]
+    /// Calls `body` with each bookmark of the query, in its order, folder paths filled in, as
+    /// the rows are read (an engine whose client takes a result whole reads them first).
+    func forEach(_ query: BookmarkQuery, _ body: (Bookmark) throws -> Void) throws
+    /// Calls `body` with each bookmark that a browser's bookmark file writes under `group`,
+    /// in list order (kind, then position), as the rows are read (see ``forEach(_:_:)``).
+    func forEach(in group: BookmarkFileGroup, _ body: (Bookmark) throws -> Void) throws
+    /// The categories of the bookmarks in no folder, each once, in the order of the first
+    /// such bookmark of each in list order.
+    func categoriesOutsideFolders() throws -> [String]
     func count(_ query: BookmarkQuery) throws -> Int
     /// Full-text search over title, category, tags, note and URL, ignoring case and
     /// diacritics; best matches first, ties by id.
@@ -120,4 +129,16 @@ extension BookmarkRepository {
         guard let folderID else { return nil }
         return try folderTree().path(of: folderID)
     }
+}
+
+/// The bookmarks that a browser's bookmark file (the HTML export) writes under one heading.
+package enum BookmarkFileGroup: Sendable, Equatable {
+    /// A folder of the tree; for a top-level folder, `orCategory` is its name, and the
+    /// bookmarks in no folder whose category has the same bytes are in it too.
+    case folder(id: Int64, orCategory: String?)
+    /// The bookmarks in no folder whose category names no top-level folder: a top-level
+    /// folder of that name, made for them.
+    case category(String)
+    /// The bookmarks in no folder and with no category.
+    case loose
 }

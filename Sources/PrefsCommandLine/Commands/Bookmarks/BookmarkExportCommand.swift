@@ -19,13 +19,22 @@ struct BookmarkExportCommand: RunnableCommand {
         let store =
             try context.openForReading().map(BookmarkStore.init(database:))
             ?? BookmarkStore(database: try AppDatabase.inMemory())
-        let text = format == .json ? try store.exportJSON() : try store.exportHTML()
+        // Written as it is read: any number of bookmarks in constant memory.
+        func export(_ write: (String) throws -> Void) throws {
+            if format == .json {
+                try store.exportJSON(to: write)
+            } else {
+                try store.exportHTML(to: write)
+            }
+        }
         if let file, file != "-" {
-            try FileAccess.writeAtomically(Array(text.utf8), to: file)
+            try FileAccess.writeAtomically(to: file) { write in
+                try export { try write(Array($0.utf8)) }
+            }
             let count = try store.count()
             context.inform("Exported \(count) bookmark\(count == 1 ? "" : "s") to '\(file)'")
         } else {
-            context.console.print(text)
+            try export { _ = context.console.print($0) }
         }
     }
 }
