@@ -8,8 +8,12 @@ import PrefsKit
 
 #if canImport(Glibc)
     import Glibc
+
+    private let systemRead = Glibc.read
 #elseif canImport(Darwin)
     import Darwin
+
+    private let systemRead = Darwin.read
 #endif
 
 /// Reading input files and writing output files with precise errors and exit codes.
@@ -42,6 +46,71 @@ enum FileAccess {
             throw CommandFailure(
                 "Cannot read '\(path)': \(error.reason)", exitCode: CommandFailure.noInput)
         }
+    }
+
+    /// A regular file, read from its start in pieces of 64 KB each time ``reader()`` is
+    /// called: for imports that read a large file twice (checked, then stored) in constant
+    /// memory. Nil for anything else (standard input, a FIFO, a directory, a missing file):
+    /// those are read whole.
+    final class Pieces: Sendable {
+        let path: String
+        /// Its size when it was looked at.
+        let size: Int
+
+        init?(regularFileAt path: String) {
+            guard path != "-" else { return nil }
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            self.path = path
+            size = Int(status.st_size)
+        }
+
+        /// Its first bytes, up to `count`.
+        func head(_ count: Int) throws -> [UInt8] {
+            let next = try reader()
+            var bytes: [UInt8] = []
+            while bytes.count < count, let piece = try next() { bytes += piece }
+            return Array(bytes.prefix(count))
+        }
+
+        /// The file's pieces from its start, then nil (the file is closed when the reader
+        /// goes).
+        ///
+        /// - Throws: ``CommandFailure`` with exit 66 when it cannot be opened or read.
+        func reader() throws -> () throws -> [UInt8]? {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw CommandFailure(
+                    "Cannot read '\(path)': \(String(cString: strerror(errno)))",
+                    exitCode: CommandFailure.noInput)
+            }
+            let file = OpenFile(descriptor)
+            let path = path
+            return {
+                var piece = [UInt8](repeating: 0, count: 1 << 16)
+                while true {
+                    let count = piece.withUnsafeMutableBytes {
+                        systemRead(file.descriptor, $0.baseAddress, $0.count)
+                    }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count >= 0 else {
+                        throw CommandFailure(
+                            "Cannot read '\(path)': \(String(cString: strerror(errno)))",
+                            exitCode: CommandFailure.noInput)
+                    }
+                    guard count > 0 else { return nil }
+                    piece.removeSubrange(count...)
+                    return piece
+                }
+            }
+        }
+    }
+
+    /// A descriptor closed with its last reference.
+    private final class OpenFile: Sendable {
+        let descriptor: Int32
+        init(_ descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
     }
 
     /// Writes a file atomically: a temporary file beside it, synced, then renamed.

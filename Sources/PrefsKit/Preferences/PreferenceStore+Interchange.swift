@@ -167,25 +167,111 @@ extension PreferenceStore {
         guard case .array(let list) = entries else {
             throw PreferenceError.malformedImport("'preferences' is not an array")
         }
-        var result: [(key: String, value: PreferenceValue)] = []
-        for (index, entry) in list.enumerated() {
-            guard let key = entry["key"]?.stringValue,
-                let typeName = entry["type"]?.stringValue, let json = entry["value"]
-            else {
-                throw PreferenceError.malformedImport(
-                    "preferences[\(index)] needs string 'key' and 'type' and a 'value'")
-            }
-            guard let type = PreferenceType(rawValue: typeName) else {
-                throw PreferenceError.malformedImport(
-                    "preferences[\(index)]: unknown type '\(typeName)'")
-            }
-            do {
-                result.append((key, try PreferenceValue(json: json, type: type, key: key)))
-            } catch {
-                throw PreferenceError.malformedImport("preferences[\(index)]: \(error)")
-            }
+        return try list.enumerated().map { try exportEntry($1, index: $0) }
+    }
+
+    /// One element of the export's `preferences` array.
+    private static func exportEntry(_ entry: JSONValue, index: Int) throws
+        -> (key: String, value: PreferenceValue)
+    {
+        guard let key = entry["key"]?.stringValue,
+            let typeName = entry["type"]?.stringValue, let json = entry["value"]
+        else {
+            throw PreferenceError.malformedImport(
+                "preferences[\(index)] needs string 'key' and 'type' and a 'value'")
         }
-        return result
+        guard let type = PreferenceType(rawValue: typeName) else {
+            throw PreferenceError.malformedImport(
+                "preferences[\(index)]: unknown type '\(typeName)'")
+        }
+        do {
+            return (key, try PreferenceValue(json: json, type: type, key: key))
+        } catch {
+            throw PreferenceError.malformedImport("preferences[\(index)]: \(error)")
+        }
+    }
+
+    // MARK: - Imports read piece by piece
+
+    /// How many entries a JSON export holds, read piece by piece from `pieces` (one
+    /// element at a time) and checked as ``PreferenceImport`` checks them; nil when it is to
+    /// be read whole: it is not the export format, its keys are not in rising byte order
+    /// (as the export writes them; a key given twice is then the same as the one before
+    /// it), or something in it is wrong (read whole, the problem is named).
+    package static func countStreamableExport(_ pieces: @escaping () throws -> [UInt8]?) throws
+        -> Int?
+    {
+        var count = 0
+        guard try walkExport(pieces, { _, _ in count += 1 }) else { return nil }
+        return count
+    }
+
+    /// Imports a JSON export in one transaction, all of it or nothing, read piece by piece
+    /// from `pieces`: in memory that does not grow with it. For a document that
+    /// ``countStreamableExport(_:)`` counted `count` entries in.
+    ///
+    /// - Throws: ``PreferenceError/malformedImport(_:)`` when it no longer reads so (it
+    ///   changed since), a type mismatch with a declaration, or ``DatabaseError``; nothing is
+    ///   imported then.
+    package func importStreamedExport(
+        _ pieces: @escaping () throws -> [UInt8]?, count: Int, replacing: Bool = false,
+        progress: ImportProgress? = nil
+    ) throws -> Int {
+        if let suiteProblem { throw suiteProblem }
+        var declared: [ExactName: PreferenceType] = [:]
+        for declaration in try declarations() {
+            declared[ExactName(declaration.key)] = declaration.type
+        }
+        return try database.write { state in
+            if replacing { try state.preferences.removeAll(suite: suite) }
+            let now = Date()
+            let step = max(1, count / 100)
+            var done = 0
+            let isWhole = try Self.walkExport(pieces) { key, value in
+                if let type = declared[ExactName(key)], type != value.type {
+                    throw PreferenceError.typeMismatch(key: key, declared: type, given: value.type)
+                }
+                if done % step == 0 { progress?(done, count) }
+                try state.preferences.setValue(value, suite: suite, key: key, version: nil, at: now)
+                done += 1
+            }
+            guard isWhole, done == count else {
+                throw PreferenceError.malformedImport("the file changed while it was imported")
+            }
+            progress?(count, count)
+            return count
+        }
+    }
+
+    /// Walks a JSON export's entries, each checked, in rising byte order of their keys;
+    /// false at the first thing that is not so.
+    private static func walkExport(
+        _ pieces: @escaping () throws -> [UInt8]?,
+        _ body: (String, PreferenceValue) throws -> Void
+    ) throws -> Bool {
+        var stream = JSONMemberStream(next: pieces)
+        var previous: [UInt8]?
+        var index = 0
+        return try stream.walk(
+            arrayKey: "preferences",
+            member: { _, bytes in
+                String(validating: bytes, as: UTF8.self) != nil
+                    && (try? JSONValue(parsing: Array(bytes))) != nil
+            },
+            element: { bytes in
+                guard String(validating: bytes, as: UTF8.self) != nil,
+                    let json = try? JSONValue(parsing: Array(bytes)),
+                    let (key, value) = try? exportEntry(json, index: index),
+                    (try? validate(key: key)) != nil,
+                    (try? value.validateForStorage(key: key)) != nil
+                else { return false }
+                let keyBytes = Array(key.utf8)
+                if let previous, !previous.lexicographicallyPrecedes(keyBytes) { return false }
+                previous = keyBytes
+                index += 1
+                try body(key, value)
+                return true
+            })
     }
 }
 

@@ -27,7 +27,17 @@ struct ImportCommand: RunnableCommand {
     var replace = false
     var force = false
 
+    /// Files above this size are imported piece by piece when they are a JSON export with
+    /// keys in byte order (what `prefs export` writes); others are read whole.
+    static let streamingThreshold = 1 << 20
+
     func run(_ context: CommandContext) throws {
+        if let count = try importPieceByPiece(context) {
+            context.inform(
+                "Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(context.suite)'"
+            )
+            return
+        }
         let bytes = try FileAccess.read(file, console: context.console)
         let detected = format ?? Self.detectFormat(bytes)
         if let bookmarkFormat = BookmarkImportDocument.browserFormat(of: bytes) {
@@ -70,6 +80,38 @@ struct ImportCommand: RunnableCommand {
         }
         context.inform(
             "Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(context.suite)'")
+    }
+
+    /// A large JSON export, imported as it is read twice, checked, then stored in one
+    /// transaction: in memory that does not grow with it. Nil (nothing done) for a file
+    /// that is to be read whole; whatever is wrong with it is then found and named there.
+    private func importPieceByPiece(_ context: CommandContext) throws -> Int? {
+        guard format == nil || format == .json,
+            let file = FileAccess.Pieces(regularFileAt: file),
+            file.size > Self.streamingThreshold
+        else { return nil }
+        let head = try file.head(1 << 16)
+        guard Self.detectFormat(head) == .json,
+            BookmarkImportDocument.browserFormat(of: head) == nil,
+            let count = try PreferenceStore.countStreamableExport(try file.reader())
+        else { return nil }
+        if replace {
+            try context.confirm(
+                "Replace every preference of suite '\(context.suite)'?", force: force,
+                flagHint: "--force")
+        }
+        let store = PreferenceStore(database: try context.openForWriting(), suite: context.suite)
+        let progress = ProgressBar(console: context.console, label: "Importing")
+        defer { progress.finish() }
+        do {
+            return try store.importStreamedExport(
+                try file.reader(), count: count, replacing: replace
+            ) { progress.update(done: $0, total: $1) }
+        } catch let error as PreferenceError {
+            throw CommandFailure(
+                "\(error) in '\(file.path)'; nothing was imported",
+                exitCode: CommandFailure.dataError)
+        }
     }
 
     static func detectFormat(_ bytes: [UInt8]) -> InterchangeFormat {

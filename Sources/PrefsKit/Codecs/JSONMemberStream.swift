@@ -1,0 +1,170 @@
+/// Reads a JSON document whose top level is an object from bytes that come in pieces,
+/// holding one value at a time: each member's value is handed over as its own bytes, and
+/// the elements of one member's array one by one (an import of any size in constant
+/// memory).
+///
+/// It checks the document's outline only (braces, brackets, colons, commas, where strings
+/// end); each value handed over is parsed by whoever takes it. Anything it does not expect
+/// makes ``walk(arrayKey:member:element:)`` return false: the caller then reads the
+/// document whole, whose parser names the problem with its line and column.
+struct JSONMemberStream {
+    private let next: () throws -> [UInt8]?
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var isAtEnd = false
+
+    /// `next` gives the next piece of the document, nil at its end.
+    init(next: @escaping () throws -> [UInt8]?) {
+        self.next = next
+    }
+
+    /// Walks the document: `member` with each member's name and value but `arrayKey`'s,
+    /// `element` with each element of `arrayKey`'s array (which must be there once). Either
+    /// returns false to stop; so does the walk, also for an outline it does not expect.
+    mutating func walk(
+        arrayKey: String, member: (String, ArraySlice<UInt8>) throws -> Bool,
+        element: (ArraySlice<UInt8>) throws -> Bool
+    ) throws -> Bool {
+        try skipWhitespace()
+        guard try take(UInt8(ascii: "{")) else { return false }
+        var sawArray = false
+        var isFirst = true
+        while true {
+            try skipWhitespace()
+            if isFirst, try take(UInt8(ascii: "}")) { break }
+            isFirst = false
+            guard try peek() == UInt8(ascii: "\""), let keyRange = try valueExtent(),
+                String(validating: buffer[keyRange], as: UTF8.self) != nil,
+                case .string(let key)? = try? JSONValue(parsing: Array(buffer[keyRange]))
+            else { return false }
+            position = keyRange.upperBound
+            try skipWhitespace()
+            guard try take(UInt8(ascii: ":")) else { return false }
+            try skipWhitespace()
+            if key == arrayKey {
+                guard !sawArray, try take(UInt8(ascii: "[")) else { return false }
+                sawArray = true
+                guard try walkArray(element) else { return false }
+            } else {
+                guard let range = try valueExtent(), try member(key, buffer[range]) else {
+                    return false
+                }
+                position = range.upperBound
+            }
+            try skipWhitespace()
+            if try take(UInt8(ascii: ",")) { continue }
+            guard try take(UInt8(ascii: "}")) else { return false }
+            break
+        }
+        try skipWhitespace()
+        let isAtEndOfDocument = try peek() == nil
+        return sawArray && isAtEndOfDocument
+    }
+
+    private mutating func walkArray(_ element: (ArraySlice<UInt8>) throws -> Bool) throws -> Bool {
+        try skipWhitespace()
+        if try take(UInt8(ascii: "]")) { return true }
+        while true {
+            try skipWhitespace()
+            guard let range = try valueExtent(), try element(buffer[range]) else { return false }
+            position = range.upperBound
+            discardConsumed()
+            try skipWhitespace()
+            if try take(UInt8(ascii: ",")) { continue }
+            return try take(UInt8(ascii: "]"))
+        }
+    }
+
+    /// The bytes of the value that starts here: a string to its closing quote, an object or
+    /// array to its closing bracket, anything else to the next comma, bracket or space.
+    /// Nil when the document ends first.
+    private mutating func valueExtent() throws -> Range<Int>? {
+        guard let first = try peek() else { return nil }
+        var index = position
+        switch first {
+        case UInt8(ascii: "\""):
+            guard let end = try endOfString(from: index) else { return nil }
+            return position..<end
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while try load(through: index) {
+                switch buffer[index] {
+                case UInt8(ascii: "\""):
+                    guard let end = try endOfString(from: index) else { return nil }
+                    index = end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return position..<(index + 1) }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return nil
+        default:
+            while try load(through: index) {
+                switch buffer[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x09, 0x0A,
+                    0x0D:
+                    return index > position ? position..<index : nil
+                default:
+                    index += 1
+                }
+            }
+            return index > position ? position..<index : nil
+        }
+    }
+
+    /// Where the string starting at `start` (its opening quote) ends, past its closing
+    /// quote; nil when the document ends first.
+    private mutating func endOfString(from start: Int) throws -> Int? {
+        var index = start + 1
+        while try load(through: index) {
+            switch buffer[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    private mutating func skipWhitespace() throws {
+        while let byte = try peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            position += 1
+        }
+    }
+
+    private mutating func take(_ byte: UInt8) throws -> Bool {
+        guard try peek() == byte else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func peek() throws -> UInt8? {
+        try load(through: position) ? buffer[position] : nil
+    }
+
+    /// Whether the byte at `index` is there, reading pieces until it is.
+    private mutating func load(through index: Int) throws -> Bool {
+        while index >= buffer.count {
+            guard !isAtEnd, let piece = try next() else {
+                isAtEnd = true
+                return false
+            }
+            buffer += piece
+        }
+        return true
+    }
+
+    /// Drops the bytes before the position once they are many (between values only: no
+    /// range into the buffer is held then).
+    private mutating func discardConsumed() {
+        guard position >= 1 << 16 else { return }
+        buffer.removeSubrange(..<position)
+        position = 0
+    }
+}

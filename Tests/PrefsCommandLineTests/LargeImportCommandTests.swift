@@ -1,0 +1,126 @@
+import Foundation
+import SQLiteCore
+import TestSupport
+import Testing
+
+/// `prefs import` of a JSON export above 1 MiB reads it piece by piece, twice (checked,
+/// then stored in one transaction). What it imports, and what it says about a bad file,
+/// must be what reading the file whole gives: the same values, the same one-line errors
+/// and exit codes, and nothing imported (not even the database made) when anything is
+/// wrong.
+@Suite struct LargeImportCommandTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// An export of `count` keys of every kind of value, well above the threshold.
+    func export(count: Int = 30_000) throws -> String {
+        let source = folder.path("source.sqlite")
+        var lines = ["BEGIN;"]
+        for index in 0..<count {
+            let key = String(format: "key%06d", index)
+            let value =
+                switch index % 4 {
+                case 0: "\(index)"
+                case 1: "'caf\u{E9} \\\"\(index)\\\" <&>'"
+                case 2: "\(index % 2)"
+                default: "\(Double(index) / 7)"
+                }
+            let type = ["int", "string", "bool", "double"][index % 4]
+            lines.append(
+                "INSERT INTO preference (suite, key, type, value, updated_at)"
+                    + " VALUES ('standard', '\(key)', '\(type)', \(value), 0);")
+        }
+        lines.append("COMMIT;")
+        #expect(try runPrefs(["--db", source, "set", "seed", "1"]).status == 0)
+        let script = folder.path("fill.sql")
+        try lines.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
+        let filled = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "sqlite3 '\(source)' < '\(script)'"])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let file = folder.path("export.json")
+        #expect(try runPrefs(["--db", source, "export", file]).status == 0)
+        let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        #expect(size > 1 << 20, "\(size) bytes")
+        return file
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aLargeExportImportsToTheSameValues() throws {
+        let file = try export()
+        let copy = folder.path("copy.sqlite")
+        let imported = try runPrefs(["--db", copy, "import", file])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("Imported 30001 preferences"), "\(imported.stderr)")
+        let again = folder.path("again.json")
+        #expect(try runPrefs(["--db", copy, "export", again]).status == 0)
+        #expect(
+            FileManager.default.contents(atPath: again)
+                == FileManager.default.contents(atPath: file))
+        // --replace removes what the file does not hold, in the same transaction.
+        #expect(try runPrefs(["--db", copy, "set", "extra", "1"]).status == 0)
+        let replaced = try runPrefs(["--db", copy, "import", "--replace", "--force", file])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try runPrefs(["--db", copy, "get", "extra"]).status == 1)
+    }
+
+    /// Each broken file says what the whole reading says, exits 65, and leaves no database.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aBrokenLargeFileSaysWhatTheWholeReadingSaysAndImportsNothing() throws {
+        let file = try export()
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let cases: [(String, String, String)] = [
+            // A type no one knows, far into the file.
+            (
+                "type", "\"key029000\",\n      \"type\": \"int\"",
+                "\"key029000\",\n      \"type\": \"nonsense\""
+            ),
+            // A key given twice: the second is out of order.
+            ("twice", "\"key020001\"", "\"key020000\""),
+            // Broken JSON near the end.
+            ("syntax", "\"key029998\"", "\"key029998\" ,,"),
+            // A key the rules refuse.
+            ("key", "\"key025000\"", "\"key025000\\u0000\""),
+        ]
+        for (name, from, to) in cases {
+            let broken = folder.path("\(name).json")
+            guard let range = text.range(of: from) else {
+                Issue.record("\(name): '\(from)' not in the export")
+                continue
+            }
+            try text.replacingCharacters(in: range, with: to)
+                .write(toFile: broken, atomically: true, encoding: .utf8)
+            let database = folder.path("\(name).sqlite")
+            let result = try runPrefs(["--db", database, "import", broken])
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: "), "\(name): \(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix("; nothing was imported\n"), "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: database), "\(name)")
+        }
+    }
+
+    /// A file whose keys are not in byte order (not written by export) is read whole, and
+    /// imports all the same.
+    @Test func anUnorderedLargeFileImportsWhole() throws {
+        var entries: [String] = []
+        for index in (0..<40_000).reversed() {
+            entries.append(
+                #"{"key": "k\#(index)", "type": "string", "value": "\#(String(repeating: "v", count: 20))"}"#
+            )
+        }
+        let file = folder.path("unordered.json")
+        try
+            (#"{"format": "prefs-preferences", "version": 1, "suite": "standard", "preferences": ["#
+            + entries.joined(separator: ",\n") + "]}")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let database = folder.path("unordered.sqlite")
+        let result = try runPrefs(["--db", database, "import", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try runPrefs(["--db", database, "get", "k123"]).stdout == String(
+                repeating: "v", count: 20) + "\n")
+    }
+}
