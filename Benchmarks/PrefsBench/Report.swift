@@ -64,9 +64,17 @@ enum Report {
             for sample in result.samples where sample.contender != "raw C" {
                 let ratios = result.roundRatios(of: sample.contender)
                 guard let low = ratios.first, let high = ratios.last else { continue }
-                paired.append(
+                var line =
                     "\(result.name), \(sample.contender): "
-                        + String(format: "%.2fx (rounds %.2fx-%.2fx)", median(ratios), low, high))
+                    + String(format: "%.2fx (rounds %.2fx-%.2fx)", median(ratios), low, high)
+                // The measuring thread's CPU: the work itself, where the machine is shared. Not
+                // for whole processes, whose work is another process's.
+                let cpu = result.roundCPURatios(of: sample.contender)
+                if result.peakKilobytes.isEmpty, let low = cpu.first, let high = cpu.last {
+                    line += String(
+                        format: "; CPU %.2fx (rounds %.2fx-%.2fx)", median(cpu), low, high)
+                }
+                paired.append(line)
             }
         }
         if !paired.isEmpty {
@@ -100,6 +108,11 @@ enum Report {
                         entry["ratioToRawC"] = sample.median / raw
                         let ratios = result.roundRatios(of: sample.contender)
                         if !ratios.isEmpty { entry["roundRatiosToRawC"] = ratios }
+                    }
+                    if result.peakKilobytes.isEmpty, !sample.cpuNanosecondsPerOperation.isEmpty {
+                        entry["cpuMedian"] = sample.cpuMedian
+                        let ratios = result.roundCPURatios(of: sample.contender)
+                        if !ratios.isEmpty { entry["cpuRoundRatiosToRawC"] = ratios }
                     }
                     if let defaults, defaults > 0, sample.contender != "UserDefaults" {
                         entry["ratioToUserDefaults"] = sample.median / defaults
