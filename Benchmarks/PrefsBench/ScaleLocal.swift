@@ -22,6 +22,8 @@ struct ScaleLocal {
     let prefs: String
     let sizes: [Int]
     let linkCounts: [Int]
+    /// The sections to run: "process", "memory", "search" (nil: all).
+    var only: String? = nil
 
     /// What one whole process used.
     struct ProcessCost {
@@ -32,6 +34,12 @@ struct ScaleLocal {
 
     /// Prints the tables as it goes (each row as soon as it is measured).
     func run() throws {
+        if only == nil || only == "process" { try inProcess() }
+        if only == nil || only == "memory" { try wholeProcesses() }
+        if only == nil || only == "search" { try search() }
+    }
+
+    private func inProcess() throws {
         print("## In the process: uncached get and own-commit set, next to raw C\n")
         print(
             "| keys | operation | PrefsKit CPU | raw C CPU | CPU ratio (median of rounds) |"
@@ -44,8 +52,9 @@ struct ScaleLocal {
             printRow(keys: keys, try workloads.setOwnCommit(keys: keys))
         }
         print()
-        try wholeProcesses()
-        print()
+    }
+
+    private func search() throws {
         if let largest = linkCounts.last {
             progress("scale-local: FTS first page at \(largest) bookmarks")
             let results = try workloads.bookmarkQueries(rows: largest)
@@ -78,7 +87,7 @@ struct ScaleLocal {
 
     private func wholeProcesses() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
-            print("Whole-process rows skipped: /usr/bin/time is not installed.")
+            print("Whole-process rows skipped: /usr/bin/time is not installed.\n")
             return
         }
         let folder = workloads.folder.path
@@ -144,6 +153,7 @@ struct ScaleLocal {
                 baseline: baseline)
             try? FileManager.default.removeItem(atPath: file)
         }
+        print()
     }
 
     /// A store of `keys` keys, a third each int, string and bool, written by PrefsKit.

@@ -4,7 +4,8 @@
 //   swift build -c release --static-swift-stdlib
 //   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
 //   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
-//   prefs-bench --scale-local [--quick]   (cost and memory of the local store at 1,000,
+//   prefs-bench --scale-local [--quick] [--only process|memory|search]
+//                                         (cost and memory of the local store at 1,000,
 //                                         100,000 and 1,000,000 keys; --quick stops at
 //                                         100,000)
 //   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe|sync]
@@ -259,7 +260,7 @@ if arguments.contains("--scale-local") {
     try ScaleLocal(
         workloads: workloads, prefs: executables.appendingPathComponent("prefs").path,
         sizes: quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000],
-        linkCounts: quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
+        linkCounts: quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], only: only
     ).run()
     print("\nload average at the end \(loadAverage())")
     workloads.cleanUp()
