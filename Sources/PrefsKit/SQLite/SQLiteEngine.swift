@@ -50,8 +50,12 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     func writeTransaction<T>(
         readingChangesAfter changeID: Int64, _ body: () throws -> T
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
-        let value = try connection.transaction(.immediate, body)
-        return (value, Result { try preferenceRepository.changes(after: changeID) })
+        // The history rows are read before the commit, in the transaction that wrote them:
+        // the same rows (the write lock kept every other writer out since BEGIN), without
+        // a read transaction of their own after it.
+        try connection.transaction(.immediate) {
+            (try body(), Result { try preferenceRepository.changes(after: changeID) })
+        }
     }
 
     func checkpointAndTruncate() throws {

@@ -28,9 +28,9 @@ package protocol StorageEngine: AnyObject {
 
     /// Runs the closure in one write transaction that takes the write lock first (so that a
     /// write never fails half-way for want of it): committed when the closure returns,
-    /// rolled back when it throws. Once committed, reads the history rows after `changeID`
-    /// for the change feed, in the commit's own round trip where the engine can; a failure
-    /// of that read leaves the commit done.
+    /// rolled back when it throws. Also reads the history rows after `changeID` for the
+    /// change feed: before the commit, in the same transaction, or in the commit's own round
+    /// trip, as the engine can; a failure of that read does not undo the commit.
     func writeTransaction<T>(
         readingChangesAfter changeID: Int64, _ body: () throws -> T
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>)
