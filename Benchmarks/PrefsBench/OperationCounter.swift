@@ -12,7 +12,7 @@ enum OperationCounter {
     static let kinds = [
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
-        "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000",
+        "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000", "raw-set",
     ]
 
     /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
@@ -154,6 +154,15 @@ enum OperationCounter {
                 for _ in 0..<count {
                     _ = raw_get_int(raw, "standard", "launchCount", &value)
                     sink &+= Int(value)
+                }
+            }
+        case "raw-set":
+            // As `set`: one key, its own commit each time.
+            counted {
+                for i in 0..<count {
+                    guard raw_set_int(raw, "standard", "launchCount", Int64(i), 0) == 0 else {
+                        return
+                    }
                 }
             }
         case "raw-uncached-get-1000":
