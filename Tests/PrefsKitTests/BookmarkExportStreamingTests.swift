@@ -40,6 +40,10 @@ import Testing
                 <DL><p>
                     <DT><A HREF="https://example.com/rome">Rome</A>
                 </DL><p>
+                <DT><H3>Caf\u{E9}</H3>
+                <DL><p>
+                    <DT><A HREF="https://example.com/cafe">A caf\u{E9}</A>
+                </DL><p>
                 <DT><H3>Empty</H3>
                 <DL><p>
                 </DL><p>
@@ -54,7 +58,8 @@ import Testing
                 case 1: "Asia"
                 case 2: "Africa"
                 case 3: nil
-                default: "e\u{301}t\u{E9}"
+                // The folder's name in another spelling: a folder of its own, not that one.
+                default: index % 2 == 0 ? "e\u{301}t\u{E9}" : "Cafe\u{301}"
                 }
             try bookmarks.add(
                 BookmarkDraft(
@@ -80,6 +85,9 @@ import Testing
         let whole = NetscapeBookmarkFile.document(
             for: try bookmarks.list(), folders: try bookmarks.folders())
         #expect(html.joined() == whole)
+        // A category spelled otherwise than a folder's name has a folder of its own.
+        #expect(whole.contains("<DT><H3>Cafe\u{301}</H3>"))
+        #expect(whole.contains("<DT><H3>Caf\u{E9}</H3>"))
         #expect(html.count > 3, "\(html.count) pieces")
         var json: [String] = []
         try bookmarks.exportJSON { json.append($0) }

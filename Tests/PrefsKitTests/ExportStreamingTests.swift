@@ -90,6 +90,24 @@ import Testing
         }
     }
 
+    /// On every engine (PostgreSQL's snapshot is a repeatable-read transaction, behind
+    /// PgBouncer too), both formats stream the whole encoding's bytes.
+    @Test(arguments: ContractEngine.all)
+    func everyEngineStreamsTheWholeEncodingsBytes(engine: ContractEngine) throws {
+        let folder = try TemporaryFolder()
+        let store = PreferenceStore(database: try engine.open(folder, .init()))
+        try Self.fill(store, count: 400)
+        let whole = PreferenceValue.dictionary(
+            Dictionary(uniqueKeysWithValues: try store.storedEntries().map { ($0.key, $0.value) }))
+        for format in Prefs.PropertyList.Format.allCases {
+            var pieces: [[UInt8]] = []
+            try store.exportPropertyList(format: format) { pieces.append($0) }
+            #expect(
+                Data(pieces.joined()) == Prefs.PropertyList.encode(whole, format: format),
+                "\(engine.name) \(format)")
+        }
+    }
+
     /// Another process commits while the binary export is between its walks: the export is
     /// still one moment's values, and its references and offsets hold (a mix of two moments
     /// would point into the wrong objects).

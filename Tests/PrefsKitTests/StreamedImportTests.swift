@@ -47,6 +47,19 @@ import Testing
         #expect(try copy.storedEntries().count == (try store.storedEntries().count))
     }
 
+    /// Two spellings of one name are two keys, as everywhere in the store: both stream, in
+    /// byte order, and both are imported.
+    @Test func twoSpellingsOfAKeyAreTwoKeys() throws {
+        let store = PreferenceStore(database: try AppDatabase.inMemory())
+        try store.setValue(.int(1), forKey: "caf\u{E9}")
+        try store.setValue(.int(2), forKey: "cafe\u{301}")
+        let text = try store.exportJSON()
+        #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 2)) == 2)
+        let copy = PreferenceStore(database: try AppDatabase.inMemory())
+        #expect(try copy.importStreamedExport(Self.pieces(of: text, size: 2), count: 2) == 2)
+        #expect(try copy.storedEntries().map(\.value) == [.int(2), .int(1)])
+    }
+
     @Test func anEmptyExportStreams() throws {
         let (_, text) = try Self.export(count: 0)
         #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 3)) == 0)
