@@ -42,8 +42,14 @@ import Testing
         var sequence: Int64 = 0
         var cursors: [String: Int64] = [:]
         let bound: Int64 = SyncValidation.defaultClockBoundMilliseconds
-        /// The devices this model follows (others, in other tests, push too).
-        var devices: Set<String> = []
+        /// The devices this model follows (others, in other tests, push too). The push tap
+        /// is the process's, so another test's push reads this from its own thread while
+        /// this test adds devices: behind a lock (unlocked, that race once crashed CI).
+        private let devices = Mutex<Set<String>>([])
+
+        func follow(_ device: String) { devices.withLock { _ = $0.insert(device) } }
+
+        func follows(_ device: String) -> Bool { devices.withLock { $0.contains(device) } }
         /// What the schedule exercised, for the report.
         var tally = Tally()
 
@@ -133,7 +139,7 @@ import Testing
         DeviceSync.pushTap.withLock { tap in
             tap = { device, changes in
                 model.withLock { model in
-                    guard let model, model.devices.contains(device) else { return }
+                    guard let model, model.follows(device) else { return }
                     model.push(device: device, changes)
                 }
             }
@@ -189,7 +195,7 @@ import Testing
             let sync = try DeviceSync(
                 database: devices[index], hub: hub, account: account,
                 hubOptions: SyncHubRoute.options)
-            model.devices.insert(sync.deviceID)
+            model.follow(sync.deviceID)
             syncs[index] = sync
             return sync
         }
@@ -273,7 +279,7 @@ import Testing
                 // A hostile device of the account pushes malformed changes.
                 let hostile = hubView
                 let bad = SyncRulesTests.malformed.shuffled(using: &random).prefix(3).map(\.1)
-                model.devices.insert("hostile")
+                model.follow("hostile")
                 model.push(device: "hostile", bad)
                 let outcome = try hostile.database.state.withLock { _ in
                     try hostile.engine.push(bad, device: "hostile", cursor: 0)
