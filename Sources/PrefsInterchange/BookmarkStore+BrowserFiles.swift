@@ -173,6 +173,57 @@ extension BookmarkStore {
         }
     }
 
+    /// Whether a file whose first bytes (64 KB, or all of a shorter file) are these is read
+    /// as a Netscape bookmark file: in the given format, or told apart as
+    /// ``document(reading:)`` tells it.
+    package static func readsAsNetscapeFile(
+        head: [UInt8], format: BookmarkImportDocument.Format?
+    ) -> Bool {
+        switch format {
+        case .html: return true
+        case nil:
+            if head.starts(with: Array("bplist00".utf8)) || isXMLPropertyList(head)
+                || head.starts(with: Array("SQLite format 3\0".utf8))
+            {
+                return false
+            }
+            let start =
+                head.firstIndex { !(NetscapeBookmarkFile.isSpaceOrBOM($0)) } ?? head.endIndex
+            return start < head.endIndex && head[start] != UInt8(ascii: "{")
+                && head[start] != UInt8(ascii: "[")
+        default: return false
+        }
+    }
+
+    /// Reads a Netscape bookmark file handed over in pieces into a staging file, for
+    /// ``importStaged(_:progress:)``: the same outcome as reading it whole, in memory that
+    /// does not grow with it. Nil when the file must be read whole after all (a tag or
+    /// text longer than 1 MB).
+    ///
+    /// - Parameters:
+    ///   - next: The file's next piece, nil at its end.
+    ///   - isValidUTF8: Asked at the end: whether the file was valid UTF-8 (when not, a
+    ///     warning says that invalid bytes were replaced, as for a file read whole).
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` for a file that is not a bookmark
+    ///   file, `next`'s errors, ``DatabaseError`` when the staging file fails.
+    package static func stageNetscapeFile(
+        reading next: @escaping () throws -> [UInt8]?, isValidUTF8: () -> Bool
+    ) throws -> BookmarkImportStaging? {
+        let staging: BookmarkImportStaging?
+        do {
+            staging = try NetscapeBookmarkFile.stage(reading: next)
+        } catch let error as InterchangeError {
+            throw BookmarkError.malformedImport(error.description)
+        }
+        if let staging, !isValidUTF8() {
+            staging.insertWarning(
+                .init(
+                    place: .line(1),
+                    message: "the file is not valid UTF-8; invalid bytes were replaced"))
+        }
+        return staging
+    }
+
     private static func isXMLPropertyList(_ bytes: [UInt8]) -> Bool {
         let head = String(decoding: bytes.prefix(512), as: UTF8.self)
         return head.contains("<plist") || head.contains("<!DOCTYPE plist")

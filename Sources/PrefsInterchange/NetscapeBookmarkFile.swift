@@ -225,6 +225,30 @@ public enum NetscapeBookmarkFile {
         return try reader.read()
     }
 
+    /// Reads a bookmark file handed over in pieces into a staging file, link by link,
+    /// holding about 4 MB of it at a time: for an import of any size. The outcome is the
+    /// one of ``document(reading:)``, or nil when the file has a tag or text so long (over
+    /// 1 MB) that reading it in a window could differ; it is then read whole.
+    ///
+    /// - Parameter next: The file's next piece, nil at its end.
+    /// - Throws: ``InterchangeError`` for a file that is not a bookmark file at all;
+    ///   `next`'s errors; ``DatabaseError`` when the staging file fails.
+    package static func stage(reading next: @escaping () throws -> [UInt8]?) throws
+        -> BookmarkImportStaging?
+    {
+        let staging = try BookmarkImportStaging(format: .html)
+        var reader = Reader(bytes: [])
+        reader.source = next
+        reader.exhausted = false
+        reader.sink = { link, folders in try staging.add(link, folders: folders) }
+        try reader.fill()
+        let document = try reader.read()
+        if let error = reader.failure { throw error }
+        if reader.isCut { return nil }
+        staging.finish(document)
+        return staging
+    }
+
     private struct Tag {
         var name: String
         var isClosing: Bool
@@ -254,9 +278,26 @@ public enum NetscapeBookmarkFile {
     private static let structuralTags: Set<String> = ["DT", "DL", "DD", "H3", "A", "HR", "P", "H1"]
 
     private struct Reader: MarkupCursor {
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         var position = 0
         var document = BookmarkImportDocument(format: .html)
+        /// The rest of the file, in pieces, when it is read in a window; `bytes` then holds
+        /// the window, from the last tag read on.
+        var source: (() throws -> [UInt8]?)?
+        /// Whether `bytes` reaches the end of the file.
+        var exhausted = true
+        /// Takes each link when it is complete (its `<DD>` note read) instead of
+        /// `document.links`, with the folders so far.
+        var sink: ((BookmarkImportDocument.Link, [BookmarkImportDocument.Folder]) throws -> Void)?
+        /// The last link, while a `<DD>` may still add its note.
+        var pendingLink: BookmarkImportDocument.Link?
+        /// An error of `source` or `sink`, which stopped the reading.
+        var failure: (any Error)?
+        /// Whether something ran to the window's end before the file's: the outcome could
+        /// differ from reading the whole file.
+        var isCut = false
+        /// How much of the file the window holds ahead of each tag.
+        static let lookahead = 1 << 20
         /// Tags read, against the decoding budget (values and time).
         var budget = DecodingBudget()
         /// The folder of each open `<DL>` (nil for the top level).
@@ -270,18 +311,21 @@ public enum NetscapeBookmarkFile {
         enum Last {
             case nothing
             case folder(Int)
-            case link(Int)
+            /// The pending link.
+            case link
         }
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
         }
 
-        /// The 1-based line of a byte offset, counted on from the last one asked for.
+        /// The 1-based line of a byte offset, counted on (or back) from the last one asked
+        /// for.
         mutating func line(at offset: Int) -> Int {
             if offset < countedUpTo {
-                countedUpTo = 0
-                countedLines = 1
+                let from = max(0, offset)
+                countedLines -= bytes[from..<countedUpTo].count { $0 == 0x0A }
+                countedUpTo = from
             }
             let end = min(offset, bytes.count)
             let from = countedUpTo
@@ -300,6 +344,48 @@ public enum NetscapeBookmarkFile {
 
         var currentFolder: Int? { lists.last ?? nil }
 
+        /// Moves the window on to the position, holding at least ``lookahead`` bytes past
+        /// it (or the rest of the file).
+        mutating func fill() throws {
+            guard !exhausted, let source else { return }
+            if bytes.count - position >= Self.lookahead { return }
+            if position > 0 {
+                _ = line(at: position)
+                bytes.removeSubrange(..<position)
+                countedUpTo -= position
+                position = 0
+            }
+            while bytes.count < 2 * Self.lookahead {
+                guard let piece = try source() else {
+                    exhausted = true
+                    return
+                }
+                bytes += piece
+            }
+        }
+
+        /// Hands the pending link on.
+        mutating func flushLink() {
+            guard let link = pendingLink else { return }
+            pendingLink = nil
+            guard let sink else {
+                document.links.append(link)
+                return
+            }
+            do {
+                try sink(link, document.folders)
+            } catch {
+                failure = error
+            }
+        }
+
+        /// Whether the reading must stop: a piece or the sink failed, or a tag ran to the
+        /// window's end.
+        mutating func mustStop() -> Bool {
+            if !exhausted && bytes.count - position < 64 { isCut = true }
+            return failure != nil || isCut
+        }
+
         mutating func read() throws(InterchangeError) -> BookmarkImportDocument {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
             guard NetscapeBookmarkFile.looksLikeBookmarkFile(bytes) else {
@@ -314,21 +400,36 @@ public enum NetscapeBookmarkFile {
                     "no <!DOCTYPE NETSCAPE-Bookmark-file-1> header; read as a bookmark file", at: 0)
             }
             while position < bytes.count {
-                guard let next = bytes[position...].firstIndex(of: UInt8(ascii: "<")) else { break }
+                do {
+                    try fill()
+                } catch {
+                    failure = error
+                    break
+                }
+                guard let next = bytes[position...].firstIndex(of: UInt8(ascii: "<")) else {
+                    if !exhausted { isCut = true }
+                    break
+                }
                 position = next
                 if hasPrefix("<!--") {
                     let start = position
                     guard advance(past: "-->") else {
+                        if !exhausted { isCut = true }
                         warn("a comment is not closed; the rest of the file is ignored", at: start)
                         break
                     }
+                    if mustStop() { break }
                     continue
                 }
                 if position + 1 < bytes.count,
                     bytes[position + 1] == UInt8(ascii: "!")
                         || bytes[position + 1] == UInt8(ascii: "?")
                 {
-                    guard advance(past: ">") else { break }
+                    guard advance(past: ">") else {
+                        if !exhausted { isCut = true }
+                        break
+                    }
+                    if mustStop() { break }
                     continue
                 }
                 let start = position
@@ -342,7 +443,9 @@ public enum NetscapeBookmarkFile {
                     throw InterchangeError(reason: error.reason, location: .line(line(at: start)))
                 }
                 handle(tag, at: start)
+                if mustStop() { break }
             }
+            flushLink()
             return document
         }
 
@@ -357,6 +460,7 @@ public enum NetscapeBookmarkFile {
                 if name.isEmpty {
                     warn("a folder without a name is called 'Untitled folder'", at: start)
                 }
+                flushLink()
                 pendingFolder = document.addFolder(
                     folder, depths: &depths, place: .line(line(at: start)))
                 last = pendingFolder.map(Last.folder) ?? .nothing
@@ -364,6 +468,7 @@ public enum NetscapeBookmarkFile {
                 lists.append(pendingFolder ?? currentFolder)
                 pendingFolder = nil
             case ("DL", true):
+                flushLink()
                 if lists.isEmpty {
                     warn("</DL> without an open <DL> is ignored", at: start)
                 } else {
@@ -372,6 +477,7 @@ public enum NetscapeBookmarkFile {
                 pendingFolder = nil
                 last = .nothing
             case ("A", false):
+                flushLink()
                 readLink(tag, at: start)
                 pendingFolder = nil
             case ("DD", false):
@@ -381,17 +487,18 @@ public enum NetscapeBookmarkFile {
                 switch last {
                 case .folder(let index):
                     document.folders[index].description = note
-                case .link(let index):
-                    let existing = document.links[index].draft.note
+                case .link:
+                    let existing = pendingLink?.draft.note
                     if existing == nil || existing == "" {
-                        document.links[index].draft.note = note
+                        pendingLink?.draft.note = note
                     } else if existing != note {
-                        document.links[index].draft.note = (existing ?? "") + "\n" + note
+                        pendingLink?.draft.note = (existing ?? "") + "\n" + note
                     }
                 case .nothing:
                     warn("a <DD> description that follows no link or folder is ignored", at: start)
                 }
                 last = .nothing
+                flushLink()
             default:
                 break
             }
@@ -425,8 +532,7 @@ public enum NetscapeBookmarkFile {
             }
             let description = tag.attributes["DESCRIPTION"].map(BookmarkImportDocument.cleanedNote)
             let added = date(tag, "ADD_DATE", at: start)
-            document.links.append(
-                BookmarkImportDocument.Link(
+            pendingLink = BookmarkImportDocument.Link(
                     draft: BookmarkDraft(
                         kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
                         title: title, url: url, tags: tags,
@@ -434,8 +540,8 @@ public enum NetscapeBookmarkFile {
                     folder: currentFolder, position: position,
                     createdAt: added,
                     // Without a LAST_MODIFIED, last changed when it was added.
-                    updatedAt: date(tag, "LAST_MODIFIED", at: start) ?? added, place: place))
-            last = .link(document.links.count - 1)
+                    updatedAt: date(tag, "LAST_MODIFIED", at: start) ?? added, place: place)
+            last = .link
         }
 
         mutating func cleanedText(_ raw: String, at start: Int) -> String {
@@ -518,6 +624,7 @@ public enum NetscapeBookmarkFile {
                     position = end + 1
                     return Self.decodedText(bytes[start..<end])
                 }
+                if end == bytes.count && !exhausted { isCut = true }
                 warn("an attribute of <\(tagName)> is missing its closing quote", at: tagStart)
                 end = start
                 while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }

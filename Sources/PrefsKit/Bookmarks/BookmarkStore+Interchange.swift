@@ -113,14 +113,58 @@ extension BookmarkStore {
         summary.skipped = document.skipped
         summary.warnings = document.warnings
         let links = Self.mergedLinks(of: document, into: &summary)
+        return try store(
+            folders: document.folders, links: links.count,
+            hasPositions: links.contains { $0.position != nil },
+            reader: {
+                var iterator = links.makeIterator()
+                return { iterator.next() }
+            }, summary: summary, progress: progress)
+    }
+
+    /// Stores the links of a file staged on disk, as ``importDocument(_:progress:)`` stores
+    /// a document: in one transaction, all of it or nothing, with the same merging and the
+    /// same counts, in memory that does not grow with the file.
+    ///
+    /// - Throws: ``DatabaseError`` when a write or the staging file fails.
+    @discardableResult
+    package func importStaged(_ staging: BookmarkImportStaging, progress: ImportProgress? = nil)
+        throws -> BookmarkImportSummary
+    {
+        var summary = BookmarkImportSummary(format: staging.document.format)
+        summary.skipped = staging.document.skipped
+        summary.warnings = staging.document.warnings
+        summary.merged = staging.merged
+        return try store(
+            folders: staging.document.folders, links: staging.count - staging.merged,
+            hasPositions: staging.hasPositions, reader: { try staging.mergedLinks() },
+            summary: summary, progress: progress)
+    }
+
+    /// Stores folders and merged links in one transaction.
+    ///
+    /// - Parameters:
+    ///   - links: How many links `reader` gives.
+    ///   - reader: Makes a reader of the links from the first (again if the write is run
+    ///     again).
+    ///   - summary: The counts so far (skipped, warnings, merged).
+    private func store(
+        folders: [BookmarkImportDocument.Folder], links count: Int, hasPositions: Bool,
+        reader: () throws -> () throws -> BookmarkImportDocument.Link?,
+        summary start: BookmarkImportSummary, progress: ImportProgress?
+    ) throws -> BookmarkImportSummary {
         try write { state in
+            var summary = start
             let repository = state.bookmarks
-            let folderIDs = try Self.storeFolders(of: document, in: repository)
+            let folderIDs = try Self.storeFolders(folders, in: repository)
             let now = Date()
-            let step = max(1, links.count / 100)
+            let step = max(1, count / 100)
+            let next = try reader()
+            var index = 0
             try repository.batchingSearchRows {
-                for (index, link) in links.enumerated() {
-                    if index % step == 0 { progress?(index, links.count) }
+                while let link = try next() {
+                    defer { index += 1 }
+                    if index % step == 0 { progress?(index, count) }
                     let placement: BookmarkPlacement =
                         link.folder.map { .folder(folderIDs[$0]) } ?? .draft
                     // Insert first: a new bookmark (the usual case) then costs no lookup.
@@ -164,10 +208,10 @@ extension BookmarkStore {
                 }
             }
             // Only explicit positions (our own exports) can leave gaps or ties.
-            if links.contains(where: { $0.position != nil }) { try repository.renumberPositions() }
-            progress?(links.count, links.count)
+            if hasPositions { try repository.renumberPositions() }
+            progress?(count, count)
+            return summary
         }
-        return summary
     }
 
     /// What a file's copy of a stored bookmark leaves it with: an empty title or note in the
@@ -190,31 +234,10 @@ extension BookmarkStore {
         result.reserveCapacity(document.links.count)
         var indexByIdentity: [BookmarkIdentity: Int] = [:]
         indexByIdentity.reserveCapacity(document.links.count)
-        // Each folder's path, found and checked once for all its links.
-        var paths = [(path: [String], error: BookmarkError?)?](
-            repeating: nil, count: document.folders.count)
+        var paths: [(path: [String], error: BookmarkError?)?] = []
         for var link in document.links {
             do {
-                if let folder = link.folder, paths.indices.contains(folder) {
-                    if paths[folder] == nil {
-                        let path = document.path(of: folder)
-                        var probe = BookmarkDraft(kind: "folder", itemID: "folder", title: "")
-                        probe.folder = path
-                        do {
-                            _ = try probe.validated()
-                            paths[folder] = (path, nil)
-                        } catch {
-                            paths[folder] = (path, error)
-                        }
-                    }
-                    if let (path, error) = paths[folder] {
-                        if let error { throw error }
-                        link.draft.folder = path
-                    }
-                } else if let folder = link.folder {
-                    link.draft.folder = document.path(of: folder)
-                }
-                link.draft = try link.draft.validated(checksFolderNames: link.folder == nil)
+                try prepare(&link, in: document, paths: &paths)
             } catch {
                 summary.skipped.append(.init(place: link.place, message: "\(error)"))
                 continue
@@ -226,30 +249,70 @@ extension BookmarkStore {
                 continue
             }
             summary.merged += 1
-            var kept = result[first]
-            var tags = Set((kept.draft.tags + link.draft.tags).map(ExactName.init))
-            let keptPath = kept.draft.folderPath
-            let otherPath = link.draft.folderPath
-            if otherPath != keptPath && !otherPath.isEmpty {
-                tags.insert(ExactName(BookmarkFolderPath.text(otherPath)))
-            }
-            kept.draft.tags = tags.sorted().map(\.string)
-            if let newer = link.updatedAt, let older = kept.updatedAt, newer > older {
-                kept.draft.title = link.draft.title
-                kept.updatedAt = newer
-            }
-            if kept.draft.note == nil { kept.draft.note = link.draft.note }
-            if let created = link.createdAt, kept.createdAt.map({ created < $0 }) ?? true {
-                kept.createdAt = created
-            }
-            result[first] = kept
+            merge(link, into: &result[first])
         }
         return result
     }
 
+    /// Checks a link and puts its folder path in its draft.
+    ///
+    /// - Parameter paths: Each folder's path and the outcome of its check, by index, kept
+    ///   between calls so that a folder is checked once for all its links.
+    /// - Throws: The reason the link is skipped.
+    static func prepare(
+        _ link: inout BookmarkImportDocument.Link, in document: BookmarkImportDocument,
+        paths: inout [(path: [String], error: BookmarkError?)?]
+    ) throws(BookmarkError) {
+        if let folder = link.folder, document.folders.indices.contains(folder) {
+            if paths.count < document.folders.count {
+                paths += repeatElement(nil, count: document.folders.count - paths.count)
+            }
+            if paths[folder] == nil {
+                let path = document.path(of: folder)
+                var probe = BookmarkDraft(kind: "folder", itemID: "folder", title: "")
+                probe.folder = path
+                do {
+                    _ = try probe.validated()
+                    paths[folder] = (path, nil)
+                } catch {
+                    paths[folder] = (path, error)
+                }
+            }
+            if let (path, error) = paths[folder] {
+                if let error { throw error }
+                link.draft.folder = path
+            }
+        } else if let folder = link.folder {
+            link.draft.folder = document.path(of: folder)
+        }
+        link.draft = try link.draft.validated(checksFolderNames: link.folder == nil)
+    }
+
+    /// Merges a later copy of a link in the file into the first: tags joined, the copy's
+    /// folder path as a tag, its title when it changed later, a note when the first has
+    /// none, the earlier creation time.
+    static func merge(_ link: BookmarkImportDocument.Link, into kept: inout BookmarkImportDocument.Link)
+    {
+        var tags = Set((kept.draft.tags + link.draft.tags).map(ExactName.init))
+        let keptPath = kept.draft.folderPath
+        let otherPath = link.draft.folderPath
+        if otherPath != keptPath && !otherPath.isEmpty {
+            tags.insert(ExactName(BookmarkFolderPath.text(otherPath)))
+        }
+        kept.draft.tags = tags.sorted().map(\.string)
+        if let newer = link.updatedAt, let older = kept.updatedAt, newer > older {
+            kept.draft.title = link.draft.title
+            kept.updatedAt = newer
+        }
+        if kept.draft.note == nil { kept.draft.note = link.draft.note }
+        if let created = link.createdAt, kept.createdAt.map({ created < $0 }) ?? true {
+            kept.createdAt = created
+        }
+    }
+
     /// Finds or makes the folder row of each folder of the document.
     private static func storeFolders(
-        of document: BookmarkImportDocument, in repository: any BookmarkRepository
+        _ folders: [BookmarkImportDocument.Folder], in repository: any BookmarkRepository
     ) throws -> [Int: Int64] {
         let existing = BookmarkFolderTree(try repository.folders())
         struct Sibling: Hashable {
@@ -259,7 +322,7 @@ extension BookmarkStore {
         var seen: [Sibling: Int] = [:]
         var made: [Sibling: [BookmarkFolder]] = [:]
         var result: [Int: Int64] = [:]
-        for (index, folder) in document.folders.enumerated() {
+        for (index, folder) in folders.enumerated() {
             let parentID: Int64?
             if let parent = folder.parent {
                 parentID = result[parent]  // parents come first, so always there

@@ -29,6 +29,16 @@ struct BookmarkImportCommand: RunnableCommand {
     var file: String
 
     func run(_ context: CommandContext) throws {
+        if let staging = try stagedFile() {
+            let store = BookmarkStore(database: try context.openForWriting())
+            let progress = ProgressBar(console: context.console, label: "Importing")
+            defer { progress.finish() }
+            let summary = try store.importStaged(
+                staging, progress: { progress.update(done: $0, total: $1) })
+            progress.finish()
+            report(summary, context)
+            return
+        }
         let bytes = try FileAccess.read(file, console: context.console)
         // Read the file before opening the database: a file that is not a bookmark file
         // creates nothing.
@@ -47,6 +57,35 @@ struct BookmarkImportCommand: RunnableCommand {
         let summary = try store.importDocument(
             document, progress: { progress.update(done: $0, total: $1) })
         progress.finish()
+        report(summary, context)
+    }
+
+    /// A Netscape bookmark file over 1 MB, read in pieces into a staging file before the
+    /// database is opened; nil for anything else, which is read whole.
+    private func stagedFile() throws -> BookmarkImportStaging? {
+        guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20,
+            BookmarkStore.readsAsNetscapeFile(head: try pieces.head(1 << 16), format: format)
+        else { return nil }
+        let next = try pieces.reader()
+        var check = UTF8Check()
+        do {
+            return try BookmarkStore.stageNetscapeFile(
+                reading: {
+                    let piece = try next()
+                    check.take(piece)
+                    return piece
+                },
+                // Told for a file whose format was found from its content, as when read whole.
+                isValidUTF8: { format != nil || check.isValid })
+        } catch let error as BookmarkError {
+            throw CommandFailure(
+                "\(error) in '\(file)'; nothing was imported"
+                    + BookmarkText.wrongFileHint(try pieces.head(1 << 16)),
+                exitCode: CommandFailure.dataError)
+        }
+    }
+
+    private func report(_ summary: BookmarkImportSummary, _ context: CommandContext) {
         if context.globals.isJSON {
             context.printJSON(summary.jsonValue)
             return
@@ -65,5 +104,33 @@ struct BookmarkImportCommand: RunnableCommand {
 extension BookmarkImportCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
         self.init(format: try parsed[Self.format]?.format, file: try parsed[Self.file])
+    }
+}
+
+/// Whether bytes handed over in pieces are valid UTF-8, a character cut between two
+/// pieces included.
+private struct UTF8Check {
+    private var carried: [UInt8] = []
+    private(set) var isValid = true
+
+    /// Checks the next piece; nil is the end of the bytes.
+    mutating func take(_ piece: [UInt8]?) {
+        guard isValid else { return }
+        guard let piece else {
+            isValid = carried.isEmpty
+            return
+        }
+        let bytes = carried + piece
+        // A sequence that the piece's end cuts waits for the next piece.
+        var cut = bytes.count
+        var lead = bytes.count - 1
+        while lead >= 0, lead > bytes.count - 4, bytes[lead] & 0xC0 == 0x80 { lead -= 1 }
+        if lead >= 0 {
+            let byte = bytes[lead]
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            if bytes.count - lead < length { cut = lead }
+        }
+        isValid = String(validating: bytes[..<cut], as: UTF8.self) != nil
+        carried = Array(bytes[cut...])
     }
 }
