@@ -22,7 +22,8 @@ struct ScaleLocal {
     let prefs: String
     let sizes: [Int]
     let linkCounts: [Int]
-    /// The sections to run: "process", "memory", "search" (nil: all).
+    /// The sections to run: "process", "memory", "links" (the bookmark files of
+    /// "memory" alone), "search" (nil: all).
     var only: String? = nil
 
     /// What one whole process used.
@@ -36,6 +37,7 @@ struct ScaleLocal {
     func run() throws {
         if only == nil || only == "process" { try inProcess() }
         if only == nil || only == "memory" { try wholeProcesses() }
+        if only == "links" { try wholeProcesses(keys: false) }
         if only == nil || only == "search" { try search() }
     }
 
@@ -85,7 +87,7 @@ struct ScaleLocal {
 
     // MARK: - Whole processes
 
-    private func wholeProcesses() throws {
+    private func wholeProcesses(keys withKeys: Bool = true) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
             print("Whole-process rows skipped: /usr/bin/time is not installed.\n")
             return
@@ -98,7 +100,13 @@ struct ScaleLocal {
         try run([prefs, "--db", empty, "set", "seed", "1"])
         let baseline = try cost([prefs, "--db", empty, "list"])
         printRow("prefs list (one key)", "1", baseline, baseline: baseline)
+        if withKeys { try keyRows(baseline: baseline) }
+        try bookmarkRows(baseline: baseline)
+        print()
+    }
 
+    private func keyRows(baseline: ProcessCost) throws {
+        let folder = workloads.folder.path
         let keys = sizes.last ?? 1_000_000
         let store = folder + "/scale-\(keys).sqlite"
         progress("scale-local: a store of \(keys) keys")
@@ -136,6 +144,10 @@ struct ScaleLocal {
                     "SELECT suite, key, type, value FROM preference ORDER BY suite, key",
                 ]), baseline: baseline)
         }
+    }
+
+    private func bookmarkRows(baseline: ProcessCost) throws {
+        let folder = workloads.folder.path
         for links in linkCounts {
             let file = folder + "/scale-links-\(links).html"
             try Workloads.bookmarkFile(links: links, prefix: "s")
@@ -153,7 +165,6 @@ struct ScaleLocal {
                 baseline: baseline)
             try? FileManager.default.removeItem(atPath: file)
         }
-        print()
     }
 
     /// A store of `keys` keys, a third each int, string and bool, written by PrefsKit.
