@@ -533,14 +533,14 @@ public enum NetscapeBookmarkFile {
             let description = tag.attributes["DESCRIPTION"].map(BookmarkImportDocument.cleanedNote)
             let added = date(tag, "ADD_DATE", at: start)
             pendingLink = BookmarkImportDocument.Link(
-                    draft: BookmarkDraft(
-                        kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
-                        title: title, url: url, tags: tags,
-                        note: description.flatMap { $0.isEmpty ? nil : $0 }),
-                    folder: currentFolder, position: position,
-                    createdAt: added,
-                    // Without a LAST_MODIFIED, last changed when it was added.
-                    updatedAt: date(tag, "LAST_MODIFIED", at: start) ?? added, place: place)
+                draft: BookmarkDraft(
+                    kind: kind ?? NetscapeBookmarkFile.browserKind, itemID: itemID ?? href,
+                    title: title, url: url, tags: tags,
+                    note: description.flatMap { $0.isEmpty ? nil : $0 }),
+                folder: currentFolder, position: position,
+                createdAt: added,
+                // Without a LAST_MODIFIED, last changed when it was added.
+                updatedAt: date(tag, "LAST_MODIFIED", at: start) ?? added, place: place)
             last = .link
         }
 

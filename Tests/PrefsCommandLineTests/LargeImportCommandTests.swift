@@ -123,4 +123,71 @@ import Testing
             try runPrefs(["--db", database, "get", "k123"]).stdout == String(
                 repeating: "v", count: 20) + "\n")
     }
+
+    /// A bookmark file of `links` links over 1 MiB, with copies of links, notes, folders,
+    /// a skipped link, and 'é' at odd offsets (so that 64 KB pieces cut through some).
+    func bookmarkFile(links: Int = 20_000, extra: [UInt8] = []) throws -> String {
+        var html = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<!--"
+        // Two-byte characters across the first piece's end (65,536 bytes).
+        if html.utf8.count % 2 == 0 { html += " " }
+        html += String(repeating: "\u{E9}", count: 40_000) + " -->\n"
+        for index in 0..<links {
+            if index % 1_000 == 0 { html += "<DT><H3>Folder \(index % 3000)</H3>\n<DL><p>\n" }
+            html +=
+                "<DT><A HREF=\"https://example.com/\(index % 7_000)\" ADD_DATE=\"\(1_500_000_000 + index)\" TAGS=\"t\(index % 5)\">caf\u{E9}\u{E9} \(index)</A>\n"
+            if index % 7 == 0 { html += "<DD>note \u{E9}\(index)\n" }
+            if index % 999 == 0 { html += "</DL><p>\n" }
+        }
+        html += "<DT><A HREF=\"javascript:go()\">skipped</A>\n</DL><p>\n"
+        let file = folder.path("bookmarks-\(links)-\(extra.count).html")
+        try Data(Array(html.utf8) + extra).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// The JSON export with the import's own times left out.
+    func bookmarks(_ database: String) throws -> String {
+        let exported = try runPrefs(["--db", database, "bookmark", "export", "--format", "json"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        return exported.stdout.split(separator: "\n")
+            .filter { !$0.contains("\"createdAt\"") && !$0.contains("\"updatedAt\"") }
+            .joined(separator: "\n")
+    }
+
+    /// `prefs bookmark import FILE` of a file over 1 MiB is read in pieces (staged on disk);
+    /// from standard input it is read whole. Both give the same summary and bookmarks, and
+    /// a character cut between two pieces is not taken for invalid UTF-8; a byte that is
+    /// invalid is, with the same warning.
+    @Test(arguments: [[], [0xFF, 0x0A]] as [[UInt8]])
+    func aLargeBookmarkFileImportsAsFromStandardInput(extra: [UInt8]) throws {
+        let file = try bookmarkFile(extra: extra)
+        let staged = folder.path("staged-\(extra.count).sqlite")
+        let whole = folder.path("whole-\(extra.count).sqlite")
+        let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
+        let fromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c",
+                "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
+            ])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromInput.status == 0, "\(fromInput.stderr)")
+        #expect(fromFile.stdout == fromInput.stdout)
+        #expect(fromFile.stdout.contains("\"merged\": 13000"), "\(fromFile.stdout.prefix(300))")
+        #expect(fromFile.stdout.contains("not valid UTF-8") == !extra.isEmpty)
+        #expect(try bookmarks(staged) == (try bookmarks(whole)))
+    }
+
+    /// A large file that starts like markup but holds no bookmarks changes nothing, and
+    /// makes no database.
+    @Test func aLargeFileThatIsNotABookmarkFileMakesNoDatabase() throws {
+        let file = folder.path("page.html")
+        try ("<html><body>\n" + String(repeating: "<p>text</p>\n", count: 200_000))
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let database = folder.path("none.sqlite")
+        let result = try runPrefs(["--db", database, "bookmark", "import", file])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("not a Netscape bookmark file"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("; nothing was imported\n"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
 }

@@ -61,7 +61,8 @@ package final class BookmarkImportStaging {
                     WHERE hash = ?1 AND first IS NULL AND kind = ?2 AND item_id = ?3
                     """)
             insert = try connection.makeStatement(
-                sql: "INSERT INTO link (seq, hash, first, kind, item_id, body) VALUES (?, ?, ?, ?, ?, ?)"
+                sql:
+                    "INSERT INTO link (seq, hash, first, kind, item_id, body) VALUES (?, ?, ?, ?, ?, ?)"
             )
             try connection.execute(sql: "BEGIN")
         } catch {
@@ -153,7 +154,8 @@ package final class BookmarkImportStaging {
                         try copies.bind(Int64(sequence), at: 1)
                         defer { copies.reset() }
                         while try copies.step() {
-                            BookmarkStore.merge(try StagedLink.decoded(copies.blob(at: 0)), into: &link)
+                            BookmarkStore.merge(
+                                try StagedLink.decoded(copies.blob(at: 0)), into: &link)
                         }
                     }
                     return link
@@ -201,7 +203,9 @@ enum StagedLink {
                 bytes.append(0)
             }
         }
-        func date(_ value: Date) { integer(Int64(bitPattern: value.timeIntervalSinceReferenceDate.bitPattern)) }
+        func date(_ value: Date) {
+            integer(Int64(bitPattern: value.timeIntervalSinceReferenceDate.bitPattern))
+        }
         func texts(_ values: [String]) {
             integer(Int64(values.count))
             values.forEach(text)
@@ -236,13 +240,15 @@ enum StagedLink {
     }
 
     static func decoded(_ data: Data) throws -> BookmarkImportDocument.Link {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> BookmarkImportDocument.Link in
+        try data.withUnsafeBytes {
+            (buffer: UnsafeRawBufferPointer) throws -> BookmarkImportDocument.Link in
             var offset = 0
             func integer() throws -> Int64 {
                 guard offset + 8 <= buffer.count else { throw Malformed() }
                 var value: Int64 = 0
                 withUnsafeMutableBytes(of: &value) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8]))
+                    $0.copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8]))
                 }
                 offset += 8
                 return Int64(littleEndian: value)
@@ -259,7 +265,9 @@ enum StagedLink {
                 return buffer[offset] != 0
             }
             func date() throws -> Date {
-                Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: try integer())))
+                Date(
+                    timeIntervalSinceReferenceDate: Double(
+                        bitPattern: UInt64(bitPattern: try integer())))
             }
             func texts() throws -> [String] {
                 let count = Int(try integer())

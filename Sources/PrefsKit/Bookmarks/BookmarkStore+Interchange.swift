@@ -291,8 +291,9 @@ extension BookmarkStore {
     /// Merges a later copy of a link in the file into the first: tags joined, the copy's
     /// folder path as a tag, its title when it changed later, a note when the first has
     /// none, the earlier creation time.
-    static func merge(_ link: BookmarkImportDocument.Link, into kept: inout BookmarkImportDocument.Link)
-    {
+    static func merge(
+        _ link: BookmarkImportDocument.Link, into kept: inout BookmarkImportDocument.Link
+    ) {
         var tags = Set((kept.draft.tags + link.draft.tags).map(ExactName.init))
         let keptPath = kept.draft.folderPath
         let otherPath = link.draft.folderPath

@@ -289,9 +289,12 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         let url: String?
     }
 
-    /// The search rows of the bulk write in progress (``batchingSearchRows(_:)``).
+    /// The search rows of the bulk write in progress (``batchingSearchRows(_:)``), written
+    /// together at its end, or each time there are ``searchRowBatchSize`` of them: a bulk
+    /// write of any size holds a bounded number.
     private var pendingSearchRows: [PendingSearchRow] = []
     private var searchRowBatches = 0
+    static let searchRowBatchSize = 10_000
 
     func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
         searchRowBatches += 1
@@ -318,6 +321,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
             tags: Self.searchText(ofTags: draft.tags), note: draft.note, url: urlText)
         if searchRowBatches > 0 {
             pendingSearchRows.append(row)
+            if pendingSearchRows.count >= Self.searchRowBatchSize { try writePendingSearchRows() }
         } else {
             try writeSearchRow(row)
         }

@@ -42,7 +42,8 @@ package protocol BookmarkRepository: AnyObject {
     /// (nil: to the end).
     func shiftPositions(kind: String, from lower: Int, through upper: Int?, by delta: Int)
         throws
-    /// Runs a bulk write whose search-index rows the engine may write together at its end.
+    /// Runs a bulk write whose search-index rows the engine may write together, in batches
+    /// of a bounded size.
     /// (SQLite's FTS5 writes its pending rows out at every statement savepoint, and every
     /// insert into a table with triggers opens one: search rows written one by one between
     /// such inserts cost a new index segment each, three times the insert.)
