@@ -182,31 +182,6 @@ package final class PGConnection {
         queued.removeAll()
     }
 
-    /// Whether the transaction is nothing yet but its `BEGIN`, queued, and one statement
-    /// after it: one statement, which is atomic on its own.
-    package var holdsOneQueuedStatementAfterBegin: Bool {
-        queued.count == 2 && Self.startsTransaction(queued[0].sql)
-            && PQtransactionStatus(handle) == PQTRANS_IDLE
-    }
-
-    /// Sends the one queued statement of a transaction without its `BEGIN` and `COMMIT`,
-    /// and a statement after it, in one implicit transaction that the pipeline's end
-    /// commits: two statements instead of four, and what the second reads includes what the
-    /// first wrote. For a session that is this client's alone (no prelude), whose
-    /// `default_transaction_read_only` it set itself.
-    ///
-    /// - Returns: The second statement's result.
-    /// - Throws: ``PGError`` when either failed: then neither is done.
-    package func commitImplicitly(
-        thenExecute name: String, _ sql: String, _ parameters: [String?]
-    ) throws(PGError) -> PGResult {
-        guard holdsOneQueuedStatementAfterBegin, transactionPrelude == nil else {
-            throw PGError(sqlState: nil, message: "not one statement in a transaction of its own")
-        }
-        queued.removeFirst()
-        return try pipeline([(name, sql, parameters)])[0].get()
-    }
-
     /// The error a queued statement's check returned, once; nil when none did.
     package func takeQueuedCheckFailure() -> (any Error)? {
         defer { checkFailure = nil }

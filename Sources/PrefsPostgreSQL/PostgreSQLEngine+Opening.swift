@@ -86,19 +86,15 @@ extension PostgreSQLEngine {
             } else {
                 // This session is the store's alone; pinned once, as a pooled one is in
                 // every transaction.
-                // Read-only or not by this setting, not by the role's or the server's: a
-                // writable store's one-statement transactions say nothing else.
                 try connection.execute(
                     """
                     SELECT set_config('lock_timeout', $1, false),
                         set_config('statement_timeout', $2, false),
-                        set_config('default_transaction_read_only', $4, false),
                         \(pins(local: false, schema: "$3"))
-                    """,
-                    [
-                        String(timeouts.lock), String(timeouts.statement), schema,
-                        options.isReadOnly ? "on" : "off",
-                    ])
+                    """, [String(timeouts.lock), String(timeouts.statement), schema])
+                if options.isReadOnly {
+                    try connection.execute("SET default_transaction_read_only = on")
+                }
             }
             let found = try schemaVersion(connection)
             let latest = migrations.last?.version ?? 0

@@ -151,8 +151,7 @@ final class PostgreSQLEngine: StorageEngine {
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
         try reconnectIfNeeded()
         // Sent with the first statement that needs an answer, or with the commit: a set
-        // is its statement and the history read, in one round trip and one implicit
-        // transaction (behind a pooler: BEGIN, the statement, COMMIT and the read).
+        // is BEGIN, its statement, COMMIT and the history read, in one round trip.
         if isReadOnly {
             connection.queue(prepared: "begin", "BEGIN")
         } else {
@@ -164,16 +163,8 @@ final class PostgreSQLEngine: StorageEngine {
             value = try body()
             let (name, sql, parameters) = preferenceRepository.changesStatement(
                 after: changeID)
-            if !isReadOnly && connection.transactionPrelude == nil
-                && connection.holdsOneQueuedStatementAfterBegin
-            {
-                // One statement (a set): no BEGIN and COMMIT, and the history read in
-                // its implicit transaction. The session is read-write by its own setting.
-                read = .success(try connection.commitImplicitly(thenExecute: name, sql, parameters))
-            } else {
-                read = try connection.commit(
-                    prepared: "commit", thenExecute: name, sql, parameters)
-            }
+            read = try connection.commit(
+                prepared: "commit", thenExecute: name, sql, parameters)
         } catch {
             connection.discardQueuedStatements()
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
