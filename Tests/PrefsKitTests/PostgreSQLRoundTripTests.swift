@@ -12,11 +12,13 @@ import Testing
 @Suite struct PostgreSQLRoundTripTests {
     let server: PostgresServer
     let target: String
+    let databaseName: String
     let folder: TemporaryFolder
 
     init() throws {
         server = try PostgresServer.start()
-        target = server.target(database: try server.makeDatabase())
+        databaseName = try server.makeDatabase()
+        target = server.target(database: databaseName)
         folder = try TemporaryFolder()
     }
 
@@ -51,6 +53,24 @@ import Testing
         #expect(
             set.sent.contains { $0.contains("BEGIN") || $0.contains("\"begin_read_write\"") })
         #expect(store.integer(forKey: "volume") == 2)
+    }
+
+    /// A database (or role) whose transactions default to read-only does not refuse a
+    /// store's sets: its transactions say READ WRITE.
+    @Test func aDatabaseWhoseTransactionsDefaultToReadOnlyStillTakesASet() throws {
+        _ = try open()
+        try server.psql(
+            "ALTER DATABASE \"\(databaseName)\" SET default_transaction_read_only = on")
+        let store = PreferenceStore(database: try open())
+        try store.setValue(.int(7), forKey: "volume")
+        #expect(store.integer(forKey: "volume") == 7)
+        // A read-only store of the same database still refuses to write.
+        var options = PostgreSQLOptions()
+        options.account = "alice"
+        options.isReadOnly = true
+        let reader = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
+        #expect(reader.integer(forKey: "volume") == 7)
+        #expect(throws: (any Error).self) { try reader.setValue(.int(8), forKey: "volume") }
     }
 
     @Test func aSetRefusedByTheDeclaredTypeIsOneRoundTripAndStoresNothing() throws {
