@@ -59,8 +59,10 @@ public final class AppStores: Sendable {
     public static let pageCount = 3
     @ObservationIgnored @Preference<Bool> public var hasViewedWalkthrough: Bool
     @ObservationIgnored @SelectedIndex public var page: Int?
+    @ObservationIgnored private let preferences: PreferenceStore
 
     public init(stores: AppStores) {
+        preferences = stores.preferences
         _hasViewedWalkthrough = Preference(
             Walkthrough.hasViewedWalkthroughKey, store: stores.preferences)
         _page = SelectedIndex(
@@ -81,11 +83,21 @@ public final class AppStores: Sendable {
 
     /// The primary button: the next page, or done on the last one.
     public func primaryButtonTapped() {
-        if isOnLastPage { hasViewedWalkthrough = true } else { $page.next() }
+        if isOnLastPage { end(.finished) } else { $page.next() }
     }
 
     /// *Skip*: done from any page.
-    public func skip() { hasViewedWalkthrough = true }
+    public func skip() { end(.skipped) }
+
+    /// Done, and how, on which page and when, in one write; if the write fails, the
+    /// walkthrough is at least not shown again this session.
+    private func end(_ ending: WalkthroughEnding) {
+        do {
+            try Walkthrough.recordEnding(ending, onPage: page ?? 0, in: preferences)
+        } catch {
+            hasViewedWalkthrough = true
+        }
+    }
 }
 
 /// Screen 2: the trip carousel, with a bookmark button for the trip in front.

@@ -14,6 +14,7 @@ enum OnboardingGroup: CommandGroup {
             SubcommandEntry(OnboardingNextCommand.self),
             SubcommandEntry(OnboardingSkipCommand.self),
             SubcommandEntry(OnboardingResetCommand.self),
+            SubcommandEntry(OnboardingReportCommand.self),
         ],
         defaultSubcommand: "status")
 }
