@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsPostgreSQL
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
@@ -6,27 +7,53 @@ import PrefsKit
     import Foundation
 #endif
 
-/// `prefs onboarding report`: this account's walkthrough, from the store's history: how it
-/// stands, how it ended, and each change of its keys.
+/// `prefs onboarding report`: on a file, this account's walkthrough, from the store's
+/// history: how it stands, how it ended, and each change of its keys. On a server's store,
+/// for a service role: how many accounts finished, skipped or stopped on each page, or never
+/// started (``OnboardingReport``).
 struct OnboardingReportCommand: RunnableCommand {
     static var name: String { "report" }
     static let limit = Option<Int>(
         "limit", short: "n", value: "n",
         help: "Show at most this many changes of the walkthrough's keys (default: 50).",
         in: 1...Int.max)
+    static let since = Option<ReportDate>(
+        "since", value: "date",
+        help: "On a server: only accounts whose first change is since then (2026-11-30).")
+    static let by = Option<ReportGrouping>(
+        "by", value: "week", help: "On a server: one group per week of the accounts' first change.")
+    static let threshold = Option<Int>(
+        "threshold", value: "n",
+        help: "On a server: counts below n are shown as <n (default: 5).", in: 1...Int.max)
     static let spec = CommandSpec(
         Self.self, abstract: "Report how the walkthrough went: shown, pages, outcome, changes.",
         discussion: """
-            Reads the walkthrough's keys (hasViewedWalkthrough, walkthroughEnding,
+            On a file: the walkthrough's keys (hasViewedWalkthrough, walkthroughEnding,
             walkthroughEndedOnPage, walkthroughEndedAt) and their history, newest first.
             A store with only hasViewedWalkthrough set reads as finished at a time unknown.
+            On a PostgreSQL store, for a service role: how many accounts finished, skipped
+            or stopped on each page, and never started; counts only, those below the
+            threshold shown as <n. An account's own role is refused (exit 77).
             """,
-        options: [OnboardingGroup.pages.spec, limit.spec], scope: .preferences)
+        options: [
+            OnboardingGroup.pages.spec, limit.spec, since.spec, by.spec, threshold.spec,
+        ], scope: .preferences)
 
     var pageCount: Int? = nil
     var limit = 50
+    var since: ReportDate? = nil
+    var byWeek = false
+    var threshold: Int? = nil
 
     func run(_ context: CommandContext) throws {
+        if AppDatabase.isConnectionString(context.databasePath) {
+            return try reportAcrossAccounts(context)
+        }
+        if since != nil || byWeek || threshold != nil {
+            throw CommandFailure(
+                "--since, --by and --threshold apply to a server's store (--db postgresql://...)",
+                exitCode: CommandFailure.usage)
+        }
         let database = try context.openForReading()
         let store = database.map { PreferenceStore(database: $0, suite: context.suite) }
         let selection = try database.flatMap {
@@ -93,6 +120,89 @@ struct OnboardingReportCommand: RunnableCommand {
     }
 }
 
+extension OnboardingReportCommand {
+    /// The report across the accounts of a server's store.
+    func reportAcrossAccounts(_ context: CommandContext) throws {
+        let report = try OnboardingReport.read(
+            target: context.databasePath, options: context.serverOptions(), suite: context.suite,
+            since: since?.date, byWeek: byWeek, threshold: threshold ?? 5)
+        func json(_ count: OnboardingReport.Count?) -> JSONValue {
+            switch count {
+            case .exactly(let count)?: .integer(Int64(count))
+            case .fewerThan(let threshold)?: .string("<\(threshold)")
+            case nil: .integer(0)
+            }
+        }
+        func json(_ pages: [Int: OnboardingReport.Count]) -> JSONValue {
+            .array(
+                pages.keys.sorted().map {
+                    .object([("page", .integer(Int64($0))), ("accounts", json(pages[$0]))])
+                })
+        }
+        if context.globals.isJSON {
+            context.printJSON(
+                .object([
+                    ("threshold", .integer(Int64(report.threshold))),
+                    (
+                        "groups",
+                        .array(
+                            report.groups.map { group in
+                                .object([
+                                    ("week", group.week.map(JSONValue.string) ?? .null),
+                                    ("finished", json(group.finished)),
+                                    ("skipped", json(group.skipped)),
+                                    ("skippedOnUnknownPage", json(group.skippedOnUnknownPage)),
+                                    ("stopped", json(group.stopped)),
+                                    ("neverStarted", json(group.neverStarted)),
+                                ])
+                            })
+                    ),
+                ]))
+            return
+        }
+        func text(_ count: OnboardingReport.Count?) -> String { count?.description ?? "0" }
+        var lines = ""
+        for group in report.groups {
+            if let week = group.week { lines += "week \(week):\n" }
+            let indent = group.week == nil ? "" : "  "
+            lines += "\(indent)finished: \(text(group.finished))\n"
+            for page in group.skipped.keys.sorted() {
+                lines += "\(indent)skipped on page \(page + 1): \(text(group.skipped[page]))\n"
+            }
+            if let unknown = group.skippedOnUnknownPage {
+                lines += "\(indent)skipped on a page not recorded: \(unknown)\n"
+            }
+            for page in group.stopped.keys.sorted() {
+                lines += "\(indent)stopped on page \(page + 1): \(text(group.stopped[page]))\n"
+            }
+            lines += "\(indent)never started: \(text(group.neverStarted))\n"
+        }
+        context.console.print(lines)
+    }
+}
+
+/// A day (`2026-11-30`, midnight UTC) or a time (`2026-11-30T12:00:00Z`).
+struct ReportDate: ArgumentValue, Equatable {
+    let date: Date
+
+    init?(argumentText text: String) {
+        if let date = ISO8601.date(from: text) {
+            self.date = date
+        } else if text.utf8.count == 10, let date = ISO8601.date(from: text + "T00:00:00Z") {
+            self.date = date
+        } else {
+            return nil
+        }
+    }
+    static var expectation: String { "a date (2026-11-30) or a time (2026-11-30T12:00:00Z)" }
+    static var choices: [String] { [] }
+}
+
+/// What `--by` groups a report by.
+enum ReportGrouping: String, CaseIterable, ArgumentValue {
+    case week
+}
+
 extension WalkthroughOutcome {
     var isNotEnded: Bool {
         if case .notEnded = self { true } else { false }
@@ -102,6 +212,8 @@ extension WalkthroughOutcome {
 extension OnboardingReportCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
         self.init(
-            pageCount: try parsed[OnboardingGroup.pages], limit: try parsed[Self.limit] ?? 50)
+            pageCount: try parsed[OnboardingGroup.pages], limit: try parsed[Self.limit] ?? 50,
+            since: try parsed[Self.since], byWeek: try parsed[Self.by] == .week,
+            threshold: try parsed[Self.threshold])
     }
 }

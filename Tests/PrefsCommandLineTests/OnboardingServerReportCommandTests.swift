@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `prefs onboarding report` on a server's store: counts across accounts for a service role
+/// (here the superuser, which is one), `<n` below the threshold, by week, and exit 77 for an
+/// account's own role.
+@Suite struct OnboardingServerReportCommandTests {
+    let server: PostgresServer
+    let database: String
+
+    init() throws {
+        server = try PostgresServer.start()
+        database = try server.makeDatabase()
+    }
+
+    func prefs(_ arguments: [String], user: String? = nil) throws -> ProcessOutput {
+        try runPrefs(["--db", server.target(database: database, user: user)] + arguments)
+    }
+
+    /// Five accounts skip on the first page, two stop on the second, one finishes.
+    func write() throws {
+        for index in 0..<5 {
+            #expect(try prefs(["--account", "s\(index)", "onboarding", "skip"]).status == 0)
+        }
+        for index in 0..<2 {
+            #expect(try prefs(["--account", "t\(index)", "onboarding", "next"]).status == 0)
+        }
+        for _ in 0..<3 {
+            #expect(try prefs(["--account", "f", "onboarding", "next"]).status == 0)
+        }
+    }
+
+    @Test func countsAcrossAccountsWithTheThreshold() throws {
+        try write()
+        let text = try prefs(["onboarding", "report"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout
+                == "finished: <5\nskipped on page 1: 5\nstopped on page 2: <5\nnever started: 0\n")
+        let exact = try prefs(["--json", "onboarding", "report", "--threshold", "1"])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(exact.stdout.utf8)) as? [String: Any])
+        let group = try #require((report["groups"] as? [[String: Any]])?.first)
+        #expect(group["finished"] as? Int == 1)
+        #expect((group["stopped"] as? [[String: Any]])?.first?["accounts"] as? Int == 2)
+        #expect(!exact.stdout.contains("\"s0\"") && !exact.stdout.contains("\"f\""))
+        let weekly = try prefs(["onboarding", "report", "--by", "week"])
+        #expect(weekly.stdout.hasPrefix("week 20"), "\(weekly.stdout)")
+        #expect(weekly.stdout.contains("\n  skipped on page 1: 5\n"), "\(weekly.stdout)")
+    }
+
+    @Test func anAccountsOwnRoleIsRefusedWithExit77() throws {
+        // The first open migrates, which makes the group roles.
+        #expect(try prefs(["--account", "s0", "onboarding", "skip"]).status == 0)
+        try server.makeLoginRoles([("report_reader", "prefs_account")])
+        let refused = try prefs(["onboarding", "report"], user: "report_reader")
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.contains("service role"), "\(refused.stderr)")
+    }
+
+    @Test func serverOptionsOnAFileAreAUsageError() throws {
+        let folder = try TemporaryFolder()
+        let file = try runPrefs([
+            "--db", folder.path("prefs.sqlite"), "onboarding", "report", "--since", "2026-11-30",
+        ])
+        #expect(file.status == 64)
+        #expect(try prefs(["onboarding", "report", "--threshold", "0"]).status == 64)
+        #expect(try prefs(["onboarding", "report", "--since", "last week"]).status == 64)
+    }
+}
