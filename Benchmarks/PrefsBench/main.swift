@@ -9,6 +9,7 @@
 //                                         100,000 and 1,000,000 keys; --quick stops at
 //                                         100,000)
 //   prefs-bench --postgres [--quick] [--only get|set|bookmarks|observe|sync]
+//   prefs-bench --postgres --reports [--quick]   (onboarding reports at 1k, 10k, 100k accounts)
 //   prefs-bench --postgres --scale [--quick] [--accounts 100,1000,10000] [--devices 3]
 //               [--rounds 2000] [--workers 4] [--pool 4]
 //                                         (many accounts syncing through PgBouncer)
@@ -119,6 +120,15 @@ if arguments.contains("--postgres"), arguments.contains("--scale") {
     }
     workload.cleanUp()
     print(ScaleWorkload.report(try results.get(), configuration: configuration), terminator: "")
+    exit(0)
+}
+if arguments.contains("--postgres"), arguments.contains("--reports") {
+    let reports = try ReportWorkloads(quick: quick)
+    let rows = try reports.run { FileHandle.standardError.write(Data("running: \($0)\n".utf8)) }
+    print(
+        "prefs-bench --postgres --reports, \(ProcessInfo.processInfo.activeProcessorCount) CPUs,"
+            + " load average \(loadAverage())\n")
+    print(ReportWorkloads.report(rows), terminator: "")
     exit(0)
 }
 if arguments.contains("--postgres") {
