@@ -1,6 +1,7 @@
--- Onboarding across accounts, for the server app (README, "Onboarding across accounts"):
--- how many accounts finished the walkthrough, skipped it on which page, stopped on which
--- page, or never started it, optionally by the week of their first change.
+-- Onboarding across accounts, for the server app (README, "On a server, and sync"): how
+-- many accounts finished the walkthrough, skipped it on which page, stopped on which page,
+-- or never started it, optionally by the week of their first change; and how the values
+-- of one key are spread over the accounts (prefs stats).
 --
 -- Who sees it: a service role only, and only counts. The rows stay apart by row-level
 -- security, still forced: the report is a function that runs as the owner, reads every
@@ -41,8 +42,8 @@ ALTER TABLE selection FORCE ROW LEVEL SECURITY;
 CREATE INDEX preference_by_key ON preference (suite, key);
 CREATE INDEX selection_by_name ON selection (name);
 
--- While the report's function runs, and only then, the owner reads every account's rows
--- of the three tables it counts: by a policy for the owner alone, true in a transaction
+-- While a report's function runs, and only then, the owner reads every account's rows
+-- of the four tables reports count: by a policy for the owner alone, true in a transaction
 -- whose id the function wrote into prefs_reporting (which no client can write, read or
 -- make a function write) and removed before it returned. The hub's functions, which also
 -- run as the owner, still see one account's rows.
@@ -53,7 +54,8 @@ DO $reporting$
 DECLARE
     name text;
 BEGIN
-    FOREACH name IN ARRAY ARRAY['prefs_account_state', 'preference', 'selection'] LOOP
+    FOREACH name IN ARRAY ARRAY['prefs_account_state', 'preference', 'selection',
+        'preference_declaration'] LOOP
         EXECUTE format('CREATE POLICY reporting_reads ON %I FOR SELECT TO %I USING (EXISTS'
             || ' (SELECT FROM prefs_reporting'
             || ' WHERE txid = pg_catalog.txid_current_if_assigned()))', name, current_user);
@@ -131,4 +133,94 @@ $definer$;
 REVOKE ALL ON FUNCTION prefs_onboarding_report(text, double precision, boolean, integer)
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION prefs_onboarding_report(text, double precision, boolean, integer)
+    TO prefs_service;
+
+-- How one key's values are spread over the accounts, one row per fact:
+--   ('declared', type, accounts declaring it with that type): the type most accounts
+--     declare, or when none does the type most stored (with 0 accounts);
+--   ('value', value, accounts) for the p_top most common values of that type (text, as
+--     stored), each held by at least p_threshold accounts (a rarer value is not shown:
+--     it could name someone);
+--   ('other', NULL, accounts) with a value of that type not shown above;
+--   ('other type', NULL, accounts) with a value of another type;
+--   ('default', NULL, accounts) with no value (the default applies);
+--   for numbers, ('min' | 'p25' | 'median' | 'p75' | 'max', number, accounts with one),
+--     only when at least p_threshold accounts have one.
+-- Every count below p_threshold but 0 is NULL.
+CREATE FUNCTION prefs_preference_statistics(
+    p_suite text, p_key text, p_top integer, p_threshold integer
+) RETURNS TABLE (kind text, value text, accounts bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    declared text;
+    declaring bigint;
+BEGIN
+    IF p_threshold IS NULL OR p_threshold < 1 OR p_top IS NULL OR p_top < 0 THEN
+        RAISE EXCEPTION 'the threshold must be at least 1 and top at least 0'
+            USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO prefs_reporting VALUES (pg_catalog.txid_current()) ON CONFLICT DO NOTHING;
+    SELECT d.type, count(*) INTO declared, declaring FROM preference_declaration AS d
+        WHERE d.suite = p_suite AND d.key = p_key
+        GROUP BY d.type ORDER BY count(*) DESC, d.type LIMIT 1;
+    IF declared IS NULL THEN
+        -- Undeclared: the most common type stored stands for it.
+        SELECT p.type INTO declared FROM preference AS p
+            WHERE p.suite = p_suite AND p.key = p_key
+            GROUP BY p.type ORDER BY count(*) DESC, p.type LIMIT 1;
+    END IF;
+    RETURN QUERY
+    WITH stored AS (
+        SELECT p.account, p.type, p.value FROM preference AS p
+        WHERE p.suite = p_suite AND p.key = p_key
+    ), typed AS (
+        SELECT s.value FROM stored AS s WHERE s.type = declared
+    ), counted AS (
+        SELECT t.value, count(*) AS accounts FROM typed AS t GROUP BY t.value
+    ), shown AS (
+        SELECT c.value, c.accounts FROM counted AS c
+        WHERE c.accounts >= p_threshold AND declared NOT IN ('int', 'double', 'float')
+        ORDER BY c.accounts DESC, c.value LIMIT p_top
+    ), numbers AS (
+        SELECT t.value::double precision AS number FROM typed AS t
+        WHERE declared IN ('int', 'double', 'float')
+            AND t.value ~ '^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
+    ), facts AS (
+        SELECT 'declared'::text AS kind, declared AS value, coalesce(declaring, 0) AS accounts
+            WHERE declared IS NOT NULL
+        UNION ALL SELECT 'value', s.value, s.accounts FROM shown AS s
+        UNION ALL SELECT 'other', NULL,
+            (SELECT count(*) FROM typed) - (SELECT coalesce(sum(s.accounts), 0)::bigint FROM shown AS s)
+        UNION ALL SELECT 'other type', NULL,
+            (SELECT count(*) FROM stored AS s WHERE s.type IS DISTINCT FROM declared)
+        UNION ALL SELECT 'default', NULL,
+            (SELECT count(*) FROM prefs_account_state AS a
+                WHERE NOT EXISTS (SELECT FROM stored AS s WHERE s.account = a.account))
+        UNION ALL SELECT q.kind, q.number::text, q.accounts FROM (
+            SELECT unnest(ARRAY['min', 'p25', 'median', 'p75', 'max']) AS kind,
+                unnest(ARRAY[min(n.number),
+                    percentile_cont(0.25) WITHIN GROUP (ORDER BY n.number),
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY n.number),
+                    percentile_cont(0.75) WITHIN GROUP (ORDER BY n.number),
+                    max(n.number)]) AS number,
+                count(*) AS accounts
+            FROM numbers AS n HAVING count(*) >= p_threshold
+        ) AS q
+    )
+    SELECT f.kind, f.value,
+        CASE WHEN f.accounts >= p_threshold OR f.accounts = 0 THEN f.accounts END
+    FROM facts AS f;
+    DELETE FROM prefs_reporting WHERE txid = pg_catalog.txid_current();
+END
+$$;
+
+DO $definer$
+BEGIN
+    EXECUTE format('ALTER FUNCTION prefs_preference_statistics(text, text, integer, integer)'
+        || ' SECURITY DEFINER SET search_path = pg_catalog, %I, pg_temp',
+        pg_catalog.current_schema());
+END
+$definer$;
+REVOKE ALL ON FUNCTION prefs_preference_statistics(text, text, integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION prefs_preference_statistics(text, text, integer, integer)
     TO prefs_service;

@@ -83,18 +83,8 @@ public struct OnboardingReport: Sendable, Hashable {
             throw DatabaseError.invalidConnectionOption(
                 path: redacted, detail: "the threshold must be at least 1 (got \(threshold))")
         }
-        let opened = try PostgreSQLEngine.connectMigrated(target: target, options: options)
-        do {
-            let role = try opened.connection.execute(
-                "SELECT current_user::text, pg_has_role(current_user, 'prefs_service', 'MEMBER')")
-            guard role.bool(row: 0, column: 1) == true else {
-                throw DatabaseError.permissionDenied(
-                    path: redacted,
-                    detail:
-                        "reports across accounts are for a service role (a member of"
-                        + " prefs_service); '\(role.text(row: 0, column: 0) ?? "")' is not one")
-            }
-            let result = try opened.connection.execute(
+        return try Self.asServiceRole(target: target, options: options) { connection in
+            let result = try connection.execute(
                 "SELECT week, outcome, page, accounts FROM prefs_onboarding_report($1, $2, $3, $4)",
                 [
                     suite, since.map { PGValue.text($0.timeIntervalSinceReferenceDate) },
@@ -125,6 +115,30 @@ public struct OnboardingReport: Sendable, Hashable {
             }
             if groups.isEmpty && !byWeek { groups = [Group(week: nil)] }
             return OnboardingReport(groups: groups, threshold: threshold)
+        }
+    }
+
+    /// Runs `body` on a connection of a service role (a member of `prefs_service`), the
+    /// store migrated; the connection acts for no account.
+    ///
+    /// - Throws: ``PrefsKit/DatabaseError/permissionDenied(path:detail:)`` for another role;
+    ///   the server's errors as ``PrefsKit/DatabaseError``.
+    static func asServiceRole<T>(
+        target: String, options: PostgreSQLOptions, _ body: (PGConnection) throws -> T
+    ) throws -> T {
+        let redacted = PGConnection.redacted(target)
+        let opened = try PostgreSQLEngine.connectMigrated(target: target, options: options)
+        do {
+            let role = try opened.connection.execute(
+                "SELECT current_user::text, pg_has_role(current_user, 'prefs_service', 'MEMBER')")
+            guard role.bool(row: 0, column: 1) == true else {
+                throw DatabaseError.permissionDenied(
+                    path: redacted,
+                    detail:
+                        "reports across accounts are for a service role (a member of"
+                        + " prefs_service); '\(role.text(row: 0, column: 0) ?? "")' is not one")
+            }
+            return try body(opened.connection)
         } catch let error as DatabaseError {
             throw error
         } catch {

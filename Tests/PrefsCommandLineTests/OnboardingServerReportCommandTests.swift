@@ -68,4 +68,31 @@ import Testing
         #expect(try prefs(["onboarding", "report", "--threshold", "0"]).status == 64)
         #expect(try prefs(["onboarding", "report", "--since", "last week"]).status == 64)
     }
+
+    /// `prefs stats KEY`: the values and their counts; a file is a usage error, an
+    /// account's own role exit 77.
+    @Test func statsOfAKeyAcrossAccounts() throws {
+        for index in 0..<6 {
+            #expect(try prefs(["--account", "d\(index)", "set", "darkMode", "true"]).status == 0)
+        }
+        for index in 0..<5 {
+            #expect(try prefs(["--account", "l\(index)", "set", "darkMode", "false"]).status == 0)
+        }
+        #expect(try prefs(["--account", "n", "set", "launches", "3"]).status == 0)
+        let text = try prefs(["stats", "darkMode"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout == "darkMode: bool\n  true: 6\n  false: 5\n  no value (the default): <5\n",
+            "\(text.stdout)")
+        let json = try prefs(["--json", "stats", "darkMode", "--threshold", "1"])
+        let stats = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(stats["usingDefault"] as? Int == 1)
+        #expect((stats["values"] as? [[String: Any]])?.count == 2)
+        let folder = try TemporaryFolder()
+        #expect(
+            try runPrefs(["--db", folder.path("prefs.sqlite"), "stats", "darkMode"]).status == 64)
+        try server.makeLoginRoles([("stats_reader", "prefs_account")])
+        #expect(try prefs(["stats", "darkMode"], user: "stats_reader").status == 77)
+    }
 }

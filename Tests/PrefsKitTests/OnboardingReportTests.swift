@@ -27,7 +27,8 @@ import Testing
     ///
     /// finished 7 (one by `hasViewedWalkthrough` alone), skipped on page 1 (from 0): 5,
     /// skipped on page 2: 3 (one by a device, through sync), stopped on page 1: 5, stopped
-    /// on page 2: 6, never started: 5.
+    /// on page 2: 6, stopped on page 3 (the last, where there is no Skip): 1, never
+    /// started: 5.
     func store(owner: Owner) throws -> String {
         var database = try server.makePrefsDatabase(roles: [
             ("onboarding_app", "prefs_service"), ("onboarding_alice", "prefs_account"),
@@ -63,6 +64,10 @@ import Testing
         }
         for index in 0..<5 { try walkthrough("stopped0-\(index)") { _ in } }
         for index in 0..<6 { try walkthrough("stopped1-\(index)") { try $0.next() } }
+        try walkthrough("stopped2") {
+            try $0.next()
+            try $0.next()
+        }
         for index in 0..<5 {
             try account("never\(index)") { preferences, _ in
                 try preferences.setValue(.string("dark"), forKey: "theme")
@@ -97,7 +102,7 @@ import Testing
         #expect(all.week == nil)
         #expect(all.finished == .exactly(7))
         #expect(all.skipped == [0: .exactly(5), 1: .fewerThan(5)])
-        #expect(all.stopped == [0: .exactly(5), 1: .exactly(6)])
+        #expect(all.stopped == [0: .exactly(5), 1: .exactly(6), 2: .fewerThan(5)])
         // The store's own first open, and the plain owner's, wrote nothing of onboarding.
         #expect(all.neverStarted == .exactly(5) || all.neverStarted == .exactly(6))
         #expect(all.skippedOnUnknownPage == nil)
@@ -176,5 +181,84 @@ import Testing
             """, database: database, user: "plain_owner")
         #expect(after.status == 0, "\(after.stderr)")
         #expect(after.stdout.contains("accounts seen: 0"), "\(after.stdout)")
+    }
+
+    // MARK: - Statistics of a key
+
+    /// theme: dark 6, light 5, sepia 2, one as a number; volume 1...10; four accounts
+    /// with neither (one of them the device's, one the store's first open).
+    func statisticsStore() throws -> String {
+        let database = try server.makePrefsDatabase(roles: [
+            ("onboarding_app", "prefs_service"), ("onboarding_alice", "prefs_account"),
+        ])
+        func account(_ name: String, _ body: (PreferenceStore) throws -> Void) throws {
+            try body(
+                PreferenceStore(
+                    database: try server.open(database, as: "onboarding_app", account: name)))
+        }
+        let themes =
+            Array(repeating: "dark", count: 6) + Array(repeating: "light", count: 5)
+            + ["sepia", "sepia"]
+        for (index, theme) in themes.enumerated() {
+            try account("theme\(index)") { store in
+                if index == 0 { try store.declare(Prefs.Key("theme", default: "light")) }
+                try store.setValue(.string(theme), forKey: "theme")
+            }
+        }
+        try account("numeric") { try $0.setValue(.int(3), forKey: "theme") }
+        for volume in 1...10 {
+            try account("volume\(volume)") { try $0.setValue(.int(volume), forKey: "volume") }
+        }
+        for index in 0..<3 {
+            try account("neither\(index)") { try $0.setValue(.bool(true), forKey: "other") }
+        }
+        return database
+    }
+
+    @Test func theStatisticsOfAKeyAreWhatTheAccountsWrote() throws {
+        let database = try statisticsStore()
+        let target = server.target(database: database, user: "onboarding_app")
+        let theme = try PreferenceStatistics.read(target: target, key: "theme")
+        #expect(theme.type == .string)
+        #expect(theme.declaringAccounts == .fewerThan(5))
+        #expect(
+            theme.values == [
+                .init(value: "dark", accounts: .exactly(6)),
+                .init(value: "light", accounts: .exactly(5)),
+            ])
+        // sepia (2 accounts) is not shown: it is counted in "other", itself below 5.
+        #expect(theme.other == .fewerThan(5))
+        #expect(theme.otherType == .fewerThan(5))
+        #expect(theme.numbers == nil)
+        // volume's 10 and neither's 3 accounts have no theme.
+        #expect(theme.usingDefault == .exactly(13) || theme.usingDefault == .exactly(14))
+        let exact = try PreferenceStatistics.read(
+            target: target, key: "theme", top: 1, threshold: 1)
+        #expect(exact.values == [.init(value: "dark", accounts: .exactly(6))])
+        #expect(exact.other == .exactly(7))
+        #expect(exact.otherType == .exactly(1))
+
+        let volume = try PreferenceStatistics.read(target: target, key: "volume")
+        #expect(volume.type == .int)
+        #expect(volume.declaringAccounts == nil)
+        #expect(volume.values == [])
+        let numbers = try #require(volume.numbers)
+        #expect(numbers.minimum == 1 && numbers.maximum == 10)
+        #expect(numbers.firstQuartile == 3.25 && numbers.median == 5.5)
+        #expect(numbers.thirdQuartile == 7.75)
+        #expect(numbers.accounts == .exactly(10))
+        // Below the threshold, a number's spread is not given (its minimum could be one
+        // account's).
+        #expect(
+            try PreferenceStatistics.read(target: target, key: "volume", threshold: 11).numbers
+                == nil)
+
+        #expect {
+            try PreferenceStatistics.read(
+                target: server.target(database: database, user: "onboarding_alice"), key: "theme")
+        } throws: { error in
+            guard case .permissionDenied? = (error as? DatabaseError)?.kind else { return false }
+            return true
+        }
     }
 }

@@ -44,6 +44,7 @@ enum CommandTable {
         SubcommandEntry(ResetCommand.self),
         SubcommandEntry(WatchCommand.self),
         SubcommandEntry(HistoryCommand.self),
+        SubcommandEntry(StatsCommand.self),
         SubcommandEntry(SuitesCommand.self),
         SubcommandEntry(DeclareCommand.self),
         SubcommandEntry(ExportCommand.self),
