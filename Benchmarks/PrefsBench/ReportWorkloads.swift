@@ -22,6 +22,8 @@ struct ReportWorkloads {
         let all: [Double]
         let byWeek: [Double]
         let since: [Double]
+        let statsString: [Double]
+        let statsNumber: [Double]
         let plan: String
     }
 
@@ -66,21 +68,32 @@ struct ReportWorkloads {
                             target: target,
                             since: Date(timeIntervalSinceReferenceDate: 800_000_000 + 10 * 604_800))
                     },
+                    statsString: try time {
+                        _ = try PreferenceStatistics.read(target: target, key: "theme")
+                    },
+                    statsNumber: try time {
+                        _ = try PreferenceStatistics.read(target: target, key: "launches")
+                    },
                     plan: plan.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "?"))
         }
         return rows
     }
 
     /// Accounts a1...aN over 20 weeks of first changes: by i % 10, 0-3 finished, 4-5
-    /// skipped, 6-7 stopped (on page i % 3), 8-9 never started; every account has a theme.
+    /// skipped, 6-7 stopped (on page i % 3), 8-9 never started; every account has a theme
+    /// (dark, light or sepia), three in four a number of launches (0-99).
     static func fill(_ accounts: Int) -> String {
         """
         SET session_replication_role = replica;
         INSERT INTO prefs_account_state (account, first_change_at)
             SELECT 'a' || i, 800000000 + (i % 20) * 604800 FROM generate_series(1, \(accounts)) AS i;
         INSERT INTO preference (account, suite, key, type, value, updated_at)
-            SELECT 'a' || i, 'standard', 'theme', 'string', 'dark', 800000000
+            SELECT 'a' || i, 'standard', 'theme', 'string',
+                (ARRAY['dark', 'light', 'sepia'])[i % 3 + 1], 800000000
             FROM generate_series(1, \(accounts)) AS i;
+        INSERT INTO preference (account, suite, key, type, value, updated_at)
+            SELECT 'a' || i, 'standard', 'launches', 'int', (i % 100)::text, 800000000
+            FROM generate_series(1, \(accounts)) AS i WHERE i % 4 <> 0;
         INSERT INTO preference (account, suite, key, type, value, updated_at)
             SELECT 'a' || i, 'standard', k.key, k.type,
                 CASE k.key WHEN 'hasViewedWalkthrough' THEN 'true'
@@ -106,11 +119,12 @@ struct ReportWorkloads {
             return String(format: "%.1f ms", sorted[sorted.count / 2])
         }
         var text =
-            "| accounts | report | by week | since (half the weeks) | server's execution (EXPLAIN ANALYZE) | target |\n"
-        text += "|---|---|---|---|---|---|\n"
+            "| accounts | report | by week | since (half the weeks) | server's execution"
+            + " (EXPLAIN ANALYZE) | stats of a string key | stats of a number key | target |\n"
+        text += "|---|---|---|---|---|---|---|---|\n"
         for row in rows {
             text +=
-                "| \(row.accounts) | \(median(row.all)) | \(median(row.byWeek)) | \(median(row.since)) | \(row.plan) | <= 1 s |\n"
+                "| \(row.accounts) | \(median(row.all)) | \(median(row.byWeek)) | \(median(row.since)) | \(row.plan) | \(median(row.statsString)) | \(median(row.statsNumber)) | <= 1 s |\n"
         }
         return text
     }
