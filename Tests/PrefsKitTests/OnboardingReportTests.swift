@@ -115,6 +115,26 @@ import Testing
                 == .fewerThan(8))
     }
 
+    /// Through PgBouncer in transaction pooling: the same counts, and the pooled server
+    /// connection is left with nothing of the report (the next client reads one account).
+    @Test(.enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"))
+    func throughAPoolerTheCountsAreTheSame() throws {
+        let database = try store(owner: .plain)
+        // The pooler lets in the users it lists.
+        try server.makeLoginRoles([("service", "prefs_service"), ("alice", "prefs_account")])
+        let pooler = try PgBouncer.start()
+        var options = PostgreSQLOptions()
+        options.isBehindTransactionPooler = true
+        let report = try OnboardingReport.read(
+            target: pooler.target(database: database, user: "service"), options: options)
+        #expect(report.groups.first?.finished == .exactly(7))
+        #expect(report.groups.first?.stopped[1] == .exactly(6))
+        let alice = PreferenceStore(
+            database: try AppDatabase.postgreSQL(
+                pooler.target(database: database, user: "alice"), options: options))
+        #expect(try alice.storedEntries().isEmpty)
+    }
+
     /// By week of the accounts' first change (all of them this week), and since a time
     /// after every first change (none).
     @Test func byWeekAndSince() throws {
