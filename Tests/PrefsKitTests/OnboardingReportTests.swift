@@ -1,6 +1,7 @@
 import Foundation
 import PrefsKit
 import PrefsPostgreSQL
+import Synchronization
 import TestSupport
 import Testing
 
@@ -30,6 +31,19 @@ import Testing
     /// on page 2: 6, stopped on page 3 (the last, where there is no Skip): 1, never
     /// started: 5.
     func store(owner: Owner) throws -> String {
+        // Made once per owner for the whole run: the tests only read it, and a store of 35
+        // accounts costs the shared server a database and dozens of connections.
+        try Self.stores.withLock { stores in
+            if let made = stores[owner] { return try made.get() }
+            let made = Result { try makeStore(owner: owner) }
+            stores[owner] = made
+            return try made.get()
+        }
+    }
+
+    static let stores = Mutex<[Owner: Result<String, any Error>]>([:])
+
+    func makeStore(owner: Owner) throws -> String {
         var database = try server.makePrefsDatabase(roles: [
             ("onboarding_app", "prefs_service"), ("onboarding_alice", "prefs_account"),
             ("onboarding_device", "prefs_account"),
