@@ -5,7 +5,7 @@ import Testing
 /// `prefs onboarding report` on a server's store: counts across accounts for a service role
 /// (here the superuser, which is one), `<n` below the threshold, by week, and exit 77 for an
 /// account's own role.
-@Suite struct OnboardingServerReportCommandTests {
+@Suite struct PostgreSQLOnboardingReportCommandTests {
     let server: PostgresServer
     let database: String
 
