@@ -186,7 +186,10 @@ import Testing
         #expect(read.stderr.contains("gave up waiting"), "\(read.stderr)")
         #expect(seconds < 20, "waited \(seconds) s")
         _ = try server.psql(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mallory'",
+            // Mallory's sessions of this test's database only: the suite's other tests run
+            // at the same time, as Mallory too, in databases of their own.
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                + " WHERE usename = 'mallory' AND datname = current_database()",
             database: database)
     }
 
