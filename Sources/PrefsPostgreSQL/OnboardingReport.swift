@@ -72,16 +72,17 @@ public struct OnboardingReport: Sendable, Hashable {
     /// - Throws: ``PrefsKit/DatabaseError/permissionDenied(path:detail:)`` for a role that
     ///   is not a service role; ``PrefsKit/DatabaseError`` for a server that cannot be
     ///   reached; ``PrefsKit/DatabaseError/invalidConnectionOption(path:detail:)`` for a
-    ///   threshold below 1.
+    ///   threshold below 1 or above 2,147,483,647.
     public static func read(
         target: String, options: PostgreSQLOptions = PostgreSQLOptions(),
         suite: String = PreferenceStore.standardSuite, since: Date? = nil, byWeek: Bool = false,
         threshold: Int = 5
     ) throws -> OnboardingReport {
         let redacted = PGConnection.redacted(target)
-        guard threshold >= 1 else {
+        guard (1...Int(Int32.max)).contains(threshold) else {
             throw DatabaseError.invalidConnectionOption(
-                path: redacted, detail: "the threshold must be at least 1 (got \(threshold))")
+                path: redacted,
+                detail: "the threshold must be from 1 to 2147483647 (got \(threshold))")
         }
         return try Self.asServiceRole(target: target, options: options) { connection in
             let result = try connection.execute(

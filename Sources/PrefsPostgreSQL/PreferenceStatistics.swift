@@ -88,10 +88,10 @@ public struct PreferenceStatistics: Sendable, Hashable {
         target: String, options: PostgreSQLOptions = PostgreSQLOptions(), key: String,
         suite: String = PreferenceStore.standardSuite, top: Int = 10, threshold: Int = 5
     ) throws -> PreferenceStatistics {
-        guard threshold >= 1, top >= 0 else {
+        guard (1...Int(Int32.max)).contains(threshold), (0...Int(Int32.max)).contains(top) else {
             throw DatabaseError.invalidConnectionOption(
                 path: PGConnection.redacted(target),
-                detail: "the threshold must be at least 1 and top at least 0")
+                detail: "the threshold must be from 1 and top from 0, both to 2147483647")
         }
         return try OnboardingReport.asServiceRole(target: target, options: options) {
             connection in

@@ -67,6 +67,10 @@ import Testing
         #expect(file.status == 64)
         #expect(try prefs(["onboarding", "report", "--threshold", "0"]).status == 64)
         #expect(try prefs(["onboarding", "report", "--since", "last week"]).status == 64)
+        // Huge numbers are refused before the server sees them.
+        #expect(
+            try prefs(["onboarding", "report", "--threshold", "99999999999"]).status == 64)
+        #expect(try prefs(["stats", "theme", "--top", "99999999999"]).status == 64)
     }
 
     /// `prefs stats KEY`: the values and their counts; a file is a usage error, an

@@ -24,7 +24,8 @@ struct OnboardingReportCommand: RunnableCommand {
         "by", value: "week", help: "On a server: one group per week of the accounts' first change.")
     static let threshold = Option<Int>(
         "threshold", value: "n",
-        help: "On a server: counts below n are shown as <n (default: 5).", in: 1...Int.max)
+        help: "On a server: counts below n are shown as <n (default: 5).",
+        in: 1...1_000_000_000)
     static let spec = CommandSpec(
         Self.self, abstract: "Report how the walkthrough went: shown, pages, outcome, changes.",
         discussion: """

@@ -7,11 +7,11 @@ struct StatsCommand: RunnableCommand {
     static var name: String { "stats" }
     static let key = Argument<String>("key", help: "The key.", completesKeys: true)
     static let top = Option<Int>(
-        "top", value: "n", help: "List at most n values (default: 10).", in: 0...Int.max)
+        "top", value: "n", help: "List at most n values (default: 10).", in: 0...10_000)
     static let threshold = Option<Int>(
         "threshold", value: "n",
         help: "Counts below n are shown as <n, values held by fewer accounts not at all"
-            + " (default: 5).", in: 1...Int.max)
+            + " (default: 5).", in: 1...1_000_000_000)
     static let spec = CommandSpec(
         Self.self, abstract: "Show how a key's values are spread over a server's accounts.",
         discussion: """
