@@ -163,13 +163,14 @@ import Testing
         let phone = try device("phone")
         try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
         try sync(phone, try token("alice", "phone").token)
-        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(done.wait(timeout: .now() + 25) == .success)
         let elapsed = Date().timeIntervalSince(started)
         let body = try #require(waited.withLock { $0 })
         #expect(body.status == 200)
         #expect(!body.body.contains(#""position":\#(position)}"#), "\(body.body)")
-        // Answered at the push, not at the end of the 20 s wait.
-        #expect(elapsed < 5, "\(elapsed) s")
+        // Answered at the push, not at the end of the 20 s wait (with room for a loaded
+        // machine).
+        #expect(elapsed < 12, "\(elapsed) s")
     }
 
     @Test func watchingThroughTheServerHearsAnotherDevicesChange() async throws {
