@@ -124,6 +124,79 @@ import Testing
                 repeating: "v", count: 20) + "\n")
     }
 
+    /// A property-list export above 1 MiB is read entry by entry (the XML form in pieces,
+    /// the binary form where its objects are); from standard input it is read whole. Both
+    /// import the same values, which export again to the source's JSON export.
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")),
+        arguments: ["plist", "binary-plist"])
+    func aLargePropertyListImportsAsFromStandardInput(format: String) throws {
+        let json = try export(count: 40_000)
+        let source = folder.path("source.sqlite")
+        let file = folder.path("export.\(format)")
+        let exported = try runPrefs(["--db", source, "export", "--format", format, file])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        #expect(size > 1 << 20, "\(size) bytes")
+        let streamed = folder.path("streamed-\(format).sqlite")
+        let whole = folder.path("whole-\(format).sqlite")
+        let fromFile = try runPrefs(["--db", streamed, "import", file])
+        let fromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "'\(prefsExecutable().path)' --db '\(whole)' import - < '\(file)'"])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromInput.status == 0, "\(fromInput.stderr)")
+        #expect(fromFile.stderr.contains("Imported 40001 preferences"), "\(fromFile.stderr)")
+        for database in [streamed, whole] {
+            let again = folder.path("again-\(format).json")
+            #expect(try runPrefs(["--db", database, "export", again]).status == 0)
+            #expect(
+                FileManager.default.contents(atPath: again)
+                    == FileManager.default.contents(atPath: json), "\(database)")
+        }
+    }
+
+    /// A broken large XML property list says what the whole reading says (exit 65 and the
+    /// line), and leaves no database.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aBrokenLargePropertyListSaysWhatTheWholeReadingSays() throws {
+        _ = try export()
+        let file = folder.path("export.plist")
+        #expect(
+            try runPrefs([
+                "--db", folder.path("source.sqlite"), "export", "--format", "plist", file,
+            ])
+            .status == 0)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let cases: [(String, String, String)] = [
+            ("twice", "<key>key020001</key>", "<key>key020000</key>"),
+            ("syntax", "<key>key029998</key>", "<key>key029998</key></dict>"),
+            ("key", "<key>key025000</key>", "<key>key025000&#0;</key>"),
+        ]
+        for (name, from, to) in cases {
+            let broken = folder.path("\(name).plist")
+            guard let range = text.range(of: from) else {
+                Issue.record("\(name): '\(from)' not in the export")
+                continue
+            }
+            try text.replacingCharacters(in: range, with: to)
+                .write(toFile: broken, atomically: true, encoding: .utf8)
+            let database = folder.path("\(name).sqlite")
+            let result = try runPrefs(["--db", database, "import", broken])
+            let fromInput = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "'\(prefsExecutable().path)' --db '\(database)' import - < '\(broken)'"])
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            #expect(fromInput.status == 65, "\(name): \(fromInput.stderr)")
+            #expect(
+                result.stderr.replacingOccurrences(of: broken, with: "-") == fromInput.stderr,
+                "\(name)")
+            #expect(
+                result.stderr.hasSuffix("; nothing was imported\n"), "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: database), "\(name)")
+        }
+    }
+
     /// A bookmark file of `links` links over 1 MiB, with copies of links, notes, folders,
     /// a skipped link, and 'é' at odd offsets (so that 64 KB pieces cut through some).
     func bookmarkFile(links: Int = 20_000, extra: [UInt8] = []) throws -> String {

@@ -10,7 +10,10 @@ import Testing
 /// stores nothing.
 @Suite struct StreamedImportTests {
     static func pieces(of text: String, size: Int) -> () throws -> [UInt8]? {
-        let bytes = Array(text.utf8)
+        pieces(of: Array(text.utf8), size: size)
+    }
+
+    static func pieces(of bytes: [UInt8], size: Int) -> () throws -> [UInt8]? {
         var offset = 0
         return {
             guard offset < bytes.count else { return nil }
@@ -39,10 +42,13 @@ import Testing
     @Test(arguments: [1, 7, 4_096, 1 << 20])
     func theEntriesAreThoseOfTheWholeReadingWhereverThePiecesAreCut(size: Int) throws {
         let (store, text) = try Self.export(count: 500)
-        #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: size)) == 500)
+        #expect(
+            try PreferenceStore.countStreamable(.jsonExport(Self.pieces(of: text, size: size)))
+                == 500)
         let copy = PreferenceStore(database: try AppDatabase.inMemory())
         #expect(
-            try copy.importStreamedExport(Self.pieces(of: text, size: size), count: 500) == 500)
+            try copy.importStreamed(.jsonExport(Self.pieces(of: text, size: size)), count: 500)
+                == 500)
         #expect(try copy.exportJSON() == text)
         #expect(try copy.storedEntries().count == (try store.storedEntries().count))
     }
@@ -54,15 +60,17 @@ import Testing
         try store.setValue(.int(1), forKey: "caf\u{E9}")
         try store.setValue(.int(2), forKey: "cafe\u{301}")
         let text = try store.exportJSON()
-        #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 2)) == 2)
+        #expect(
+            try PreferenceStore.countStreamable(.jsonExport(Self.pieces(of: text, size: 2))) == 2)
         let copy = PreferenceStore(database: try AppDatabase.inMemory())
-        #expect(try copy.importStreamedExport(Self.pieces(of: text, size: 2), count: 2) == 2)
+        #expect(try copy.importStreamed(.jsonExport(Self.pieces(of: text, size: 2)), count: 2) == 2)
         #expect(try copy.storedEntries().map(\.value) == [.int(2), .int(1)])
     }
 
     @Test func anEmptyExportStreams() throws {
         let (_, text) = try Self.export(count: 0)
-        #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 3)) == 0)
+        #expect(
+            try PreferenceStore.countStreamable(.jsonExport(Self.pieces(of: text, size: 3))) == 0)
     }
 
     /// Each is read whole instead (where its problem, if any, is named).
@@ -82,19 +90,22 @@ import Testing
         "",
     ])
     func anythingButAnOrderedExportIsReadWhole(text: String) throws {
-        #expect(try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 5)) == nil)
+        #expect(
+            try PreferenceStore.countStreamable(.jsonExport(Self.pieces(of: text, size: 5))) == nil)
     }
 
     @Test func aFileThatChangedSinceItWasCheckedImportsNothing() throws {
         let (_, text) = try Self.export(count: 300)
-        let count = try PreferenceStore.countStreamableExport(Self.pieces(of: text, size: 999))
+        let count = try PreferenceStore.countStreamable(
+            .jsonExport(Self.pieces(of: text, size: 999)))
         #expect(count == 300)
         let (_, shorter) = try Self.export(count: 299)
         let copy = PreferenceStore(database: try AppDatabase.inMemory())
         try copy.setValue(.int(1), forKey: "kept")
         #expect(throws: PreferenceError.self) {
-            try copy.importStreamedExport(
-                Self.pieces(of: shorter, size: 999), count: count ?? 0, replacing: true)
+            try copy.importStreamed(
+                .jsonExport(Self.pieces(of: shorter, size: 999)), count: count ?? 0,
+                replacing: true)
         }
         #expect(try copy.storedEntries().map(\.key) == ["kept"])
     }

@@ -73,18 +73,52 @@ enum FileAccess {
             return Array(bytes.prefix(count))
         }
 
-        /// The file's pieces from its start, then nil (the file is closed when the reader
-        /// goes).
+        /// The file's bytes at any offset, up to `count` (fewer at its end); the file is
+        /// closed when the reader goes.
         ///
         /// - Throws: ``CommandFailure`` with exit 66 when it cannot be opened or read.
-        func reader() throws -> () throws -> [UInt8]? {
+        func randomAccess() throws -> (_ offset: Int, _ count: Int) throws -> [UInt8] {
+            let file = OpenFile(try openForReading())
+            let path = path
+            return { offset, count in
+                var bytes = [UInt8](repeating: 0, count: count)
+                var done = 0
+                while done < count {
+                    let read = bytes.withUnsafeMutableBytes {
+                        pread(
+                            file.descriptor, $0.baseAddress.map { $0 + done }, count - done,
+                            off_t(offset + done))
+                    }
+                    if read < 0 && errno == EINTR { continue }
+                    guard read >= 0 else {
+                        throw CommandFailure(
+                            "Cannot read '\(path)': \(String(cString: strerror(errno)))",
+                            exitCode: CommandFailure.noInput)
+                    }
+                    guard read > 0 else { break }
+                    done += read
+                }
+                bytes.removeSubrange(done...)
+                return bytes
+            }
+        }
+
+        private func openForReading() throws -> Int32 {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw CommandFailure(
                     "Cannot read '\(path)': \(String(cString: strerror(errno)))",
                     exitCode: CommandFailure.noInput)
             }
-            let file = OpenFile(descriptor)
+            return descriptor
+        }
+
+        /// The file's pieces from its start, then nil (the file is closed when the reader
+        /// goes).
+        ///
+        /// - Throws: ``CommandFailure`` with exit 66 when it cannot be opened or read.
+        func reader() throws -> () throws -> [UInt8]? {
+            let file = OpenFile(try openForReading())
             let path = path
             return {
                 var piece = [UInt8](repeating: 0, count: 1 << 16)

@@ -11,9 +11,9 @@
 /// may be an array that does the same. Each object is decoded once, and every reference to
 /// it is charged to the ``DecodingBudget`` with what it expands to, so that a file of a few
 /// hundred bytes cannot describe gigabytes.
-struct BinaryPropertyListReader {
+struct BinaryPropertyListReader<Bytes: PropertyListBytes> {
 
-    private let bytes: [UInt8]
+    private let bytes: Bytes
     private let offsetSize: Int
     private let referenceSize: Int
     private let objectCount: Int
@@ -26,7 +26,7 @@ struct BinaryPropertyListReader {
     private var topIndex: Int?
     private var topLevelEntries: [(key: String, value: PreferenceValue)]?
 
-    static func decode(_ bytes: [UInt8]) throws(InterchangeError) -> PreferenceValue {
+    static func decode(_ bytes: Bytes) throws(InterchangeError) -> PreferenceValue {
         var reader = try BinaryPropertyListReader(bytes: bytes)
         let top = try reader.readTrailerInteger(at: bytes.count - 16)
         guard top < UInt64(reader.objectCount) else {
@@ -38,7 +38,7 @@ struct BinaryPropertyListReader {
     /// The entries of a property list whose top object is a dictionary, in the file's order,
     /// with keys whose bytes differ kept apart even where Swift's `String ==` calls them
     /// equal; nil when the top object is not a dictionary.
-    static func decodeEntries(_ bytes: [UInt8]) throws(InterchangeError) -> [(
+    static func decodeEntries(_ bytes: Bytes) throws(InterchangeError) -> [(
         key: String, value: PreferenceValue
     )]? {
         var reader = try BinaryPropertyListReader(bytes: bytes)
@@ -51,19 +51,76 @@ struct BinaryPropertyListReader {
         return reader.topLevelEntries
     }
 
-    private init(bytes: [UInt8]) throws(InterchangeError) {
-        guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
+    /// Walks the entries of a property list whose top object is a dictionary, in the file's
+    /// order, decoding one entry at a time (its shared objects are decoded again for the next
+    /// one, and charged again, as every reference is): memory holds one entry, whatever the
+    /// file's size. False when the top object is not a dictionary, when an entry does not
+    /// decode (read whole, the problem is named), or when `entry` returns false.
+    static func walkEntries(_ bytes: Bytes, _ entry: (String, PreferenceValue) throws -> Bool)
+        throws -> Bool
+    {
+        guard var reader = try? BinaryPropertyListReader(bytes: bytes),
+            let (length, listStart) = try? reader.topDictionary()
+        else { return false }
+        for index in 0..<length {
+            reader.decoded.removeAll(keepingCapacity: true)
+            guard let (key, value) = try? reader.topEntry(index, of: length, at: listStart),
+                try entry(key, value)
+            else { return false }
+        }
+        return true
+    }
+
+    /// The top dictionary's entry count and where its references start; it is marked as
+    /// being visited, so that an entry that holds it is refused as a cycle.
+    private mutating func topDictionary() throws(InterchangeError) -> (count: Int, start: Int) {
+        let top = try readTrailerInteger(at: bytes.count - 16)
+        guard top < UInt64(objectCount) else {
+            throw InterchangeError(reason: "binary plist: top object \(top) out of range")
+        }
+        let start = try offset(ofObject: Int(top))
+        let marker = try read(1, at: start).first ?? 0
+        guard marker >> 4 == 0xD else { throw error("the top object is not a dictionary", at: 0) }
+        let (length, listStart) = try count(marker: marker, at: start)
+        guard length <= objectCount, listStart <= offsetTableOffset - length * 2 * referenceSize
+        else { throw error("object runs past the end", at: start) }
+        visiting = [Int(top)]
+        do {
+            try budget.spend(values: 1, bytes: 0)
+        } catch {
+            throw InterchangeError(reason: "binary plist: \(error.reason)")
+        }
+        return (length, listStart)
+    }
+
+    /// The top dictionary's entry at `index`.
+    private mutating func topEntry(_ index: Int, of count: Int, at listStart: Int)
+        throws(InterchangeError) -> (String, PreferenceValue)
+    {
+        let keyReference = try references(1, at: listStart + index * referenceSize)[0]
+        let valueReference = try references(1, at: listStart + (count + index) * referenceSize)[0]
+        guard case .string(let key) = try charged(keyReference, depth: 1).value else {
+            throw error("dictionary key is not a string", at: listStart)
+        }
+        return (key, try charged(valueReference, depth: 1).value)
+    }
+
+    private init(bytes: Bytes) throws(InterchangeError) {
+        guard bytes.count >= 8 + 32,
+            try bytes.slice(at: 0, count: 7).elementsEqual("bplist0".utf8)
+        else {
             throw InterchangeError(reason: "binary plist: too short or missing the bplist header")
         }
         self.bytes = bytes
         let trailer = bytes.count - 32
-        offsetSize = Int(bytes[trailer + 6])
-        referenceSize = Int(bytes[trailer + 7])
+        let fields = Array(try bytes.slice(at: trailer, count: 32))
+        offsetSize = Int(fields[6])
+        referenceSize = Int(fields[7])
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
             throw InterchangeError(reason: "binary plist: invalid sizes in the trailer")
         }
-        let count = Self.bigEndian(bytes[(trailer + 8)..<(trailer + 16)])
-        let tableOffset = Self.bigEndian(bytes[(trailer + 24)..<(trailer + 32)])
+        let count = Self.bigEndian(fields[8..<16])
+        let tableOffset = Self.bigEndian(fields[24..<32])
         guard count > 0, count < UInt64(bytes.count), tableOffset >= 8,
             tableOffset < UInt64(trailer),
             count * UInt64(offsetSize) <= UInt64(trailer) - tableOffset
@@ -75,7 +132,7 @@ struct BinaryPropertyListReader {
     }
 
     private func readTrailerInteger(at offset: Int) throws(InterchangeError) -> UInt64 {
-        Self.bigEndian(bytes[offset..<offset + 8])
+        Self.bigEndian(try bytes.slice(at: offset, count: 8))
     }
 
     private static func bigEndian(_ slice: ArraySlice<UInt8>) -> UInt64 {
@@ -90,12 +147,12 @@ struct BinaryPropertyListReader {
         guard offset >= 0, size >= 0, offset <= offsetTableOffset - size else {
             throw error("object runs past the end", at: offset)
         }
-        return bytes[offset..<offset + size]
+        return try bytes.slice(at: offset, count: size)
     }
 
     private func offset(ofObject index: Int) throws(InterchangeError) -> Int {
         let start = offsetTableOffset + index * offsetSize
-        let value = Self.bigEndian(bytes[start..<start + offsetSize])
+        let value = Self.bigEndian(try bytes.slice(at: start, count: offsetSize))
         guard value >= 8, value < UInt64(offsetTableOffset) else {
             throw error("object \(index) has an invalid offset", at: start)
         }
@@ -285,5 +342,85 @@ struct BinaryPropertyListReader {
             position += referenceSize
         }
         return result
+    }
+}
+
+/// The bytes a binary property list is read from: in memory, or a file read where needed
+/// (``PropertyListFile``).
+package protocol PropertyListBytes {
+    /// How many there are.
+    var count: Int { get }
+    /// `count` bytes from `offset`, a range the reader checked to lie within ``count``.
+    func slice(at offset: Int, count: Int) throws(InterchangeError) -> ArraySlice<UInt8>
+}
+
+extension [UInt8]: PropertyListBytes {
+    package func slice(at offset: Int, count: Int) -> ArraySlice<UInt8> {
+        self[offset..<(offset + count)]
+    }
+}
+
+/// A binary property list read from a file as its objects are needed, through a few blocks
+/// of 64 KB kept: a file of any size is walked in memory that does not grow with it.
+package final class PropertyListFile: PropertyListBytes {
+    package let count: Int
+    private let read: (_ offset: Int, _ count: Int) throws -> [UInt8]
+    /// The blocks kept, the one used last at the end.
+    private var blocks: [(index: Int, bytes: [UInt8])] = []
+    private static let blockSize = 1 << 16
+    private static let blocksKept = 8
+
+    /// A file of `size` bytes, whose bytes `read` gives (fewer only at its end).
+    package init(size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8]) {
+        count = size
+        self.read = read
+    }
+
+    package func slice(at offset: Int, count size: Int) throws(InterchangeError) -> ArraySlice<
+        UInt8
+    > {
+        guard size > 0 else { return [] }
+        let first = offset / Self.blockSize
+        let last = (offset + size - 1) / Self.blockSize
+        let start = offset - first * Self.blockSize
+        if first == last {
+            let block = try self.block(first)
+            guard start + size <= block.count else { throw Self.changed }
+            return block[start..<(start + size)]
+        }
+        // Long data is read as it is, past the blocks.
+        if last - first >= Self.blocksKept / 2 { return ArraySlice(try exactly(size, at: offset)) }
+        var joined: [UInt8] = []
+        for index in first...last { joined += try block(index) }
+        guard start + size <= joined.count else { throw Self.changed }
+        return joined[start..<(start + size)]
+    }
+
+    private func block(_ index: Int) throws(InterchangeError) -> [UInt8] {
+        if let found = blocks.lastIndex(where: { $0.index == index }) {
+            let block = blocks.remove(at: found)
+            blocks.append(block)
+            return block.bytes
+        }
+        let offset = index * Self.blockSize
+        let bytes = try exactly(min(Self.blockSize, count - offset), at: offset)
+        if blocks.count == Self.blocksKept { blocks.removeFirst() }
+        blocks.append((index, bytes))
+        return bytes
+    }
+
+    private func exactly(_ size: Int, at offset: Int) throws(InterchangeError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try read(offset, size)
+        } catch {
+            throw InterchangeError(reason: "binary plist: the file could not be read: \(error)")
+        }
+        guard bytes.count == size else { throw Self.changed }
+        return bytes
+    }
+
+    private static var changed: InterchangeError {
+        InterchangeError(reason: "binary plist: the file changed while it was read")
     }
 }

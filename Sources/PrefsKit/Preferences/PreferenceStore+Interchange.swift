@@ -193,28 +193,27 @@ extension PreferenceStore {
 
     // MARK: - Imports read piece by piece
 
-    /// How many entries a JSON export holds, read piece by piece from `pieces` (one
-    /// element at a time) and checked as ``PreferenceImport`` checks them; nil when it is to
-    /// be read whole: it is not the export format, its keys are not in rising byte order
-    /// (as the export writes them; a key given twice is then the same as the one before
-    /// it), or something in it is wrong (read whole, the problem is named).
-    package static func countStreamableExport(_ pieces: @escaping () throws -> [UInt8]?) throws
-        -> Int?
-    {
+    /// How many entries a large import file holds, read piece by piece and checked as
+    /// ``PreferenceImport`` checks them; nil when it is to be read whole: it is not what
+    /// `prefs export` writes (a JSON export, or a property list whose top level is a
+    /// dictionary), its keys are not in rising byte order (as the export writes them; a key
+    /// given twice is then the same as the one before it), or something in it is wrong (read
+    /// whole, the problem is named).
+    package static func countStreamable(_ file: StreamedImport) throws -> Int? {
         var count = 0
-        guard try walkExport(pieces, { _, _ in count += 1 }) else { return nil }
+        guard try walk(file, { _, _ in count += 1 }) else { return nil }
         return count
     }
 
-    /// Imports a JSON export in one transaction, all of it or nothing, read piece by piece
-    /// from `pieces`: in memory that does not grow with it. For a document that
-    /// ``countStreamableExport(_:)`` counted `count` entries in.
+    /// Imports a large file in one transaction, all of it or nothing, read piece by piece:
+    /// in memory that does not grow with it. For a file that ``countStreamable(_:)`` counted
+    /// `count` entries in.
     ///
     /// - Throws: ``PreferenceError/malformedImport(_:)`` when it no longer reads so (it
     ///   changed since), a type mismatch with a declaration, or ``DatabaseError``; nothing is
     ///   imported then.
-    package func importStreamedExport(
-        _ pieces: @escaping () throws -> [UInt8]?, count: Int, replacing: Bool = false,
+    package func importStreamed(
+        _ file: StreamedImport, count: Int, replacing: Bool = false,
         progress: ImportProgress? = nil
     ) throws -> Int {
         if let suiteProblem { throw suiteProblem }
@@ -227,7 +226,7 @@ extension PreferenceStore {
             let now = Date()
             let step = max(1, count / 100)
             var done = 0
-            let isWhole = try Self.walkExport(pieces) { key, value in
+            let isWhole = try Self.walk(file) { key, value in
                 if let type = declared[ExactName(key)], type != value.type {
                     throw PreferenceError.typeMismatch(key: key, declared: type, given: value.type)
                 }
@@ -243,14 +242,40 @@ extension PreferenceStore {
         }
     }
 
-    /// Walks a JSON export's entries, each checked, in rising byte order of their keys;
-    /// false at the first thing that is not so.
+    /// Walks a file's entries, each checked, in rising byte order of their keys; false at
+    /// the first thing that is not so.
+    private static func walk(
+        _ file: StreamedImport, _ body: (String, PreferenceValue) throws -> Void
+    ) throws -> Bool {
+        var previous: [UInt8]?
+        let take = { (key: String, value: PreferenceValue) throws -> Bool in
+            guard (try? validate(key: key)) != nil,
+                (try? value.validateForStorage(key: key)) != nil
+            else { return false }
+            let keyBytes = Array(key.utf8)
+            if let previous, !previous.lexicographicallyPrecedes(keyBytes) { return false }
+            previous = keyBytes
+            try body(key, value)
+            return true
+        }
+        switch file {
+        case .jsonExport(let pieces):
+            return try walkExport(pieces, take)
+        case .xmlPropertyList(let pieces):
+            var stream = XMLPropertyListEntryStream(next: pieces)
+            return try stream.walk(take)
+        case .binaryPropertyList(let size, let read):
+            return try BinaryPropertyListReader.walkEntries(
+                PropertyListFile(size: size, read: read), take)
+        }
+    }
+
+    /// Walks a JSON export's entries; false at the first thing that is not one.
     private static func walkExport(
         _ pieces: @escaping () throws -> [UInt8]?,
-        _ body: (String, PreferenceValue) throws -> Void
+        _ take: (String, PreferenceValue) throws -> Bool
     ) throws -> Bool {
         var stream = JSONMemberStream(next: pieces)
-        var previous: [UInt8]?
         var index = 0
         return try stream.walk(
             arrayKey: "preferences",
@@ -261,18 +286,22 @@ extension PreferenceStore {
             element: { bytes in
                 guard String(validating: bytes, as: UTF8.self) != nil,
                     let json = try? JSONValue(parsing: Array(bytes)),
-                    let (key, value) = try? exportEntry(json, index: index),
-                    (try? validate(key: key)) != nil,
-                    (try? value.validateForStorage(key: key)) != nil
+                    let (key, value) = try? exportEntry(json, index: index)
                 else { return false }
-                let keyBytes = Array(key.utf8)
-                if let previous, !previous.lexicographicallyPrecedes(keyBytes) { return false }
-                previous = keyBytes
                 index += 1
-                try body(key, value)
-                return true
+                return try take(key, value)
             })
     }
+}
+
+/// A large import file, read piece by piece (``PreferenceStore/countStreamable(_:)``).
+package enum StreamedImport {
+    /// A JSON export, whose bytes `pieces` gives from its start, then nil.
+    case jsonExport(_ pieces: () throws -> [UInt8]?)
+    /// An XML property list, whose bytes `pieces` gives from its start, then nil.
+    case xmlPropertyList(_ pieces: () throws -> [UInt8]?)
+    /// A binary property list of `size` bytes, which `read` gives from any offset.
+    case binaryPropertyList(size: Int, read: (_ offset: Int, _ count: Int) throws -> [UInt8])
 }
 
 /// A stored value that a property list cannot keep as it is: its key, its type and what it

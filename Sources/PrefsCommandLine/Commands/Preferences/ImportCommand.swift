@@ -82,19 +82,27 @@ struct ImportCommand: RunnableCommand {
             "Imported \(count) preference\(count == 1 ? "" : "s") into suite '\(context.suite)'")
     }
 
-    /// A large JSON export, imported as it is read twice, checked, then stored in one
-    /// transaction: in memory that does not grow with it. Nil (nothing done) for a file
-    /// that is to be read whole; whatever is wrong with it is then found and named there.
+    /// A large export (JSON or a property list), imported as it is read twice, checked,
+    /// then stored in one transaction: in memory that does not grow with it. Nil (nothing
+    /// done) for a file that is to be read whole; whatever is wrong with it is then found and
+    /// named there.
     private func importPieceByPiece(_ context: CommandContext) throws -> Int? {
-        guard format == nil || format == .json,
-            let file = FileAccess.Pieces(regularFileAt: file),
+        guard let file = FileAccess.Pieces(regularFileAt: file),
             file.size > Self.streamingThreshold
         else { return nil }
         let head = try file.head(1 << 16)
-        guard Self.detectFormat(head) == .json,
-            BookmarkImportDocument.browserFormat(of: head) == nil,
-            let count = try PreferenceStore.countStreamableExport(try file.reader())
+        let detected = Self.detectFormat(head)
+        guard format == nil || format == detected,
+            BookmarkImportDocument.browserFormat(of: head) == nil
         else { return nil }
+        let reading = { () throws -> StreamedImport in
+            switch detected {
+            case .json: .jsonExport(try file.reader())
+            case .plist: .xmlPropertyList(try file.reader())
+            case .binaryPlist: .binaryPropertyList(size: file.size, read: try file.randomAccess())
+            }
+        }
+        guard let count = try PreferenceStore.countStreamable(try reading()) else { return nil }
         if replace {
             try context.confirm(
                 "Replace every preference of suite '\(context.suite)'?", force: force,
@@ -104,9 +112,9 @@ struct ImportCommand: RunnableCommand {
         let progress = ProgressBar(console: context.console, label: "Importing")
         defer { progress.finish() }
         do {
-            return try store.importStreamedExport(
-                try file.reader(), count: count, replacing: replace
-            ) { progress.update(done: $0, total: $1) }
+            return try store.importStreamed(try reading(), count: count, replacing: replace) {
+                progress.update(done: $0, total: $1)
+            }
         } catch let error as PreferenceError {
             throw CommandFailure(
                 "\(error) in '\(file.path)'; nothing was imported",
