@@ -22,8 +22,8 @@ struct ScaleLocal {
     let prefs: String
     let sizes: [Int]
     let linkCounts: [Int]
-    /// The sections to run: "process", "memory", "links" (the bookmark files of
-    /// "memory" alone), "search" (nil: all).
+    /// The sections to run: "process", "memory", "keys" or "links" (the key store's or the
+    /// bookmark files' rows of "memory" alone), "search" (nil: all).
     var only: String? = nil
 
     /// What one whole process used.
@@ -37,6 +37,7 @@ struct ScaleLocal {
     func run() throws {
         if only == nil || only == "process" { try inProcess() }
         if only == nil || only == "memory" { try wholeProcesses() }
+        if only == "keys" { try wholeProcesses(links: false) }
         if only == "links" { try wholeProcesses(keys: false) }
         if only == nil || only == "search" { try search() }
     }
@@ -87,7 +88,7 @@ struct ScaleLocal {
 
     // MARK: - Whole processes
 
-    private func wholeProcesses(keys withKeys: Bool = true) throws {
+    private func wholeProcesses(keys withKeys: Bool = true, links withLinks: Bool = true) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
             print("Whole-process rows skipped: /usr/bin/time is not installed.\n")
             return
@@ -101,7 +102,7 @@ struct ScaleLocal {
         let baseline = try cost([prefs, "--db", empty, "list"])
         printRow("prefs list (one key)", "1", baseline, baseline: baseline)
         if withKeys { try keyRows(baseline: baseline) }
-        try bookmarkRows(baseline: baseline)
+        if withLinks { try bookmarkRows(baseline: baseline) }
         print()
     }
 
@@ -113,28 +114,34 @@ struct ScaleLocal {
         try fill(store, keys: keys)
         let size = "\(keys) keys"
         let exported = folder + "/scale-export.json"
+        let exportedPlist = folder + "/scale-export.plist"
+        let exportedBinary = folder + "/scale-export.bplist"
         let rows: [(String, [String], String?)] = [
             ("prefs list", [prefs, "--db", store, "list"], nil),
             ("prefs --json list", [prefs, "--db", store, "--json", "list"], nil),
             ("prefs export (JSON)", [prefs, "--db", store, "export"], exported),
             (
                 "prefs export --format plist",
-                [prefs, "--db", store, "export", "--format", "plist"], nil
+                [prefs, "--db", store, "export", "--format", "plist"], exportedPlist
             ),
             (
                 "prefs export --format binary-plist",
-                [prefs, "--db", store, "export", "--format", "binary-plist"], nil
+                [prefs, "--db", store, "export", "--format", "binary-plist"], exportedBinary
             ),
         ]
         for (name, arguments, output) in rows {
             progress("scale-local: \(name)")
             printRow(name, size, try cost(arguments, stdout: output), baseline: baseline)
         }
-        let imported = folder + "/scale-import.sqlite"
-        progress("scale-local: prefs import")
-        printRow(
-            "prefs import (JSON)", size,
-            try cost([prefs, "--db", imported, "import", exported]), baseline: baseline)
+        for (name, file) in [
+            ("JSON", exported), ("plist", exportedPlist), ("binary-plist", exportedBinary),
+        ] {
+            let imported = folder + "/scale-import-\(name).sqlite"
+            progress("scale-local: prefs import (\(name))")
+            printRow(
+                "prefs import (\(name))", size,
+                try cost([prefs, "--db", imported, "import", file]), baseline: baseline)
+        }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
             progress("scale-local: sqlite3 -json")
             printRow(

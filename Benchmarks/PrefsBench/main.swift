@@ -4,7 +4,7 @@
 //   swift build -c release --static-swift-stdlib
 //   swift run -c release prefs-bench [--quick] [--json] [--scaling] [--only NAME] [--instructions]
 //   prefs-bench --operations KIND N       (for callgrind: N operations and nothing else)
-//   prefs-bench --scale-local [--quick] [--only process|memory|links|search]
+//   prefs-bench --scale-local [--quick] [--only process|memory|keys|links|search]
 //                                         (cost and memory of the local store at 1,000,
 //                                         100,000 and 1,000,000 keys; --quick stops at
 //                                         100,000)
