@@ -1,7 +1,9 @@
+import CRawLibPQ
 import CRawSQLite
 import Foundation
 import PrefsInterchange
 import PrefsKit
+import PrefsPostgreSQL
 import Synchronization
 
 /// Runs exactly N operations of one kind and nothing else, so that callgrind runs with two
@@ -13,6 +15,7 @@ enum OperationCounter {
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
         "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000", "raw-set",
+        "pg-set", "raw-pg-set", "pg-get", "raw-pg-get",
     ]
 
     /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
@@ -42,6 +45,10 @@ enum OperationCounter {
             "prefs-count-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        if kind.hasPrefix("pg-") || kind.hasPrefix("raw-pg-") {
+            try runPostgreSQL(kind, count: count)
+            return
+        }
         var options = AppDatabase.Options()
         options.synchronous = .off  // count CPU work, not waiting for the disk
         if kind.hasPrefix("uncached-get") { options.cachesValues = false }
@@ -116,6 +123,52 @@ enum OperationCounter {
             }
         default:
             break
+        }
+        blackHole(sink)
+    }
+
+    /// A set or an uncached get on a PostgreSQL store named by `PREFS_COUNT_POSTGRES` (a
+    /// connection string of a database this process may migrate), and raw libpq's floor:
+    /// the client's instructions alone (the server is another process, not counted).
+    private static func runPostgreSQL(_ kind: String, count: Int) throws {
+        guard let target = ProcessInfo.processInfo.environment["PREFS_COUNT_POSTGRES"] else {
+            throw BenchmarkError(description: "\(kind) needs PREFS_COUNT_POSTGRES")
+        }
+        var options = PostgreSQLOptions()
+        options.account = PostgresWorkloads.account
+        options.cachesValues = kind.hasSuffix("set")
+        let store = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
+        let key = Prefs.Key("launchCount", default: 0)
+        try store.set(1, for: key)
+        guard let raw = raw_pg_open(target, PostgresWorkloads.account) else {
+            throw BenchmarkError(description: "raw_pg_open failed")
+        }
+        defer { raw_pg_close(raw) }
+        var sink = 0
+        switch kind {
+        case "pg-set":
+            try counted { for i in 0..<count { try store.set(i, for: key) } }
+        case "raw-pg-set":
+            try counted {
+                for i in 0..<count {
+                    let now = Date().timeIntervalSinceReferenceDate
+                    guard raw_pg_set_int_floor(raw, "standard", "raw", Int64(i), now) == 0 else {
+                        throw BenchmarkError(description: "raw_pg_set_int_floor failed")
+                    }
+                }
+            }
+        case "pg-get":
+            counted { for _ in 0..<count { sink &+= store[key] } }
+        default:
+            guard raw_pg_set_int_floor(raw, "standard", "raw", 1, 0) == 0 else {
+                throw BenchmarkError(description: "raw_pg_set_int_floor failed")
+            }
+            var value: Int64 = 0
+            counted {
+                for _ in 0..<count {
+                    sink &+= Int(raw_pg_get_int(raw, "standard", "raw", &value)) + Int(value)
+                }
+            }
         }
         blackHole(sink)
     }
