@@ -130,15 +130,28 @@ package final class PGConnection {
     package var transactionPrelude: (sql: String, parameters: [String?])?
 
     private static func startsTransaction(_ sql: String) -> Bool {
-        let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
-        return head.hasPrefix("BEGIN") || head.hasPrefix("START TRANSACTION")
+        startsWith(sql, "BEGIN") || startsWith(sql, "START TRANSACTION")
     }
 
     private static func endsTransaction(_ sql: String) -> Bool {
-        let head = sql.prefix(20).uppercased().drop { $0 == " " || $0 == "\n" }
-        if head.hasPrefix("ROLLBACK TO") { return false }
-        return head.hasPrefix("COMMIT") || head.hasPrefix("ROLLBACK") || head.hasPrefix("END")
-            || head.hasPrefix("ABORT")
+        if startsWith(sql, "ROLLBACK TO") { return false }
+        return startsWith(sql, "COMMIT") || startsWith(sql, "ROLLBACK") || startsWith(sql, "END")
+            || startsWith(sql, "ABORT")
+    }
+
+    /// Whether the statement starts with the keyword (upper-case ASCII), in any case,
+    /// after spaces and line breaks; without making a copy of it.
+    private static func startsWith(_ sql: String, _ keyword: StaticString) -> Bool {
+        var text = sql.utf8.drop { $0 == 0x20 || $0 == 0x0A }.makeIterator()
+        return keyword.withUTF8Buffer { expected in
+            for byte in expected {
+                guard let next = text.next() else { return false }
+                // ASCII letters compare without their case bit; other bytes as they are.
+                let folded = (0x61...0x7A).contains(next) ? next - 0x20 : next
+                guard folded == byte else { return false }
+            }
+            return true
+        }
     }
 
     /// Whether a statement sent now needs the prelude with it.
@@ -204,35 +217,6 @@ package final class PGConnection {
                 try prepare(name, statement.sql, parameterCount: statement.parameters.count)
             }
         }
-        let given: [(name: String?, sql: String, parameters: [String?])] =
-            waiting.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
-            + statements.map { (usesUnnamedStatements ? nil : $0.name, $0.sql, $0.parameters) }
-        // The prelude after each BEGIN, and first in each implicit transaction; which of
-        // the statements sent are the caller's.
-        var all: [(name: String?, sql: String, parameters: [String?])] = []
-        var isCallers: [Bool] = []
-        if let prelude = transactionPrelude {
-            var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
-            for statement in given {
-                if !inTransaction && !Self.startsTransaction(statement.sql) {
-                    all.append((nil, prelude.sql, prelude.parameters))
-                    isCallers.append(false)
-                    inTransaction = true
-                }
-                all.append(statement)
-                isCallers.append(true)
-                if Self.startsTransaction(statement.sql) {
-                    all.append((nil, prelude.sql, prelude.parameters))
-                    isCallers.append(false)
-                    inTransaction = true
-                } else if Self.endsTransaction(statement.sql) {
-                    inTransaction = false
-                }
-            }
-        } else {
-            all = given
-            isCallers = given.map { _ in true }
-        }
         guard PQenterPipelineMode(handle) == 1 else {
             isBroken = true
             throw PGError(
@@ -240,19 +224,45 @@ package final class PGConnection {
                 isConnectionLost: true)
         }
         defer { PQexitPipelineMode(handle) }
+        // The prelude after each BEGIN, and first in each implicit transaction; which of
+        // the statements sent are the caller's.
+        var isCallers: [Bool] = []
+        isCallers.reserveCapacity(waiting.count + statements.count + 2)
+        var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
         var sent = true
-        for statement in all where sent {
-            sent = withParameters(statement.parameters) { values in
-                if let name = statement.name {
+        func sendOne(_ name: String?, _ sql: String, _ parameters: [String?], isCaller: Bool) {
+            guard sent else { return }
+            isCallers.append(isCaller)
+            let name = usesUnnamedStatements ? nil : name
+            sent = withParameters(parameters) { values in
+                if let name {
                     return PQsendQueryPrepared(
-                        handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
-                        == 1
+                        handle, name, Int32(parameters.count), values, nil, nil, 0) == 1
                 }
                 return PQsendQueryParams(
-                    handle, statement.sql, Int32(statement.parameters.count), nil, values, nil,
-                    nil, 0) == 1
+                    handle, sql, Int32(parameters.count), nil, values, nil, nil, 0) == 1
             }
         }
+        func send(_ name: String?, _ sql: String, _ parameters: [String?]) {
+            guard let prelude = transactionPrelude else {
+                sendOne(name, sql, parameters, isCaller: true)
+                return
+            }
+            let starts = Self.startsTransaction(sql)
+            if !inTransaction && !starts {
+                sendOne(nil, prelude.sql, prelude.parameters, isCaller: false)
+                inTransaction = true
+            }
+            sendOne(name, sql, parameters, isCaller: true)
+            if starts {
+                sendOne(nil, prelude.sql, prelude.parameters, isCaller: false)
+                inTransaction = true
+            } else if Self.endsTransaction(sql) {
+                inTransaction = false
+            }
+        }
+        for item in waiting { send(item.name, item.sql, item.parameters) }
+        for statement in statements { send(statement.name, statement.sql, statement.parameters) }
         guard sent, PQpipelineSync(handle) == 1 else {
             isBroken = true
             throw PGError(
@@ -260,6 +270,7 @@ package final class PGConnection {
                 isConnectionLost: true)
         }
         var results: [Result<PGResult, PGError>] = []
+        results.reserveCapacity(isCallers.count)
         var preludeFailure: PGError?
         for isCaller in isCallers {
             let next = nextPipelineResult()
@@ -350,14 +361,33 @@ package final class PGConnection {
         try check(PQexec(handle, sql))
     }
 
+    /// The parameters as C strings, all in one buffer (each with its NUL), for the length
+    /// of `body`.
     private func withParameters<R>(
         _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
     ) -> R {
-        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map {
-            $0.map { strdup($0) } ?? nil
+        var size = 0
+        for parameter in parameters { size += (parameter?.utf8.count ?? 0) + 1 }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(size, 1)) { buffer in
+            var values: [UnsafePointer<CChar>?] = []
+            values.reserveCapacity(parameters.count)
+            var offset = 0
+            for parameter in parameters {
+                guard let parameter, let base = buffer.baseAddress else {
+                    values.append(nil)
+                    continue
+                }
+                let start = base + offset
+                for byte in parameter.utf8 {
+                    buffer[offset] = CChar(bitPattern: byte)
+                    offset += 1
+                }
+                buffer[offset] = 0
+                offset += 1
+                values.append(UnsafePointer(start))
+            }
+            return body(values)
         }
-        defer { for copy in copies { free(copy) } }
-        return body(copies.map { $0.map { UnsafePointer($0) } })
     }
 
     @discardableResult

@@ -221,7 +221,25 @@ final class PostgreSQLEngine: StorageEngine {
     /// Reads what is waiting on the socket first (notifications kept), so that a server
     /// that went away while the connection was idle is noticed here and not by the next
     /// statement.
+    ///
+    /// Once a transaction has begun here (its `BEGIN` queued, sent with its first statement),
+    /// the look at its start stands: a set looks before its statements and reads the
+    /// commit token again in them, and a second read of the socket a moment after the first
+    /// is a system call that finds nothing.
     func reconnectIfNeeded() throws {
+        if !connection.hasQueuedStatements { takeNotifications() }
+        let listenerLost = listener.map { !$0.isConnected } ?? false
+        guard !connection.isConnected || listenerLost else { return }
+        if !connection.isConnected { try connection.reconnect() }
+        if listenerLost { try listener?.reconnect() }
+        _ = try Self.prepareSession(
+            connection, account: account, timeouts: session.timeouts,
+            writer: session.writer, listener: listener)
+        notificationCount += 1
+    }
+
+    /// Counts the notifications waiting on the listening connection.
+    private func takeNotifications() {
         if let listener {
             if listener.isConnected,
                 let count = try? listener.takeNotifications(ignoring: session.writer)
@@ -233,14 +251,6 @@ final class PostgreSQLEngine: StorageEngine {
         {
             notificationCount += Int64(count)
         }
-        let listenerLost = listener.map { !$0.isConnected } ?? false
-        guard !connection.isConnected || listenerLost else { return }
-        if !connection.isConnected { try connection.reconnect() }
-        if listenerLost { try listener?.reconnect() }
-        _ = try Self.prepareSession(
-            connection, account: account, timeouts: session.timeouts,
-            writer: session.writer, listener: listener)
-        notificationCount += 1
     }
 
     /// What a session was prepared with: the account it acts for, its channel, and its

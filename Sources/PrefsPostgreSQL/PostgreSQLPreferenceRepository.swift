@@ -255,14 +255,13 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
     /// The statement of ``changes(after:)``, for the engine to run it after a commit in
     /// the same round trip; ``changes(_:)`` reads its result.
     func changesStatement(after id: Int64) -> (name: String, sql: String, [String?]) {
-        (
-            "preference_changes_after",
-            """
-            SELECT \(Self.changeColumns) FROM preference_history
-            WHERE account = $1 AND id > $2 ORDER BY id
-            """, [account, String(id)]
-        )
+        ("preference_changes_after", Self.changesAfterSQL, [account, String(id)])
     }
+
+    private static let changesAfterSQL = """
+        SELECT \(changeColumns) FROM preference_history
+        WHERE account = $1 AND id > $2 ORDER BY id
+        """
 
     func latestChangeID() throws -> Int64 {
         let result = try connection.execute(
