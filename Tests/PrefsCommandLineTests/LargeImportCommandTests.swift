@@ -84,22 +84,7 @@ import Testing
             // A key the rules refuse.
             ("key", "\"key025000\"", "\"key025000\\u0000\""),
         ]
-        for (name, from, to) in cases {
-            let broken = folder.path("\(name).json")
-            guard let range = text.range(of: from) else {
-                Issue.record("\(name): '\(from)' not in the export")
-                continue
-            }
-            try text.replacingCharacters(in: range, with: to)
-                .write(toFile: broken, atomically: true, encoding: .utf8)
-            let database = folder.path("\(name).sqlite")
-            let result = try runPrefs(["--db", database, "import", broken])
-            #expect(result.status == 65, "\(name): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("Error: "), "\(name): \(result.stderr)")
-            #expect(
-                result.stderr.hasSuffix("; nothing was imported\n"), "\(name): \(result.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: database), "\(name)")
-        }
+        try expectEachRefused(text, cases, as: "json")
     }
 
     /// A file whose keys are not in byte order (not written by export) is read whole, and
@@ -173,8 +158,17 @@ import Testing
             ("syntax", "<key>key029998</key>", "<key>key029998</key></dict>"),
             ("key", "<key>key025000</key>", "<key>key025000&#0;</key>"),
         ]
+        try expectEachRefused(text, cases, as: "plist")
+    }
+
+    /// `text` with each case's `from` replaced by `to`, imported as a file: exit 65 with
+    /// one line that says nothing was imported, what reading it whole from standard input
+    /// says (but for the name), and no database made.
+    func expectEachRefused(
+        _ text: String, _ cases: [(String, String, String)], as suffix: String
+    ) throws {
         for (name, from, to) in cases {
-            let broken = folder.path("\(name).plist")
+            let broken = folder.path("\(name).\(suffix)")
             guard let range = text.range(of: from) else {
                 Issue.record("\(name): '\(from)' not in the export")
                 continue
@@ -188,6 +182,7 @@ import Testing
                 ["-c", "'\(prefsExecutable().path)' --db '\(database)' import - < '\(broken)'"])
             #expect(result.status == 65, "\(name): \(result.stderr)")
             #expect(fromInput.status == 65, "\(name): \(fromInput.stderr)")
+            #expect(result.stderr.hasPrefix("Error: "), "\(name): \(result.stderr)")
             #expect(
                 result.stderr.replacingOccurrences(of: broken, with: "-") == fromInput.stderr,
                 "\(name)")

@@ -7,11 +7,11 @@
 /// end); each value handed over is parsed by whoever takes it. Anything it does not expect
 /// makes ``walk(arrayKey:member:element:)`` return false: the caller then reads the
 /// document whole, whose parser names the problem with its line and column.
-struct JSONMemberStream {
-    private let next: () throws -> [UInt8]?
-    private var buffer: [UInt8] = []
-    private var position = 0
-    private var isAtEnd = false
+struct JSONMemberStream: PieceReader {
+    let next: () throws -> [UInt8]?
+    var buffer: [UInt8] = []
+    var position = 0
+    var isAtEnd = false
 
     /// `next` gives the next piece of the document, nil at its end.
     init(next: @escaping () throws -> [UInt8]?) {
@@ -146,25 +146,5 @@ struct JSONMemberStream {
 
     private mutating func peek() throws -> UInt8? {
         try load(through: position) ? buffer[position] : nil
-    }
-
-    /// Whether the byte at `index` is there, reading pieces until it is.
-    private mutating func load(through index: Int) throws -> Bool {
-        while index >= buffer.count {
-            guard !isAtEnd, let piece = try next() else {
-                isAtEnd = true
-                return false
-            }
-            buffer += piece
-        }
-        return true
-    }
-
-    /// Drops the bytes before the position once they are many (between values only: no
-    /// range into the buffer is held then).
-    private mutating func discardConsumed() {
-        guard position >= 1 << 16 else { return }
-        buffer.removeSubrange(..<position)
-        position = 0
     }
 }

@@ -7,11 +7,11 @@
 /// values read exactly as in a whole document. Anything it does not expect makes
 /// ``walk(_:)`` return false: the caller then reads the document whole, whose parser names
 /// the problem with its line.
-struct XMLPropertyListEntryStream {
-    private let next: () throws -> [UInt8]?
-    private var buffer: [UInt8] = []
-    private var position = 0
-    private var isAtEnd = false
+struct XMLPropertyListEntryStream: PieceReader {
+    let next: () throws -> [UInt8]?
+    var buffer: [UInt8] = []
+    var position = 0
+    var isAtEnd = false
 
     /// `next` gives the next piece of the document, nil at its end.
     init(next: @escaping () throws -> [UInt8]?) {
@@ -217,24 +217,5 @@ struct XMLPropertyListEntryStream {
     private mutating func hasPrefix(_ prefix: [UInt8], at start: Int) throws -> Bool {
         guard try load(through: start + prefix.count - 1) else { return false }
         return buffer[start..<(start + prefix.count)].elementsEqual(prefix)
-    }
-
-    /// Whether the byte at `index` is there, reading pieces until it is.
-    private mutating func load(through index: Int) throws -> Bool {
-        while index >= buffer.count {
-            guard !isAtEnd, let piece = try next() else {
-                isAtEnd = true
-                return false
-            }
-            buffer += piece
-        }
-        return true
-    }
-
-    /// Drops the bytes before the position once they are many (between entries only).
-    private mutating func discardConsumed() {
-        guard position >= 1 << 16 else { return }
-        buffer.removeSubrange(..<position)
-        position = 0
     }
 }
