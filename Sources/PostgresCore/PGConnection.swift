@@ -234,13 +234,19 @@ package final class PGConnection {
             guard sent else { return }
             isCallers.append(isCaller)
             let name = usesUnnamedStatements ? nil : name
+            // The name and text as C strings through `withCString`: a short one is copied
+            // on the stack, where passing the String itself would allocate a copy.
             sent = withParameters(parameters) { values in
                 if let name {
-                    return PQsendQueryPrepared(
-                        handle, name, Int32(parameters.count), values, nil, nil, 0) == 1
+                    return name.withCString {
+                        PQsendQueryPrepared(
+                            handle, $0, Int32(parameters.count), values, nil, nil, 0) == 1
+                    }
                 }
-                return PQsendQueryParams(
-                    handle, sql, Int32(parameters.count), nil, values, nil, nil, 0) == 1
+                return sql.withCString {
+                    PQsendQueryParams(
+                        handle, $0, Int32(parameters.count), nil, values, nil, nil, 0) == 1
+                }
             }
         }
         func send(_ name: String?, _ sql: String, _ parameters: [String?]) {

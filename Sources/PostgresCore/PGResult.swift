@@ -30,9 +30,35 @@ package final class PGResult {
         return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
     }
 
-    /// A value read as a 64-bit integer; nil for NULL or other text.
+    /// A value read as a 64-bit integer; nil for NULL or other text. Read from libpq's
+    /// bytes, without a String made of them.
     package func integer(row: Int, column: Int) -> Int64? {
-        text(row: row, column: column).flatMap { Int64($0) }
+        if isNull(row: row, column: column) { return nil }
+        guard let text = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        return Self.integer(text)
+    }
+
+    /// Decimal digits after an optional sign, as `Int64("...")` reads them; nil for
+    /// anything else, or a value out of range.
+    package static func integer(_ text: UnsafePointer<CChar>) -> Int64? {
+        var index = 0
+        let isNegative = text[0] == 0x2D
+        if isNegative || text[0] == 0x2B { index = 1 }
+        guard text[index] != 0 else { return nil }
+        var value: Int64 = 0
+        while text[index] != 0 {
+            let digit = Int64(text[index]) - 0x30
+            guard (0...9).contains(digit) else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            // Gathered as a negative number: Int64.min has no positive twin.
+            let (next, overflow2) = times.subtractingReportingOverflow(digit)
+            guard !overflow, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
+        if isNegative { return value }
+        let (positive, overflow) = Int64(0).subtractingReportingOverflow(value)
+        return overflow ? nil : positive
     }
 
     /// A value read as a double; nil for NULL or other text.
