@@ -165,11 +165,13 @@ struct ScaleLocal {
             printRow(
                 "prefs bookmark import (HTML)", "\(links) links", imported, baseline: baseline,
                 perItem: (links, "link"))
-            progress("scale-local: bookmark export of \(links) links")
-            printRow(
-                "prefs bookmark export --format html", "\(links) links",
-                try cost([prefs, "--db", database, "bookmark", "export", "--format", "html"]),
-                baseline: baseline)
+            for format in ["html", "json"] {
+                progress("scale-local: bookmark export (\(format)) of \(links) links")
+                printRow(
+                    "prefs bookmark export --format \(format)", "\(links) links",
+                    try cost([prefs, "--db", database, "bookmark", "export", "--format", format]),
+                    baseline: baseline)
+            }
             try? FileManager.default.removeItem(atPath: file)
         }
     }
