@@ -208,6 +208,25 @@ import Testing
         #expect(try PreferenceStore.countStreamable(source) == 2)
     }
 
+    /// Storing the entries takes time that is not decoding: a walk whose entries take
+    /// longer in all than the decoding time limit (made 1 s here) still reads every one.
+    /// The values and bytes of the whole file are still charged to one budget, so that
+    /// entries that all share one large object cannot make the walk endless.
+    @Test func theTimeSpentStoringEntriesIsNotChargedToDecoding() throws {
+        let count = 3_000
+        let bytes = Array(try Self.store(count: count).exportPropertyList(format: .binary))
+        var seen = 0
+        let isWhole = try BinaryPropertyListReader.walkEntries(
+            bytes, budget: DecodingBudget(seconds: 1)
+        ) { _, _ in
+            seen += 1
+            usleep(1_000)  // 3 s of storing in all
+            return true
+        }
+        #expect(isWhole)
+        #expect(seen == count)
+    }
+
     /// A file that is shorter when it is read than it said: no trap, no entry stored.
     @Test(arguments: PropertyList.Format.allCases)
     func aFileThatChangedSinceItWasCheckedImportsNothing(format: PropertyList.Format) throws {

@@ -56,14 +56,20 @@ struct BinaryPropertyListReader<Bytes: PropertyListBytes> {
     /// one, and charged again, as every reference is): memory holds one entry, whatever the
     /// file's size. False when the top object is not a dictionary, when an entry does not
     /// decode (read whole, the problem is named), or when `entry` returns false.
-    static func walkEntries(_ bytes: Bytes, _ entry: (String, PreferenceValue) throws -> Bool)
-        throws -> Bool
-    {
-        guard var reader = try? BinaryPropertyListReader(bytes: bytes),
-            let (length, listStart) = try? reader.topDictionary()
-        else { return false }
+    ///
+    /// The document's values and bytes are charged to one `budget`, as when it is read
+    /// whole; its time limit counts each entry's decoding alone, not the time `entry`
+    /// takes (an import stores each entry there).
+    static func walkEntries(
+        _ bytes: Bytes, budget: DecodingBudget = DecodingBudget(),
+        _ entry: (String, PreferenceValue) throws -> Bool
+    ) throws -> Bool {
+        guard var reader = try? BinaryPropertyListReader(bytes: bytes) else { return false }
+        reader.budget = budget
+        guard let (length, listStart) = try? reader.topDictionary() else { return false }
         for index in 0..<length {
             reader.decoded.removeAll(keepingCapacity: true)
+            reader.budget.restartClock()
             guard let (key, value) = try? reader.topEntry(index, of: length, at: listStart),
                 try entry(key, value)
             else { return false }

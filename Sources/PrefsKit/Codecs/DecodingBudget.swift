@@ -21,11 +21,21 @@ package struct DecodingBudget {
 
     private(set) var values = 0
     private(set) var bytes = 0
-    private let deadline: UInt64
+    private let seconds: Int
+    private var deadline: UInt64
     private var untilClockCheck = 4096
 
-    package init() {
-        deadline = Self.now() + UInt64(Self.maximumSeconds) * 1_000_000_000
+    /// A budget whose time runs out after `seconds` (``maximumSeconds`` but in tests).
+    package init(seconds: Int = maximumSeconds) {
+        self.seconds = seconds
+        deadline = Self.now() + UInt64(seconds) * 1_000_000_000
+    }
+
+    /// Starts the time limit again, the values and bytes spent kept: for a document read
+    /// one entry at a time, whose reader spends time between entries (storing them) that is
+    /// not decoding. The values and bytes still bound the decoding as a whole.
+    package mutating func restartClock() {
+        deadline = Self.now() + UInt64(seconds) * 1_000_000_000
     }
 
     /// Why decoding stopped: the limit that was reached, in words.
@@ -62,7 +72,7 @@ package struct DecodingBudget {
     /// - Throws: ``Exceeded`` when the document has taken too long.
     package func checkTime() throws(Exceeded) {
         if Self.now() > deadline {
-            throw Exceeded(reason: "decoding took longer than \(Self.maximumSeconds) s (the limit)")
+            throw Exceeded(reason: "decoding took longer than \(seconds) s (the limit)")
         }
     }
 
