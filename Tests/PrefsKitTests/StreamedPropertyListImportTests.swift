@@ -227,6 +227,19 @@ import Testing
         #expect(seen == count)
     }
 
+    /// A range past the end of the file, or before its start, is an error, never a read
+    /// of a negative count.
+    @Test func aReadOutsideTheFileIsAnErrorNotATrap() throws {
+        let bytes: [UInt8] = Array(repeating: 7, count: 100)
+        let file = PropertyListFile(size: bytes.count) { offset, count in
+            Array(bytes[offset..<(offset + count)])
+        }
+        #expect(throws: InterchangeError.self) { try file.slice(at: 90, count: 20) }
+        #expect(throws: InterchangeError.self) { try file.slice(at: 200, count: 1) }
+        #expect(throws: InterchangeError.self) { try file.slice(at: -1, count: 1) }
+        #expect(try file.slice(at: 90, count: 10).count == 10)
+    }
+
     /// A file that is shorter when it is read than it said: no trap, no entry stored.
     @Test(arguments: PropertyList.Format.allCases)
     func aFileThatChangedSinceItWasCheckedImportsNothing(format: PropertyList.Format) throws {

@@ -81,6 +81,7 @@ enum FileAccess {
             let file = OpenFile(try openForReading())
             let path = path
             return { offset, count in
+                guard offset >= 0, count >= 0 else { return [] }
                 var bytes = [UInt8](repeating: 0, count: count)
                 var done = 0
                 while done < count {

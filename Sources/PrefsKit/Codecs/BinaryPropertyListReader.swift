@@ -385,6 +385,11 @@ package final class PropertyListFile: PropertyListBytes {
     package func slice(at offset: Int, count size: Int) throws(InterchangeError) -> ArraySlice<
         UInt8
     > {
+        // The reader checks its ranges; this keeps one outside the file from reaching a
+        // block or `read`.
+        guard offset >= 0, size >= 0, offset <= count - size else {
+            throw InterchangeError(reason: "binary plist: a read outside the file")
+        }
         guard size > 0 else { return [] }
         let first = offset / Self.blockSize
         let last = (offset + size - 1) / Self.blockSize
