@@ -169,6 +169,27 @@ package final class PGConnection {
         let sql: String
         let parameters: [String?]
         let check: (PGResult) -> (any Error)?
+        let alone: Alone?
+    }
+
+    /// What a queued statement becomes when it is its transaction's only statement: one
+    /// statement that does its work, commits on its own (no `BEGIN`, no `COMMIT`) and
+    /// returns what the commit's follow-up would read (``takeStatementAlone()``).
+    package struct Alone: Sendable {
+        /// The name it is prepared under, and its text, which takes the queued statement's
+        /// parameters followed by those its caller adds.
+        package let name: String
+        package let sql: String
+        /// Reads its result: an error means it changed nothing.
+        package let check: @Sendable (PGResult) -> (any Error)?
+
+        package init(
+            name: String, sql: String, check: @escaping @Sendable (PGResult) -> (any Error)?
+        ) {
+            self.name = name
+            self.sql = sql
+            self.check = check
+        }
     }
     private var queued: [Queued] = []
     private var checkFailure: (any Error)?
@@ -183,11 +204,29 @@ package final class PGConnection {
     /// reads its result then; an error it returns fails that next call too (with a
     /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
     /// statement changed nothing, since the commit may already be done.
+    ///
+    /// `alone`: the form it takes when it is the only statement after the transaction's
+    /// `BEGIN` (``takeStatementAlone()``).
     package func queue(
         prepared name: String, _ sql: String, _ parameters: [String?] = [],
-        check: @escaping (PGResult) -> (any Error)? = { _ in nil }
+        check: @escaping (PGResult) -> (any Error)? = { _ in nil }, alone: Alone? = nil
     ) {
-        queued.append(Queued(name: name, sql: sql, parameters: parameters, check: check))
+        queued.append(
+            Queued(name: name, sql: sql, parameters: parameters, check: check, alone: alone))
+    }
+
+    /// When the queue holds a `BEGIN` and one statement that has a form of its own
+    /// (``Alone``), on a connection with no transaction open and no prelude (behind a
+    /// pooler the prelude must run in the same transaction): empties the queue and returns
+    /// that form with the statement's parameters, for the caller to run in place of the
+    /// transaction. Otherwise nil, and the queue is left as it is.
+    package func takeStatementAlone() -> (alone: Alone, parameters: [String?])? {
+        guard transactionPrelude == nil, queued.count == 2, let alone = queued[1].alone,
+            Self.startsTransaction(queued[0].sql), PQtransactionStatus(handle) == PQTRANS_IDLE
+        else { return nil }
+        let parameters = queued[1].parameters
+        queued.removeAll(keepingCapacity: true)
+        return (alone, parameters)
     }
 
     /// Drops what is queued, unsent (the transaction failed before it needed a round trip).
@@ -379,15 +418,18 @@ package final class PGConnection {
             values.reserveCapacity(parameters.count)
             var offset = 0
             for parameter in parameters {
-                guard let parameter, let base = buffer.baseAddress else {
+                guard var parameter, let base = buffer.baseAddress else {
                     values.append(nil)
                     continue
                 }
                 let start = base + offset
-                for byte in parameter.utf8 {
-                    buffer[offset] = CChar(bitPattern: byte)
-                    offset += 1
+                // The bytes in one copy (`withUTF8` makes a bridged string native first).
+                let copied = parameter.withUTF8 { bytes in
+                    guard let source = bytes.baseAddress else { return 0 }
+                    UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: bytes.count)
+                    return bytes.count
                 }
+                offset += copied
                 buffer[offset] = 0
                 offset += 1
                 values.append(UnsafePointer(start))
@@ -483,9 +525,15 @@ package final class PGConnection {
     /// it too, and those whose payload is `ownPayload` (the sender's name for itself,
     /// when its commits ran on other sessions) are taken and not counted.
     ///
+    /// `readingSocket` false: only what libpq has already read is looked at (right after a
+    /// statement's answer, which brings the notifications the server sent before it), with
+    /// no system call.
+    ///
     /// - Throws: ``PGError`` when the connection is gone.
-    package func takeNotifications(ignoring ownPayload: String? = nil) throws(PGError) -> Int {
-        guard PQconsumeInput(handle) == 1 else {
+    package func takeNotifications(ignoring ownPayload: String? = nil, readingSocket: Bool = true)
+        throws(PGError) -> Int
+    {
+        guard !readingSocket || PQconsumeInput(handle) == 1 else {
             isBroken = true
             throw PGError(
                 sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),

@@ -33,8 +33,13 @@ final class PostgreSQLEngine: StorageEngine {
     var isSyncStarted = false
     /// Notifications received so far: the commit token.
     private var notificationCount: Int64 = 0
+    /// Set when a write transaction's answer has just been read: the notifications the
+    /// server sent before it came with it, so the next look reads no socket.
+    private var hasJustBeenAnswered = false
     /// The session settings, set again after a reconnection.
     private let session: Session
+    /// ``Session/writesAlone`` of the session now, and not opened read-only.
+    private var writesAlone: Bool
 
     /// Behind a transaction pooler: the session of its own (straight to the server) that
     /// listens for the account's notifications; nil where the connection itself listens.
@@ -54,6 +59,7 @@ final class PostgreSQLEngine: StorageEngine {
         self.account = session.account
         self.channel = session.channel
         self.session = session
+        writesAlone = session.writesAlone && !isReadOnly
         preferenceRepository = PostgreSQLPreferenceRepository(
             connection: connection, account: account)
         selectionRepository = PostgreSQLSelectionRepository(
@@ -161,16 +167,27 @@ final class PostgreSQLEngine: StorageEngine {
         let read: Result<PGResult, PGError>
         do {
             value = try body()
-            let (name, sql, parameters) = preferenceRepository.changesStatement(
-                after: changeID)
-            read = try connection.commit(
-                prepared: "commit", thenExecute: name, sql, parameters)
+            if writesAlone, let sole = connection.takeStatementAlone() {
+                // A set alone: one statement that commits on its own and reads the history
+                // rows after `changeID` (the set's parameters, then that id).
+                let result = try connection.execute(
+                    prepared: sole.alone.name, sole.alone.sql,
+                    sole.parameters + [String(changeID)])
+                if let failure = sole.alone.check(result) { throw failure }
+                read = .success(result)
+            } else {
+                let (name, sql, parameters) = preferenceRepository.changesStatement(
+                    after: changeID)
+                read = try connection.commit(
+                    prepared: "commit", thenExecute: name, sql, parameters)
+            }
         } catch {
             connection.discardQueuedStatements()
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
             // A queued statement's check failed (a set refused by the declared type).
             throw connection.takeQueuedCheckFailure() ?? error
         }
+        hasJustBeenAnswered = true
         return (
             value,
             read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
@@ -199,8 +216,11 @@ final class PostgreSQLEngine: StorageEngine {
         return result
     }
 
+    /// Right after this connection's write transaction, the notifications that came with
+    /// its answer are counted without reading the socket again.
     func commitToken() throws -> Int64 {
-        try reconnectIfNeeded()
+        let answered = hasJustBeenAnswered
+        try reconnectIfNeeded(readingSocket: !answered)
         return notificationCount
     }
 
@@ -226,20 +246,29 @@ final class PostgreSQLEngine: StorageEngine {
     /// the look at its start stands: a set looks before its statements and reads the
     /// commit token again in them, and a second read of the socket a moment after the first
     /// is a system call that finds nothing.
-    func reconnectIfNeeded() throws {
-        if !connection.hasQueuedStatements { takeNotifications() }
+    ///
+    /// `readingSocket` false: the connection that listens has just been answered, and only
+    /// what came with the answer is looked at.
+    func reconnectIfNeeded(readingSocket: Bool = true) throws {
+        hasJustBeenAnswered = false
+        if !connection.hasQueuedStatements { takeNotifications(readingSocket: readingSocket) }
         let listenerLost = listener.map { !$0.isConnected } ?? false
         guard !connection.isConnected || listenerLost else { return }
         if !connection.isConnected { try connection.reconnect() }
         if listenerLost { try listener?.reconnect() }
-        _ = try Self.prepareSession(
-            connection, account: account, timeouts: session.timeouts,
-            writer: session.writer, listener: listener)
+        writesAlone =
+            try Self.prepareSession(
+                connection, account: account, timeouts: session.timeouts,
+                writer: session.writer, listener: listener
+            ).writesAlone && !isReadOnly
         notificationCount += 1
     }
 
-    /// Counts the notifications waiting on the listening connection.
-    private func takeNotifications() {
+    /// Counts the notifications waiting on the listening connection (with `readingSocket`
+    /// false, on the connection itself, only those libpq has already read: a second read
+    /// of the socket a moment after an answer finds nothing, and what arrives later is
+    /// taken at the next look).
+    private func takeNotifications(readingSocket: Bool) {
         if let listener {
             if listener.isConnected,
                 let count = try? listener.takeNotifications(ignoring: session.writer)
@@ -247,7 +276,8 @@ final class PostgreSQLEngine: StorageEngine {
                 notificationCount += Int64(count)
             }
         } else if connection.isConnected, !connection.isInTransaction,
-            let count = try? connection.takeNotifications(ignoring: session.writer)
+            let count = try? connection.takeNotifications(
+                ignoring: session.writer, readingSocket: readingSocket)
         {
             notificationCount += Int64(count)
         }
@@ -262,6 +292,11 @@ final class PostgreSQLEngine: StorageEngine {
         /// The store's name in its transactions (`prefs.writer`), its notifications'
         /// payload.
         let writer: String
+        /// Whether a transaction of one statement with a form of its own may be sent as
+        /// that statement alone (``PostgresCore/PGConnection/takeStatementAlone()``): on a
+        /// session of the store's own (no pooler's prelude), on a primary, whose
+        /// transactions are not read-only by default.
+        let writesAlone: Bool
     }
 
     /// Sets the session's timeouts, acts for the account and listens on its channel.
@@ -292,9 +327,14 @@ final class PostgreSQLEngine: StorageEngine {
             SELECT prefs_current_account(), current_user::text,
                 pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery(),
                 (SELECT channel FROM prefs_account_state
-                    WHERE account = prefs_current_account())
+                    WHERE account = prefs_current_account()),
+                current_setting('default_transaction_read_only') = 'on'
             """)
         let role = who.text(row: 0, column: 1) ?? ""
+        // A session whose transactions default to read-only (a role's or a database's
+        // setting) writes only in the transactions it begins READ WRITE.
+        let writesAlone =
+            connection.transactionPrelude == nil && who.bool(row: 0, column: 5) == false
         let isService = who.bool(row: 0, column: 2) == true
         if isService, account == nil {
             throw DatabaseError.permissionDenied(
@@ -318,13 +358,14 @@ final class PostgreSQLEngine: StorageEngine {
         if who.bool(row: 0, column: 3) == true {
             return Session(
                 account: acting, channel: who.text(row: 0, column: 4) ?? "", timeouts: timeouts,
-                writer: writer)
+                writer: writer, writesAlone: false)
         }
         if let channel = who.text(row: 0, column: 4) {
             // The usual case: the account has its channel; no write transaction.
             try listen(on: channel, connection: connection, listener: listener)
             return Session(
-                account: acting, channel: channel, timeouts: timeouts, writer: writer)
+                account: acting, channel: channel, timeouts: timeouts, writer: writer,
+                writesAlone: writesAlone)
         }
         // Made on first need, also by a read-only session (behind a pooler, whose prelude
         // makes each transaction of a read-only store read-only, without that part here).
@@ -348,7 +389,9 @@ final class PostgreSQLEngine: StorageEngine {
             throw error
         }
         try listen(on: channel, connection: connection, listener: listener)
-        return Session(account: acting, channel: channel, timeouts: timeouts, writer: writer)
+        return Session(
+            account: acting, channel: channel, timeouts: timeouts, writer: writer,
+            writesAlone: writesAlone)
     }
 
     /// Behind a transaction pooler, LISTEN would hold on to no session: it goes to the

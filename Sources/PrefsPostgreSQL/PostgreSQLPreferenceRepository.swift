@@ -87,9 +87,12 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
         ]
         let given = value.type
-        // A mismatch stores nothing, so the check may come after the commit.
-        let mismatch = { (result: PGResult) -> (any Error)? in
-            guard let declared = result.text(row: 0, column: 0) else { return nil }
+        // A mismatch stores nothing, so the check may come after the commit. The statement
+        // alone (prefs_set_value) names the declared type in its last column.
+        let mismatch = { @Sendable (result: PGResult) -> (any Error)? in
+            let column =
+                result.columnCount == 1 + Self.changeColumnCount ? Self.changeColumnCount : 0
+            guard let declared = result.text(row: 0, column: column) else { return nil }
             // The declaration's CHECK allows only known types.
             guard let type = PreferenceType(rawValue: declared) else {
                 return DatabaseError.internalError(
@@ -98,16 +101,27 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             return PreferenceError.typeMismatch(key: key, declared: type, given: given)
         }
         // First in a write transaction (its BEGIN not yet sent): it goes with the BEGIN
-        // and the COMMIT, in one round trip.
+        // and the COMMIT, in one round trip; or, when nothing else comes before the
+        // commit, in place of them all, as prefs_set_value.
         if connection.hasQueuedStatements {
             connection.queue(
-                prepared: "preference_set_checked", sql, parameters, check: mismatch)
+                prepared: "preference_set_checked", sql, parameters, check: mismatch,
+                alone: PGConnection.Alone(
+                    name: "preference_set_alone", sql: Self.setAloneSQL, check: mismatch))
         } else if let failure = mismatch(
             try connection.execute(prepared: "preference_set_checked", sql, parameters))
         {
             throw failure
         }
     }
+
+    /// The checked set and the history read after it, in one statement that commits on its
+    /// own: the set's eight parameters, then the id of the last history row seen. Its rows
+    /// are those of ``changes(after:)`` with the declared type after them (migration 0022).
+    private static let setAloneSQL = """
+        SELECT * FROM prefs_set_value($1::text, $2::text, $3::text, $4::text, $5::text,
+            $6::bytea, $7::double precision, $8::integer, $9::bigint)
+        """
 
     func valueVersion(suite: String, key: String) throws -> Int? {
         let result = try connection.execute(
@@ -228,6 +242,8 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
     private static let changeColumns = """
         id, suite, key, type, value, bytes, old_type, old_value, old_bytes, changed_at
         """
+    /// How many columns ``changeColumns`` names.
+    private static let changeColumnCount = 10
 
     func history(suite: String, key: String?, limit: Int) throws -> [PreferenceChange] {
         let result: PGResult

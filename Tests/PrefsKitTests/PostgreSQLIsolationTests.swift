@@ -63,6 +63,39 @@ import Testing
         #expect(try bob.history().count == 1)
     }
 
+    /// The one-statement set (prefs_set_value) runs as its caller: naming another account
+    /// stores nothing there and reads none of its history; a role outside the store's
+    /// groups may not call it at all.
+    @Test func theOneStatementSetCannotWriteOrReadAnotherAccount() throws {
+        let bob = PreferenceStore(database: try open(as: "bob"))
+        try bob.set(3, for: .launchCount)
+        _ = try open(as: "alice")
+        let forged = try server.psql(
+            """
+            SELECT * FROM prefs_set_value('bob', 'standard', 'launchCount', 'int', '99', NULL,
+                0, NULL, 0)
+            """, database: database, user: "alice")
+        #expect(forged.status != 0)
+        #expect(forged.stderr.contains("row-level security"), "\(forged.stderr)")
+        // Her own set through it returns her history alone.
+        let own = try server.psql(
+            """
+            SELECT count(*) FROM prefs_set_value('alice', 'standard', 'launchCount', 'int',
+                '1', NULL, 0, NULL, 0)
+            """, database: database, user: "alice")
+        #expect(own.stdout == "1\n", "\(own.stderr)")
+        #expect(try bob.storedValues() == ["launchCount": .int(3)])
+        #expect(try bob.history().count == 1)
+        let outsiderRole = "outsider_" + String(UInt32.random(in: 0...UInt32.max))
+        try server.psql("CREATE ROLE \(outsiderRole) LOGIN", database: database)
+        let outsider = try server.psql(
+            """
+            SELECT * FROM prefs_set_value('outsider', 'standard', 'a', 'int', '1', NULL, 0,
+                NULL, 0)
+            """, database: database, user: outsiderRole)
+        #expect(outsider.stderr.contains("permission denied for function"), "\(outsider.stderr)")
+    }
+
     /// Reads too: a login role that names another account is refused when it opens, not
     /// answered "no value".
     @Test func aLoginRoleActingForAnotherAccountIsRefused() throws {

@@ -6,9 +6,11 @@ import Testing
 @testable import PrefsKit
 @testable import PrefsPostgreSQL
 
-/// A set on a server is one round trip: BEGIN, the upsert that checks the declared type,
-/// COMMIT and the history read go in one pipeline. Counted from libpq's own trace of the
-/// protocol: the client ends each round trip with a `Sync`.
+/// A set on a server is one round trip: alone, one statement (prefs_set_value) that checks
+/// the declared type, upserts, commits on its own and reads the history; in a transaction
+/// of several statements, BEGIN, the upsert, COMMIT and the history read go in one
+/// pipeline. Counted from libpq's own trace of the protocol: the client ends each round
+/// trip with a `Sync`.
 @Suite struct PostgreSQLRoundTripTests {
     let server: PostgresServer
     let target: String
@@ -50,9 +52,33 @@ import Testing
         store.set(1, forKey: "volume")  // the statements are prepared once per connection
         let set = try roundTrips(database) { try store.setValue(.int(2), forKey: "volume") }
         #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
-        #expect(
-            set.sent.contains { $0.contains("BEGIN") || $0.contains("\"begin_read_write\"") })
+        // One statement, with no BEGIN or COMMIT around it.
+        #expect(set.sent.filter { $0.contains("\tBind\t") }.count == 1)
+        #expect(set.sent.contains { $0.contains("\"preference_set_alone\"") })
+        #expect(!set.sent.contains { $0.contains("BEGIN") || $0.contains("begin_read_write") })
         #expect(store.integer(forKey: "volume") == 2)
+    }
+
+    /// Two sets in one transaction are not sent alone: BEGIN, both, COMMIT and the history
+    /// read, in one round trip, and both are stored or neither.
+    @Test func twoSetsInOneTransactionAreOnePipeline() throws {
+        let database = try open()
+        let store = PreferenceStore(database: database)
+        // The statements are prepared once per connection.
+        try store.transaction { edit in
+            try edit.setValue(.int(1), forKey: "a")
+            try edit.setValue(.int(1), forKey: "b")
+        }
+        let both = try roundTrips(database) {
+            try store.transaction { edit in
+                try edit.setValue(.int(2), forKey: "a")
+                try edit.setValue(.int(3), forKey: "b")
+            }
+        }
+        #expect(both.count == 1, "\(both.sent.joined(separator: "\n"))")
+        #expect(both.sent.contains { $0.contains("begin_read_write") })
+        #expect(!both.sent.contains { $0.contains("preference_set_alone") })
+        #expect(store.integer(forKey: "a") == 2 && store.integer(forKey: "b") == 3)
     }
 
     /// A database (or role) whose transactions default to read-only does not refuse a
