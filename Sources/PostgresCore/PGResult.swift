@@ -1,5 +1,11 @@
 internal import CLibPQ
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The rows of one statement's result, in libpq's text format.
 package final class PGResult {
     let handle: OpaquePointer
@@ -63,7 +69,22 @@ package final class PGResult {
 
     /// A value read as a double; nil for NULL or other text.
     package func double(row: Int, column: Int) -> Double? {
-        text(row: row, column: column).flatMap { Double($0) }
+        if isNull(row: row, column: column) { return nil }
+        return PGResult.double(PQgetvalue(handle, Int32(row), Int32(column)))
+    }
+
+    /// `text` read as `Double(String)` reads it, the server's digits without a String made
+    /// of them. C's reading follows the process's locale and skips leading spaces, so what
+    /// it does not read whole, or what starts with a space, is read as a String.
+    package static func double(_ text: UnsafePointer<CChar>?) -> Double? {
+        guard let text else { return nil }
+        var end: UnsafeMutablePointer<CChar>?
+        let value = strtod(text, &end)
+        let first = text.pointee
+        if let end, end != text, end.pointee == 0, first != 0x20, !(0x09...0x0D).contains(first) {
+            return value
+        }
+        return Double(String(cString: text))
     }
 
     /// A `bytea` value, decoded from the server's hex output (`\x0aff`); nil for NULL.

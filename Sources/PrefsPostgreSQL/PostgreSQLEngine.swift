@@ -167,12 +167,15 @@ final class PostgreSQLEngine: StorageEngine {
         let read: Result<PGResult, PGError>
         do {
             value = try body()
-            if writesAlone, let sole = connection.takeStatementAlone() {
+            if writesAlone,
+                let sole = connection.takeStatementAlone(afterBegin: "begin_read_write")
+            {
                 // A set alone: one statement that commits on its own and reads the history
                 // rows after `changeID` (the set's parameters, then that id).
+                var parameters = sole.parameters
+                parameters.append(String(changeID))
                 let result = try connection.execute(
-                    prepared: sole.alone.name, sole.alone.sql,
-                    sole.parameters + [String(changeID)])
+                    prepared: sole.alone.name, sole.alone.sql, parameters)
                 if let failure = sole.alone.check(result) { throw failure }
                 read = .success(result)
             } else {

@@ -82,10 +82,17 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             )
             SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)
             """
-        let parameters = [
-            account, suite, key, value.type.rawValue, columns.value, columns.bytes,
-            PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
-        ]
+        var parameters: [String?] = []
+        // Room for the history id the statement alone takes after them.
+        parameters.reserveCapacity(9)
+        parameters.append(account)
+        parameters.append(suite)
+        parameters.append(key)
+        parameters.append(value.type.rawValue)
+        parameters.append(columns.value)
+        parameters.append(columns.bytes)
+        parameters.append(PGValue.text(date.timeIntervalSinceReferenceDate))
+        parameters.append(version.map(String.init))
         let given = value.type
         // A mismatch stores nothing, so the check may come after the commit. The statement
         // alone (prefs_set_value) names the declared type in its last column.
