@@ -1,3 +1,4 @@
+import CRawSQLite
 import Foundation
 import PrefsKit
 
@@ -165,6 +166,12 @@ struct ScaleLocal {
             printRow(
                 "prefs bookmark import (HTML)", "\(links) links", imported, baseline: baseline,
                 perItem: (links, "link"))
+            progress("scale-local: raw C storing the same \(links) links")
+            let floor = try rawStoring(links: links)
+            print(
+                "| raw C storing the same links (in process, no parsing) | \(links) links | | |"
+                    + String(
+                        format: " %.2f s (%.1f us/link) | |", floor, floor * 1e6 / Double(links)))
             for format in ["html", "json"] {
                 progress("scale-local: bookmark export (\(format)) of \(links) links")
                 printRow(
@@ -174,6 +181,23 @@ struct ScaleLocal {
             }
             try? FileManager.default.removeItem(atPath: file)
         }
+    }
+
+    /// The CPU seconds raw C takes to store the links of the file, in its order, in one
+    /// transaction on a fresh file of the same schema and cache: the import's floor, whose
+    /// own growth with the index's size the import's CPU per link is set against.
+    private func rawStoring(links: Int) throws -> Double {
+        // The schema made by PrefsKit, whose connection is closed again here.
+        let path = try workloads.freshDatabase("scale-raw-links").1
+        let raw = try workloads.raw(path, synchronous: 1)
+        defer { raw_close(raw) }
+        let rows = BookmarkRows(fileOf: links, prefix: "s")
+        let start = Clock.threadCPUNanoseconds()
+        let code = rows.insert(into: raw, count: links)
+        let used = Clock.threadCPUNanoseconds() - start
+        guard code == 0 else { throw BenchmarkError(description: "raw C storing: \(code)") }
+        try? FileManager.default.removeItem(atPath: path)
+        return Double(used) / 1e9
     }
 
     /// A store of `keys` keys, a third each int, string and bool, written by PrefsKit.

@@ -660,6 +660,21 @@ final class BookmarkRows {
         categories = strings { "category\($0 % 20)" }
     }
 
+    /// The links of `Workloads.bookmarkFile(links:prefix:)` in the file's order (folder by
+    /// folder), each identified by its URL, as the HTML import identifies a link.
+    init(fileOf links: Int, prefix: String) {
+        var order: [Int] = []
+        order.reserveCapacity(links)
+        for folder in 0..<20 { order += stride(from: folder, to: links, by: 20) }
+        func strings(_ make: (Int) -> String) -> [UnsafePointer<CChar>?] {
+            order.map { UnsafePointer(strdup(make($0))) }
+        }
+        urls = strings { "https://example.com/\(prefix)\($0)" }
+        items = strings { "https://example.com/\(prefix)\($0)" }
+        titles = strings { "Movie \(prefix)\($0)" }
+        categories = strings { "category\($0 % 20)" }
+    }
+
     deinit {
         for list in [items, titles, urls, categories] {
             for pointer in list { free(UnsafeMutablePointer(mutating: pointer)) }
