@@ -130,14 +130,15 @@ final class ChangeFeed {
         guard let first = changes.first, let last = changes.last else { return }
         let hasGap = first.id != lastChangeID + 1
         lastChangeID = last.id
+        var changed: [KeyObservation] = []
         if hasGap {
             caches.forgetValues()
         } else {
-            caches.apply(changes)
+            changed = caches.apply(changes)
         }
         observers.deliver(changes, afterGap: hasGap, preferences: engine.preferences)
         // After a gap any key read may have changed.
-        notify(hasGap ? caches.allObservations() : caches.observations(of: changes))
+        notify(hasGap ? caches.allObservations() : changed)
     }
 
     /// Tells Swift's Observation of changed keys, once the lock is let go.

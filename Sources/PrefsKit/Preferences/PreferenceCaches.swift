@@ -18,26 +18,21 @@ final class PreferenceCaches {
     }
 
     /// Records committed changes in the caches of their suites.
-    func apply(_ changes: [PreferenceChange]) {
+    ///
+    /// - Returns: The observations of the keys that changed (in suites whose keys were
+    ///   read), found in the same look at each suite.
+    @discardableResult
+    func apply(_ changes: [PreferenceChange]) -> [KeyObservation] {
+        var found: [KeyObservation] = []
         for change in changes {
             guard let cache = suites[ExactName(change.suite)] else { continue }
-            cache.values.store(change.value, for: PreferenceCacheKey(change.key))
+            let key = PreferenceCacheKey(change.key)
+            cache.values.store(change.value, for: key)
             // Another writer may have stored an older shape: look again at the next read.
             if !cache.versionCheckedKeys.isEmpty {
                 cache.versionCheckedKeys.remove(ExactName(change.key))
             }
-        }
-    }
-
-    /// The observations of the keys that changed (in suites whose keys were read).
-    func observations(of changes: [PreferenceChange]) -> [KeyObservation] {
-        var found: [KeyObservation] = []
-        for change in changes {
-            if let observation = suites[ExactName(change.suite)]?.observations[
-                PreferenceCacheKey(change.key)]
-            {
-                found.append(observation)
-            }
+            if let observation = cache.observations[key] { found.append(observation) }
         }
         return found
     }

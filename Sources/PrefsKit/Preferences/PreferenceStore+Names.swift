@@ -26,7 +26,9 @@ extension PreferenceStore {
             return
                 "The \(noun) is \(length) bytes long; \(noun)s are at most \(maximumNameLength) bytes"
         }
-        if name.utf8.contains(0) || name.utf8.contains(UInt8(ascii: "\n")) {
+        // One pass over the bytes (a native string's, in place).
+        var text = name
+        if text.withUTF8({ $0.contains { $0 == 0 || $0 == UInt8(ascii: "\n") } }) {
             return "The \(noun) '\(MessageText.shown(name))' contains a NUL or newline character"
         }
         return nil
