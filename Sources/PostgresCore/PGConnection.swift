@@ -174,7 +174,7 @@ package final class PGConnection {
 
     /// What a queued statement becomes when it is its transaction's only statement: one
     /// statement that does its work, commits on its own (no `BEGIN`, no `COMMIT`) and
-    /// returns what the commit's follow-up would read (``takeStatementAlone()``).
+    /// returns what the commit's follow-up would read (``takeStatementAlone(afterBegin:)``).
     package struct Alone: Sendable {
         /// The name it is prepared under, and its text, which takes the queued statement's
         /// parameters followed by those its caller adds.
@@ -206,7 +206,7 @@ package final class PGConnection {
     /// statement changed nothing, since the commit may already be done.
     ///
     /// `alone`: the form it takes when it is the only statement after the transaction's
-    /// `BEGIN` (``takeStatementAlone()``).
+    /// `BEGIN` (``takeStatementAlone(afterBegin:)``).
     package func queue(
         prepared name: String, _ sql: String, _ parameters: [String?] = [],
         check: @escaping (PGResult) -> (any Error)? = { _ in nil }, alone: Alone? = nil

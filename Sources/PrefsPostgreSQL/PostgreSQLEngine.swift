@@ -296,7 +296,7 @@ final class PostgreSQLEngine: StorageEngine {
         /// payload.
         let writer: String
         /// Whether a transaction of one statement with a form of its own may be sent as
-        /// that statement alone (``PostgresCore/PGConnection/takeStatementAlone()``): on a
+        /// that statement alone (``PostgresCore/PGConnection/takeStatementAlone(afterBegin:)``): on a
         /// session of the store's own (no pooler's prelude), on a primary, whose
         /// transactions are not read-only by default.
         let writesAlone: Bool
