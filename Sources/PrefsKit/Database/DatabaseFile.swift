@@ -19,7 +19,10 @@ enum DatabaseFile {
     /// name kept as it is; the path as given when the folder cannot be resolved.
     static func resolvingFolders(of path: String) -> String {
         let folder = directory(of: path)
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        // A String, not a Substring: `String + Substring` is the generic `+` over any
+        // sequence of characters, whose first call costs a start-up a tenth of its
+        // instructions in finding the generic types' metadata.
+        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         guard !name.isEmpty, let resolved = realpath(folder, nil) else { return path }
         defer { free(resolved) }
         let real = String(cString: resolved)
