@@ -195,6 +195,25 @@ extension BookmarkStore {
         }
     }
 
+    /// Whether a file whose first bytes (64 KB, or all of a shorter file) are these may be
+    /// our JSON export, read as ``document(reading:)`` reads it: a JSON object (whether it
+    /// is Chromium's file instead shows only further on, where a `roots` member is).
+    package static func mayReadAsJSONExport(
+        head: [UInt8], format: BookmarkImportDocument.Format?
+    ) -> Bool {
+        switch format {
+        case .json: return true
+        case nil:
+            if head.starts(with: Array("bplist00".utf8)) || isXMLPropertyList(head) {
+                return false
+            }
+            let start =
+                head.firstIndex { !(NetscapeBookmarkFile.isSpaceOrBOM($0)) } ?? head.endIndex
+            return start < head.endIndex && head[start] == UInt8(ascii: "{")
+        default: return false
+        }
+    }
+
     /// Reads a Netscape bookmark file handed over in pieces into a staging file, for
     /// ``importStaged(_:progress:)``: the same outcome as reading it whole, in memory that
     /// does not grow with it. Nil when the file must be read whole after all (a tag or

@@ -245,6 +245,50 @@ import Testing
         #expect(try bookmarks(staged) == (try bookmarks(whole)))
     }
 
+    /// `prefs bookmark import FILE` of our JSON export over 1 MiB is read in pieces too:
+    /// the same summary and bookmarks as from standard input (read whole). The same file
+    /// with an element that is not a bookmark at its end fails as read whole: the same
+    /// one-line error, exit 65, and no database made.
+    @Test func aLargeJSONExportImportsAsFromStandardInput() throws {
+        let source = folder.path("json-source.sqlite")
+        #expect(
+            try runPrefs(["--db", source, "bookmark", "import", try bookmarkFile()]).status == 0)
+        let exported = try runPrefs(["--db", source, "bookmark", "export", "--format", "json"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let file = folder.path("bookmarks.json")
+        try exported.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(exported.stdout.utf8.count > 1 << 20, "\(exported.stdout.utf8.count) bytes")
+        let staged = folder.path("json-staged.sqlite")
+        let whole = folder.path("json-whole.sqlite")
+        let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
+        let fromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c",
+                "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
+            ])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout == fromInput.stdout)
+        #expect(fromFile.stdout.contains("\"added\": 7000"), "\(fromFile.stdout.prefix(300))")
+        #expect(try bookmarks(staged) == (try bookmarks(source)))
+        #expect(try bookmarks(staged) == (try bookmarks(whole)))
+
+        let broken = folder.path("broken.json")
+        let end = try #require(exported.stdout.range(of: "\n  ]", options: .backwards))
+        try exported.stdout.replacingCharacters(in: end, with: ",\n    7\n  ]")
+            .write(toFile: broken, atomically: true, encoding: .utf8)
+        let none = folder.path("json-none.sqlite")
+        let refused = try runPrefs(["--db", none, "bookmark", "import", broken])
+        let refusedFromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "'\(prefsExecutable().path)' --db '\(none)' bookmark import - < '\(broken)'"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("bookmarks[7000] is not an object"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.replacingOccurrences(of: broken, with: "-") == refusedFromInput.stderr)
+        #expect(!FileManager.default.fileExists(atPath: none))
+    }
+
     /// A large file that starts like markup but holds no bookmarks changes nothing, and
     /// makes no database.
     @Test func aLargeFileThatIsNotABookmarkFileMakesNoDatabase() throws {

@@ -94,6 +94,47 @@ extension BookmarkStore {
         return result
     }
 
+    /// Reads our JSON export handed over in pieces into a staging file, for
+    /// ``importStaged(_:progress:)``: the outcome of ``jsonDocument(_:)`` on the whole
+    /// file, in memory that does not grow with it. Nil when the file must be read whole
+    /// after all: it is not the export's outline (`{..., "bookmarks": [...]}`, the array
+    /// once), it has a `roots` member (Chromium's file), or something in it is wrong, which
+    /// the whole reading then names with its place.
+    ///
+    /// - Parameter next: The file's next piece, nil at its end.
+    /// - Throws: `next`'s errors, ``DatabaseError`` when the staging file fails.
+    package static func stageJSONExport(reading next: @escaping () throws -> [UInt8]?) throws
+        -> BookmarkImportStaging?
+    {
+        let staging = try BookmarkImportStaging(format: .json)
+        var stream = JSONMemberStream(next: next)
+        var index = 0
+        let isWhole = try stream.walk(
+            arrayKey: "bookmarks", refusing: ["roots"],
+            member: { _, bytes in
+                String(validating: bytes, as: UTF8.self) != nil
+                    && (try? JSONValue(parsing: Array(bytes))) != nil
+            },
+            element: { bytes in
+                guard String(validating: bytes, as: UTF8.self) != nil,
+                    let json = try? JSONValue(parsing: Array(bytes)),
+                    let entry = try? ImportedBookmark(json: json, index: index),
+                    let draft = try? entry.draft.validated()
+                else { return false }
+                try staging.add(
+                    BookmarkImportDocument.Link(
+                        draft: draft, id: entry.id, position: entry.position,
+                        createdAt: entry.createdAt, updatedAt: entry.updatedAt,
+                        place: .path("bookmarks[\(index)]")),
+                    folders: [])
+                index += 1
+                return true
+            })
+        guard isWhole else { return nil }
+        staging.finish(BookmarkImportDocument(format: .json))
+        return staging
+    }
+
     /// Stores a document in one transaction: all of it or, on any error, nothing.
     ///
     /// Links are the same bookmark when their kind and item ID are (for a browser's links,

@@ -20,9 +20,12 @@ struct JSONMemberStream: PieceReader {
 
     /// Walks the document: `member` with each member's name and value but `arrayKey`'s,
     /// `element` with each element of `arrayKey`'s array (which must be there once). Either
-    /// returns false to stop; so does the walk, also for an outline it does not expect.
+    /// returns false to stop; so does the walk, also for an outline it does not expect, and
+    /// at a member named in `refusing` before its value is read (a member that makes the
+    /// document another format, whose value may be the whole file).
     mutating func walk(
-        arrayKey: String, member: (String, ArraySlice<UInt8>) throws -> Bool,
+        arrayKey: String, refusing: [String] = [],
+        member: (String, ArraySlice<UInt8>) throws -> Bool,
         element: (ArraySlice<UInt8>) throws -> Bool
     ) throws -> Bool {
         try skipWhitespace()
@@ -37,6 +40,7 @@ struct JSONMemberStream: PieceReader {
                 String(validating: buffer[keyRange], as: UTF8.self) != nil,
                 case .string(let key)? = try? JSONValue(parsing: Array(buffer[keyRange]))
             else { return false }
+            if refusing.contains(where: { ExactName.sameBytes($0, key) }) { return false }
             position = keyRange.upperBound
             try skipWhitespace()
             guard try take(UInt8(ascii: ":")) else { return false }

@@ -60,12 +60,19 @@ struct BookmarkImportCommand: RunnableCommand {
         report(summary, context)
     }
 
-    /// A Netscape bookmark file over 1 MB, read in pieces into a staging file before the
-    /// database is opened; nil for anything else, which is read whole.
+    /// A Netscape bookmark file or our JSON export over 1 MB, read in pieces into a staging
+    /// file before the database is opened; nil for anything else, which is read whole.
     private func stagedFile() throws -> BookmarkImportStaging? {
-        guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20,
-            BookmarkStore.readsAsNetscapeFile(head: try pieces.head(1 << 16), format: format)
-        else { return nil }
+        guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20 else {
+            return nil
+        }
+        let head = try pieces.head(1 << 16)
+        if BookmarkStore.mayReadAsJSONExport(head: head, format: format) {
+            // Anything but the export's outline, checked element by element, is read whole,
+            // where a problem is named with its place.
+            return try BookmarkStore.stageJSONExport(reading: try pieces.reader())
+        }
+        guard BookmarkStore.readsAsNetscapeFile(head: head, format: format) else { return nil }
         let next = try pieces.reader()
         var check = UTF8Check()
         do {
