@@ -172,14 +172,26 @@ struct ScaleLocal {
                 "| raw C storing the same links (in process, no parsing) | \(links) links | | |"
                     + String(
                         format: " %.2f s (%.1f us/link) | |", floor, floor * 1e6 / Double(links)))
+            let exported = folder + "/scale-links-\(links).json"
             for format in ["html", "json"] {
                 progress("scale-local: bookmark export (\(format)) of \(links) links")
                 printRow(
                     "prefs bookmark export --format \(format)", "\(links) links",
-                    try cost([prefs, "--db", database, "bookmark", "export", "--format", format]),
+                    try cost(
+                        [prefs, "--db", database, "bookmark", "export", "--format", format],
+                        stdout: format == "json" ? exported : nil),
                     baseline: baseline)
             }
-            try? FileManager.default.removeItem(atPath: file)
+            // The JSON export read back into an empty store: the round trip of our format.
+            let again = folder + "/scale-links-\(links)-again.sqlite"
+            progress("scale-local: bookmark import of the JSON export of \(links) links")
+            printRow(
+                "prefs bookmark import (its JSON export)", "\(links) links",
+                try cost([prefs, "--db", again, "bookmark", "import", exported]),
+                baseline: baseline, perItem: (links, "link"))
+            for path in [file, exported, again] {
+                try? FileManager.default.removeItem(atPath: path)
+            }
         }
     }
 

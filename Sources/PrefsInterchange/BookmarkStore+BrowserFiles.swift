@@ -214,6 +214,28 @@ extension BookmarkStore {
         }
     }
 
+    /// Whether a file whose first bytes are these may be Chromium's `Bookmarks` file, read as
+    /// ``document(reading:)`` or in the given format reads it: a JSON object.
+    package static func mayReadAsChromiumFile(
+        head: [UInt8], format: BookmarkImportDocument.Format?
+    ) -> Bool {
+        format == .chromium || (format == nil && mayReadAsJSONExport(head: head, format: nil))
+    }
+
+    /// Reads Chromium's `Bookmarks` file, handed over in pieces twice, into a staging file,
+    /// for ``importStaged(_:progress:)``: the outcome of reading it whole, in memory that does
+    /// not grow with its links. Nil when it must be read whole after all (it is not valid
+    /// JSON, or not a Chromium file; the whole reading names the problem).
+    ///
+    /// - Parameter pieces: Makes a reader of the file's pieces from its start (called twice).
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` when the file changed between the two
+    ///   readings, the pieces' errors, ``DatabaseError`` when the staging file fails.
+    package static func stageChromiumFile(reading pieces: () throws -> () throws -> [UInt8]?)
+        throws -> BookmarkImportStaging?
+    {
+        try ChromiumBookmarkFile.stage(reading: pieces)
+    }
+
     /// Reads a Netscape bookmark file handed over in pieces into a staging file, for
     /// ``importStaged(_:progress:)``: the same outcome as reading it whole, in memory that
     /// does not grow with it. Nil when the file must be read whole after all (a tag or

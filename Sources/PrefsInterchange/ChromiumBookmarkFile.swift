@@ -25,6 +25,7 @@ enum ChromiumBookmarkFile {
                 location: .keyPath("roots"))
         }
         var document = BookmarkImportDocument(format: .chromium)
+        var links: [BookmarkImportDocument.Link] = []
         var depths: [Int] = []
         // (node, folder it goes in, its place in the file)
         var stack: [(JSONValue, Int?, String)] = []
@@ -40,55 +41,109 @@ enum ChromiumBookmarkFile {
             }
         }
         while let (node, folder, place) = stack.popLast() {
-            guard case .object = node else {
+            guard case .object(let members) = node else {
                 document.skipped.append(
                     .init(place: .path(place), message: "an entry that is not an object"))
                 continue
             }
-            let type = string(node["type"]) ?? ""
-            let name = BookmarkImportDocument.cleaned(string(node["name"]) ?? "").text
-            let createdAt = date(node["date_added"], "date_added", place, &document)
-            if type == "folder" {
-                let updatedAt = date(node["date_modified"], "date_modified", place, &document)
-                let index = document.addFolder(
-                    BookmarkImportDocument.Folder(
-                        name: name.isEmpty ? "Untitled folder" : name, parent: folder,
-                        description: description(of: node), createdAt: createdAt,
-                        updatedAt: updatedAt),
-                    depths: &depths, place: .path(place))
-                for (offset, child) in children(of: node).enumerated().reversed() {
+            var fields = NodeFields()
+            for (key, value) in members { fields.take(key, value) }
+            let children = read(
+                fields, place: place, in: folder, into: &document, depths: &depths,
+                adding: { link, _ in links.append(link) })
+            if case .read(let index) = children {
+                for (offset, child) in Self.children(of: node).enumerated().reversed() {
                     stack.append((child, index, "\(place).children[\(offset)]"))
                 }
-            } else if type == "url" {
-                let href = (string(node["url"]) ?? "").trimmingWhitespace
-                let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
-                if let reason = reasonToSkip {
-                    document.skipped.append(.init(place: .path(place), message: reason))
-                    continue
-                }
-                document.links.append(
-                    BookmarkImportDocument.Link(
-                        draft: BookmarkDraft(
-                            kind: NetscapeBookmarkFile.browserKind, itemID: href, title: name,
-                            url: url, note: description(of: node)),
-                        folder: folder, createdAt: createdAt, place: .path(place)))
-            } else {
-                document.skipped.append(
-                    .init(place: .path(place), message: "an entry of unknown type '\(type)'"))
             }
         }
+        document.links = links
         return document
+    }
+
+    /// The members of a node that the import reads, the first of each name (as a JSON
+    /// object's subscript finds them).
+    struct NodeFields: Equatable {
+        static let names: Set<String> = [
+            "type", "name", "date_added", "date_modified", "url", "meta_info",
+        ]
+        private(set) var values: [String: JSONValue] = [:]
+
+        /// Keeps a member's value when it is one the import reads and the first of its name.
+        mutating func take(_ key: String, _ value: JSONValue) {
+            if wants(key) { values[key] = value }
+        }
+
+        /// Whether a member of this name is one to keep.
+        func wants(_ key: String) -> Bool {
+            Self.names.contains(key) && values[key] == nil
+        }
+
+        subscript(_ key: String) -> JSONValue? { values[key] }
+
+        var isFolder: Bool { ChromiumBookmarkFile.string(self["type"]) == "folder" }
+    }
+
+    /// What becomes of a node's children.
+    enum Children: Equatable {
+        /// They are read into this folder (nil: the top level).
+        case read(in: Int?)
+        /// They are not read: the node is not a folder.
+        case ignored
+    }
+
+    /// Reads one node of the tree: a folder is added to the document, a link handed to
+    /// `add` with the document's folders so far, and anything else listed as skipped;
+    /// warnings (bad dates) are added as it goes.
+    ///
+    /// - Returns: What becomes of the node's children.
+    static func read(
+        _ node: NodeFields, place: String, in folder: Int?,
+        into document: inout BookmarkImportDocument, depths: inout [Int],
+        adding add: (BookmarkImportDocument.Link, [BookmarkImportDocument.Folder]) throws -> Void
+    ) rethrows -> Children {
+        let type = string(node["type"]) ?? ""
+        let name = BookmarkImportDocument.cleaned(string(node["name"]) ?? "").text
+        let createdAt = date(node["date_added"], "date_added", place, &document)
+        if type == "folder" {
+            let updatedAt = date(node["date_modified"], "date_modified", place, &document)
+            let index = document.addFolder(
+                BookmarkImportDocument.Folder(
+                    name: name.isEmpty ? "Untitled folder" : name, parent: folder,
+                    description: description(of: node), createdAt: createdAt,
+                    updatedAt: updatedAt),
+                depths: &depths, place: .path(place))
+            return .read(in: index)
+        } else if type == "url" {
+            let href = (string(node["url"]) ?? "").trimmingWhitespace
+            let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+            if let reason = reasonToSkip {
+                document.skipped.append(.init(place: .path(place), message: reason))
+                return .ignored
+            }
+            try add(
+                BookmarkImportDocument.Link(
+                    draft: BookmarkDraft(
+                        kind: NetscapeBookmarkFile.browserKind, itemID: href, title: name,
+                        url: url, note: description(of: node)),
+                    folder: folder, createdAt: createdAt, place: .path(place)),
+                document.folders)
+        } else {
+            document.skipped.append(
+                .init(place: .path(place), message: "an entry of unknown type '\(type)'"))
+        }
+        return .ignored
     }
 
     private static func children(of node: JSONValue) -> [JSONValue] {
         if case .array(let list)? = node["children"] { list } else { [] }
     }
 
-    private static func string(_ value: JSONValue?) -> String? {
+    static func string(_ value: JSONValue?) -> String? {
         if case .string(let text)? = value { text } else { nil }
     }
 
-    private static func description(of node: JSONValue) -> String? {
+    private static func description(of node: NodeFields) -> String? {
         let text = string(node["meta_info"]?["Description"]).map(BookmarkImportDocument.cleanedNote)
         return text?.isEmpty == false ? text : nil
     }

@@ -109,46 +109,8 @@ struct JSONMemberStream: PieceReader {
             }
             return nil
         default:
-            while try load(through: index) {
-                switch buffer[index] {
-                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x09, 0x0A,
-                    0x0D:
-                    return index > position ? position..<index : nil
-                default:
-                    index += 1
-                }
-            }
-            return index > position ? position..<index : nil
+            let end = try endOfBareValue(from: position)
+            return end > position ? position..<end : nil
         }
-    }
-
-    /// Where the string starting at `start` (its opening quote) ends, past its closing
-    /// quote; nil when the document ends first.
-    private mutating func endOfString(from start: Int) throws -> Int? {
-        var index = start + 1
-        while try load(through: index) {
-            switch buffer[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return nil
-    }
-
-    private mutating func skipWhitespace() throws {
-        while let byte = try peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-            position += 1
-        }
-    }
-
-    private mutating func take(_ byte: UInt8) throws -> Bool {
-        guard try peek() == byte else { return false }
-        position += 1
-        return true
-    }
-
-    private mutating func peek() throws -> UInt8? {
-        try load(through: position) ? buffer[position] : nil
     }
 }

@@ -60,17 +60,29 @@ struct BookmarkImportCommand: RunnableCommand {
         report(summary, context)
     }
 
-    /// A Netscape bookmark file or our JSON export over 1 MB, read in pieces into a staging
-    /// file before the database is opened; nil for anything else, which is read whole.
+    /// A Netscape bookmark file, our JSON export or Chromium's file over 1 MB, read in
+    /// pieces into a staging file before the database is opened; nil for anything else,
+    /// which is read whole.
     private func stagedFile() throws -> BookmarkImportStaging? {
         guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20 else {
             return nil
         }
         let head = try pieces.head(1 << 16)
-        if BookmarkStore.mayReadAsJSONExport(head: head, format: format) {
-            // Anything but the export's outline, checked element by element, is read whole,
-            // where a problem is named with its place.
-            return try BookmarkStore.stageJSONExport(reading: try pieces.reader())
+        if BookmarkStore.mayReadAsJSONExport(head: head, format: format),
+            let staging = try BookmarkStore.stageJSONExport(reading: try pieces.reader())
+        {
+            return staging
+        }
+        if BookmarkStore.mayReadAsChromiumFile(head: head, format: format) {
+            // Anything but the export's outline or Chromium's tree, each checked as it
+            // comes, is read whole, where a problem is named with its place.
+            do {
+                return try BookmarkStore.stageChromiumFile(reading: { try pieces.reader() })
+            } catch let error as BookmarkError {
+                throw CommandFailure(
+                    "\(error) in '\(file)'; nothing was imported",
+                    exitCode: CommandFailure.dataError)
+            }
         }
         guard BookmarkStore.readsAsNetscapeFile(head: head, format: format) else { return nil }
         let next = try pieces.reader()
