@@ -78,7 +78,7 @@ extension ChromiumBookmarkFile {
                 switch (frame.kind, event) {
                 case (.document, .key(let key)):
                     guard let start = try stream.nextEvent() else { return false }
-                    if key == "roots" && !frame.sawChildren {
+                    if ExactName.sameBytes(key, "roots") && !frame.sawChildren {
                         // The whole reading refuses roots that are not an object.
                         guard start == .objectStart else { return false }
                         frame.sawChildren = true
@@ -104,7 +104,7 @@ extension ChromiumBookmarkFile {
                     continue
                 case (.other, .key(let key)), (.node, .key(let key)):
                     guard let start = try stream.nextEvent() else { return false }
-                    if key == "children" && !frame.sawChildren {
+                    if ExactName.sameBytes(key, "children") && !frame.sawChildren {
                         frame.sawChildren = true
                         if start == .arrayStart {
                             let children = try beginChildren(of: &frame)
@@ -126,10 +126,9 @@ extension ChromiumBookmarkFile {
                     continue
                 case (.children, .objectStart):
                     frames.append(frame)
-                    frames.append(
-                        node(
-                            place: "\(frame.place).children[\(frame.count)]", in: frame.folder,
-                            isIgnored: frame.isIgnored))
+                    // The first reading needs no places.
+                    let place = known == nil ? "" : "\(frame.place).children[\(frame.count)]"
+                    frames.append(node(place: place, in: frame.folder, isIgnored: frame.isIgnored))
                     frames[frames.count - 2].count += 1
                     continue
                 case (.children, .arrayEnd):

@@ -64,22 +64,25 @@ enum ChromiumBookmarkFile {
     /// The members of a node that the import reads, the first of each name (as a JSON
     /// object's subscript finds them).
     struct NodeFields: Equatable {
-        static let names: Set<String> = [
-            "type", "name", "date_added", "date_modified", "url", "meta_info",
-        ]
-        private(set) var values: [String: JSONValue] = [:]
+        /// The names read, matched by their bytes as a JSON object's subscript matches them.
+        static let names = ["type", "name", "date_added", "date_modified", "url", "meta_info"]
+        private var values = [JSONValue?](repeating: nil, count: names.count)
+
+        private static func slot(_ key: String) -> Int? {
+            names.firstIndex { ExactName.sameBytes($0, key) }
+        }
 
         /// Keeps a member's value when it is one the import reads and the first of its name.
         mutating func take(_ key: String, _ value: JSONValue) {
-            if wants(key) { values[key] = value }
+            if let slot = Self.slot(key), values[slot] == nil { values[slot] = value }
         }
 
         /// Whether a member of this name is one to keep.
         func wants(_ key: String) -> Bool {
-            Self.names.contains(key) && values[key] == nil
+            Self.slot(key).map { values[$0] == nil } ?? false
         }
 
-        subscript(_ key: String) -> JSONValue? { values[key] }
+        subscript(_ key: String) -> JSONValue? { Self.slot(key).flatMap { values[$0] } }
 
         var isFolder: Bool { ChromiumBookmarkFile.string(self["type"]) == "folder" }
     }

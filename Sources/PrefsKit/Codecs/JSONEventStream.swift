@@ -123,7 +123,7 @@ package struct JSONEventStream: PieceReader {
 
     private mutating func key() throws -> Event? {
         guard try peek() == UInt8(ascii: "\""), let end = try endOfString(from: position),
-            case .string(let name)? = try? JSONValue(parsing: Array(buffer[position..<end]))
+            let name = string(position..<end)
         else { return stop() }
         position = end
         try skipWhitespace()
@@ -151,11 +151,32 @@ package struct JSONEventStream: PieceReader {
     }
 
     private mutating func scalar(through end: Int) -> Event? {
-        guard end > position, let value = try? JSONValue(parsing: Array(buffer[position..<end]))
-        else { return stop() }
+        let value: JSONValue
+        if buffer[position] == UInt8(ascii: "\"") {
+            guard let text = string(position..<end) else { return stop() }
+            value = .string(text)
+        } else {
+            guard end > position, let parsed = try? JSONValue(parsing: Array(buffer[position..<end]))
+            else { return stop() }
+            value = parsed
+        }
         position = end
         state = .afterValue
         return .scalar(value)
+    }
+
+    /// The string whose quotes are at the range's ends; nil when the whole reading would
+    /// refuse it. Most strings have no escape: those are valid UTF-8 without control
+    /// characters, which is what the parser checks, and are taken as they are.
+    private func string(_ range: Range<Int>) -> String? {
+        let inside = buffer[(range.lowerBound + 1)..<(range.upperBound - 1)]
+        if !inside.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\\") }) {
+            return String(validating: inside, as: UTF8.self)
+        }
+        guard case .string(let text)? = try? JSONValue(parsing: Array(buffer[range])) else {
+            return nil
+        }
+        return text
     }
 
     private mutating func close(object: Bool) -> Event {
