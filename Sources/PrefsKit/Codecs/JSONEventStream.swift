@@ -156,7 +156,8 @@ package struct JSONEventStream: PieceReader {
             guard let text = string(position..<end) else { return stop() }
             value = .string(text)
         } else {
-            guard end > position, let parsed = try? JSONValue(parsing: Array(buffer[position..<end]))
+            guard end > position,
+                let parsed = try? JSONValue(parsing: Array(buffer[position..<end]))
             else { return stop() }
             value = parsed
         }
