@@ -289,6 +289,68 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: none))
     }
 
+    /// Chromium's `Bookmarks` file of `links` links in Chromium's member order (a folder's
+    /// children before its name), with folders, copies, a bookmarklet and a bad date.
+    func chromiumFile(links: Int = 20_000, tail: String = "") throws -> String {
+        var folders: [String] = []
+        for start in stride(from: 0, to: links, by: 1_000) {
+            let children = (start..<min(links, start + 1_000)).map { index in
+                """
+                {"date_added": "\(index == 5 ? "soon" : "\(13_300_000_000_000_000 + index)")", \
+                "guid": "g\(index)", "id": "\(index)", "name": "caf\u{E9} \(index)", "type": "url", \
+                "url": "\(index == 7 ? "javascript:go()" : "https://example.com/\(index % 15_000)")"}
+                """
+            }
+            folders.append(
+                "{\"children\": [\(children.joined(separator: ",\n"))], \"name\": \"Folder \(start)\", \"type\": \"folder\"}"
+            )
+        }
+        let json = """
+            {"checksum": "0", "roots": {"bookmark_bar": {"children": [\(folders.joined(separator: ",\n"))],
+             "name": "Bookmarks bar", "type": "folder"}, "other": {"children": [], "type": "folder"}},
+             "version": 1\(tail)}
+            """
+        let file = folder.path("Bookmarks-\(links)-\(tail.utf8.count)")
+        try json.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// `prefs bookmark import FILE` of Chromium's file over 1 MiB is read twice in pieces:
+    /// the same summary and bookmarks as from standard input (read whole). With invalid
+    /// JSON at its very end, it fails as read whole, with the same error, exit 65, and no
+    /// database made.
+    @Test func aLargeChromiumFileImportsAsFromStandardInput() throws {
+        let file = try chromiumFile()
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0 > 1 << 20)
+        let staged = folder.path("chromium-staged.sqlite")
+        let whole = folder.path("chromium-whole.sqlite")
+        let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
+        let fromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c",
+                "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
+            ])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout == fromInput.stdout)
+        #expect(fromFile.stdout.contains("\"merged\": 4999"), "\(fromFile.stdout.prefix(400))")
+        #expect(fromFile.stdout.contains("date_added 'soon'"), "\(fromFile.stdout.prefix(400))")
+        #expect(try bookmarks(staged) == (try bookmarks(whole)))
+
+        let broken = try chromiumFile(tail: ", \"extra\": tru")
+        let none = folder.path("chromium-none.sqlite")
+        let refused = try runPrefs(["--db", none, "bookmark", "import", broken])
+        let refusedFromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "'\(prefsExecutable().path)' --db '\(none)' bookmark import - < '\(broken)'"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("invalid JSON"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.replacingOccurrences(of: broken, with: "-") == refusedFromInput.stderr)
+        #expect(!FileManager.default.fileExists(atPath: none))
+    }
+
     /// A large file that starts like markup but holds no bookmarks changes nothing, and
     /// makes no database.
     @Test func aLargeFileThatIsNotABookmarkFileMakesNoDatabase() throws {
