@@ -189,7 +189,17 @@ struct ScaleLocal {
                 "prefs bookmark import (its JSON export)", "\(links) links",
                 try cost([prefs, "--db", again, "bookmark", "import", exported]),
                 baseline: baseline, perItem: (links, "link"))
-            for path in [file, exported, again] {
+            // The same links as Chromium's Bookmarks file, into an empty store.
+            let chromium = folder + "/scale-links-\(links)-Bookmarks"
+            try Workloads.chromiumFile(links: links, prefix: "s")
+                .write(toFile: chromium, atomically: false, encoding: .utf8)
+            let fromChromium = folder + "/scale-links-\(links)-chromium.sqlite"
+            progress("scale-local: bookmark import of a Chromium file of \(links) links")
+            printRow(
+                "prefs bookmark import (Chromium JSON)", "\(links) links",
+                try cost([prefs, "--db", fromChromium, "bookmark", "import", chromium]),
+                baseline: baseline, perItem: (links, "link"))
+            for path in [file, exported, again, chromium, fromChromium] {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }

@@ -453,6 +453,37 @@ struct Workloads {
         return text + "</DL><p>\n"
     }
 
+    /// The links of ``bookmarkFile(links:prefix:)`` as Chromium's `Bookmarks` file: the same
+    /// 20 folders under the bookmarks bar, each node's members in the order of their names
+    /// (a folder's children before its name), as Chromium writes them.
+    static func chromiumFile(links: Int, prefix: String) -> String {
+        var text = "{\n   \"checksum\": \"0\",\n   \"roots\": {\n      \"bookmark_bar\": {\n"
+        text += "         \"children\": [ "
+        for folder in 0..<20 {
+            text += folder == 0 ? "{\n" : ", {\n"
+            text += "            \"children\": [ "
+            for i in stride(from: folder, to: links, by: 20) {
+                text += i == folder ? "{\n" : ", {\n"
+                text +=
+                    "               \"date_added\": \"13345000000000000\",\n"
+                    + "               \"guid\": \"\(prefix)\(i)\",\n"
+                    + "               \"id\": \"\(i + 100)\",\n"
+                    + "               \"name\": \"Movie \(prefix)\(i)\",\n"
+                    + "               \"type\": \"url\",\n"
+                    + "               \"url\": \"https://example.com/\(prefix)\(i)\"\n"
+                    + "            }"
+            }
+            text +=
+                " ],\n            \"date_added\": \"13345000000000000\",\n"
+                + "            \"name\": \"category\(folder)\",\n            \"type\": \"folder\"\n         }"
+        }
+        text +=
+            " ],\n         \"name\": \"Bookmarks bar\",\n         \"type\": \"folder\"\n      },\n"
+        text +=
+            "      \"other\": { \"children\": [  ], \"name\": \"Other bookmarks\", \"type\": \"folder\" }\n"
+        return text + "   },\n   \"version\": 1\n}\n"
+    }
+
     /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.
     func bookmarkDatabases(rows: Int) throws -> (BookmarkStore, OpaquePointer) {
         let (database, path) = try freshDatabase("query")
