@@ -236,6 +236,29 @@ extension BookmarkStore {
         try ChromiumBookmarkFile.stage(reading: pieces)
     }
 
+    /// Whether a file whose first bytes are these is read as Safari's binary
+    /// `Bookmarks.plist`, in the given format or told apart by its content.
+    package static func readsAsBinarySafariFile(
+        head: [UInt8], format: BookmarkImportDocument.Format?
+    ) -> Bool {
+        (format == nil || format == .safari) && head.starts(with: Array("bplist00".utf8))
+    }
+
+    /// Reads Safari's binary `Bookmarks.plist` from a file where its objects are into a
+    /// staging file, for ``importStaged(_:progress:)``: the outcome of reading it whole, in
+    /// memory that does not grow with it. Nil when it must be read whole after all (the
+    /// whole reading names what is wrong with it, or it shares a folder or link).
+    ///
+    /// - Parameters:
+    ///   - size: The file's size.
+    ///   - read: The file's bytes at an offset (fewer only at its end).
+    /// - Throws: `read`'s errors, ``DatabaseError`` when the staging file fails.
+    package static func stageBinarySafariFile(
+        size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8]
+    ) throws -> BookmarkImportStaging? {
+        try SafariBookmarkFile.stage(size: size, read: read)
+    }
+
     /// Reads a Netscape bookmark file handed over in pieces into a staging file, for
     /// ``importStaged(_:progress:)``: the same outcome as reading it whole, in memory that
     /// does not grow with it. Nil when the file must be read whole after all (a tag or

@@ -23,15 +23,14 @@ enum SafariBookmarkFile {
             throw InterchangeError(
                 reason: "not a readable property list: \(error.reason)", location: error.location)
         }
-        guard case .dictionary(let top) = root,
-            top["WebBookmarkType"] == .string("WebBookmarkTypeList")
-        else {
+        guard case .dictionary(let top) = root, isBookmarks(top) else {
             throw InterchangeError(
                 reason:
                     "a property list that is not Safari's Bookmarks.plist (no WebBookmarkTypeList at"
                     + " its root)")
         }
         var document = BookmarkImportDocument(format: .safari)
+        var links: [BookmarkImportDocument.Link] = []
         var depths: [Int] = []
         var stack: [(PreferenceValue, Int?, String)] = []
         for (index, child) in children(of: top).enumerated().reversed() {
@@ -39,49 +38,130 @@ enum SafariBookmarkFile {
         }
         while let (node, folder, place) = stack.popLast() {
             guard case .dictionary(let item) = node else { continue }
-            switch string(item["WebBookmarkType"]) {
-            case "WebBookmarkTypeList":
-                let title = string(item["Title"]) ?? ""
-                let name = BookmarkImportDocument.cleaned(Self.names[title] ?? title).text
-                let index = document.addFolder(
-                    BookmarkImportDocument.Folder(
-                        name: name.isEmpty ? "Untitled folder" : name, parent: folder),
-                    depths: &depths, place: .path(place))
+            let outcome = read(
+                item, place: place, in: folder, into: &document, depths: &depths,
+                adding: { link, _ in links.append(link) })
+            if case .read(let index) = outcome {
                 for (offset, child) in children(of: item).enumerated().reversed() {
                     stack.append((child, index, "\(place).Children[\(offset)]"))
                 }
-            case "WebBookmarkTypeLeaf":
-                let href = (string(item["URLString"]) ?? "").trimmingWhitespace
-                let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
-                if let reason = reasonToSkip {
-                    document.skipped.append(.init(place: .path(place), message: reason))
-                    continue
-                }
-                var title = ""
-                if case .dictionary(let uri)? = item["URIDictionary"] {
-                    title = string(uri["title"]) ?? ""
-                }
-                var note: String?
-                var createdAt: Date?
-                if case .dictionary(let reading)? = item["ReadingList"] {
-                    note = string(reading["PreviewText"]).map(BookmarkImportDocument.cleanedNote)
-                    if case .date(let date)? = reading["DateAdded"] { createdAt = date }
-                }
-                document.links.append(
-                    BookmarkImportDocument.Link(
-                        draft: BookmarkDraft(
-                            kind: NetscapeBookmarkFile.browserKind, itemID: href,
-                            title: BookmarkImportDocument.cleaned(title).text,
-                            url: url, note: note?.isEmpty == false ? note : nil),
-                        folder: folder, createdAt: createdAt, place: .path(place)))
-            case "WebBookmarkTypeProxy":
-                continue
-            default:
-                document.skipped.append(
-                    .init(place: .path(place), message: "an entry of unknown type"))
             }
         }
+        document.links = links
         return document
+    }
+
+    /// Whether a top dictionary is Safari's bookmarks.
+    private static func isBookmarks(_ top: [String: PreferenceValue]) -> Bool {
+        top["WebBookmarkType"] == .string("WebBookmarkTypeList")
+    }
+
+    /// What becomes of a node's children.
+    enum Children: Equatable {
+        /// They are read into this folder.
+        case read(in: Int?)
+        /// They are not read.
+        case ignored
+    }
+
+    /// Reads one node of the tree: a folder is added to the document, a link handed to
+    /// `add` with the document's folders so far, anything else but the History proxy listed
+    /// as skipped.
+    ///
+    /// - Returns: What becomes of the node's children.
+    static func read(
+        _ item: [String: PreferenceValue], place: String, in folder: Int?,
+        into document: inout BookmarkImportDocument, depths: inout [Int],
+        adding add: (BookmarkImportDocument.Link, [BookmarkImportDocument.Folder]) throws -> Void
+    ) rethrows -> Children {
+        switch string(item["WebBookmarkType"]) {
+        case "WebBookmarkTypeList":
+            let title = string(item["Title"]) ?? ""
+            let name = BookmarkImportDocument.cleaned(Self.names[title] ?? title).text
+            let index = document.addFolder(
+                BookmarkImportDocument.Folder(
+                    name: name.isEmpty ? "Untitled folder" : name, parent: folder),
+                depths: &depths, place: .path(place))
+            return .read(in: index)
+        case "WebBookmarkTypeLeaf":
+            let href = (string(item["URLString"]) ?? "").trimmingWhitespace
+            let (url, reasonToSkip) = BookmarkImportDocument.linkURL(href)
+            if let reason = reasonToSkip {
+                document.skipped.append(.init(place: .path(place), message: reason))
+                return .ignored
+            }
+            var title = ""
+            if case .dictionary(let uri)? = item["URIDictionary"] {
+                title = string(uri["title"]) ?? ""
+            }
+            var note: String?
+            var createdAt: Date?
+            if case .dictionary(let reading)? = item["ReadingList"] {
+                note = string(reading["PreviewText"]).map(BookmarkImportDocument.cleanedNote)
+                if case .date(let date)? = reading["DateAdded"] { createdAt = date }
+            }
+            try add(
+                BookmarkImportDocument.Link(
+                    draft: BookmarkDraft(
+                        kind: NetscapeBookmarkFile.browserKind, itemID: href,
+                        title: BookmarkImportDocument.cleaned(title).text,
+                        url: url, note: note?.isEmpty == false ? note : nil),
+                    folder: folder, createdAt: createdAt, place: .path(place)),
+                document.folders)
+        case "WebBookmarkTypeProxy":
+            break
+        default:
+            document.skipped.append(
+                .init(place: .path(place), message: "an entry of unknown type"))
+        }
+        return .ignored
+    }
+
+    /// Reads a binary `Bookmarks.plist` from a file where its objects are into a staging
+    /// file: the outcome of ``document(reading:)`` on the whole file, in memory that does
+    /// not grow with it. Nil when it must be read whole (it is not Safari's bookmarks, the
+    /// whole reading would refuse it, or it shares a folder or a link between two places).
+    ///
+    /// - Parameters:
+    ///   - size: The file's size.
+    ///   - read: The file's bytes at an offset (fewer only at its end).
+    /// - Throws: ``DatabaseError`` when the staging file fails; `read`'s errors.
+    static func stage(size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8])
+        throws -> BookmarkImportStaging?
+    {
+        let staging = try BookmarkImportStaging(format: .safari)
+        var document = BookmarkImportDocument(format: .safari)
+        var depths: [Int] = []
+        // For each level above the node met: the folder its children go in (nil: the top
+        // level), whether they are read, its place, and how many children it has shown.
+        var levels: [(folder: Int?, isRead: Bool, place: String, count: Int)] = [
+            (nil, true, "", 0)
+        ]
+        let isWhole = try PropertyList.walkBinaryTree(
+            size: size, read: read, childrenKey: "Children", top: isBookmarks,
+            visit: { entries, level in
+                levels.removeSubrange(level...)
+                let parent = levels[level - 1]
+                levels[level - 1].count += 1
+                let place =
+                    parent.place.isEmpty
+                    ? "Children[\(parent.count)]" : "\(parent.place).Children[\(parent.count)]"
+                var outcome = Children.ignored
+                if parent.isRead, let entries {
+                    outcome = try Self.read(
+                        entries, place: place, in: parent.folder, into: &document,
+                        depths: &depths,
+                        adding: { link, folders in try staging.add(link, folders: folders) })
+                }
+                if case .read(let index) = outcome {
+                    levels.append((index, true, place, 0))
+                } else {
+                    levels.append((nil, false, place, 0))
+                }
+            })
+        guard isWhole else { return nil }
+        staging.finish(document)
+        return staging
     }
 
     /// The names Safari shows for its own folders.

@@ -21,10 +21,14 @@ struct BinaryPropertyListReader<Bytes: PropertyListBytes> {
     private var visiting: Set<Int> = []
     /// Each object decoded so far, with what it expands to (values and bytes).
     private var decoded: [Int: (value: PreferenceValue, values: Int, bytes: Int)] = [:]
+    /// The bytes of the strings and data in ``decoded``, each counted once.
+    private var decodedBytes = 0
     private var budget = DecodingBudget()
     /// The top object, when its entries are wanted whole (``decodeEntries(_:)``).
     private var topIndex: Int?
     private var topLevelEntries: [(key: String, value: PreferenceValue)]?
+    /// Bit n: object n was walked as a node or children array (``walkTree``).
+    private var expanded: [UInt64] = []
 
     static func decode(_ bytes: Bytes) throws(InterchangeError) -> PreferenceValue {
         var reader = try BinaryPropertyListReader(bytes: bytes)
@@ -75,6 +79,160 @@ struct BinaryPropertyListReader<Bytes: PropertyListBytes> {
             else { return false }
         }
         return true
+    }
+
+    /// Walks a tree of dictionaries whose children are in an array under `childrenKey`
+    /// (Safari's bookmarks), without holding it: each node's other entries are decoded whole
+    /// and handed to `visit` with the node's level (1 for the top's children; nil entries
+    /// for a node that is not a dictionary), in the order a depth-first reading of the
+    /// decoded tree meets them, and then its children. `top` is handed the top dictionary's
+    /// other entries first. Every object is decoded and checked as ``decode(_:)`` checks it
+    /// (cycles, references, keys, depth), so that the walk takes exactly the files that the
+    /// whole reading takes, but for its budget: the walk may decode four times what the file
+    /// holds (at least the whole reading's budget), since its memory does not grow with it.
+    ///
+    /// False when the file is not what the whole reading takes, when a node or a children
+    /// array is reached twice (a file that shares them is read whole, with its budget), or
+    /// when `top` returns false; `top`'s and `visit`'s errors are thrown.
+    static func walkTree(
+        _ bytes: Bytes, childrenKey: String, top: ([String: PreferenceValue]) throws -> Bool,
+        visit: (_ entries: [String: PreferenceValue]?, _ level: Int) throws -> Void
+    ) throws -> Bool {
+        guard var reader = try? BinaryPropertyListReader(bytes: bytes) else { return false }
+        reader.budget = DecodingBudget(
+            values: reader.objectCount.multipliedReportingOverflow(by: 4).partialValue,
+            bytes: bytes.count.multipliedReportingOverflow(by: 4).partialValue)
+        reader.expanded = [UInt64](repeating: 0, count: reader.objectCount / 64 + 1)
+        // A children array being walked: where its references are, how many, the next one,
+        // the depth of its elements, and the objects to let go of at its end.
+        var frames: [(start: Int, count: Int, next: Int, depth: Int, owners: [Int])] = []
+        do {
+            let root = Int(try reader.readTrailerInteger(at: bytes.count - 16))
+            let (entries, children) = try reader.node(root, depth: 0, childrenKey: childrenKey)
+            guard let entries, try top(entries) else { return false }
+            if let children {
+                frames.append((children.start, children.count, 0, 2, children.owners))
+            }
+            while let frame = frames.last {
+                guard frame.next < frame.count else {
+                    frames.removeLast()
+                    for owner in frame.owners { reader.visiting.remove(owner) }
+                    continue
+                }
+                frames[frames.count - 1].next += 1
+                let reference = try reader.references(
+                    1, at: frame.start + frame.next * reader.referenceSize)[0]
+                // What was decoded stays for the next nodes (keys and types are shared
+                // objects), charged on every reference as before, up to a bound.
+                if reader.decoded.count > 4_096 || reader.decodedBytes > 4 << 20 {
+                    reader.decoded.removeAll(keepingCapacity: true)
+                    reader.decodedBytes = 0
+                }
+                reader.budget.restartClock()
+                let (entries, children) = try reader.node(
+                    reference, depth: frame.depth, childrenKey: childrenKey)
+                try visit(entries, frames.count)
+                if let children {
+                    frames.append(
+                        (children.start, children.count, 0, frame.depth + 2, children.owners))
+                }
+            }
+        } catch is InterchangeError {
+            return false
+        }
+        return true
+    }
+
+    /// A node of ``walkTree(_:childrenKey:top:visit:)``: a dictionary's entries but its
+    /// children array, which is left to be walked (its references' place and count, and the
+    /// node and the array, marked as being visited until the walk is past them); anything
+    /// else decoded whole (nil entries).
+    private mutating func node(_ index: Int, depth: Int, childrenKey: String)
+        throws(InterchangeError) -> (
+            entries: [String: PreferenceValue]?, children: (start: Int, count: Int, owners: [Int])?
+        )
+    {
+        guard index >= 0, index < objectCount else {
+            throw error("reference \(index) out of range", at: 0)
+        }
+        let start = try offset(ofObject: index)
+        guard try read(1, at: start).first.map({ $0 >> 4 }) == 0xD else {
+            _ = try charged(index, depth: depth)
+            return (nil, nil)
+        }
+        guard depth < DecodingBudget.maximumDepth else { throw error("nesting too deep", at: 0) }
+        try expand(index)
+        let marker = try read(1, at: start).first ?? 0
+        let (length, listStart) = try count(marker: marker, at: start)
+        let references = try self.references(length * 2, at: listStart)
+        var entries: [String: PreferenceValue] = [:]
+        var names: Set<ExactName> = []
+        var children: (start: Int, count: Int, owners: [Int])?
+        do {
+            try budget.spend(values: 1, bytes: 0)
+        } catch {
+            throw InterchangeError(reason: "binary plist: \(error.reason)")
+        }
+        for (keyReference, valueReference) in zip(
+            references.prefix(length), references.suffix(length))
+        {
+            guard case .string(let name) = try charged(keyReference, depth: depth + 1).value else {
+                throw error("dictionary key is not a string", at: start)
+            }
+            guard names.insert(ExactName(name)).inserted else {
+                throw error("dictionary key '\(name)' appears twice", at: start)
+            }
+            let valueStart = try offset(ofObject: valueReference)
+            if name == childrenKey, try read(1, at: valueStart).first.map({ $0 >> 4 }) == 0xA {
+                guard depth + 1 < DecodingBudget.maximumDepth else {
+                    throw error("nesting too deep", at: 0)
+                }
+                try expand(valueReference)
+                let (count, start) = try self.count(
+                    marker: try read(1, at: valueStart).first ?? 0, at: valueStart)
+                // The references are read one at a time; checked here as the whole reading
+                // checks them all.
+                guard count <= objectCount * 2 else {
+                    throw error("too many references", at: start)
+                }
+                _ = try read(count * referenceSize, at: start)
+                do {
+                    try budget.spend(values: 1, bytes: 0)
+                } catch {
+                    throw InterchangeError(reason: "binary plist: \(error.reason)")
+                }
+                children = (start, count, [index, valueReference])
+                // Stands in for the array, so that a second spelling of the key is refused.
+                if entries.updateValue(.array([]), forKey: name) != nil {
+                    throw error(
+                        "a nested dictionary holds the key '\(name)' in two Unicode spellings",
+                        at: start)
+                }
+                continue
+            }
+            let value = try charged(valueReference, depth: depth + 1)
+            if entries.updateValue(value.value, forKey: name) != nil {
+                throw error(
+                    "a nested dictionary holds the key '\(name)' in two Unicode spellings",
+                    at: start)
+            }
+        }
+        if children == nil {
+            visiting.remove(index)
+        } else {
+            entries.removeValue(forKey: childrenKey)
+        }
+        return (entries, children)
+    }
+
+    /// Marks a node or children array as walked and being visited: one reached twice, or
+    /// inside itself, ends the walk (the whole reading charges what sharing expands to).
+    private mutating func expand(_ index: Int) throws(InterchangeError) {
+        let (word, bit) = (index / 64, UInt64(1) << UInt64(index % 64))
+        guard expanded[word] & bit == 0, visiting.insert(index).inserted else {
+            throw error("object \(index) is reached twice", at: 0)
+        }
+        expanded[word] |= bit
     }
 
     /// The top dictionary's entry count and where its references start; it is marked as
@@ -202,6 +360,11 @@ struct BinaryPropertyListReader<Bytes: PropertyListBytes> {
             defer { visiting.remove(index) }
             entry = try object(at: index, depth: depth)
             decoded[index] = entry
+            if case .array = entry.value {
+            } else if case .dictionary = entry.value {
+            } else {
+                decodedBytes += entry.bytes
+            }
             // The first time, its children were charged as they were decoded.
             switch entry.value {
             case .array, .dictionary: cost = (1, 0)

@@ -22,12 +22,20 @@ package struct DecodingBudget {
     private(set) var values = 0
     private(set) var bytes = 0
     private let seconds: Int
+    private let valueLimit: Int
+    private let byteLimit: Int
     private var deadline: UInt64
     private var untilClockCheck = 4096
 
-    /// A budget whose time runs out after `seconds` (``maximumSeconds`` but in tests).
-    package init(seconds: Int = maximumSeconds) {
+    /// A budget whose time runs out after `seconds` (``maximumSeconds`` but in tests), and
+    /// whose values and bytes may be raised above ``maximumValues`` and ``maximumBytes``
+    /// (for a document read in pieces, whose memory does not grow with them).
+    package init(
+        seconds: Int = maximumSeconds, values: Int = maximumValues, bytes: Int = maximumBytes
+    ) {
         self.seconds = seconds
+        valueLimit = max(values, Self.maximumValues)
+        byteLimit = max(bytes, Self.maximumBytes)
         deadline = Self.now() + UInt64(seconds) * 1_000_000_000
     }
 
@@ -48,15 +56,13 @@ package struct DecodingBudget {
     /// - Throws: ``Exceeded`` naming the limit reached.
     package mutating func spend(values: Int = 1, bytes: Int = 0) throws(Exceeded) {
         let (newValues, valuesOverflow) = self.values.addingReportingOverflow(values)
-        guard !valuesOverflow, newValues <= Self.maximumValues else {
-            throw Exceeded(reason: "more than \(Self.maximumValues) values (the decoding limit)")
+        guard !valuesOverflow, newValues <= valueLimit else {
+            throw Exceeded(reason: "more than \(valueLimit) values (the decoding limit)")
         }
         let (newBytes, bytesOverflow) = self.bytes.addingReportingOverflow(bytes)
-        guard !bytesOverflow, newBytes <= Self.maximumBytes else {
+        guard !bytesOverflow, newBytes <= byteLimit else {
             throw Exceeded(
-                reason:
-                    "more than \(Self.maximumBytes >> 20) MiB of text and data (the decoding limit)"
-            )
+                reason: "more than \(byteLimit >> 20) MiB of text and data (the decoding limit)")
         }
         self.values = newValues
         self.bytes = newBytes

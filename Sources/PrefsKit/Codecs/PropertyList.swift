@@ -99,6 +99,28 @@ extension Prefs {
 /// that it cannot collide with a type of theirs.
 package typealias PropertyList = Prefs.PropertyList
 
+extension Prefs.PropertyList {
+    /// Walks a binary property list's tree of dictionaries whose children are in an array
+    /// under `childrenKey`, read from a file where its objects are, without holding it:
+    /// `top` with the top dictionary's other entries, then `visit` with each node's (nil
+    /// for a node that is not a dictionary) and its level (1 for the top's children), in
+    /// depth-first order. False when the file is not what decoding it whole takes, or when
+    /// it shares a node (it is then read whole).
+    ///
+    /// - Parameters:
+    ///   - size: The file's size.
+    ///   - read: The file's bytes at an offset (fewer only at its end).
+    package static func walkBinaryTree(
+        size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8],
+        childrenKey: String, top: ([String: PreferenceValue]) throws -> Bool,
+        visit: (_ entries: [String: PreferenceValue]?, _ level: Int) throws -> Void
+    ) throws -> Bool {
+        try BinaryPropertyListReader.walkTree(
+            PropertyListFile(size: size, read: read), childrenKey: childrenKey, top: top,
+            visit: visit)
+    }
+}
+
 /// Calls its argument with each entry of a dictionary, in order; a writer that streams may
 /// call it more than once, and each call must give the same entries.
 package typealias PropertyListEntryWalk = (

@@ -60,14 +60,18 @@ struct BookmarkImportCommand: RunnableCommand {
         report(summary, context)
     }
 
-    /// A Netscape bookmark file, our JSON export or Chromium's file over 1 MB, read in
-    /// pieces into a staging file before the database is opened; nil for anything else,
-    /// which is read whole.
+    /// A Netscape bookmark file, our JSON export, Chromium's file or Safari's binary one over
+    /// 1 MB, read in pieces into a staging file before the database is opened; nil for
+    /// anything else, which is read whole.
     private func stagedFile() throws -> BookmarkImportStaging? {
         guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20 else {
             return nil
         }
         let head = try pieces.head(1 << 16)
+        if BookmarkStore.readsAsBinarySafariFile(head: head, format: format) {
+            return try BookmarkStore.stageBinarySafariFile(
+                size: pieces.size, read: try pieces.randomAccess())
+        }
         if BookmarkStore.mayReadAsJSONExport(head: head, format: format),
             let staging = try BookmarkStore.stageJSONExport(reading: try pieces.reader())
         {
