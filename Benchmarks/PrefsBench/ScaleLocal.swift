@@ -199,7 +199,17 @@ struct ScaleLocal {
                 "prefs bookmark import (Chromium JSON)", "\(links) links",
                 try cost([prefs, "--db", fromChromium, "bookmark", "import", chromium]),
                 baseline: baseline, perItem: (links, "link"))
-            for path in [file, exported, again, chromium, fromChromium] {
+            // And as Safari's binary Bookmarks.plist.
+            let safari = folder + "/scale-links-\(links)-Bookmarks.plist"
+            try Workloads.safariFile(links: links, prefix: "s")
+                .write(to: URL(fileURLWithPath: safari))
+            let fromSafari = folder + "/scale-links-\(links)-safari.sqlite"
+            progress("scale-local: bookmark import of a Safari file of \(links) links")
+            printRow(
+                "prefs bookmark import (Safari binary plist)", "\(links) links",
+                try cost([prefs, "--db", fromSafari, "bookmark", "import", safari]),
+                baseline: baseline, perItem: (links, "link"))
+            for path in [file, exported, again, chromium, fromChromium, safari, fromSafari] {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }

@@ -484,6 +484,36 @@ struct Workloads {
         return text + "   },\n   \"version\": 1\n}\n"
     }
 
+    /// The links of ``bookmarkFile(links:prefix:)`` as Safari's binary `Bookmarks.plist`: the
+    /// same 20 folders under the favorites, each link with its title and a UUID.
+    static func safariFile(links: Int, prefix: String) -> Data {
+        let folders = (0..<20).map { folder -> PreferenceValue in
+            let children = stride(from: folder, to: links, by: 20).map { i -> PreferenceValue in
+                .dictionary([
+                    "WebBookmarkType": .string("WebBookmarkTypeLeaf"),
+                    "URLString": .string("https://example.com/\(prefix)\(i)"),
+                    "URIDictionary": .dictionary(["title": .string("Movie \(prefix)\(i)")]),
+                    "WebBookmarkUUID": .string("00000000-0000-0000-0000-\(100_000_000_000 + i)"),
+                ])
+            }
+            return .dictionary([
+                "WebBookmarkType": .string("WebBookmarkTypeList"),
+                "Title": .string("category\(folder)"), "Children": .array(children),
+            ])
+        }
+        return Prefs.PropertyList.encode(
+            .dictionary([
+                "WebBookmarkType": .string("WebBookmarkTypeList"), "Title": .string(""),
+                "WebBookmarkFileVersion": .int(1),
+                "Children": .array([
+                    .dictionary([
+                        "WebBookmarkType": .string("WebBookmarkTypeList"),
+                        "Title": .string("BookmarksBar"), "Children": .array(folders),
+                    ])
+                ]),
+            ]), format: .binary)
+    }
+
     /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.
     func bookmarkDatabases(rows: Int) throws -> (BookmarkStore, OpaquePointer) {
         let (database, path) = try freshDatabase("query")
