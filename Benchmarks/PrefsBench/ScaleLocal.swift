@@ -182,34 +182,28 @@ struct ScaleLocal {
                         stdout: format == "json" ? exported : nil),
                     baseline: baseline)
             }
-            // The JSON export read back into an empty store: the round trip of our format.
-            let again = folder + "/scale-links-\(links)-again.sqlite"
-            progress("scale-local: bookmark import of the JSON export of \(links) links")
-            printRow(
-                "prefs bookmark import (its JSON export)", "\(links) links",
-                try cost([prefs, "--db", again, "bookmark", "import", exported]),
-                baseline: baseline, perItem: (links, "link"))
-            // The same links as Chromium's Bookmarks file, into an empty store.
+            // The JSON export read back, and the same links as Chromium's and Safari's files,
+            // each into an empty store.
             let chromium = folder + "/scale-links-\(links)-Bookmarks"
             try Workloads.chromiumFile(links: links, prefix: "s")
                 .write(toFile: chromium, atomically: false, encoding: .utf8)
-            let fromChromium = folder + "/scale-links-\(links)-chromium.sqlite"
-            progress("scale-local: bookmark import of a Chromium file of \(links) links")
-            printRow(
-                "prefs bookmark import (Chromium JSON)", "\(links) links",
-                try cost([prefs, "--db", fromChromium, "bookmark", "import", chromium]),
-                baseline: baseline, perItem: (links, "link"))
-            // And as Safari's binary Bookmarks.plist.
             let safari = folder + "/scale-links-\(links)-Bookmarks.plist"
             try Workloads.safariFile(links: links, prefix: "s")
                 .write(to: URL(fileURLWithPath: safari))
-            let fromSafari = folder + "/scale-links-\(links)-safari.sqlite"
-            progress("scale-local: bookmark import of a Safari file of \(links) links")
-            printRow(
-                "prefs bookmark import (Safari binary plist)", "\(links) links",
-                try cost([prefs, "--db", fromSafari, "bookmark", "import", safari]),
-                baseline: baseline, perItem: (links, "link"))
-            for path in [file, exported, again, chromium, fromChromium, safari, fromSafari] {
+            var stores: [String] = []
+            for (name, source) in [
+                ("its JSON export", exported), ("Chromium JSON", chromium),
+                ("Safari binary plist", safari),
+            ] {
+                let store = folder + "/scale-links-\(links)-\(stores.count).sqlite"
+                stores.append(store)
+                progress("scale-local: bookmark import (\(name)) of \(links) links")
+                printRow(
+                    "prefs bookmark import (\(name))", "\(links) links",
+                    try cost([prefs, "--db", store, "bookmark", "import", source]),
+                    baseline: baseline, perItem: (links, "link"))
+            }
+            for path in [file, exported, chromium, safari] + stores {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }

@@ -221,15 +221,13 @@ import Testing
             .joined(separator: "\n")
     }
 
-    /// `prefs bookmark import FILE` of a file over 1 MiB is read in pieces (staged on disk);
-    /// from standard input it is read whole. Both give the same summary and bookmarks, and
-    /// a character cut between two pieces is not taken for invalid UTF-8; a byte that is
-    /// invalid is, with the same warning.
-    @Test(arguments: [[], [0xFF, 0x0A]] as [[UInt8]])
-    func aLargeBookmarkFileImportsAsFromStandardInput(extra: [UInt8]) throws {
-        let file = try bookmarkFile(extra: extra)
-        let staged = folder.path("staged-\(extra.count).sqlite")
-        let whole = folder.path("whole-\(extra.count).sqlite")
+    /// `prefs --json bookmark import` of a file into a database of its own, and of the same
+    /// file from standard input (read whole) into another: both outputs, both databases.
+    func importBothWays(_ file: String, name: String) throws -> (
+        fromFile: ProcessOutput, fromInput: ProcessOutput, staged: String, whole: String
+    ) {
+        let staged = folder.path("\(name)-staged.sqlite")
+        let whole = folder.path("\(name)-whole.sqlite")
         let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
         let fromInput = try runProcess(
             URL(fileURLWithPath: "/bin/sh"),
@@ -237,6 +235,36 @@ import Testing
                 "-c",
                 "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
             ])
+        return (fromFile, fromInput, staged, whole)
+    }
+
+    /// A file that must be refused: from a path as from standard input, exit 65 with the
+    /// same message (naming `reason`), and no database made.
+    func expectRefusedBothWays(
+        _ file: String, saying reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let none = folder.path("none-\(UUID().uuidString).sqlite")
+        let refused = try runPrefs(["--db", none, "bookmark", "import", file])
+        let fromInput = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "'\(prefsExecutable().path)' --db '\(none)' bookmark import - < '\(file)'"])
+        #expect(refused.status == 65, "\(refused.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            refused.stderr.contains(reason), "\(refused.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            refused.stderr.replacingOccurrences(of: file, with: "-") == fromInput.stderr,
+            sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: none), sourceLocation: sourceLocation)
+    }
+
+    /// `prefs bookmark import FILE` of a file over 1 MiB is read in pieces (staged on disk);
+    /// from standard input it is read whole. Both give the same summary and bookmarks, and
+    /// a character cut between two pieces is not taken for invalid UTF-8; a byte that is
+    /// invalid is, with the same warning.
+    @Test(arguments: [[], [0xFF, 0x0A]] as [[UInt8]])
+    func aLargeBookmarkFileImportsAsFromStandardInput(extra: [UInt8]) throws {
+        let (fromFile, fromInput, staged, whole) = try importBothWays(
+            try bookmarkFile(extra: extra), name: "html-\(extra.count)")
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         #expect(fromInput.status == 0, "\(fromInput.stderr)")
         #expect(fromFile.stdout == fromInput.stdout)
@@ -258,15 +286,7 @@ import Testing
         let file = folder.path("bookmarks.json")
         try exported.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(exported.stdout.utf8.count > 1 << 20, "\(exported.stdout.utf8.count) bytes")
-        let staged = folder.path("json-staged.sqlite")
-        let whole = folder.path("json-whole.sqlite")
-        let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
-        let fromInput = try runProcess(
-            URL(fileURLWithPath: "/bin/sh"),
-            [
-                "-c",
-                "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
-            ])
+        let (fromFile, fromInput, staged, whole) = try importBothWays(file, name: "json")
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         #expect(fromFile.stdout == fromInput.stdout)
         #expect(fromFile.stdout.contains("\"added\": 7000"), "\(fromFile.stdout.prefix(300))")
@@ -277,16 +297,7 @@ import Testing
         let end = try #require(exported.stdout.range(of: "\n  ]", options: .backwards))
         try exported.stdout.replacingCharacters(in: end, with: ",\n    7\n  ]")
             .write(toFile: broken, atomically: true, encoding: .utf8)
-        let none = folder.path("json-none.sqlite")
-        let refused = try runPrefs(["--db", none, "bookmark", "import", broken])
-        let refusedFromInput = try runProcess(
-            URL(fileURLWithPath: "/bin/sh"),
-            ["-c", "'\(prefsExecutable().path)' --db '\(none)' bookmark import - < '\(broken)'"])
-        #expect(refused.status == 65, "\(refused.stderr)")
-        #expect(refused.stderr.contains("bookmarks[7000] is not an object"), "\(refused.stderr)")
-        #expect(
-            refused.stderr.replacingOccurrences(of: broken, with: "-") == refusedFromInput.stderr)
-        #expect(!FileManager.default.fileExists(atPath: none))
+        try expectRefusedBothWays(broken, saying: "bookmarks[7000] is not an object")
     }
 
     /// Chromium's `Bookmarks` file of `links` links in Chromium's member order (a folder's
@@ -323,32 +334,15 @@ import Testing
         let file = try chromiumFile()
         #expect(
             try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0 > 1 << 20)
-        let staged = folder.path("chromium-staged.sqlite")
-        let whole = folder.path("chromium-whole.sqlite")
-        let fromFile = try runPrefs(["--db", staged, "--json", "bookmark", "import", file])
-        let fromInput = try runProcess(
-            URL(fileURLWithPath: "/bin/sh"),
-            [
-                "-c",
-                "'\(prefsExecutable().path)' --db '\(whole)' --json bookmark import - < '\(file)'",
-            ])
+        let (fromFile, fromInput, staged, whole) = try importBothWays(file, name: "chromium")
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         #expect(fromFile.stdout == fromInput.stdout)
         #expect(fromFile.stdout.contains("\"merged\": 4999"), "\(fromFile.stdout.prefix(400))")
         #expect(fromFile.stdout.contains("date_added 'soon'"), "\(fromFile.stdout.prefix(400))")
         #expect(try bookmarks(staged) == (try bookmarks(whole)))
 
-        let broken = try chromiumFile(tail: ", \"extra\": tru")
-        let none = folder.path("chromium-none.sqlite")
-        let refused = try runPrefs(["--db", none, "bookmark", "import", broken])
-        let refusedFromInput = try runProcess(
-            URL(fileURLWithPath: "/bin/sh"),
-            ["-c", "'\(prefsExecutable().path)' --db '\(none)' bookmark import - < '\(broken)'"])
-        #expect(refused.status == 65, "\(refused.stderr)")
-        #expect(refused.stderr.contains("invalid JSON"), "\(refused.stderr)")
-        #expect(
-            refused.stderr.replacingOccurrences(of: broken, with: "-") == refusedFromInput.stderr)
-        #expect(!FileManager.default.fileExists(atPath: none))
+        try expectRefusedBothWays(
+            try chromiumFile(tail: ", \"extra\": tru"), saying: "invalid JSON")
     }
 
     /// A large file that starts like markup but holds no bookmarks changes nothing, and

@@ -100,6 +100,16 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
+    /// Expects two stores to hold the same bookmarks and folders.
+    static func expectSameStores(
+        _ staged: BookmarkStore, _ whole: BookmarkStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        expectSame(try contents(staged), try contents(whole), sourceLocation: sourceLocation)
+        #expect(
+            try folders(staged) == (try folders(whole)), sourceLocation: sourceLocation)
+    }
+
     static func folders(_ store: BookmarkStore) throws -> [String] {
         try store.folders().map {
             "\($0.id) \($0.parentID ?? 0) \($0.name) \($0.description ?? "-")"

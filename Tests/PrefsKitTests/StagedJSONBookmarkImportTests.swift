@@ -18,19 +18,7 @@ import Testing
     /// text that needs escapes.
     static func file(bookmarks: Int, seed: UInt64) -> String {
         var random = SeededGenerator(seed: seed)
-        func quoted(_ text: String) -> String {
-            var output = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": output += "\\\""
-                case "\\": output += "\\\\"
-                case "\n": output += "\\n"
-                case "\u{7}": output += "\\u0007"
-                default: output.unicodeScalars.append(scalar)
-                }
-            }
-            return output + "\""
-        }
+        func quoted(_ text: String) -> String { JSONValue.string(text).serialized() }
         var elements: [String] = []
         for index in 0..<bookmarks {
             let target = Int.random(in: 0...(bookmarks / 3), using: &random)

@@ -111,10 +111,7 @@ extension BookmarkStore {
         var index = 0
         let isWhole = try stream.walk(
             arrayKey: "bookmarks", refusing: ["roots"],
-            member: { _, bytes in
-                String(validating: bytes, as: UTF8.self) != nil
-                    && (try? JSONValue(parsing: Array(bytes))) != nil
-            },
+            member: { _, bytes in JSONMemberStream.isValidValue(bytes) },
             element: { bytes in
                 guard String(validating: bytes, as: UTF8.self) != nil,
                     let json = try? JSONValue(parsing: Array(bytes)),

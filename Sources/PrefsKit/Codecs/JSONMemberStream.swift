@@ -65,6 +65,13 @@ struct JSONMemberStream: PieceReader {
         return sawArray && isAtEndOfDocument
     }
 
+    /// Whether a member's value handed over is one the whole reading takes: valid UTF-8 that
+    /// parses as JSON.
+    static func isValidValue(_ bytes: ArraySlice<UInt8>) -> Bool {
+        String(validating: bytes, as: UTF8.self) != nil
+            && (try? JSONValue(parsing: Array(bytes))) != nil
+    }
+
     private mutating func walkArray(_ element: (ArraySlice<UInt8>) throws -> Bool) throws -> Bool {
         try skipWhitespace()
         if try take(UInt8(ascii: "]")) { return true }

@@ -279,10 +279,7 @@ extension PreferenceStore {
         var index = 0
         return try stream.walk(
             arrayKey: "preferences",
-            member: { _, bytes in
-                String(validating: bytes, as: UTF8.self) != nil
-                    && (try? JSONValue(parsing: Array(bytes))) != nil
-            },
+            member: { _, bytes in JSONMemberStream.isValidValue(bytes) },
             element: { bytes in
                 guard String(validating: bytes, as: UTF8.self) != nil,
                     let json = try? JSONValue(parsing: Array(bytes)),
