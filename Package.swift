@@ -97,6 +97,8 @@ let package = Package(
         .executableTarget(
             name: "prefs-cset", path: "Benchmarks/CSet",
             linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "prefs-swift-get", dependencies: ["CSQLite"], path: "Benchmarks/SwiftGetPrint"),
         .target(
             name: "CRawLibPQ", dependencies: ["CLibPQLinked"], path: "Benchmarks/CRawLibPQ",
             linkerSettings: [.linkedLibrary("pq")]),

@@ -345,7 +345,7 @@ if wants("cli") {
         let (result, _) = try workloads.commandLine(
             prefs: staticPrefs, cget: staticCget,
             name: "`prefs get KEY`, whole process, both static",
-            target: "<= 1.5x the static C program")
+            target: "<= 1.3x the static C program")
         results.append(result)
         if !quick,
             let counts = try InstructionCount.wholeProcessGet(
