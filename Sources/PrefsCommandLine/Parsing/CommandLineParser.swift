@@ -10,7 +10,6 @@ struct CommandLineParser: Sendable {
 
     func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var node = root
-        var parent: CommandSpec?
         var parsed = ParsedArguments(path: [])
         var index = 0
         var optionsEnded = false
@@ -30,7 +29,6 @@ struct CommandLineParser: Sendable {
                         parsed.positionals.append(argument)
                         continue
                     }
-                    parent = node
                     node = sub
                     parsed.path.append(sub.name)
                     continue
@@ -57,12 +55,11 @@ struct CommandLineParser: Sendable {
                 let sub = node.subcommand(named: name),
                 find(argument, in: node) == nil, find(argument, in: sub) != nil
             {
-                parent = node
                 node = sub
                 parsed.path.append(sub.name)
             }
             guard let option = find(argument, in: node) else {
-                throw unknownOption(argument, in: node, parent: parent, path: parsed.path)
+                throw unknownOption(argument, in: node, path: parsed.path)
             }
             var inlineValue: String?
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
@@ -193,12 +190,25 @@ struct CommandLineParser: Sendable {
         return UsageError(message, path: path)
     }
 
+    /// The command whose subcommand the path names last (nil for the root): found again
+    /// when an error needs it, rather than kept while parsing, where an optional copy of
+    /// a command's spec would cost every start-up its generic type's metadata.
+    private func parent(of path: [String]) -> CommandSpec? {
+        guard !path.isEmpty else { return nil }
+        var node = root
+        for name in path.dropLast() {
+            guard let sub = node.subcommand(named: name) else { return nil }
+            node = sub
+        }
+        return node
+    }
+
     private func unknownOption(
-        _ argument: String, in node: CommandSpec, parent: CommandSpec?, path: [String]
+        _ argument: String, in node: CommandSpec, path: [String]
     ) -> UsageError {
         let typed = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
         // An option of another command of the same group, given to this one.
-        if typed.hasPrefix("--"), let parent,
+        if typed.hasPrefix("--"), let parent = parent(of: path),
             parent.subcommands.contains(where: { sibling in
                 sibling.options.contains { "--" + $0.name == typed }
             })

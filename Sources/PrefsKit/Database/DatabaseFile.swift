@@ -22,7 +22,8 @@ enum DatabaseFile {
         // A String, not a Substring: `String + Substring` is the generic `+` over any
         // sequence of characters, whose first call costs a start-up a tenth of its
         // instructions in finding the generic types' metadata.
-        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        // (Nor an array of every name in the path, which `split` would make, for the last.)
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         guard !name.isEmpty, let resolved = realpath(folder, nil) else { return path }
         defer { free(resolved) }
         let real = String(cString: resolved)

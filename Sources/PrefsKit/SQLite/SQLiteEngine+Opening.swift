@@ -109,24 +109,27 @@ extension SQLiteEngine {
         // The checks (and the schema, which the first read loads) in one read transaction:
         // each transaction of its own would take and let go of the file's locks again. When
         // the schema is current nothing will be written before the change feed starts, so
-        // its starting point is read there too.
+        // its starting point is read there too (unless no store will watch: a command that
+        // reads and exits).
         let opened = try connection.transaction(.deferred) { () throws -> Opened in
             let version = try migrator.validate(connection)
-            guard version == migrator.latestVersion else {
+            guard version == migrator.latestVersion, options.watchesForChanges else {
                 return Opened(version: version, feedStart: nil)
             }
             return Opened(version: version, feedStart: try feedStart(of: connection))
         }
-        // Outside any transaction: `foreign_keys` is a no-op inside one.
-        try connection.execute(sql: "PRAGMA foreign_keys = ON")
-        try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
         // Savepoints inside a transaction (each store call nested in a larger one) keep
-        // their statement journal in memory instead of a temporary file.
+        // their statement journal in memory instead of a temporary file; sorts that spill
+        // stay in memory too, for reads as well.
         try connection.execute(sql: "PRAGMA temp_store = MEMORY")
-        // Deleted content is overwritten, not left in free pages (Debian's SQLite does this
-        // by default; other builds may not): `forgetValue(forKey:)` relies on it.
-        try connection.execute(sql: "PRAGMA secure_delete = ON")
         if !options.isReadOnly {
+            // What only a write uses; a read-only connection is spared the statements.
+            // Outside any transaction: `foreign_keys` is a no-op inside one.
+            try connection.execute(sql: "PRAGMA foreign_keys = ON")
+            try connection.execute(sql: "PRAGMA synchronous = \(options.synchronous.rawValue)")
+            // Deleted content is overwritten, not left in free pages (Debian's SQLite does
+            // this by default; other builds may not): `forgetValue(forKey:)` relies on it.
+            try connection.execute(sql: "PRAGMA secure_delete = ON")
             let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
             if mode.lowercased() != "wal" && path != ":memory:" {
                 try connection.execute(sql: "PRAGMA journal_mode = WAL")
