@@ -31,10 +31,9 @@ public enum PrefsCommand {
         arguments.reserveCapacity(max(0, count - 1))
         for index in 1..<max(1, count) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = UnsafeBufferPointer(
-                start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self),
-                count: strlen(raw))
-            guard let argument = String(validating: bytes, as: UTF8.self) else {
+            // The C-string form, not `String(validating:as:)`: that one is generic over the
+            // encoding, and its first call costs a start-up the generic types' metadata.
+            guard let argument = String(validatingCString: raw) else {
                 console.printError("Argument \(index) is not valid UTF-8")
                 return CommandFailure.usage
             }
