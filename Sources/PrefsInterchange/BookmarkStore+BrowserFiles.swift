@@ -259,6 +259,30 @@ extension BookmarkStore {
         try SafariBookmarkFile.stage(size: size, read: read)
     }
 
+    /// Whether a file whose first bytes are these is read as an XML property list: Safari's
+    /// `Bookmarks.plist` converted to XML (`plutil -convert xml1`), in the given format or
+    /// told apart by its content.
+    package static func readsAsXMLSafariFile(
+        head: [UInt8], format: BookmarkImportDocument.Format?
+    ) -> Bool {
+        (format == nil || format == .safari) && !head.starts(with: Array("bplist".utf8))
+            && isXMLPropertyList(head)
+    }
+
+    /// Reads Safari's `Bookmarks.plist` in XML, handed over in pieces twice, into a staging
+    /// file, for ``importStaged(_:progress:)``: the outcome of reading it whole, in memory
+    /// that does not grow with its links. Nil when it must be read whole after all (the
+    /// whole reading names what is wrong with it).
+    ///
+    /// - Parameter pieces: Makes a reader of the file's pieces from its start (called twice).
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` when the file changed between the two
+    ///   readings, the pieces' errors, ``DatabaseError`` when the staging file fails.
+    package static func stageXMLSafariFile(reading pieces: () throws -> () throws -> [UInt8]?)
+        throws -> BookmarkImportStaging?
+    {
+        try SafariBookmarkFile.stageXML(reading: pieces)
+    }
+
     /// Reads a Netscape bookmark file handed over in pieces into a staging file, for
     /// ``importStaged(_:progress:)``: the same outcome as reading it whole, in memory that
     /// does not grow with it. Nil when the file must be read whole after all (a tag or

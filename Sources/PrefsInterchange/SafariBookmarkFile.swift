@@ -129,39 +129,116 @@ enum SafariBookmarkFile {
     static func stage(size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8])
         throws -> BookmarkImportStaging?
     {
-        let staging = try BookmarkImportStaging(format: .safari)
+        var stager = NodeStager(staging: try BookmarkImportStaging(format: .safari))
+        let isWhole = try PropertyList.walkBinaryTree(
+            size: size, read: read, childrenKey: "Children", top: isBookmarks,
+            visit: { entries, level in try stager.visit(entries, level: level) })
+        guard isWhole else { return nil }
+        stager.staging.finish(stager.document)
+        return stager.staging
+    }
+
+    /// Reads an XML `Bookmarks.plist` handed over in pieces into a staging file: the outcome
+    /// of ``document(reading:)`` on the whole file, in memory that does not grow with its
+    /// links. A writer that sorts keys puts a folder's `Children` before its `Title`, so the
+    /// file is read twice: first for the entries of the nodes that have children, then for
+    /// the links, each staged as it comes with the folders before it known. Nil when the
+    /// file must be read whole (it is not Safari's bookmarks, or the whole reading would
+    /// refuse it and name the problem).
+    ///
+    /// - Parameter pieces: Makes a reader of the file's pieces from its start, nil at its
+    ///   end; called twice.
+    /// - Throws: ``BookmarkError/malformedImport(_:)`` when the file changed between the
+    ///   two readings; the pieces' errors; ``DatabaseError`` when the staging file fails.
+    static func stageXML(reading pieces: () throws -> () throws -> [UInt8]?) throws
+        -> BookmarkImportStaging?
+    {
+        var folders: [Int: [String: PreferenceValue]] = [:]
+        guard
+            let outline = try PropertyList.walkXMLTree(
+                next: try pieces(), childrenKey: "Children",
+                event: { event in
+                    if case .nodeEnd(let node, _, let entries?, true) = event {
+                        folders[node] = entries
+                    }
+                }),
+            isBookmarks(outline.top)
+        else { return nil }
+        var stager = NodeStager(staging: try BookmarkImportStaging(format: .safari))
+        var changed = false
+        let second = try PropertyList.walkXMLTree(
+            next: try pieces(), childrenKey: "Children",
+            event: { event in
+                // Once the file is found changed, its levels are no longer the first's.
+                guard !changed else { return }
+                switch event {
+                case .childrenBegin(let node, let level):
+                    // The node is read before its children, with the first reading's entries.
+                    guard let entries = folders[node] else {
+                        changed = true
+                        return
+                    }
+                    try stager.visit(entries, level: level)
+                case .nodeEnd(let node, let level, let entries, let hasChildren):
+                    if hasChildren {
+                        if folders[node] != entries { changed = true }
+                    } else {
+                        if folders[node] != nil { changed = true }
+                        try stager.visit(entries, level: level)
+                    }
+                }
+            })
+        guard let second, !changed, second.nodes == outline.nodes, second.top == outline.top
+        else {
+            throw BookmarkError.malformedImport("the file changed while it was read")
+        }
+        stager.staging.finish(stager.document)
+        return stager.staging
+    }
+
+    /// Stages the nodes of a walk of the tree, met in depth-first order, as
+    /// ``document(reading:)`` reads them.
+    private struct NodeStager {
+        let staging: BookmarkImportStaging
         var document = BookmarkImportDocument(format: .safari)
         var depths: [Int] = []
-        // For each level above the node met: the folder its children go in (nil: the top
-        // level), whether they are read, its place, and how many children it has shown.
+        /// For each level above the node met: the folder its children go in (nil: the top
+        /// level), whether they are read, its place, and how many children it has shown.
         var levels: [(folder: Int?, isRead: Bool, place: String, count: Int)] = [
             (nil, true, "", 0)
         ]
-        let isWhole = try PropertyList.walkBinaryTree(
-            size: size, read: read, childrenKey: "Children", top: isBookmarks,
-            visit: { entries, level in
-                levels.removeSubrange(level...)
-                let parent = levels[level - 1]
-                levels[level - 1].count += 1
-                let place =
-                    parent.place.isEmpty
-                    ? "Children[\(parent.count)]" : "\(parent.place).Children[\(parent.count)]"
-                var outcome = Children.ignored
-                if parent.isRead, let entries {
-                    outcome = try Self.read(
-                        entries, place: place, in: parent.folder, into: &document,
-                        depths: &depths,
-                        adding: { link, folders in try staging.add(link, folders: folders) })
-                }
-                if case .read(let index) = outcome {
-                    levels.append((index, true, place, 0))
-                } else {
-                    levels.append((nil, false, place, 0))
-                }
-            })
-        guard isWhole else { return nil }
-        staging.finish(document)
-        return staging
+
+        init(staging: BookmarkImportStaging) {
+            self.staging = staging
+        }
+
+        /// The next node: its entries but its children (nil when it is not a dictionary),
+        /// and its level (1 for the top's children).
+        mutating func visit(_ entries: [String: PreferenceValue]?, level: Int) throws {
+            // A walk meets a node's parent before it; a level past that is a file that
+            // changed as it was walked.
+            guard level >= 1, level <= levels.count else {
+                throw BookmarkError.malformedImport("the file changed while it was read")
+            }
+            levels.removeSubrange(level...)
+            let parent = levels[level - 1]
+            levels[level - 1].count += 1
+            let place =
+                parent.place.isEmpty
+                ? "Children[\(parent.count)]" : "\(parent.place).Children[\(parent.count)]"
+            var outcome = Children.ignored
+            if parent.isRead, let entries {
+                let staging = staging
+                outcome = try SafariBookmarkFile.read(
+                    entries, place: place, in: parent.folder, into: &document, depths: &depths,
+                    adding: { link, folders in try staging.add(link, folders: folders) })
+            }
+            if case .read(let index) = outcome {
+                levels.append((index, true, place, 0))
+            } else {
+                levels.append((nil, false, place, 0))
+            }
+        }
     }
 
     /// The names Safari shows for its own folders.

@@ -12,6 +12,9 @@ struct XMLPropertyListReader: MarkupCursor {
     let bytes: [UInt8]
     var position = 0
     private var depth = 0
+    /// The depth the document starts at: a piece of a larger one is read at the depth it
+    /// has there, so that its nesting meets the same limit.
+    private var baseDepth = 0
     private static let maximumDepth = DecodingBudget.maximumDepth
     private var budget = DecodingBudget()
     /// The entries of the top-level dictionary, every key kept (see ``decodeEntries(_:)``).
@@ -25,16 +28,21 @@ struct XMLPropertyListReader: MarkupCursor {
     /// The entries of a document whose top level is a dictionary, in the file's order, with
     /// keys whose bytes differ kept apart even where Swift's `String ==` calls them equal;
     /// nil when the top level is not a dictionary.
-    static func decodeEntries(_ bytes: [UInt8]) throws(InterchangeError) -> [(
+    ///
+    /// - Parameter depth: How deep in a larger document the top level is (0 for a whole
+    ///   document): a dictionary taken out of another one nests as deep as it did there.
+    static func decodeEntries(_ bytes: [UInt8], depth: Int = 0) throws(InterchangeError) -> [(
         key: String, value: PreferenceValue
     )]? {
-        var reader = XMLPropertyListReader(bytes: bytes)
+        var reader = XMLPropertyListReader(bytes: bytes, depth: depth)
         _ = try reader.parseDocument()
         return reader.topLevelEntries
     }
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: [UInt8], depth: Int = 0) {
         self.bytes = bytes
+        self.depth = depth
+        baseDepth = depth
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
@@ -220,12 +228,12 @@ struct XMLPropertyListReader: MarkupCursor {
     {
         if tag.isEmpty {
             // `<dict/>`, as an empty suite's export writes it, is a dictionary all the same.
-            if depth == 0 { topLevelEntries = [] }
+            if depth == baseDepth { topLevelEntries = [] }
             return [:]
         }
         try enterContainer()
         defer { depth -= 1 }
-        let isTopLevel = depth == 1
+        let isTopLevel = depth == baseDepth + 1
         var entries: [String: PreferenceValue] = [:]
         var ordered: [(key: String, value: PreferenceValue)] = []
         var names: Set<ExactName> = []

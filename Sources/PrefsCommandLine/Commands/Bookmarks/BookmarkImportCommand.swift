@@ -60,8 +60,8 @@ struct BookmarkImportCommand: RunnableCommand {
         report(summary, context)
     }
 
-    /// A Netscape bookmark file, our JSON export, Chromium's file or Safari's binary one over
-    /// 1 MB, read in pieces into a staging file before the database is opened; nil for
+    /// A Netscape bookmark file, our JSON export, Chromium's file or Safari's (binary or
+    /// XML) over 1 MB, read in pieces into a staging file before the database is opened; nil for
     /// anything else, which is read whole.
     private func stagedFile() throws -> BookmarkImportStaging? {
         guard let pieces = FileAccess.Pieces(regularFileAt: file), pieces.size > 1 << 20 else {
@@ -71,6 +71,15 @@ struct BookmarkImportCommand: RunnableCommand {
         if BookmarkStore.readsAsBinarySafariFile(head: head, format: format) {
             return try BookmarkStore.stageBinarySafariFile(
                 size: pieces.size, read: try pieces.randomAccess())
+        }
+        if BookmarkStore.readsAsXMLSafariFile(head: head, format: format) {
+            do {
+                return try BookmarkStore.stageXMLSafariFile(reading: { try pieces.reader() })
+            } catch let error as BookmarkError {
+                throw CommandFailure(
+                    "\(error) in '\(file)'; nothing was imported",
+                    exitCode: CommandFailure.dataError)
+            }
         }
         if BookmarkStore.mayReadAsJSONExport(head: head, format: format),
             let staging = try BookmarkStore.stageJSONExport(reading: try pieces.reader())
