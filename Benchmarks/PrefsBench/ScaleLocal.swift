@@ -190,10 +190,13 @@ struct ScaleLocal {
             let safari = folder + "/scale-links-\(links)-Bookmarks.plist"
             try Workloads.safariFile(links: links, prefix: "s")
                 .write(to: URL(fileURLWithPath: safari))
+            let safariXML = folder + "/scale-links-\(links)-Bookmarks-xml.plist"
+            try Workloads.safariFile(links: links, prefix: "s", format: .xml)
+                .write(to: URL(fileURLWithPath: safariXML))
             var stores: [String] = []
             for (name, source) in [
                 ("its JSON export", exported), ("Chromium JSON", chromium),
-                ("Safari binary plist", safari),
+                ("Safari binary plist", safari), ("Safari XML plist", safariXML),
             ] {
                 let store = folder + "/scale-links-\(links)-\(stores.count).sqlite"
                 stores.append(store)
@@ -203,7 +206,7 @@ struct ScaleLocal {
                     try cost([prefs, "--db", store, "bookmark", "import", source]),
                     baseline: baseline, perItem: (links, "link"))
             }
-            for path in [file, exported, chromium, safari] + stores {
+            for path in [file, exported, chromium, safari, safariXML] + stores {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }

@@ -484,9 +484,12 @@ struct Workloads {
         return text + "   },\n   \"version\": 1\n}\n"
     }
 
-    /// The links of ``bookmarkFile(links:prefix:)`` as Safari's binary `Bookmarks.plist`: the
+    /// The links of ``bookmarkFile(links:prefix:)`` as Safari's `Bookmarks.plist` (binary, as
+    /// Safari writes it, or XML, as `plutil -convert xml1` makes it, its keys sorted): the
     /// same 20 folders under the favorites, each link with its title and a UUID.
-    static func safariFile(links: Int, prefix: String) -> Data {
+    static func safariFile(
+        links: Int, prefix: String, format: Prefs.PropertyList.Format = .binary
+    ) -> Data {
         let folders = (0..<20).map { folder -> PreferenceValue in
             let children = stride(from: folder, to: links, by: 20).map { i -> PreferenceValue in
                 .dictionary([
@@ -511,7 +514,7 @@ struct Workloads {
                         "Title": .string("BookmarksBar"), "Children": .array(folders),
                     ])
                 ]),
-            ]), format: .binary)
+            ]), format: format)
     }
 
     /// Two databases with `rows` bookmarks in 20 categories, filled by the raw C code.

@@ -345,6 +345,63 @@ import Testing
             try chromiumFile(tail: ", \"extra\": tru"), saying: "invalid JSON")
     }
 
+    /// Safari's `Bookmarks.plist` converted to XML, its keys sorted as `plutil` writes
+    /// them (a folder's `Children` before its `Title`): `links` links in folders of 1,000,
+    /// well above the threshold, with a bookmarklet (skipped) and copies of a link.
+    func safariXMLFile(links: Int = 12_000, tail: String = "") throws -> String {
+        func string(_ key: String, _ value: String) -> String {
+            "<key>\(key)</key>\n<string>\(value)</string>\n"
+        }
+        var folders: [String] = []
+        for start in stride(from: 0, to: links, by: 1_000) {
+            let children = (start..<min(links, start + 1_000)).map { index in
+                "<dict>\n<key>URIDictionary</key>\n<dict>\n" + string("title", "caf\u{E9} \(index)")
+                    + "</dict>\n"
+                    + string(
+                        "URLString",
+                        index == 7 ? "javascript:go()" : "https://example.com/\(index % 9_000)")
+                    + string("WebBookmarkType", "WebBookmarkTypeLeaf")
+                    + string("WebBookmarkUUID", "u\(index)") + "</dict>\n"
+            }
+            folders.append(
+                "<dict>\n<key>Children</key>\n<array>\n\(children.joined())</array>\n"
+                    + string("Title", "Folder \(start)")
+                    + string("WebBookmarkType", "WebBookmarkTypeList") + "</dict>\n")
+        }
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            <key>Children</key>
+            <array>
+            \(folders.joined())</array>
+            \(string("Title", ""))\(string("WebBookmarkType", "WebBookmarkTypeList"))</dict>
+            </plist>\(tail)
+
+            """
+        let file = folder.path("Bookmarks-\(links)-\(tail.utf8.count).plist")
+        try xml.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// `prefs bookmark import FILE` of Safari's XML file over 1 MiB is read twice in pieces:
+    /// the same summary and bookmarks as from standard input (read whole). Cut short, it
+    /// fails as read whole, with the same error, exit 65, and no database made.
+    @Test func aLargeSafariXMLFileImportsAsFromStandardInput() throws {
+        let file = try safariXMLFile()
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0 > 1 << 20)
+        let (fromFile, fromInput, staged, whole) = try importBothWays(file, name: "safari-xml")
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout == fromInput.stdout)
+        #expect(fromFile.stdout.contains("\"added\": 9000"), "\(fromFile.stdout.prefix(400))")
+        #expect(try bookmarks(staged) == (try bookmarks(whole)))
+
+        try expectRefusedBothWays(
+            try safariXMLFile(tail: "<plist>"), saying: "not a readable property list")
+    }
+
     /// A large file that starts like markup but holds no bookmarks changes nothing, and
     /// makes no database.
     @Test func aLargeFileThatIsNotABookmarkFileMakesNoDatabase() throws {
