@@ -142,9 +142,9 @@ enum SafariBookmarkFile {
     /// of ``document(reading:)`` on the whole file, in memory that does not grow with its
     /// links. A writer that sorts keys puts a folder's `Children` before its `Title`, so the
     /// file is read twice: first for the entries of the nodes that have children, then for
-    /// the links, each staged as it comes with the folders before it known. Nil when the
-    /// file must be read whole (it is not Safari's bookmarks, or the whole reading would
-    /// refuse it and name the problem).
+    /// the links, each staged as it comes with the folders before it known; only the second
+    /// reads (and checks) every link. Nil when the file must be read whole (it is not
+    /// Safari's bookmarks, or the whole reading would refuse it and name the problem).
     ///
     /// - Parameter pieces: Makes a reader of the file's pieces from its start, nil at its
     ///   end; called twice.
@@ -156,7 +156,7 @@ enum SafariBookmarkFile {
         var folders: [Int: [String: PreferenceValue]] = [:]
         guard
             let outline = try PropertyList.walkXMLTree(
-                next: try pieces(), childrenKey: "Children",
+                next: try pieces(), childrenKey: "Children", readsEveryNode: false,
                 event: { event in
                     if case .nodeEnd(let node, _, let entries?, true) = event {
                         folders[node] = entries
@@ -188,8 +188,10 @@ enum SafariBookmarkFile {
                     }
                 }
             })
-        guard let second, !changed, second.nodes == outline.nodes, second.top == outline.top
-        else {
+        // Unreadable now: a link the first reading did not read, or a file that changed;
+        // either way, the whole reading says what is wrong.
+        guard let second else { return nil }
+        guard !changed, second.nodes == outline.nodes, second.top == outline.top else {
             throw BookmarkError.malformedImport("the file changed while it was read")
         }
         stager.staging.finish(stager.document)

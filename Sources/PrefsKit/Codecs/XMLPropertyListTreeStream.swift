@@ -15,10 +15,14 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
     var isAtEnd = false
     /// Nodes met so far (each element of a children array is one).
     private(set) var nodes = 0
+    /// Whether the entries of nodes without children are read (and checked); when not,
+    /// they are only found, and such a node ends with no entries.
+    let readsEveryNode: Bool
 
     /// `next` gives the next piece of the document, nil at its end.
-    init(next: @escaping () throws -> [UInt8]?) {
+    init(next: @escaping () throws -> [UInt8]?, readsEveryNode: Bool = true) {
         self.next = next
+        self.readsEveryNode = readsEveryNode
     }
 
     /// A dictionary being read: the top, or a node.
@@ -34,6 +38,9 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
         var hasChildren = false
         /// Its children array is open.
         var isInChildren = false
+        /// Its entries not read yet, each a `<key>` and its value as in the file: until
+        /// its children are met, when only the entries of nodes with children are read.
+        var unread: [[UInt8]] = []
 
         /// How deep the node's dictionary is in the document, as the whole reading counts:
         /// the top's is 1, each level adds its children array and a dictionary.
@@ -90,10 +97,13 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 }
                 // Anything else is no node, but is read to find what the whole reading
                 // refuses.
-                guard try tagName() != "dict", let end = try endOfElement(from: position),
-                    decodeEntry(from: position, to: end, depth: 2 * level - 1, isKeyed: false)
-                        != nil
+                guard try tagName() != "dict", let end = try endOfElement(from: position)
                 else { return nil }
+                if readsEveryNode {
+                    var entry = Array("<key>-</key>".utf8)
+                    entry += buffer[position..<end]
+                    guard decodeEntry(entry[...], depth: 2 * level - 1) != nil else { return nil }
+                }
                 position = end
                 try event(.nodeEnd(node: number, level: level, entries: nil, hasChildren: false))
                 continue
@@ -106,7 +116,8 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 }
                 try event(
                     .nodeEnd(
-                        node: number, level: frame.level, entries: frame.entries,
+                        node: number, level: frame.level,
+                        entries: frame.unread.isEmpty ? frame.entries : nil,
                         hasChildren: frame.hasChildren))
                 continue
             }
@@ -120,6 +131,12 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                     position = valueStart + 7
                     frame.hasChildren = true
                     frame.isInChildren = true
+                    for entry in frame.unread {
+                        guard let (key, value) = decodeEntry(entry[...], depth: frame.depth - 1)
+                        else { return nil }
+                        frame.entries[key] = value
+                    }
+                    frame.unread = []
                     if let number = frame.number {
                         try event(.childrenBegin(node: number, level: frame.level))
                     }
@@ -132,11 +149,16 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                         || hasPrefix(Array("<array/>".utf8), at: valueStart)
                 else { return nil }
             }
-            guard let valueEnd = try endOfElement(from: valueStart),
-                let (_, value) = decodeEntry(
-                    from: position, to: valueEnd, depth: frame.depth - 1, isKeyed: true)
-            else { return nil }
-            frame.entries[key] = value
+            guard let valueEnd = try endOfElement(from: valueStart) else { return nil }
+            if readsEveryNode || frame.hasChildren || frame.number == nil {
+                guard
+                    let (_, value) = decodeEntry(
+                        buffer[position..<valueEnd], depth: frame.depth - 1)
+                else { return nil }
+                frame.entries[key] = value
+            } else {
+                frame.unread.append(Array(buffer[position..<valueEnd]))
+            }
             position = valueEnd
             frames.append(frame)
         }
@@ -174,15 +196,13 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
         return entries[0].key
     }
 
-    /// Reads the bytes between the offsets (a `<key>` and its value when `isKeyed`, else
-    /// one element, given a key) as the one entry of a dictionary at `depth` (0 for a whole
-    /// document); nil when they do not read.
-    private func decodeEntry(from start: Int, to end: Int, depth: Int, isKeyed: Bool) -> (
+    /// Reads a `<key>` and its value as the one entry of a dictionary at `depth` (0 for a
+    /// whole document); nil when they do not read.
+    private func decodeEntry(_ entry: ArraySlice<UInt8>, depth: Int) -> (
         key: String, value: PreferenceValue
     )? {
         var document = Array("<dict>".utf8)
-        if !isKeyed { document += "<key>-</key>".utf8 }
-        document += buffer[start..<end]
+        document += entry
         document += "</dict>".utf8
         guard let entries = try? XMLPropertyListReader.decodeEntries(document, depth: depth),
             entries.count == 1
@@ -209,15 +229,19 @@ extension Prefs.PropertyList {
     /// its children (a writer that sorts keys puts `Children` before `Title`): a caller that
     /// needs them first walks twice.
     ///
-    /// - Parameter next: The document's next piece, nil at its end.
+    /// - Parameters:
+    ///   - next: The document's next piece, nil at its end.
+    ///   - readsEveryNode: False to read (and check) only the entries of nodes with
+    ///     children: a node without ends with nil entries, and what is wrong in its entries
+    ///     goes unnoticed (a first walk, for what a second needs before it meets it).
     /// - Returns: The top dictionary's entries but its children, and how many nodes there
     ///   are; nil when the document is not what decoding it whole takes, or must be read
     ///   whole to be told apart from it.
     package static func walkXMLTree(
-        next: @escaping () throws -> [UInt8]?, childrenKey: String,
+        next: @escaping () throws -> [UInt8]?, childrenKey: String, readsEveryNode: Bool = true,
         event: (XMLTreeEvent) throws -> Void
     ) throws -> (top: [String: PreferenceValue], nodes: Int)? {
-        var stream = XMLPropertyListTreeStream(next: next)
+        var stream = XMLPropertyListTreeStream(next: next, readsEveryNode: readsEveryNode)
         guard let top = try stream.walk(childrenKey: childrenKey, event: event) else { return nil }
         return (top, stream.nodes)
     }
