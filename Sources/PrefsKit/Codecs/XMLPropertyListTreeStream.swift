@@ -31,16 +31,15 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
         var number: Int?
         /// 0 for the top, 1 for its children.
         var level: Int
-        var entries: [String: PreferenceValue] = [:]
         /// The keys so far, as `String ==` compares them (a dictionary keeps one of two
         /// spellings; the whole reading refuses the second).
         var keys: Set<String> = []
         var hasChildren = false
         /// Its children array is open.
         var isInChildren = false
-        /// Its entries not read yet, each a `<key>` and its value as in the file: until
-        /// its children are met, when only the entries of nodes with children are read.
-        var unread: [[UInt8]] = []
+        /// Its entries but its children, each a `<key>` and its value as in the file: read
+        /// together when the node ends (one reading a node, not one an entry).
+        var unread: [UInt8] = []
 
         /// How deep the node's dictionary is in the document, as the whole reading counts:
         /// the top's is 1, each level adds its children array and a dictionary.
@@ -102,7 +101,9 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 if readsEveryNode {
                     var entry = Array("<key>-</key>".utf8)
                     entry += buffer[position..<end]
-                    guard decodeEntry(entry[...], depth: 2 * level - 1) != nil else { return nil }
+                    guard decodeEntries(entry, depth: 2 * level - 1)?.count == 1 else {
+                        return nil
+                    }
                 }
                 position = end
                 try event(.nodeEnd(node: number, level: level, entries: nil, hasChildren: false))
@@ -110,14 +111,20 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
             }
             if try hasPrefix(Array("</dict>".utf8)) {
                 position += 7
+                var entries: [String: PreferenceValue]?
+                if readsEveryNode || frame.hasChildren || frame.number == nil {
+                    guard let read = decodeEntries(frame.unread, depth: frame.depth - 1),
+                        read.count == frame.keys.count - (frame.hasChildren ? 1 : 0)
+                    else { return nil }
+                    entries = read
+                }
                 guard let number = frame.number else {
-                    top = frame.entries
+                    top = entries
                     break
                 }
                 try event(
                     .nodeEnd(
-                        node: number, level: frame.level,
-                        entries: frame.unread.isEmpty ? frame.entries : nil,
+                        node: number, level: frame.level, entries: entries,
                         hasChildren: frame.hasChildren))
                 continue
             }
@@ -131,12 +138,6 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                     position = valueStart + 7
                     frame.hasChildren = true
                     frame.isInChildren = true
-                    for entry in frame.unread {
-                        guard let (key, value) = decodeEntry(entry[...], depth: frame.depth - 1)
-                        else { return nil }
-                        frame.entries[key] = value
-                    }
-                    frame.unread = []
                     if let number = frame.number {
                         try event(.childrenBegin(node: number, level: frame.level))
                     }
@@ -150,15 +151,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 else { return nil }
             }
             guard let valueEnd = try endOfElement(from: valueStart) else { return nil }
-            if readsEveryNode || frame.hasChildren || frame.number == nil {
-                guard
-                    let (_, value) = decodeEntry(
-                        buffer[position..<valueEnd], depth: frame.depth - 1)
-                else { return nil }
-                frame.entries[key] = value
-            } else {
-                frame.unread.append(Array(buffer[position..<valueEnd]))
-            }
+            frame.unread += buffer[position..<valueEnd]
             position = valueEnd
             frames.append(frame)
         }
@@ -196,18 +189,16 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
         return entries[0].key
     }
 
-    /// Reads a `<key>` and its value as the one entry of a dictionary at `depth` (0 for a
+    /// Reads `<key>`s and their values as the entries of a dictionary at `depth` (0 for a
     /// whole document); nil when they do not read.
-    private func decodeEntry(_ entry: ArraySlice<UInt8>, depth: Int) -> (
-        key: String, value: PreferenceValue
-    )? {
+    private func decodeEntries(_ entries: [UInt8], depth: Int) -> [String: PreferenceValue]? {
         var document = Array("<dict>".utf8)
-        document += entry
+        document += entries
         document += "</dict>".utf8
-        guard let entries = try? XMLPropertyListReader.decodeEntries(document, depth: depth),
-            entries.count == 1
-        else { return nil }
-        return entries[0]
+        guard let read = try? XMLPropertyListReader.decodeEntries(document, depth: depth) else {
+            return nil
+        }
+        return Dictionary(read, uniquingKeysWith: { first, _ in first })
     }
 }
 
