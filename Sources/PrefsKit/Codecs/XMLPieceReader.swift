@@ -69,6 +69,10 @@ extension XMLPieceReader {
     /// Past a comment, CDATA section or processing instruction that starts at `start`; nil
     /// for any other markup (or one that does not end).
     mutating func endOfMarkup(from start: Int) throws -> Int? {
+        // Each begins `<!` or `<?`: a tag, the most of what is met, is none of them.
+        guard try load(through: start + 1),
+            buffer[start + 1] == UInt8(ascii: "!") || buffer[start + 1] == UInt8(ascii: "?")
+        else { return nil }
         for (opening, closing) in XMLMarkup.kinds {
             guard try hasPrefix(opening, at: start) else { continue }
             return try end(of: closing, from: start + opening.count)
@@ -107,7 +111,7 @@ extension XMLPieceReader {
         var index = position
         guard try skipMisc(from: &index) else { return false }
         position = index
-        if allowingDoctype, try hasPrefix(Array("<!DOCTYPE".utf8)) {
+        if allowingDoctype, try hasPrefix("<!DOCTYPE") {
             var depth = 0
             var index = position
             while try load(through: index) {
@@ -130,9 +134,7 @@ extension XMLPieceReader {
             let byte = buffer[index]
             if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 index += 1
-            } else if try hasPrefix(Array("<!--".utf8), at: index)
-                || hasPrefix(Array("<?".utf8), at: index)
-            {
+            } else if try hasPrefix("<!--", at: index) || hasPrefix("<?", at: index) {
                 guard let end = try endOfMarkup(from: index) else { return false }
                 index = end
             } else {
@@ -155,5 +157,16 @@ extension XMLPieceReader {
     mutating func hasPrefix(_ prefix: [UInt8], at start: Int) throws -> Bool {
         guard try load(through: start + prefix.count - 1) else { return false }
         return buffer[start..<(start + prefix.count)].elementsEqual(prefix)
+    }
+
+    /// The same for a literal, which makes no array (a walk asks for every element).
+    mutating func hasPrefix(_ prefix: StaticString) throws -> Bool {
+        try hasPrefix(prefix, at: position)
+    }
+
+    mutating func hasPrefix(_ prefix: StaticString, at start: Int) throws -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard try load(through: start + count - 1) else { return false }
+        return prefix.withUTF8Buffer { buffer[start..<(start + count)].elementsEqual($0) }
     }
 }

@@ -62,7 +62,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
             position = end
             guard try skipMisc(allowingDoctype: false) else { return nil }
         }
-        guard try hasPrefix(Array("<dict>".utf8)) else { return nil }
+        guard try hasPrefix("<dict>") else { return nil }
         position += 6
         var frames = [Frame(level: 0)]
         var top: [String: PreferenceValue]?
@@ -70,7 +70,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
             guard try skipMisc(allowingDoctype: false) else { return nil }
             discardConsumed()
             if frame.isInChildren {
-                if try hasPrefix(Array("</array>".utf8)) {
+                if try hasPrefix("</array>") {
                     position += 8
                     frame.isInChildren = false
                     frames.append(frame)
@@ -80,7 +80,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 nodes += 1
                 let level = frame.level + 1
                 frames.append(frame)
-                if try hasPrefix(Array("<dict>".utf8)) {
+                if try hasPrefix("<dict>") {
                     position += 6
                     // Its children array would be one deeper: near the limit, the whole
                     // reading decides.
@@ -88,7 +88,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                     frames.append(Frame(number: number, level: level))
                     continue
                 }
-                if try hasPrefix(Array("<dict/>".utf8)) {
+                if try hasPrefix("<dict/>") {
                     position += 7
                     try event(
                         .nodeEnd(node: number, level: level, entries: [:], hasChildren: false))
@@ -109,7 +109,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 try event(.nodeEnd(node: number, level: level, entries: nil, hasChildren: false))
                 continue
             }
-            if try hasPrefix(Array("</dict>".utf8)) {
+            if try hasPrefix("</dict>") {
                 position += 7
                 var entries: [String: PreferenceValue]?
                 if readsEveryNode || frame.hasChildren || frame.number == nil {
@@ -134,7 +134,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
             var valueStart = keyEnd
             guard try skipMisc(from: &valueStart) else { return nil }
             if key == childrenKey {
-                if try hasPrefix(Array("<array>".utf8), at: valueStart) {
+                if try hasPrefix("<array>", at: valueStart) {
                     position = valueStart + 7
                     frame.hasChildren = true
                     frame.isInChildren = true
@@ -147,7 +147,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
                 // An array with attributes would be read as a value, and its nodes lost.
                 guard
                     try tagName(at: valueStart) != "array"
-                        || hasPrefix(Array("<array/>".utf8), at: valueStart)
+                        || hasPrefix("<array/>", at: valueStart)
                 else { return nil }
             }
             guard let valueEnd = try endOfElement(from: valueStart) else { return nil }
@@ -157,7 +157,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
         }
         guard let top, try skipMisc(allowingDoctype: false) else { return nil }
         if isInPlist {
-            guard try hasPrefix(Array("</plist>".utf8)) else { return nil }
+            guard try hasPrefix("</plist>") else { return nil }
             position += 8
             guard try skipMisc(allowingDoctype: false) else { return nil }
         }
