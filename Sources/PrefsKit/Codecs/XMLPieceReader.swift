@@ -3,6 +3,32 @@
 protocol XMLPieceReader: PieceReader {}
 
 extension XMLPieceReader {
+    /// Goes past what comes before a property list's top value: a byte-order mark, the
+    /// prolog and DOCTYPE, and the `<plist>` tag when there is one. Nil when the document
+    /// does not begin as one; else whether the top value is inside a `<plist>` element.
+    mutating func enterPropertyList() throws -> Bool? {
+        if try hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
+        guard try skipMisc(allowingDoctype: true), let first = try tagName() else { return nil }
+        guard first == "plist" else { return false }
+        guard let end = try endOfTag(from: position), buffer[end - 2] != UInt8(ascii: "/")
+        else { return nil }
+        position = end
+        guard try skipMisc(allowingDoctype: false) else { return nil }
+        return true
+    }
+
+    /// Goes past what comes after the top value (the `</plist>` tag when `isInPlist`);
+    /// whether the document ends there.
+    mutating func leavePropertyList(isInPlist: Bool) throws -> Bool {
+        guard try skipMisc(allowingDoctype: false) else { return false }
+        if isInPlist {
+            guard try hasPrefix("</plist>") else { return false }
+            position += 8
+            guard try skipMisc(allowingDoctype: false) else { return false }
+        }
+        return try load(through: position) == false
+    }
+
     /// The name of the opening tag at the position; nil for anything else.
     mutating func tagName() throws -> String? {
         try tagName(at: position)

@@ -22,15 +22,7 @@ struct XMLPropertyListEntryStream: XMLPieceReader {
     /// each; either returns false to stop, and so does the walk for an outline it does not
     /// expect or an entry that does not read.
     mutating func walk(_ entry: (String, PreferenceValue) throws -> Bool) throws -> Bool {
-        if try hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
-        guard try skipMisc(allowingDoctype: true), let first = try tagName() else { return false }
-        let isInPlist = first == "plist"
-        if isInPlist {
-            guard let end = try endOfTag(from: position), buffer[end - 2] != UInt8(ascii: "/")
-            else { return false }
-            position = end
-            guard try skipMisc(allowingDoctype: false) else { return false }
-        }
+        guard let isInPlist = try enterPropertyList() else { return false }
         // `<dict>` or `<dict/>` exactly: attributes are left to the whole reader.
         var isOpen = true
         if try hasPrefix(Array("<dict/>".utf8)) {
@@ -62,12 +54,6 @@ struct XMLPropertyListEntryStream: XMLPieceReader {
             else { return false }
             position = valueEnd
         }
-        guard try skipMisc(allowingDoctype: false) else { return false }
-        if isInPlist {
-            guard try hasPrefix(Array("</plist>".utf8)) else { return false }
-            position += 8
-            guard try skipMisc(allowingDoctype: false) else { return false }
-        }
-        return try load(through: position) == false
+        return try leavePropertyList(isInPlist: isInPlist)
     }
 }

@@ -53,16 +53,7 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
     mutating func walk(
         childrenKey: String, event: (PropertyList.XMLTreeEvent) throws -> Void
     ) throws -> [String: PreferenceValue]? {
-        if try hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
-        guard try skipMisc(allowingDoctype: true), let first = try tagName() else { return nil }
-        let isInPlist = first == "plist"
-        if isInPlist {
-            guard let end = try endOfTag(from: position), buffer[end - 2] != UInt8(ascii: "/")
-            else { return nil }
-            position = end
-            guard try skipMisc(allowingDoctype: false) else { return nil }
-        }
-        guard try hasPrefix("<dict>") else { return nil }
+        guard let isInPlist = try enterPropertyList(), try hasPrefix("<dict>") else { return nil }
         position += 6
         var frames = [Frame(level: 0)]
         var top: [String: PreferenceValue]?
@@ -155,13 +146,8 @@ struct XMLPropertyListTreeStream: XMLPieceReader {
             position = valueEnd
             frames.append(frame)
         }
-        guard let top, try skipMisc(allowingDoctype: false) else { return nil }
-        if isInPlist {
-            guard try hasPrefix("</plist>") else { return nil }
-            position += 8
-            guard try skipMisc(allowingDoctype: false) else { return nil }
-        }
-        return try load(through: position) ? nil : top
+        guard let top, try leavePropertyList(isInPlist: isInPlist) else { return nil }
+        return top
     }
 
     /// The key of the `<key>` element between the offsets: its bytes when they are plain

@@ -73,12 +73,8 @@ struct BookmarkImportCommand: RunnableCommand {
                 size: pieces.size, read: try pieces.randomAccess())
         }
         if BookmarkStore.readsAsXMLSafariFile(head: head, format: format) {
-            do {
-                return try BookmarkStore.stageXMLSafariFile(reading: { try pieces.reader() })
-            } catch let error as BookmarkError {
-                throw CommandFailure(
-                    "\(error) in '\(file)'; nothing was imported",
-                    exitCode: CommandFailure.dataError)
+            return try naming {
+                try BookmarkStore.stageXMLSafariFile(reading: { try pieces.reader() })
             }
         }
         if BookmarkStore.mayReadAsJSONExport(head: head, format: format),
@@ -89,12 +85,8 @@ struct BookmarkImportCommand: RunnableCommand {
         if BookmarkStore.mayReadAsChromiumFile(head: head, format: format) {
             // Anything but the export's outline or Chromium's tree, each checked as it
             // comes, is read whole, where a problem is named with its place.
-            do {
-                return try BookmarkStore.stageChromiumFile(reading: { try pieces.reader() })
-            } catch let error as BookmarkError {
-                throw CommandFailure(
-                    "\(error) in '\(file)'; nothing was imported",
-                    exitCode: CommandFailure.dataError)
+            return try naming {
+                try BookmarkStore.stageChromiumFile(reading: { try pieces.reader() })
             }
         }
         guard BookmarkStore.readsAsNetscapeFile(head: head, format: format) else { return nil }
@@ -114,6 +106,19 @@ struct BookmarkImportCommand: RunnableCommand {
                 "\(error) in '\(file)'; nothing was imported"
                     + BookmarkText.wrongFileHint(try pieces.head(1 << 16)),
                 exitCode: CommandFailure.dataError)
+        }
+    }
+
+    /// Runs a staged reading, its refusal (a file read twice that changed) said as the
+    /// file's: exit 65, nothing imported.
+    private func naming(_ body: () throws -> BookmarkImportStaging?) throws
+        -> BookmarkImportStaging?
+    {
+        do {
+            return try body()
+        } catch let error as BookmarkError {
+            throw CommandFailure(
+                "\(error) in '\(file)'; nothing was imported", exitCode: CommandFailure.dataError)
         }
     }
 
