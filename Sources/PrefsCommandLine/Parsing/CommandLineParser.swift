@@ -22,15 +22,15 @@ struct CommandLineParser: Sendable {
                 || Self.isNegativeNumber(argument)
             {
                 if !optionsEnded && parsed.positionals.isEmpty && node.hasSubcommands {
-                    guard let sub = node.subcommand(named: argument) else {
+                    guard let found = node.subcommandIndex(named: argument) else {
                         if node.arguments.isEmpty {
                             throw unknownCommand(argument, in: node, path: parsed.path)
                         }
                         parsed.positionals.append(argument)
                         continue
                     }
-                    node = sub
-                    parsed.path.append(sub.name)
+                    node = node.subcommandEntries[found].spec()
+                    parsed.path.append(node.name)
                     continue
                 }
                 parsed.positionals.append(argument)
@@ -52,11 +52,14 @@ struct CommandLineParser: Sendable {
             // An option of a group's default subcommand selects it (`prefs sync --watch`).
             if node.make == nil, parsed.positionals.isEmpty,
                 let name = node.defaultSubcommand,
-                let sub = node.subcommand(named: name),
-                find(argument, in: node) == nil, find(argument, in: sub) != nil
+                let found = node.subcommandIndex(named: name),
+                find(argument, in: node) == nil
             {
-                node = sub
-                parsed.path.append(sub.name)
+                let sub = node.subcommandEntries[found].spec()
+                if find(argument, in: sub) != nil {
+                    node = sub
+                    parsed.path.append(sub.name)
+                }
             }
             guard let option = find(argument, in: node) else {
                 throw unknownOption(argument, in: node, path: parsed.path)

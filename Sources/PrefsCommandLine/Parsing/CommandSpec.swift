@@ -35,7 +35,13 @@ struct CommandSpec: Sendable {
 
     /// The subcommand of that name or alias; only that one is built.
     func subcommand(named name: String) -> CommandSpec? {
-        subcommandEntries.first { $0.name == name || $0.aliases.contains(name) }?.spec()
+        subcommandIndex(named: name).map { subcommandEntries[$0].spec() }
+    }
+
+    /// Where the subcommand of that name or alias is in ``subcommandEntries``. (The parser
+    /// builds the one it finds: an optional spec would cost a start-up its metadata.)
+    func subcommandIndex(named name: String) -> Int? {
+        subcommandEntries.firstIndex { $0.name == name || $0.aliases.contains(name) }
     }
 }
 
