@@ -2,9 +2,9 @@
 /// one key, from bytes that come in pieces, holding one node's entries at a time per level
 /// (an import of any size in memory that does not grow with it).
 ///
-/// A node's entries other than its children are handed, one at a time, to
-/// ``XMLPropertyListReader`` at the depth they have in the document, so that they read
-/// exactly as in a whole reading, its limits included. Anything the walk does not expect
+/// A node's entries other than its children are kept as the file's bytes until the node
+/// ends, then handed together to ``XMLPropertyListReader`` at the depth they have in the
+/// document, so that they read exactly as in a whole reading, its limits included. Anything the walk does not expect
 /// (an entry that does not read, a key twice, a node or children array with attributes,
 /// nesting near the limit) makes ``walk(childrenKey:event:)`` return nil: the caller then
 /// reads the document whole, whose parser names the problem with its line.
