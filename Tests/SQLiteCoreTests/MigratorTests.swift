@@ -83,6 +83,7 @@ import Testing
 
     @Test func newerVersionIsRefusedAndLeftByteForByte() throws {
         let path = try temporaryPath()
+        defer { removeFolder(of: path) }
         do {
             let connection = try Connection(path: path)
             try Migrator(migrations: Self.steps, applicationID: Self.applicationID).migrate(
@@ -100,6 +101,7 @@ import Testing
 
     @Test func foreignDatabaseIsRefusedAndLeftByteForByte() throws {
         let path = try temporaryPath()
+        defer { removeFolder(of: path) }
         do {
             let connection = try Connection(path: path)
             try connection.execute(
@@ -125,6 +127,7 @@ import Testing
 
     @Test func nonSQLiteFileIsAnError() throws {
         let path = try temporaryPath()
+        defer { removeFolder(of: path) }
         let junk = Data("this is not a database, just some text that is long enough".utf8)
         try junk.write(to: URL(fileURLWithPath: path))
         let connection = try Connection(path: path)
@@ -132,6 +135,12 @@ import Testing
         let error = #expect(throws: SQLiteError.self) { try migrator.migrate(connection) }
         #expect(error?.isCorrupt == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
+    }
+
+    /// Removes the folder ``temporaryPath()`` made (the tests left one behind each run).
+    func removeFolder(of path: String) {
+        try? FileManager.default.removeItem(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
     func temporaryPath() throws -> String {
