@@ -70,8 +70,11 @@ import Testing
         #expect(try DeviceTokens.revoke(id: issued.record.id, on: bob) == false)
         #expect(try DeviceTokens.list(on: bob).isEmpty)
         #expect(try DeviceTokens.list(on: hub).map(\.revokedAt) == [nil])
-        // A file holds no tokens.
-        let file = try AppDatabase(path: TemporaryFolder().path("device.db"))
+        // A file holds no tokens. (The folder is kept until the file is done with: dropped
+        // at once, it was removed and then made again by the open, and left behind.)
+        let folder = try TemporaryFolder()
+        let file = try AppDatabase(path: folder.path("device.db"))
         #expect(throws: DatabaseError.self) { try DeviceTokens.issue(on: file, name: "x") }
+        withExtendedLifetime(folder) {}
     }
 }
