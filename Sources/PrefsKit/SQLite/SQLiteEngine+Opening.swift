@@ -109,11 +109,10 @@ extension SQLiteEngine {
         // The checks (and the schema, which the first read loads) in one read transaction:
         // each transaction of its own would take and let go of the file's locks again. When
         // the schema is current nothing will be written before the change feed starts, so
-        // its starting point is read there too (unless no store will watch: a command that
-        // reads and exits).
+        // its starting point is read there too (every database's feed asks for it at once).
         let opened = try connection.transaction(.deferred) { () throws -> Opened in
             let version = try migrator.validate(connection)
-            guard version == migrator.latestVersion, options.watchesForChanges else {
+            guard version == migrator.latestVersion else {
                 return Opened(version: version, feedStart: nil)
             }
             return Opened(version: version, feedStart: try feedStart(of: connection))
