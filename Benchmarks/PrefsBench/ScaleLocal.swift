@@ -103,8 +103,22 @@ struct ScaleLocal {
         let baseline = try cost([prefs, "--db", empty, "list"])
         printRow("prefs list (one key)", "1", baseline, baseline: baseline)
         if withKeys { try keyRows(baseline: baseline) }
-        if withLinks { try bookmarkRows(baseline: baseline) }
+        let perLink = withLinks ? try bookmarkRows(baseline: baseline) : []
         print()
+        // Flat cost: what the import adds to storing the links, against the storing itself,
+        // which grows with the indexes (raw C's rows), the same at every size.
+        let ratios = perLink.map { $0.imported / $0.raw }
+        if let lowest = ratios.min(), let highest = ratios.max() {
+            let each = zip(perLink, ratios).map {
+                String(
+                    format: "%.2fx (%.1f us more) at %d", $1, $0.imported - $0.raw, $0.links)
+            }
+            print(
+                "The HTML import's CPU per link against raw C storing the same links: "
+                    + each.joined(separator: ", ") + " links; the highest ratio "
+                    + String(format: "%.1f%%", (highest / lowest - 1) * 100)
+                    + " above the lowest.\n")
+        }
     }
 
     private func keyRows(baseline: ProcessCost) throws {
@@ -154,8 +168,12 @@ struct ScaleLocal {
         }
     }
 
-    private func bookmarkRows(baseline: ProcessCost) throws {
+    /// The bookmark rows; returns the HTML import's CPU per link and raw C's, in us, by size.
+    private func bookmarkRows(
+        baseline: ProcessCost
+    ) throws -> [(links: Int, imported: Double, raw: Double)] {
         let folder = workloads.folder.path
+        var perLink: [(links: Int, imported: Double, raw: Double)] = []
         for links in linkCounts {
             let file = folder + "/scale-links-\(links).html"
             try Workloads.bookmarkFile(links: links, prefix: "s")
@@ -168,6 +186,10 @@ struct ScaleLocal {
                 perItem: (links, "link"))
             progress("scale-local: raw C storing the same \(links) links")
             let floor = try rawStoring(links: links)
+            if floor > 0 {
+                let scale = 1e6 / Double(links)
+                perLink.append((links, imported.cpuSeconds * scale, floor * scale))
+            }
             print(
                 "| raw C storing the same links (in process, no parsing) | \(links) links | | |"
                     + String(
@@ -210,6 +232,7 @@ struct ScaleLocal {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }
+        return perLink
     }
 
     /// The CPU seconds raw C takes to store the links of the file, in its order, in one
