@@ -145,6 +145,29 @@ import Testing
         #expect(try Self.folders(staged) == (try Self.folders(whole)))
     }
 
+    /// An attack on the identity hash (FNV-1a, which a file can be written to collide):
+    /// links with one hash and other identities stay apart, and only real copies merge.
+    /// Staged under a hash every link shares, and under one that groups them by the item
+    /// ID's length, the import is still the whole import.
+    @Test(arguments: [false, true])
+    func linksThatShareAnIdentityHashAreToldApartByTheirIdentity(byLength: Bool) throws {
+        let bytes = Array(Self.file(links: 400, seed: byLength ? 21 : 22).utf8)
+        let document = try BookmarkStore.document(reading: bytes)
+        let staging = try BookmarkImportStaging(
+            format: .html,
+            hashing: { _, itemID in byLength ? Int64(itemID.utf8.count) : 42 })
+        for link in document.links { try staging.add(link, folders: document.folders) }
+        staging.finish(document)
+        let whole = BookmarkStore(database: try AppDatabase.inMemory())
+        let staged = BookmarkStore(database: try AppDatabase.inMemory())
+        let wholeSummary = try whole.importDocument(document)
+        let stagedSummary = try staged.importStaged(staging)
+        #expect(wholeSummary.merged > 0)
+        #expect(stagedSummary == wholeSummary)
+        try Self.expectSame(Self.contents(staged), Self.contents(whole))
+        #expect(try Self.folders(staged) == (try Self.folders(whole)))
+    }
+
     /// Into a store that holds some of the links already, with other fields: the same
     /// added, updated and unchanged counts, and the same bookmarks after.
     @Test func intoAStoreThatHoldsSomeOfTheLinks() throws {

@@ -8,9 +8,14 @@ internal import SQLiteCore
 
 /// A bookmark file's links kept on disk while the file is read, for an import of any size
 /// in bounded memory: each link is checked and written to a private temporary SQLite file
-/// as it comes, with its copies in the file found through an index there, and then handed
-/// to the store in file order with its copies merged into it, exactly as
+/// as it comes; once the file is read, the copies of each link are found by sorting the
+/// links by the hash of their identity (``resolveCopies()``), and the links are handed to
+/// the store in file order with their copies merged in, exactly as
 /// ``BookmarkStore/importDocument(_:progress:)`` merges them in memory.
+///
+/// The copies are not looked up as each link comes: an index of the hashes filled in the
+/// file's order takes each one at a random place, and once it outgrows the staging file's
+/// cache every link cost reads and writes of the file, more the larger the file.
 ///
 /// The file is read to its end before the store is opened, so a file that is not a
 /// bookmark file changes nothing.
@@ -19,16 +24,20 @@ package final class BookmarkImportStaging {
     package private(set) var document: BookmarkImportDocument
     /// Links that were checked and kept, copies included.
     package private(set) var count = 0
-    /// Links that are copies of an earlier one.
+    /// Links that are copies of an earlier one (known after ``resolveCopies()``).
     private(set) var merged = 0
     /// Links that the check refused, after the reader's own skipped ones.
     private var refused: [BookmarkImportDocument.Issue] = []
-    /// Whether a first copy gave a position (our own export): positions are then settled.
+    /// Whether a first copy gave a position (our own export): positions are then settled
+    /// (known after ``resolveCopies()``).
     private(set) var hasPositions = false
 
     private let connection: Connection
-    private let firstCopy: Statement
     private let insert: Statement
+    /// The hash that groups a link with its copies: ``identityHash(kind:itemID:)``.
+    private let hashing: (String, String) -> Int64
+    /// Whether ``resolveCopies()`` has run.
+    private var isResolved = false
     /// Each folder's path, found and checked once for all its links.
     private var paths: [(path: [String], error: BookmarkError?)?] = []
     /// Bit n: the link of sequence number n has later copies.
@@ -36,9 +45,15 @@ package final class BookmarkImportStaging {
 
     /// Opens an empty staging file (deleted when this goes).
     ///
+    /// - Parameter hashing: The identity hash; tests give one under which every link
+    ///   collides.
     /// - Throws: ``DatabaseError`` when the temporary file cannot be made.
-    package init(format: BookmarkImportDocument.Format) throws {
+    package init(
+        format: BookmarkImportDocument.Format,
+        hashing: @escaping (String, String) -> Int64 = { identityHash(kind: $0, itemID: $1) }
+    ) throws {
         document = BookmarkImportDocument(format: format)
+        self.hashing = hashing
         do {
             // An empty path is SQLite's private temporary file, removed when it is closed.
             connection = try Connection(path: "")
@@ -48,22 +63,14 @@ package final class BookmarkImportStaging {
                 sql: """
                     CREATE TABLE link (
                         seq INTEGER PRIMARY KEY, hash INTEGER NOT NULL, first INTEGER,
-                        kind TEXT NOT NULL, item_id TEXT NOT NULL, body BLOB NOT NULL)
-                    """)
-            // Only first copies are looked up by identity, and only later copies by theirs.
-            try connection.execute(
-                sql: "CREATE INDEX link_by_hash ON link (hash) WHERE first IS NULL")
-            try connection.execute(
-                sql: "CREATE INDEX link_by_first ON link (first, seq) WHERE first IS NOT NULL")
-            firstCopy = try connection.makeStatement(
-                sql: """
-                    SELECT seq FROM link
-                    WHERE hash = ?1 AND first IS NULL AND kind = ?2 AND item_id = ?3
+                        kind TEXT NOT NULL, item_id TEXT NOT NULL,
+                        positioned INTEGER NOT NULL, body BLOB NOT NULL)
                     """)
             insert = try connection.makeStatement(
-                sql:
-                    "INSERT INTO link (seq, hash, first, kind, item_id, body) VALUES (?, ?, ?, ?, ?, ?)"
-            )
+                sql: """
+                    INSERT INTO link (seq, hash, kind, item_id, positioned, body)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             try connection.execute(sql: "BEGIN")
         } catch {
             throw DatabaseError.ioError(
@@ -87,32 +94,16 @@ package final class BookmarkImportStaging {
             refused.append(.init(place: link.place, message: "\(error)"))
             return
         }
-        let hash = Self.identityHash(kind: link.draft.kind, itemID: link.draft.itemID)
-        let sequence = Int64(count)
         do {
-            try firstCopy.bind(hash, at: 1)
-            try firstCopy.bind(link.draft.kind, at: 2)
-            try firstCopy.bind(link.draft.itemID, at: 3)
-            let first: Int64? = try firstCopy.step() ? firstCopy.int64(at: 0) : nil
-            firstCopy.reset()
-            if let first {
-                merged += 1
-                let word = Int(first) / 64
-                if hasCopies.count <= word { hasCopies += repeatElement(0, count: word + 1) }
-                hasCopies[word] |= 1 << UInt64(Int(first) % 64)
-            } else if link.position != nil {
-                hasPositions = true
-            }
-            try insert.bind(sequence, at: 1)
-            try insert.bind(hash, at: 2)
-            try insert.bind(first.map(SQLiteValue.integer) ?? .null, at: 3)
-            try insert.bind(link.draft.kind, at: 4)
-            try insert.bind(link.draft.itemID, at: 5)
+            try insert.bind(Int64(count), at: 1)
+            try insert.bind(hashing(link.draft.kind, link.draft.itemID), at: 2)
+            try insert.bind(link.draft.kind, at: 3)
+            try insert.bind(link.draft.itemID, at: 4)
+            try insert.bind(Int64(link.position == nil ? 0 : 1), at: 5)
             try insert.bind(.blob(StagedLink.encoded(link)), at: 6)
             _ = try insert.step()
             insert.reset()
         } catch {
-            firstCopy.reset()
             insert.reset()
             throw DatabaseError.ioError(
                 path: "a temporary file", detail: "cannot stage the import: \(error)")
@@ -133,11 +124,92 @@ package final class BookmarkImportStaging {
         document.warnings.insert(warning, at: 0)
     }
 
+    /// Finds the copies of each link, once the file is read: sets each later copy's
+    /// `first` to the sequence number of its first copy, and counts ``merged`` and
+    /// ``hasPositions``. Runs once; later calls do nothing.
+    ///
+    /// The index of the hashes is made in one sort, and read in its order: a link whose
+    /// hash the link before it in that order lacks has no earlier copy. Only links with the
+    /// hash of another (a copy, or two identities with one hash) are compared by identity.
+    ///
+    /// - Throws: ``DatabaseError`` when the staging file cannot be read or written.
+    func resolveCopies() throws {
+        guard !isResolved else { return }
+        do {
+            try connection.execute(sql: "CREATE INDEX link_by_hash ON link (hash, seq)")
+            try connection.execute(
+                sql: "CREATE TABLE copy (seq INTEGER PRIMARY KEY, first INTEGER NOT NULL)")
+            let byHash = try connection.makeStatement(
+                sql: "SELECT hash, seq FROM link ORDER BY hash, seq")
+            let identity = try connection.makeStatement(
+                sql: "SELECT kind, item_id FROM link WHERE seq = ?")
+            let firstCopy = try connection.makeStatement(
+                sql: "SELECT min(seq) FROM link WHERE hash = ?1 AND kind = ?2 AND item_id = ?3")
+            let record = try connection.makeStatement(
+                sql: "INSERT INTO copy (seq, first) VALUES (?, ?)")
+            var previous: Int64?
+            while try byHash.step() {
+                let hash = byHash.int64(at: 0)
+                let sequence = byHash.int64(at: 1)
+                defer { previous = hash }
+                guard hash == previous else { continue }
+                try identity.bind(sequence, at: 1)
+                guard try identity.step() else {
+                    identity.reset()
+                    continue
+                }
+                let kind = identity.text(at: 0)
+                let itemID = identity.text(at: 1)
+                identity.reset()
+                try firstCopy.bind(hash, at: 1)
+                try firstCopy.bind(kind, at: 2)
+                try firstCopy.bind(itemID, at: 3)
+                let first = try firstCopy.step() ? firstCopy.int64(at: 0) : sequence
+                firstCopy.reset()
+                guard first < sequence else { continue }
+                try record.bind(sequence, at: 1)
+                try record.bind(first, at: 2)
+                _ = try record.step()
+                record.reset()
+            }
+            // In the order of the sequence numbers, so the table is written front to back.
+            try connection.execute(
+                sql: """
+                    UPDATE link SET first = (SELECT first FROM copy WHERE copy.seq = link.seq)
+                    WHERE seq IN (SELECT seq FROM copy)
+                    """)
+            try connection.execute(
+                sql: "CREATE INDEX link_by_first ON link (first, seq) WHERE first IS NOT NULL")
+            let firsts = try connection.makeStatement(sql: "SELECT first FROM copy")
+            var merged = 0
+            while try firsts.step() {
+                merged += 1
+                let first = Int(firsts.int64(at: 0))
+                let word = first / 64
+                if hasCopies.count <= word {
+                    hasCopies += repeatElement(0, count: word + 1 - hasCopies.count)
+                }
+                hasCopies[word] |= 1 << UInt64(first % 64)
+            }
+            self.merged = merged
+            hasPositions =
+                try connection.scalar(
+                    Int64.self,
+                    sql: "SELECT EXISTS (SELECT 1 FROM link WHERE first IS NULL AND positioned)")
+                == 1
+            isResolved = true
+        } catch {
+            throw DatabaseError.ioError(
+                path: "a temporary file", detail: "cannot stage the import: \(error)")
+        }
+    }
+
     /// The links, in file order, each with its later copies merged into it; the reader
     /// starts from the first link each time this is called.
     ///
     /// - Throws: ``DatabaseError`` when the staging file cannot be read.
     func mergedLinks() throws -> () throws -> BookmarkImportDocument.Link? {
+        try resolveCopies()
         do {
             let all = try connection.makeStatement(
                 sql: "SELECT seq, body FROM link WHERE first IS NULL ORDER BY seq")

@@ -169,6 +169,7 @@ extension BookmarkStore {
     package func importStaged(_ staging: BookmarkImportStaging, progress: ImportProgress? = nil)
         throws -> BookmarkImportSummary
     {
+        try staging.resolveCopies()
         var summary = BookmarkImportSummary(format: staging.document.format)
         summary.skipped = staging.document.skipped
         summary.warnings = staging.document.warnings
