@@ -17,13 +17,18 @@ let featured = ["endgame", "infinity-war", "black-panther", "iron-man"]
 let articles = (1...5).map { "article-\($0)" }
 let newIDs = ["article-5", "article-1", "article-2"]
 
-/// A scratch folder for the files the tour imports.
+/// A scratch folder for the files the tour imports, removed when the tour ends.
 let scratch: URL = {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
         "prefs-tour-\(getpid())")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    atexit { removeScratch() }
     return folder
 }()
+
+func removeScratch() {
+    try? FileManager.default.removeItem(at: scratch)
+}
 
 /// A property list as macOS's `defaults export` writes it (XML).
 let plistURL: URL = {

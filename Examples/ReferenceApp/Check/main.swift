@@ -100,6 +100,7 @@ func main() throws {
         return
     }
     let path: String
+    var scratch: URL?
     if let given = arguments.first {
         path = given
     } else {
@@ -107,7 +108,10 @@ func main() throws {
             "prefs-reference-app-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         path = folder.appendingPathComponent("app.sqlite").path
+        scratch = folder
     }
+    // The scratch folder made here goes when the check ends, passed or not.
+    defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
     let stores = try AppStores(path: path)
     let walkthrough = WalkthroughScreen(stores: stores)
     let trips = TripsScreen(stores: stores)
