@@ -459,12 +459,16 @@ package final class PGConnection {
                 String(cString: $0)
             }
             // No SQLSTATE: libpq could not talk to the server ("server closed the
-            // connection unexpectedly"), even if its status does not say so yet.
-            if state == nil { isBroken = true }
+            // connection unexpectedly"), even if its status does not say so yet. Class 57P
+            // (the backend was ended: pg_terminate_backend, a shutdown) and class 08 (a
+            // connection exception) end the session too.
+            let isEnded =
+                state == nil || state?.hasPrefix("57P") == true || state?.hasPrefix("08") == true
+            if isEnded { isBroken = true }
             throw PGError(
                 sqlState: state,
                 message: primary ?? Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: state == nil || PQstatus(handle) != CONNECTION_OK)
+                isConnectionLost: isEnded || PQstatus(handle) != CONNECTION_OK)
         }
     }
 

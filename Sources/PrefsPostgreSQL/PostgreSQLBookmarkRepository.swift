@@ -187,6 +187,41 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
             [account, String(id), description])
     }
 
+    func restate(
+        kind: String, itemID: String, fields: [(name: String, value: String?)], tags: [String]
+    ) throws {
+        // A folder's value is the hub's to read (prefs_sync_restate does).
+        let changes =
+            fields.map { ("bookmark", SyncIdent.make([kind, itemID]), $0.name, $0.value) }
+            + tags.map { ("tag", SyncIdent.make([kind, itemID, $0]), SyncFields.tag, nil) }
+        for (entity, ident, field, value) in changes {
+            try connection.execute(
+                prepared: "bookmark_restate",
+                "SELECT prefs_sync_restated_bookmark($1, $2, $3, $4, $5, $6)",
+                [account, entity, ident, field, value == nil ? nil : "string", value])
+        }
+    }
+
+    func syncedTags(kind: String, itemID: String) throws -> [String] {
+        // Every tag's ident starts with the bookmark's and a dot; hex digits sort before "G".
+        let ident = SyncIdent.make([kind, itemID])
+        let result = try connection.execute(
+            prepared: "bookmark_synced_tags",
+            """
+            SELECT ident FROM sync_change
+            WHERE account = $1 AND entity = 'tag' AND present
+                AND ident COLLATE "C" >= $2 || '.' AND ident COLLATE "C" < $2 || '.G'
+                AND clock COLLATE "C" >= coalesce((SELECT clock FROM sync_change
+                    WHERE account = $1 AND entity = 'bookmark' AND ident = $2
+                        AND field = 'removed'), '')
+            """, [account, ident])
+        return (0..<result.rowCount).compactMap { row in
+            result.text(row: row, column: 0).flatMap(SyncIdent.parts).flatMap {
+                $0.count == 3 ? $0[2] : nil
+            }
+        }
+    }
+
     func update(
         id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date
     ) throws -> Bookmark {

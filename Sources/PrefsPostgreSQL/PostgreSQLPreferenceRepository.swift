@@ -34,7 +34,7 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
     ) throws {
         let columns = value.postgresColumns
-        try connection.execute(
+        let result = try connection.execute(
             prepared: "preference_set",
             """
             INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
@@ -53,6 +53,16 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                 account, suite, key, value.type.rawValue, columns.value, columns.bytes,
                 PGValue.text(date.timeIntervalSinceReferenceDate), version.map(String.init),
             ])
+        // The value stored already: no row changed, and the write is stamped all the same.
+        if result.affectedRows == 0 { try restate(suite: suite, key: key, present: true) }
+    }
+
+    /// Stamps for sync a write that changed no row (docs/sync.md, "Stamping").
+    private func restate(suite: String, key: String, present: Bool) throws {
+        try connection.execute(
+            prepared: "preference_restate",
+            "SELECT prefs_sync_restated_preference($1, $2, $3, $4::boolean)",
+            [account, suite, key, present ? "true" : "false"])
     }
 
     /// One statement, one round trip: the declaration is read in it, and the row is
@@ -79,8 +89,13 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                     IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
                         excluded.value_version)
                 RETURNING 1
+            ), restated AS (
+                -- The value stored already: stamped for sync all the same.
+                SELECT prefs_sync_restated_preference($1::text, $2::text, $3::text, true)
+                WHERE NOT EXISTS (SELECT 1 FROM declared) AND NOT EXISTS (SELECT 1 FROM stored)
             )
-            SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored)
+            SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored),
+                (SELECT count(*) FROM restated)
             """
         var parameters: [String?] = []
         // Room for the history id the statement alone takes after them.
@@ -140,11 +155,15 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
 
     @discardableResult
     func removeValue(suite: String, key: String) throws -> Bool {
-        try connection.execute(
-            prepared: "preference_remove",
-            "DELETE FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
-            [account, suite, key]
-        ).affectedRows > 0
+        let removed =
+            try connection.execute(
+                prepared: "preference_remove",
+                "DELETE FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
+                [account, suite, key]
+            ).affectedRows > 0
+        // Not there: the removal is stamped all the same.
+        if !removed { try restate(suite: suite, key: key, present: false) }
+        return removed
     }
 
     @discardableResult

@@ -183,7 +183,7 @@ extension PostgreSQLEngine: SyncHub {
         _ changes: [SyncChange], device: String, document: String, cursor: Int64
     ) throws -> SyncPushOutcome {
         let number = try openPush()
-        let result = try pushAll(document: document, cursor: cursor)
+        let result = try pushAll(document: document, cursor: cursor, device: device)
         let rows = Self.readPushRows(result, of: changes)
         try rebuild(rows.bookmarks)
         try recordDevicePushed(
@@ -197,6 +197,8 @@ extension PostgreSQLEngine: SyncHub {
             hubClock: rows.clockLimit - (rows.clockBound ?? 0))
         outcome.winners = winners
         outcome.clockBound = rows.clockBound ?? outcome.clockBound
+        outcome.stale = rows.stale
+        outcome.pushedClock = rows.pushedClock
         if outcome.accepted > 0 { outcome.sequence = number }
         return outcome
     }
@@ -225,17 +227,21 @@ extension PostgreSQLEngine: SyncHub {
     /// replaces them: the losing sides of conflicts); then the store of the winners, with
     /// preferences applied in the hub's function and bookmarks and tags by ``rebuild(_:)``
     /// (`Migrations/postgres/0018_push_in_one_call.sql`).
-    private func pushAll(document: String, cursor: Int64) throws -> PGResult {
+    private func pushAll(document: String, cursor: Int64, device: String) throws -> PGResult {
         try connection.execute(
-            prepared: "sync_push_all", "SELECT * FROM prefs_sync_push($1, $2::jsonb, $3)",
-            [account, document, String(cursor)])
+            prepared: "sync_push_all", "SELECT * FROM prefs_sync_push($1, $2::jsonb, $3, $4)",
+            [account, document, String(cursor), device])
     }
 
     /// What the rows of `prefs_sync_push` say besides the rows met: changes refused and
-    /// why, changes whose clock is ahead, bookmarks to rebuild, and the push's tally.
+    /// why, changes whose clock is ahead, changes to stamp again above the newest clock taken
+    /// from the device (`Migrations/postgres/0023_sync_stamps_intent.sql`), bookmarks to
+    /// rebuild, and the push's tally.
     private struct PushRows {
         var refused: [(change: SyncChange, reason: String)] = []
         var ahead: [SyncChange] = []
+        var stale: [SyncChange] = []
+        var pushedClock: String?
         /// The numbers (from 1) of the changes not taken for the rules or the clock.
         var excluded: [Int] = []
         var bookmarks: [[String]] = []
@@ -247,7 +253,14 @@ extension PostgreSQLEngine: SyncHub {
     private static func readPushRows(_ result: PGResult, of changes: [SyncChange]) -> PushRows {
         var rows = PushRows()
         for row in 0..<result.rowCount {
-            if result.text(row: row, column: 14) == "t" {
+            if let clock = result.text(row: row, column: 18) { rows.pushedClock = clock }
+            if result.text(row: row, column: 17) == "t" {
+                guard let n = result.integer(row: row, column: 0),
+                    changes.indices.contains(Int(n) - 1)
+                else { continue }
+                rows.excluded.append(Int(n))
+                rows.stale.append(changes[Int(n) - 1])
+            } else if result.text(row: row, column: 14) == "t" {
                 guard let n = result.integer(row: row, column: 0),
                     changes.indices.contains(Int(n) - 1)
                 else { continue }

@@ -207,6 +207,83 @@ import Testing
                 "Clock:      in step with the hub"))
     }
 
+    /// A lost update an outside checker found with the command alone: the phone, offline,
+    /// sets `light`, retitles a bookmark and takes a tag off; then the laptop sets `dark`,
+    /// the title and the tag it holds. Each repeat is the later decision, and wins.
+    @Test func aRepeatedSetTitleAndTagOnTheCommandLineWin() throws {
+        let laptop = ["--db", folder.path("laptop.db")]
+        let phone = ["--db", folder.path("phone.db")]
+        #expect(try runPrefs(laptop + ["set", "theme", "dark"]).status == 0)
+        #expect(
+            try runPrefs(
+                laptop + ["bookmark", "add", "movie", "i3", "--title", "Heat", "--tag", "t2"]
+            )
+            .status == 0)
+        for device in [laptop, phone] {
+            #expect(try runPrefs(device + ["sync", "--hub", hub, "--account", "hana"]).status == 0)
+        }
+        #expect(try runPrefs(phone + ["set", "theme", "light"]).status == 0)
+        #expect(
+            try runPrefs(phone + ["bookmark", "edit", "movie", "i3", "--title", "Heat (1995)"])
+                .status == 0)
+        #expect(try runPrefs(phone + ["bookmark", "untag", "movie", "i3", "t2"]).status == 0)
+        usleep(20_000)
+        #expect(try runPrefs(laptop + ["set", "theme", "dark"]).status == 0)
+        #expect(
+            try runPrefs(laptop + ["bookmark", "edit", "movie", "i3", "--title", "Heat"]).status
+                == 0)
+        #expect(try runPrefs(laptop + ["bookmark", "tag", "movie", "i3", "t2"]).status == 0)
+        for device in [phone, laptop, phone] {
+            #expect(try runPrefs(device + ["sync"]).status == 0)
+        }
+        for device in [laptop, phone, ["--db", hub, "--account", "hana"]] {
+            #expect(try runPrefs(device + ["get", "theme"]).stdout == "dark\n")
+            let bookmarks = try runPrefs(device + ["--json", "bookmark", "list"]).stdout
+            #expect(bookmarks.contains("\"title\": \"Heat\""), "\(bookmarks)")
+            #expect(bookmarks.contains("\"t2\""), "\(bookmarks)")
+        }
+    }
+
+    /// A new phone sets a value after the server app's, then runs its first round with its
+    /// clock set back (faketime): the value keeps the time it was made, and wins.
+    @Test(
+        .enabled(if: Installed.faketime, "faketime is not installed"),
+        arguments: ["-60s", "-600s", "-3h"])
+    func aValueWrittenBeforeTheFirstRoundKeepsItsTimeWithTheClockBack(back: String) throws {
+        let account = "ivy\(back.filter(\.isNumber))"
+        let phone = folder.path("phone\(account).db")
+        #expect(
+            try runPrefs(["--db", hub, "--account", account, "set", "theme", "dark"]).status == 0)
+        #expect(
+            try runPrefs(["--db", hub, "--account", account, "set", "seen", "true"]).status == 0)
+        // Stamping starts at the account's first contact: a device that pulls.
+        let other = folder.path("other\(account).db")
+        #expect(
+            try runPrefs(["--db", other, "sync", "--hub", hub, "--account", account]).status == 0)
+        usleep(20_000)
+        #expect(try runPrefs(["--db", phone, "set", "theme", "light"]).status == 0)
+        #expect(try runPrefs(["--db", phone, "set", "seen", "true"]).status == 0)
+        usleep(20_000)
+        // Elsewhere, later: `seen` false; then the phone sets the value it holds again. Its
+        // time is the repeat's.
+        #expect(try runPrefs(["--db", other, "set", "seen", "false"]).status == 0)
+        #expect(try runPrefs(["--db", other, "sync"]).status == 0)
+        usleep(20_000)
+        #expect(try runPrefs(["--db", phone, "set", "seen", "true"]).status == 0)
+        let round = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/faketime"),
+            [
+                "-f", back, prefsExecutable().path, "--db", phone, "sync", "--hub", hub,
+                "--account", account,
+            ])
+        #expect(round.status == 0, "\(round.stderr)")
+        #expect(try runPrefs(["--db", other, "sync"]).status == 0)
+        for device in [["--db", phone], ["--db", other], ["--db", hub, "--account", account]] {
+            #expect(try runPrefs(device + ["get", "theme"]).stdout == "light\n", "\(device)")
+            #expect(try runPrefs(device + ["get", "seen"]).stdout == "true\n", "\(device)")
+        }
+    }
+
     @Test func watchPullsWhatAnotherDevicePushes() async throws {
         let laptop = folder.path("laptop.db")
         let phone = folder.path("phone.db")

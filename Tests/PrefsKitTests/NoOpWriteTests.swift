@@ -6,9 +6,10 @@ import Testing
 
 @testable import PrefsKit
 
-/// A write that changes nothing is silent: no time moves, no history row, nothing queued for
-/// sync, and neither Observation nor a value stream hears of it. Only a read whose result
-/// differs fires.
+/// A write that changes nothing is silent: no time moves, no history row, and neither
+/// Observation nor a value stream hears of it. Only a read whose result differs fires. It is
+/// still the user's latest decision, so sync stamps it: in a file that never synced, its time
+/// is noted for the first round (docs/sync.md, "Stamping").
 @Suite(.serialized) struct NoOpWriteTests {
     let folder: TemporaryFolder
     let path: String
@@ -51,7 +52,8 @@ import Testing
 
         #expect(try scalar("SELECT max(updated_at) FROM preference") == updatedAt)
         #expect(try scalar("SELECT count(*) FROM preference_history") == history)
-        #expect(try scalar("SELECT count(*) FROM sync_written_early") == pending)
+        // Noted for sync, each key once (its newest write).
+        #expect(try scalar("SELECT count(*) FROM sync_written_early") == (pending ?? 0) + 2)
         #expect(observed.value == 0, "Observation fired for a value that did not change")
         // A real change after them is the next thing the stream hears.
         try store.set(false, for: .hasViewedWalkthrough)
@@ -104,7 +106,9 @@ import Testing
         #expect(
             try bookmarks.bookmark(kind: "trip", itemID: "london")?.updatedAt == stored.updatedAt)
         #expect(list.value == 0, "Observation fired for a bookmark that did not change")
-        #expect(try scalar("SELECT count(*) FROM sync_written_early") == history)
+        // Noted for sync: the title, URL, category and note the add states (its two tags,
+        // noted when they were added, are noted again with the new time).
+        #expect(try scalar("SELECT count(*) FROM sync_written_early") == (history ?? 0) + 4)
         // A different title is a change.
         var retitled = draft
         retitled.title = "London, UK"

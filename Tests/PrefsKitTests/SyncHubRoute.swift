@@ -5,7 +5,7 @@ import TestSupport
 
 /// How the sync suites reach their hub: straight to the test server, or, with
 /// `PREFS_SYNC_THROUGH_POOLER=1`, through PgBouncer in transaction pooling with the engine
-/// told so; the intent property test also, with `PREFS_SYNC_THROUGH_SERVER=1`, through
+/// told so; the property tests also, with `PREFS_SYNC_THROUGH_SERVER=1`, through
 /// `prefs-server` with device tokens. `.ci/run` runs the sync suites every way.
 enum SyncHubRoute {
     static let isThroughPooler =

@@ -20,7 +20,14 @@ import Testing
 /// killed with SIGKILL in the middle of its round, every connection to the hub cut (the
 /// pooler's `KILL`, or the server's backends ended), and hostile SQL from the account's own
 /// login role: rows written into the hub's sync tables, server writes with forged session
-/// settings, stamping turned off.
+/// settings, stamping turned off. And what lost updates before (docs/sync.md, "Stamping"):
+/// writes that repeat the held value (every write counts, on a device or the server app)
+/// racing an earlier different write elsewhere ("repeat"); writes before a device's first
+/// round, that round run by `prefs` under faketime with the clock 60 s, 600 s or 3 h behind
+/// ("clockback"); a tag put on by a device whose clock is behind by more than the bound,
+/// after it pulled the bookmark removed and added again ("skewtag"); a restore with the
+/// clock behind and a write of the same key before the next round ("skewrestore"); one
+/// bookmark added on two sides with other tags ("sameadd"), which keeps both tag sets.
 ///
 /// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (250 by default, 10,000 with
 /// `Tests/reliability --long`); `PREFS_SYNC_INTENT_SEED` replays one (each failure names
@@ -42,7 +49,8 @@ import Testing
     /// the write steps; off, the device syncs first, and the server does not write yet.
     static let optionalSteps = [
         12: "restore", 13: "restore", 14: "leave", 15: "expire", 16: "reopen", 17: "kill",
-        18: "cut", 19: "hostile",
+        18: "cut", 19: "hostile", 23: "repeat", 24: "clockback", 25: "skewtag",
+        26: "skewrestore", 27: "sameadd",
     ]
 
     static let drawnSteps: Set<String>? = ProcessInfo.processInfo.environment[
@@ -60,12 +68,23 @@ import Testing
     struct Intent {
         /// "p KEY", "b ITEM" (exists), "t ITEM" (title), "g ITEM TAG" (tagged).
         var newest: [String: (value: String?, at: Int64)] = [:]
+        /// The newest removal of each bookmark, by item.
+        var removals: [String: Int64] = [:]
 
+        /// Every write counts, also one that repeats the held value: it is the user's latest
+        /// decision (docs/sync.md, "Stamping").
         mutating func wrote(_ thing: String, _ value: String?, at time: Int64) {
             newest[thing] = (value, time)
         }
 
-        /// What every replica must show: preferences, and bookmarks with their tags.
+        /// A bookmark removed: it has none of the tags written before (docs/sync.md, "Tags").
+        mutating func removed(_ item: String, at time: Int64) {
+            newest["b \(item)"] = (nil, time)
+            removals[item] = max(removals[item] ?? time, time)
+        }
+
+        /// What every replica must show: preferences, and bookmarks with their tags (those
+        /// tagged after the bookmark's newest removal).
         var view: SyncPropertyTests.View {
             var preferences: [String: PreferenceValue] = [:]
             var bookmarks: [String: String] = [:]
@@ -77,8 +96,10 @@ import Testing
                 } else if parts[0] == "b" {
                     let item = parts[1]
                     let title = newest["t \(item)"]?.value ?? item
+                    let removal = removals[item] ?? Int64.min
                     let tags = newest.filter {
                         $0.key.hasPrefix("g \(item) ") && $0.value.value != nil
+                            && $0.value.at > removal
                     }
                     .map { String($0.key.split(separator: " ")[2]) }.sorted()
                     bookmarks[item] = "\(title) [\(tags.joined(separator: ","))]"
@@ -165,7 +186,11 @@ import Testing
                 + " writes \(tally.writes), pre-join \(tally.preJoin), server before any device"
                 + " \(tally.serverFirst), restores \(tally.restores), rejoins \(tally.rejoins),"
                 + " expiries \(tally.expiries), kills \(tally.kills), cuts \(tally.cuts),"
-                + " hostile \(tally.hostile), conflicts listed \(tally.conflicts); failing seeds:"
+                + " hostile \(tally.hostile), conflicts listed \(tally.conflicts); repeats"
+                + " \(tally.repeats), first rounds with the clock back \(tally.clockBacks)"
+                + "\(Installed.faketime ? "" : " (faketime missing: skipped)"), tags behind"
+                + " \(tally.skewedTags), restores behind \(tally.skewedRestores), same"
+                + " additions \(tally.sameAdds); failing seeds:"
                 + " \(failed.isEmpty ? "none" : failed.map(String.init).joined(separator: ", "))")
         #expect(failed.isEmpty, "failing seeds: \(failed)")
     }
@@ -192,6 +217,7 @@ import Testing
     struct Tally {
         var writes = 0, preJoin = 0, serverFirst = 0, restores = 0, rejoins = 0, expiries = 0
         var kills = 0, cuts = 0, hostile = 0, conflicts = 0
+        var repeats = 0, clockBacks = 0, skewedTags = 0, skewedRestores = 0, sameAdds = 0
     }
 
     // The schedule's steps, one switch.
@@ -263,64 +289,139 @@ import Testing
         }
 
         // A write through a store of `database` (a device's, or the server app's), recorded
-        // as the users' intent when it changed something.
-        func setPreference(_ database: AppDatabase, _ who: String) throws {
-            let key = keys.randomElement(using: &random) ?? "key0"
+        // as the users' intent, also when it repeats the held value (docs/sync.md,
+        // "Stamping"). `given`: the value to write (.some(nil) removes); nil draws one.
+        func setPreference(
+            _ database: AppDatabase, _ who: String, key chosen: String? = nil,
+            value given: Int?? = nil
+        ) throws {
+            let key = chosen ?? keys.randomElement(using: &random) ?? "key0"
             let store = PreferenceStore(database: database)
             let value: Int? =
-                Int.random(in: 0..<4, using: &random) == 0
-                ? nil : Int.random(in: 0..<1_000, using: &random)
-            let before = try store.storedValues()[key]
+                given
+                ?? (Int.random(in: 0..<4, using: &random) == 0
+                    ? nil : Int.random(in: 0..<1_000, using: &random))
+            // A read first: after every connection to the hub was cut (step 18), it reconnects
+            // the server app's store, as the app's next request would after a failed one (a
+            // write on a lost connection fails with 75: it may have committed).
+            _ = try store.storedValues()
             let at = Self.now()
             try store.setValue(value.map { .int($0) }, forKey: key)
-            if before != value.map({ .int($0) }) {
-                intent.wrote("p \(key)", value.map(String.init), at: at)
-                log.append("\(at) \(who) \(key) = \(value.map(String.init) ?? "removed")")
+            intent.wrote("p \(key)", value.map(String.init), at: at)
+            log.append("\(at) \(who) \(key) = \(value.map(String.init) ?? "removed")")
+        }
+        // The value `database` holds for `key`, written again (a removal when it has none).
+        func restatePreference(_ database: AppDatabase, _ who: String, key: String) throws {
+            let held = try PreferenceStore(database: database).storedValues()[key]
+            let number: Int? = if case .int(let number)? = held { number } else { nil }
+            try setPreference(database, who + " again", key: key, value: .some(number))
+        }
+        // An add states its whole draft: an item held here already gets the title and exactly
+        // these tags (each written again where it has it); one not held here is added (again)
+        // with them, and keeps the tags other writers gave it after its newest removal.
+        func addBookmark(
+            _ database: AppDatabase, _ who: String, item: String, title: String,
+            tags chosen: [String]
+        ) throws {
+            let store = BookmarkStore(database: database)
+            let existing = try store.bookmark(kind: "movie", itemID: item)
+            let at = Self.now()
+            _ = try store.add(
+                BookmarkDraft(kind: "movie", itemID: item, title: title, tags: chosen))
+            if let existing {
+                intent.wrote("t \(item)", title, at: at)
+                for tag in tags where chosen.contains(tag) || existing.tags.contains(tag) {
+                    intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
+                }
+            } else {
+                intent.wrote("b \(item)", "1", at: at)
+                intent.wrote("t \(item)", title, at: at)
+                for tag in chosen { intent.wrote("g \(item) \(tag)", "1", at: at) }
             }
+            log.append("\(at) \(who) adds \(item) \(title) \(chosen)")
+        }
+        // A tag put on or taken off by an edit, which changes that tag only.
+        func toggleTag(_ database: AppDatabase, _ who: String, item: String, tag: String) throws {
+            let store = BookmarkStore(database: database)
+            guard let existing = try store.bookmark(kind: "movie", itemID: item) else { return }
+            let had = existing.tags.contains(tag)
+            let at = Self.now()
+            _ = try store.update(kind: "movie", itemID: item) { draft in
+                if had { draft.tags.removeAll { $0 == tag } } else { draft.tags.append(tag) }
+            }
+            intent.wrote("g \(item) \(tag)", had ? nil : "1", at: at)
+            log.append("\(at) \(who) \(had ? "untags" : "tags") \(item) \(tag)")
         }
         func editBookmark(_ database: AppDatabase, _ who: String) throws {
             let item = items.randomElement(using: &random) ?? "item0"
             let store = BookmarkStore(database: database)
-            let existing = try store.bookmark(kind: "movie", itemID: item)
-            let at = Self.now()
             switch Int.random(in: 0..<4, using: &random) {
             case 0:
-                guard let existing else { return }
+                guard let existing = try store.bookmark(kind: "movie", itemID: item) else { return }
+                let at = Self.now()
                 _ = try store.remove(kind: "movie", itemID: item)
-                intent.wrote("b \(item)", nil, at: at)
+                intent.removed(item, at: at)
                 for tag in existing.tags { intent.wrote("g \(item) \(tag)", nil, at: at) }
                 log.append("\(at) \(who) removes \(item)")
             case 1:
-                // A tag toggled.
-                guard var existing else { return }
-                let tag = tags.randomElement(using: &random) ?? "red"
-                let had = existing.tags.contains(tag)
-                if had { existing.tags.removeAll { $0 == tag } } else { existing.tags.append(tag) }
-                _ = try store.add(
-                    BookmarkDraft(
-                        kind: "movie", itemID: item, title: existing.title, tags: existing.tags))
-                intent.wrote("g \(item) \(tag)", had ? nil : "1", at: at)
-                log.append("\(at) \(who) \(had ? "untags" : "tags") \(item) \(tag)")
+                try toggleTag(
+                    database, who, item: item, tag: tags.randomElement(using: &random) ?? "red")
             default:
-                let title = "T\(Int.random(in: 0..<100, using: &random))"
-                let chosen = tags.filter { _ in Bool.random(using: &random) }
-                _ = try store.add(
-                    BookmarkDraft(kind: "movie", itemID: item, title: title, tags: chosen))
-                if let existing {
-                    if existing.title != title { intent.wrote("t \(item)", title, at: at) }
-                    for tag in tags where existing.tags.contains(tag) != chosen.contains(tag) {
-                        intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
-                    }
-                } else {
-                    // Added (again): it has the tags it is added with (docs/sync.md).
-                    intent.wrote("b \(item)", "1", at: at)
-                    intent.wrote("t \(item)", title, at: at)
-                    for tag in tags {
-                        intent.wrote("g \(item) \(tag)", chosen.contains(tag) ? "1" : nil, at: at)
-                    }
-                }
-                log.append("\(at) \(who) adds \(item) \(title) \(chosen)")
+                try addBookmark(
+                    database, who, item: item,
+                    title: "T\(Int.random(in: 0..<100, using: &random))",
+                    tags: tags.filter { _ in Bool.random(using: &random) })
             }
+        }
+
+        // A copy of the file as a backup takes it, with its -wal: by another process, as
+        // backup tools are (a copy opened and closed in this process would release the POSIX
+        // locks SQLite holds here on the file).
+        func backUp(_ index: Int) throws -> String {
+            copies += 1
+            let backup = folder.path("backup\(copies).db")
+            for suffix in ["", "-wal"]
+            where FileManager.default.fileExists(atPath: paths[index] + suffix) {
+                let copied = try runProcess(
+                    URL(fileURLWithPath: "/bin/cp"), [paths[index] + suffix, backup + suffix])
+                #expect(copied.status == 0, "\(copied.stderr)")
+            }
+            log.append("\(Self.now()) device\(index) backed up")
+            return backup
+        }
+        // The device's file replaced by a copy of a backup of it.
+        func restore(_ index: Int, from backup: String) throws {
+            copies += 1
+            let restored = folder.path("restored\(copies).db")
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: backup + suffix)
+            {
+                try FileManager.default.copyItem(atPath: backup + suffix, toPath: restored + suffix)
+            }
+            paths[index] = restored
+            try reopen(index)
+            tally.restores += 1
+            log.append("\(Self.now()) device\(index) restored")
+        }
+        // `prefs sync` of a device, by the command line, with `prefix` before it (faketime).
+        func syncArguments(_ index: Int) -> [String] {
+            if let syncServer {
+                [
+                    "--db", paths[index], "sync", "--hub", syncServer.url.absoluteString,
+                    "--token-file", tokenFile,
+                ]
+            } else {
+                ["--db", paths[index], "sync", "--hub", hub, "--account", account]
+            }
+        }
+        func commandLineSync(_ index: Int, prefix: [String] = []) throws -> ProcessOutput {
+            let command = prefix + [prefsExecutable().path] + syncArguments(index)
+            return try runProcess(
+                URL(fileURLWithPath: command[0]), Array(command.dropFirst()),
+                environment: SyncHubRoute.isThroughPooler ? ["PREFS_POOLER": "transaction"] : [:])
+        }
+        // Every device's round (the quiet before a step that needs nothing in flight).
+        func syncEveryDevice() throws {
+            for other in devices.indices { try sync(other) }
         }
 
         // The account's own login role, for the hostile steps (made on first use).
@@ -354,11 +455,14 @@ import Testing
             let index = Int.random(in: 0..<deviceCount, using: &random)
             let database = devices[index]
             let name = "device\(index)"
-            var step = Int.random(in: 0..<23, using: &random)
+            var step = Int.random(in: 0..<28, using: &random)
             if let kind = Self.optionalSteps[step], !Self.draws(kind) { step = 22 }
             if step < 6, !Self.draws("prejoin"), try !joined(index) { try sync(index) }
             if step == 10 || step == 11, !anyDeviceSynced, !Self.draws("serverfirst") {
                 step = 22
+            }
+            if ProcessInfo.processInfo.environment["PREFS_DEBUG_STEPS"] != nil {
+                print("step \(step) device \(index)")
             }
             switch step {
             case 0, 1, 2, 3:
@@ -382,35 +486,13 @@ import Testing
                     try editBookmark(hubView.database, "server")
                 }
             case 12:
-                // A copy of the file as a backup takes it, with its -wal: by another process,
-                // as backup tools are (a copy opened and closed in this process would release
-                // the POSIX locks SQLite holds here on the file).
-                copies += 1
-                let backup = folder.path("backup\(copies).db")
-                for suffix in ["", "-wal"]
-                where FileManager.default.fileExists(atPath: paths[index] + suffix) {
-                    let copied = try runProcess(
-                        URL(fileURLWithPath: "/bin/cp"), [paths[index] + suffix, backup + suffix])
-                    #expect(copied.status == 0, "\(copied.stderr)")
-                }
-                backups[index] = backup
-                log.append("\(Self.now()) \(name) backed up")
+                backups[index] = try backUp(index)
             case 13:
                 // Restored from its backup, just after a round (so that every write of its
                 // own since the copy reached the hub, and must come back).
                 guard let backup = backups[index] else { continue }
                 try sync(index)
-                copies += 1
-                let restored = folder.path("restored\(copies).db")
-                for suffix in ["", "-wal"]
-                where FileManager.default.fileExists(atPath: backup + suffix) {
-                    try FileManager.default.copyItem(
-                        atPath: backup + suffix, toPath: restored + suffix)
-                }
-                paths[index] = restored
-                try reopen(index)
-                tally.restores += 1
-                log.append("\(Self.now()) \(name) restored")
+                try restore(index, from: backup)
             case 14:
                 // Leaves, keeping its data; syncs again later as a rejoin.
                 guard try joined(index) else { continue }
@@ -434,17 +516,8 @@ import Testing
             case 17:
                 // `prefs sync` of this device, killed somewhere in its round: nothing it did
                 // was confirmed, and the next round must finish the job.
-                let arguments =
-                    if let syncServer {
-                        [
-                            "--db", paths[index], "sync", "--hub", syncServer.url.absoluteString,
-                            "--token-file", tokenFile,
-                        ]
-                    } else {
-                        ["--db", paths[index], "sync", "--hub", hub, "--account", account]
-                    }
                 let process = try ChildProcess(
-                    prefsExecutable().path, arguments,
+                    prefsExecutable().path, syncArguments(index),
                     environment: SyncHubRoute.isThroughPooler
                         ? ["PREFS_POOLER": "transaction"] : [:])
                 usleep(UInt32.random(in: 0...80_000, using: &random))
@@ -503,6 +576,158 @@ import Testing
                     intent.wrote("p \(key)", String(value), at: at)
                 }
                 log.append("\(at) own role attack \(attack): exit \(output.status)")
+            case 23:
+                // A write here, then one of the value another side holds (a device's, or the
+                // server app's): the repeat is the later decision, and must win.
+                let other =
+                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
+                    % deviceCount
+                let server =
+                    Int.random(in: 0..<3, using: &random) == 0
+                    && (anyDeviceSynced || Self.draws("serverfirst"))
+                if !Self.draws("prejoin") {
+                    for device in [index, other] where try !joined(device) { try sync(device) }
+                }
+                let (second, who) =
+                    server ? (hubView.database, "server") : (devices[other], "device\(other)")
+                tally.repeats += 1
+                tally.writes += 2
+                let item = items.randomElement(using: &random) ?? "item0"
+                let theirs = try BookmarkStore(database: second).bookmark(
+                    kind: "movie", itemID: item)
+                switch (Int.random(in: 0..<3, using: &random), theirs) {
+                case (1, let theirs?):
+                    // A title set here; the other side's title set again.
+                    try addBookmark(
+                        database, name, item: item,
+                        title: "T\(Int.random(in: 0..<100, using: &random))",
+                        tags: theirs.tags)
+                    Self.pause()
+                    try addBookmark(
+                        second, who + " again", item: item, title: theirs.title, tags: theirs.tags)
+                case (2, let theirs?) where !theirs.tags.isEmpty:
+                    // A tag it has taken off here; added again there, where it has it.
+                    let tag = theirs.tags.randomElement(using: &random) ?? "red"
+                    if try BookmarkStore(database: database).bookmark(kind: "movie", itemID: item)?
+                        .tags.contains(tag) == true
+                    {
+                        try toggleTag(database, name, item: item, tag: tag)
+                        Self.pause()
+                    }
+                    try addBookmark(
+                        second, who + " again", item: item, title: theirs.title, tags: theirs.tags)
+                default:
+                    let key = keys.randomElement(using: &random) ?? "key0"
+                    try setPreference(database, name, key: key)
+                    Self.pause()
+                    try restatePreference(second, who, key: key)
+                }
+            case 24:
+                // Writes before this device's first round (the server app's, then its own, of
+                // one key), then that round run by `prefs` with the clock set back: the value
+                // keeps the time it was made.
+                guard Installed.faketime, try !joined(index) else { continue }
+                let key = keys.randomElement(using: &random) ?? "key0"
+                if anyDeviceSynced || Self.draws("serverfirst") {
+                    tally.writes += 1
+                    try setPreference(hubView.database, "server", key: key)
+                    Self.pause()
+                }
+                tally.writes += 1
+                tally.preJoin += 1
+                try setPreference(
+                    database, name, key: key,
+                    value: .some(Int.random(in: 0..<1_000, using: &random)))
+                Self.pause()
+                let back = ["-60s", "-600s", "-3h"].randomElement(using: &random) ?? "-600s"
+                let output = try commandLineSync(index, prefix: ["/usr/bin/faketime", "-f", back])
+                try reopen(index)
+                #expect(
+                    output.status == 0, "seed \(seed): a first round at \(back): \(output.stderr)")
+                anyDeviceSynced = true
+                tally.clockBacks += 1
+                log.append("\(Self.now()) \(name) first round with the clock \(back)")
+            case 25:
+                // A bookmark removed and added again elsewhere; this device, its clock behind by
+                // more than the bound, pulls it and tags it: the tag is after the removal.
+                try syncEveryDevice()
+                let other =
+                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
+                    % deviceCount
+                let item = items.randomElement(using: &random) ?? "item0"
+                let elsewhere = devices[other]
+                if try BookmarkStore(database: elsewhere).bookmark(kind: "movie", itemID: item)
+                    != nil
+                {
+                    let at = Self.now()
+                    _ = try BookmarkStore(database: elsewhere).remove(kind: "movie", itemID: item)
+                    intent.removed(item, at: at)
+                    log.append("\(at) device\(other) removes \(item)")
+                    Self.pause()
+                }
+                try addBookmark(
+                    elsewhere, "device\(other)", item: item,
+                    title: "T\(Int.random(in: 0..<100, using: &random))", tags: [])
+                try sync(other)
+                let behind: Int64 =
+                    [-600_000, -10_800_000].randomElement(using: &random) ?? -600_000
+                try deviceSync(index).setClockSkew(milliseconds: behind)
+                try sync(index)
+                Self.pause()
+                try toggleTag(
+                    database, name, item: item, tag: tags.randomElement(using: &random) ?? "red")
+                try sync(index)
+                try deviceSync(index).setClockSkew(milliseconds: 0)
+                tally.writes += 3
+                tally.skewedTags += 1
+            case 26:
+                // Restored, its clock behind by more than the bound, after a write it pushed;
+                // then a write of the same key before the next round: one clock, one change.
+                try syncEveryDevice()
+                let behind: Int64 =
+                    [-600_000, -10_800_000].randomElement(using: &random) ?? -600_000
+                try deviceSync(index).setClockSkew(milliseconds: behind)
+                try sync(index)
+                // Its own copy: one with the clock behind is restored here only.
+                let backup = try backUp(index)
+                let key = keys.randomElement(using: &random) ?? "key0"
+                try setPreference(
+                    database, name, key: key, value: .some(Int.random(in: 0..<500, using: &random)))
+                try sync(index)
+                try restore(index, from: backup)
+                Self.pause()
+                try setPreference(
+                    devices[index], name, key: key,
+                    value: .some(Int.random(in: 500..<1_000, using: &random)))
+                try sync(index)
+                try deviceSync(index).setClockSkew(milliseconds: 0)
+                tally.writes += 2
+                tally.skewedRestores += 1
+            case 27:
+                // One bookmark added on two sides before either saw the other's, with other
+                // tags: it has both tag sets.
+                let other =
+                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
+                    % deviceCount
+                let server =
+                    Int.random(in: 0..<3, using: &random) == 0
+                    && (anyDeviceSynced || Self.draws("serverfirst"))
+                if !Self.draws("prejoin") {
+                    for device in [index, other] where try !joined(device) { try sync(device) }
+                }
+                let item = items.randomElement(using: &random) ?? "item0"
+                let first = tags.filter { _ in Bool.random(using: &random) }
+                let second = tags.filter { _ in Bool.random(using: &random) }
+                try addBookmark(
+                    database, name, item: item,
+                    title: "A\(Int.random(in: 0..<100, using: &random))", tags: first)
+                Self.pause()
+                try addBookmark(
+                    server ? hubView.database : devices[other],
+                    server ? "server" : "device\(other)",
+                    item: item, title: "B\(Int.random(in: 0..<100, using: &random))", tags: second)
+                tally.writes += 2
+                tally.sameAdds += 1
             default:
                 // Another device syncs: rounds are the commonest thing a device does.
                 let other = Int.random(in: 0..<deviceCount, using: &random)

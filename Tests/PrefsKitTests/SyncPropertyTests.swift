@@ -10,8 +10,10 @@ import Testing
 ///
 /// A schedule mixes writes, removals, bookmark and tag edits, moves, syncs, restarts,
 /// devices that leave and come back with old data (late joiners), tombstone collection,
-/// clocks wrong within the hub's bound and far beyond it, and malformed pushes from a hostile
-/// device. The model is a plain in-memory hub: last writer wins per field by clock, with the
+/// clocks wrong within the hub's bound and far beyond it (ahead and behind: a device behind
+/// tags what it just pulled; one restored with its clock behind writes the key it had pushed
+/// from its lost future), and malformed pushes from a hostile device. Directly, through
+/// PgBouncer, or through `prefs-server` with a device token (`SyncHubRoute`). The model is a plain in-memory hub: last writer wins per field by clock, with the
 /// clock bound, the rules and cursors (nothing is collected), fed the changes each device
 /// pushes. After every round the real hub must hold exactly the model's rows; after a quiet
 /// round every device must show what the model's rows say, and all devices must be equal.
@@ -135,6 +137,10 @@ import Testing
         let server = try PostgresServer.start()
         let hubDatabase = try server.makeDatabase()
         let hub = try SyncHubRoute.target(server, database: hubDatabase)
+        // Through prefs-server: it acts for every account as the superuser, a service role.
+        let syncServer =
+            SyncHubRoute.isThroughServer
+            ? try SyncServerProcess(hub: server.target(database: hubDatabase)) : nil
         let model = Mutex<ModelHub?>(nil)
         DeviceSync.pushTap.withLock { tap in
             tap = { device, changes in
@@ -152,7 +158,8 @@ import Testing
             let reference = ModelHub()
             model.withLock { $0 = reference }
             if try !run(
-                seed: seed, hub: hub, hubDatabase: hubDatabase, server: server, model: reference)
+                seed: seed, hub: hub, hubDatabase: hubDatabase, server: server,
+                syncServer: syncServer, model: reference)
             {
                 failed.append(seed)
                 if failed.count >= 3 { break }
@@ -161,7 +168,8 @@ import Testing
         }
         let elapsed = ContinuousClock.now - start
         print(
-            "sync: \(Self.seeds.count) schedules against the model in \(elapsed);"
+            "sync\(syncServer == nil ? "" : " through prefs-server"): \(Self.seeds.count)"
+                + " schedules against the model in \(elapsed);"
                 + " changes taken \(tally.accepted), lost to newer \(tally.lostToNewer), refused for"
                 + " the clock \(tally.clockAhead), malformed \(tally.malformed); server writes"
                 + " stamped \(tally.serverStamps);"
@@ -172,12 +180,13 @@ import Testing
 
     /// One schedule; false when the devices or the hub left the model.
     private func run(
-        seed: UInt64, hub: String, hubDatabase: String, server: PostgresServer, model: ModelHub
+        seed: UInt64, hub: String, hubDatabase: String, server: PostgresServer,
+        syncServer: SyncServerProcess?, model: ModelHub
     ) throws -> Bool {
         let account = "s\(seed)"
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: seed)
-        let paths = (0..<3).map { folder.path("device\($0).db") }
+        var paths = (0..<3).map { folder.path("device\($0).db") }
         var devices = try paths.map { try AppDatabase(path: $0) }
         let keys = (0..<4).map { "key\($0)" }
         let items = (0..<4).map { "item\($0)" }
@@ -190,14 +199,43 @@ import Testing
         // One DeviceSync per device while its file and its sync state stay (a hub
         // connection each).
         var syncs: [DeviceSync?] = [nil, nil, nil]
+        var copies = 0
+        // Through prefs-server, one device token for the account.
+        let token = try syncServer.map { _ in
+            var service = PostgreSQLOptions()
+            service.account = account
+            service.watchesForChanges = false
+            return try DeviceTokens.issue(
+                on: AppDatabase.postgreSQL(server.target(database: hubDatabase), options: service),
+                name: "schedule"
+            ).token
+        }
         func deviceSync(_ index: Int) throws -> DeviceSync {
             if let sync = syncs[index] { return sync }
-            let sync = try DeviceSync(
-                database: devices[index], hub: hub, account: account,
-                hubOptions: SyncHubRoute.options)
+            let sync =
+                if let syncServer, let token {
+                    try DeviceSync(database: devices[index], server: syncServer.url, token: token)
+                } else {
+                    try DeviceSync(
+                        database: devices[index], hub: hub, account: account,
+                        hubOptions: SyncHubRoute.options)
+                }
             model.follow(sync.deviceID)
             syncs[index] = sync
             return sync
+        }
+        // A toggle of one tag of a bookmark the device holds.
+        func toggleTag(_ bookmarks: BookmarkStore, item: String) throws {
+            guard let bookmark = try bookmarks.bookmark(kind: "movie", itemID: item) else { return }
+            let tag = tags.randomElement(using: &random) ?? "red"
+            var draft = BookmarkDraft(
+                kind: "movie", itemID: item, title: bookmark.title, tags: bookmark.tags)
+            if draft.tags.contains(tag) {
+                draft.tags.removeAll { $0 == tag }
+            } else {
+                draft.tags.append(tag)
+            }
+            _ = try bookmarks.add(draft)
         }
 
         func sync(_ index: Int) throws {
@@ -231,7 +269,7 @@ import Testing
             let database = devices[index]
             let store = PreferenceStore(database: database)
             let bookmarks = BookmarkStore(database: database)
-            switch Int.random(in: 0..<18, using: &random) {
+            switch Int.random(in: 0..<20, using: &random) {
             case 0, 1, 2:
                 let key = keys.randomElement(using: &random) ?? "key0"
                 try store.setValue(
@@ -263,7 +301,8 @@ import Testing
                 syncs[index] = nil
             case 11:
                 // A clock wrong within the bound, far beyond it, or right again.
-                let skews: [Int64] = [0, 0, 120_000, -120_000, 86_400_000]
+                // Behind by more than the bound too: its clock still follows what it pulls.
+                let skews: [Int64] = [0, 0, 120_000, -120_000, -600_000, -10_800_000, 86_400_000]
                 try deviceSync(index).setClockSkew(
                     milliseconds: skews.randomElement(using: &random) ?? 0)
             case 12:
@@ -323,20 +362,48 @@ import Testing
                             tags: tags.filter { _ in Bool.random(using: &random) }))
                 }
                 try serverWrote()
+            case 18:
+                // Its clock behind by more than the bound, the device pulls (a bookmark another
+                // device removed and added again, say) and tags what it holds: the tag must be
+                // stamped past every clock it pulled, or the hub drops it and this device keeps it.
+                guard try DeviceSync.status(of: database) != nil else { continue }
+                try deviceSync(index).setClockSkew(
+                    milliseconds: [-600_000, -10_800_000].randomElement(using: &random) ?? -600_000)
+                try sync(index)
+                try toggleTag(bookmarks, item: items.randomElement(using: &random) ?? "item0")
+                try sync(index)
+            case 19:
+                // Restored, its clock behind: a write pushed from the file's lost future and
+                // one made after the restore must not share a clock.
+                guard try DeviceSync.status(of: database) != nil else { continue }
+                try deviceSync(index).setClockSkew(milliseconds: -600_000)
+                try sync(index)
+                copies += 1
+                let backup = folder.path("backup\(copies).db")
+                for suffix in ["", "-wal"]
+                where FileManager.default.fileExists(atPath: paths[index] + suffix) {
+                    let copied = try runProcess(
+                        URL(fileURLWithPath: "/bin/cp"), [paths[index] + suffix, backup + suffix])
+                    #expect(copied.status == 0, "\(copied.stderr)")
+                }
+                let key = keys.randomElement(using: &random) ?? "key0"
+                try store.setValue(.int(Int.random(in: 0..<500, using: &random)), forKey: key)
+                try sync(index)
+                let restored = folder.path("restored\(copies).db")
+                for suffix in ["", "-wal"]
+                where FileManager.default.fileExists(atPath: backup + suffix) {
+                    try FileManager.default.copyItem(
+                        atPath: backup + suffix, toPath: restored + suffix)
+                }
+                paths[index] = restored
+                devices[index] = try AppDatabase(path: restored)
+                syncs[index] = nil
+                try PreferenceStore(database: devices[index]).setValue(
+                    .int(Int.random(in: 500..<1_000, using: &random)), forKey: key)
+                try sync(index)
             default:
                 // Tags edited alone.
-                let item = items.randomElement(using: &random) ?? "item0"
-                if let bookmark = try bookmarks.bookmark(kind: "movie", itemID: item) {
-                    let tag = tags.randomElement(using: &random) ?? "red"
-                    var draft = BookmarkDraft(
-                        kind: "movie", itemID: item, title: bookmark.title, tags: bookmark.tags)
-                    if draft.tags.contains(tag) {
-                        draft.tags.removeAll { $0 == tag }
-                    } else {
-                        draft.tags.append(tag)
-                    }
-                    _ = try bookmarks.add(draft)
-                }
+                try toggleTag(bookmarks, item: items.randomElement(using: &random) ?? "item0")
             }
         }
         guard ok else { return false }
@@ -434,11 +501,12 @@ import Testing
         var titles: [String: String] = [:]
         var existing: Set<String> = []
         var tags: [String: [String]] = [:]
-        // A bookmark has the tags stamped at or after its `exists` (docs/sync.md).
+        // A bookmark has the tags stamped at or after its newest removal (docs/sync.md,
+        // "Tags").
         var since: [String: String] = [:]
         for (address, row) in model.rows
         where address.entity == .bookmark
-            && address.field == "exists"
+            && address.field == SyncFields.bookmarkRemoved
         {
             if let parts = SyncIdent.parts(address.ident) { since[parts[1]] = row.clock }
         }

@@ -165,9 +165,9 @@ import Testing
             let bookmarks = try BookmarkStore(database: database).list(BookmarkQuery(kind: "movie"))
             #expect(bookmarks.map(\.itemID).sorted() == ["m1", "m2"])
             #expect(bookmarks.first { $0.itemID == "m1" }?.title == "Heat")  // the later title
-            // The later addition's tags: a bookmark has the tags stamped at or after its
-            // newest addition (docs/sync.md), as it has the later title.
-            #expect(bookmarks.first { $0.itemID == "m1" }?.tags == ["classic"])
+            // Both additions' tags: tags are an add/remove set, and nobody removed either
+            // (docs/sync.md, "Tags").
+            #expect(bookmarks.first { $0.itemID == "m1" }?.tags == ["classic", "crime"])
             #expect(bookmarks.map(\.position).sorted() == [0, 1])
         }
         let orders = try [first, second].map {
@@ -176,10 +176,38 @@ import Testing
         #expect(orders[0] == orders[1])
     }
 
-    /// A bookmark deleted and added again has the tags it was added with, and those added
-    /// since: a tag another device added before it saw the deletion stays gone, on every
+    /// A bookmark deleted and added again has none of the tags from before its removal: a
+    /// tag another device added before the deletion (it syncs later) stays gone, on every
     /// replica and in the server app's tables alike.
-    @Test func aBookmarkAddedAgainHasTheTagsItWasAddedWith() throws {
+    @Test func aBookmarkAddedAgainHasNoneOfTheTagsFromBeforeItsRemoval() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
+        for database in [first, second] { try sync(database) }
+        // The second device tags it, and syncs only after the deletion.
+        try BookmarkStore(database: second).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime", "red"]))
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: first).remove(kind: "movie", itemID: "m1")
+        try sync(first)
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
+        for _ in 0..<2 {
+            for database in [first, second] { try sync(database) }
+        }
+        for database in [first, second, try serverApp()] {
+            let bookmark = try BookmarkStore(database: database).bookmark(
+                kind: "movie", itemID: "m1")
+            #expect(bookmark?.tags == ["classic"])
+        }
+    }
+
+    /// A tag put on a bookmark after another device removed it, by a device that had not seen
+    /// the removal, counts: it is after the newest removal. Added again, the bookmark has it
+    /// beside the tags it was added with.
+    @Test func aTagAddedAfterTheRemovalElsewhereCounts() throws {
         let first = try device("first")
         let second = try device("second")
         try BookmarkStore(database: first).add(
@@ -188,24 +216,27 @@ import Testing
         try BookmarkStore(database: first).remove(kind: "movie", itemID: "m1")
         try sync(first)
         Thread.sleep(forTimeInterval: 0.005)
-        // The second device has not seen the deletion: it tags the bookmark it still has.
-        try BookmarkStore(database: second).add(
-            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime", "red"]))
+        try BookmarkStore(database: second).update(kind: "movie", itemID: "m1") {
+            $0.tags.append("red")
+        }
         Thread.sleep(forTimeInterval: 0.005)
         try BookmarkStore(database: first).add(
             BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
         for _ in 0..<2 {
             for database in [first, second] { try sync(database) }
         }
-        var options = PostgreSQLOptions()
-        options.account = "alice"
-        let serverApp = try AppDatabase.postgreSQL(
-            server.target(database: hubDatabase), options: options)
-        for database in [first, second, serverApp] {
+        for database in [first, second, try serverApp()] {
             let bookmark = try BookmarkStore(database: database).bookmark(
                 kind: "movie", itemID: "m1")
-            #expect(bookmark?.tags == ["classic"])
+            #expect(bookmark?.tags == ["classic", "red"])
         }
+    }
+
+    /// The server app's store of the test's account.
+    private func serverApp() throws -> AppDatabase {
+        var options = PostgreSQLOptions()
+        options.account = "alice"
+        return try AppDatabase.postgreSQL(server.target(database: hubDatabase), options: options)
     }
 
     /// A device restored from an older copy of its file (with its -wal: a backup, a VM

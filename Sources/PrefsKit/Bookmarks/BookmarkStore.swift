@@ -69,16 +69,20 @@ public final class BookmarkStore: Sendable {
     {
         let draft = try draft.validated()
         // Insert first: a new item (the usual case) then costs no separate lookup.
-        guard
-            try repository.insertIfAbsent(draft, in: .draft, at: date, id: nil, createdAt: nil)
-                == nil
-        else { return }
+        if let insertion = try repository.insertIfAbsent(
+            draft, in: .draft, at: date, id: nil, createdAt: nil)
+        {
+            _ = try withSyncedTags(draft, insertion.id, in: repository, at: date)
+            return
+        }
         guard let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID)
         else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
-        guard !existing.hasDetails(of: draft) else { return }
-        _ = try repository.update(id: existing.id, with: draft, in: .draft, at: date)
+        if !existing.hasDetails(of: draft) {
+            _ = try repository.update(id: existing.id, with: draft, in: .draft, at: date)
+        }
+        try restate(.all, tags: draft.tags, of: existing, as: draft, in: repository)
     }
 
     static func upsert(_ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date)
@@ -88,6 +92,9 @@ public final class BookmarkStore: Sendable {
         if let insertion = try repository.insertIfAbsent(
             draft, in: .draft, at: date, id: nil, createdAt: nil)
         {
+            if let merged = try withSyncedTags(draft, insertion.id, in: repository, at: date) {
+                return merged
+            }
             // Placed as the draft says: its folder path is the draft's.
             return Bookmark(
                 draft, insertion, folder: draft.folder, createdAt: date, updatedAt: date)
@@ -96,9 +103,57 @@ public final class BookmarkStore: Sendable {
         else {
             throw BookmarkError.itemNotFound(kind: draft.kind, itemID: draft.itemID)
         }
+        // An add states every field of its draft: what it repeats is stamped for sync.
+        try restate(.all, tags: draft.tags, of: existing, as: draft, in: repository)
         // The same details again are no change: no time moves, no one is told.
         guard !existing.hasDetails(of: draft) else { return existing }
         return try repository.update(id: existing.id, with: draft, in: .draft, at: date)
+    }
+
+    /// A bookmark just added here that sync knew (removed, and added again) gets the tags
+    /// other devices put on it after its newest removal, which its draft lacks: they are
+    /// merged, not the user's write, so they are not stamped again (the capture skips a tag
+    /// sync already has). Nil when there are none.
+    static func withSyncedTags(
+        _ draft: BookmarkDraft, _ id: Int64, in repository: BookmarkRepository, at date: Date
+    ) throws -> Bookmark? {
+        let extra = try repository.syncedTags(kind: draft.kind, itemID: draft.itemID).filter {
+            tag in !draft.tags.contains { ExactName.sameBytes($0, tag) }
+        }
+        guard !extra.isEmpty else { return nil }
+        var merged = draft
+        merged.tags = (draft.tags + extra).sorted(by: ExactName.precedes)
+        return try repository.update(id: id, with: merged, in: .draft, at: date)
+    }
+
+    /// Stamps for sync what a write gave that `stored` held already: the fields in `given`
+    /// whose value `edited` repeats, and the tags in `tags` it has. No trigger stamps a field
+    /// that did not change, and the write is still the user's latest decision (docs/sync.md,
+    /// "Stamping"); the fields it changes are stamped by the write itself.
+    static func restate(
+        _ given: BookmarkFieldSet, tags: [String], of stored: Bookmark, as edited: BookmarkDraft,
+        in repository: BookmarkRepository
+    ) throws {
+        var fields: [(name: String, value: String?)] = []
+        let texts: [(BookmarkFieldSet, String, String?, String?)] = [
+            (.title, "title", stored.title, edited.title),
+            (.url, "url", stored.urlString, edited.url?.absoluteString),
+            (.category, "category", stored.category, edited.category),
+            (.note, "note", stored.note, edited.note),
+        ]
+        for (field, name, held, written) in texts
+        where given.contains(field) && ExactName.sameBytes(held, written) {
+            fields.append((name, held))
+        }
+        if given.contains(.folder), let folder = edited.folder,
+            ExactName.sameBytes(stored.folder, folder)
+        {
+            fields.append(("folder", nil))
+        }
+        let held = tags.filter { tag in stored.tags.contains { ExactName.sameBytes($0, tag) } }
+        guard !fields.isEmpty || !held.isEmpty else { return }
+        try repository.restate(
+            kind: stored.kind, itemID: stored.itemID, fields: fields, tags: held)
     }
 
     /// Edits the bookmark of an item in place, in one transaction: the closure gets a draft of
@@ -117,6 +172,17 @@ public final class BookmarkStore: Sendable {
     public func update(
         kind: String, itemID: String, _ edit: (inout BookmarkDraft) throws -> Void
     ) throws -> Bookmark {
+        try update(kind: kind, itemID: itemID, restating: [], tags: [], edit)
+    }
+
+    /// ``update(kind:itemID:_:)`` that also states the fields in `given` and the tags in
+    /// `tags`: those the edit leaves as stored are stamped for sync all the same (the
+    /// command line's fields and tags given: `prefs bookmark tag` of a tag it has).
+    @discardableResult
+    package func update(
+        kind: String, itemID: String, restating given: BookmarkFieldSet, tags: [String],
+        _ edit: (inout BookmarkDraft) throws -> Void
+    ) throws -> Bookmark {
         try database.write { state in
             guard let existing = try state.bookmarks.bookmark(kind: kind, itemID: itemID) else {
                 throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
@@ -127,6 +193,7 @@ public final class BookmarkStore: Sendable {
             draft.kind = existing.kind
             draft.itemID = existing.itemID
             let edited = try draft.placedByPath.validated()
+            try Self.restate(given, tags: tags, of: existing, as: edited, in: state.bookmarks)
             guard !existing.hasDetails(of: edited) else { return existing }
             state.feed.states.willChangeBookmarks()
             return try state.bookmarks.update(
@@ -171,7 +238,10 @@ public final class BookmarkStore: Sendable {
                 try state.bookmarks.delete(id: existing)
                 return false
             }
-            try state.bookmarks.insert(draft, in: .draft, at: Date(), id: nil, createdAt: nil)
+            let now = Date()
+            let inserted = try state.bookmarks.insert(
+                draft, in: .draft, at: now, id: nil, createdAt: nil)
+            _ = try Self.withSyncedTags(draft, inserted.id, in: state.bookmarks, at: now)
             return true
         }
     }
@@ -358,4 +428,20 @@ public final class BookmarkStore: Sendable {
     public func rebuildSearchIndex() throws {
         try write { try $0.bookmarks.rebuildSearchIndex() }
     }
+}
+
+/// Fields of a bookmark that a write gives, also where it gives what is stored: sync stamps
+/// each (docs/sync.md, "Stamping").
+package struct BookmarkFieldSet: OptionSet, Sendable {
+    package let rawValue: Int
+
+    package init(rawValue: Int) { self.rawValue = rawValue }
+
+    package static let title = BookmarkFieldSet(rawValue: 1)
+    package static let url = BookmarkFieldSet(rawValue: 2)
+    package static let category = BookmarkFieldSet(rawValue: 4)
+    package static let note = BookmarkFieldSet(rawValue: 8)
+    package static let folder = BookmarkFieldSet(rawValue: 16)
+    /// What an add states: every field of its draft (its folder when it names one).
+    package static let all: BookmarkFieldSet = [.title, .url, .category, .note, .folder]
 }

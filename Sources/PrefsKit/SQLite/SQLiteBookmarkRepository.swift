@@ -246,6 +246,39 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return updated
     }
 
+    func restate(
+        kind: String, itemID: String, fields: [(name: String, value: String?)], tags: [String]
+    ) throws {
+        let ident = SyncIdent.make([kind, itemID])
+        for (name, value) in fields {
+            try SyncCapture.restate(
+                connection, entity: SyncEntity.bookmark.rawValue, ident: ident, field: name,
+                present: true, value: value.map(SQLiteValue.text) ?? .null)
+        }
+        for tag in tags {
+            try SyncCapture.restate(
+                connection, entity: SyncEntity.tag.rawValue,
+                ident: SyncIdent.make([kind, itemID, tag]), field: SyncFields.tag, present: true)
+        }
+    }
+
+    func syncedTags(kind: String, itemID: String) throws -> [String] {
+        // Every tag's ident starts with the bookmark's and a dot; hex digits sort before "G".
+        let ident = SyncIdent.make([kind, itemID])
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT ident FROM sync_field
+                WHERE entity = 'tag' AND present = 1 AND ident >= ?1 || '.'
+                    AND ident < ?1 || '.G' AND clock >= coalesce((SELECT clock FROM sync_field
+                        WHERE entity = 'bookmark' AND ident = ?1 AND field = '\(SyncFields.bookmarkRemoved)'), '')
+                """)
+        return try statement.rows(arguments: [ident]).compactMap { row in
+            row.get(0, as: String.self).flatMap(SyncIdent.parts).flatMap {
+                $0.count == 3 ? $0[2] : nil
+            }
+        }
+    }
+
     /// Strings as a JSON array, for `json_each`.
     private static func jsonArray(_ strings: [String]) -> String {
         var text = "["

@@ -15,7 +15,8 @@ extension SQLiteEngine {
     static let migrations: [Migration] = EmbeddedMigrations.all.map {
         Migration(
             version: $0.version, name: $0.name, sql: $0.sql,
-            afterward: $0.version == 12 ? SyncCapture.createIfSyncing : nil)
+            // 12 took the capture triggers out of files that do not sync; 16 changed one.
+            afterward: [12, 16].contains($0.version) ? SyncCapture.createIfSyncing : nil)
     }
 
     static var migrator: Migrator {

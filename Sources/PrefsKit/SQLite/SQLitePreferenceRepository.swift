@@ -87,8 +87,18 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         try statement.bind(value.storedValue, at: 4)
         try statement.bind(date.timeIntervalSinceReferenceDate, at: 5)
         try statement.bind(version.map { SQLiteValue.integer(Int64($0)) } ?? .null, at: 6)
-        defer { statement.reset() }
         try statement.step()
+        statement.reset()
+        // The value stored already: no row changed, and the write is stamped all the same.
+        if connection.changes == 0 { try restate(suite: suite, key: key, present: true) }
+    }
+
+    /// Stamps for sync a write that changed no row (SyncCapture.restate).
+    private func restate(suite: String, key: String, present: Bool) throws {
+        try SyncCapture.restate(
+            connection, entity: SyncEntity.preference.rawValue,
+            ident: SyncIdent.make([suite, key]),
+            field: SyncFields.preference, present: present, preference: (suite, key))
     }
 
     func valueVersion(suite: String, key: String) throws -> Int? {
@@ -108,7 +118,12 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         let statement = try connection.cachedStatement(
             sql: "DELETE FROM preference WHERE suite = ? AND key = ?")
         try statement.execute(arguments: [suite, key])
-        return connection.changes > 0
+        guard connection.changes > 0 else {
+            // Not there: the removal is stamped all the same.
+            try restate(suite: suite, key: key, present: false)
+            return false
+        }
+        return true
     }
 
     @discardableResult

@@ -71,15 +71,14 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         try SyncCapture.create(connection)
         // What is there already is stamped with the time it was last written (so that an
         // older value does not win over a newer one of another device for having been
-        // turned on later), counter 0, this device: a preference its row's time, a bookmark's
-        // field and tag the time of its last edit before (Migrations/0013), else the
-        // bookmark's creation. Never later than now: a file may hold times from a clock that
-        // was wrong.
+        // turned on later), counter 0, this device: a preference the later of its row's time
+        // and its last write that repeated the value, a bookmark's field and tag the time of
+        // its last edit before (Migrations/0013), else the bookmark's creation. The time it was
+        // made, not capped by the clock now: a clock set back since must not make a write
+        // older than what it followed. A time from a clock that was ahead is refused by the
+        // hub for its bound, and stamped again once the clock is right (DeviceSync.push).
         func stamp(_ milliseconds: String) -> String {
-            """
-            printf('%015d-%06d-%s', max(0, min(\(milliseconds),
-                CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))), 0, ?)
-            """
+            "printf('%015d-%06d-%s', max(0, \(milliseconds)), 0, ?)"
         }
         func written(_ seconds: String) -> String {
             "CAST((\(seconds) + 978307200) * 1000 AS INTEGER)"
@@ -94,7 +93,8 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             sql: """
                 INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
                 SELECT 'preference', hex(suite) || '.' || hex(key), 'value',
-                    \(stamp(written("updated_at"))), 1, NULL, 1
+                    \(stamp(early("preference", "hex(suite) || '.' || hex(key)", "value",
+                        after: written("updated_at")))), 1, NULL, 1
                 FROM preference AS p WHERE NOT EXISTS (
                     SELECT 1 FROM preference_declaration AS d
                     WHERE d.suite = p.suite AND d.key = p.key AND d.device_local = 1)
@@ -130,12 +130,20 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         try connection.execute(
             sql: """
                 INSERT INTO sync_field (entity, ident, field, clock, present, value, pending)
-                SELECT r.entity, r.ident, r.field, printf('%015d-%06d-%s', max(0, min(removed_ms,
-                    CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))), 0, ?), 0,
-                    NULL, 1
+                SELECT r.entity, r.ident, r.field, \(stamp("removed_ms")), 0, NULL, 1
                 FROM sync_removed_early AS r WHERE NOT EXISTS (
                     SELECT 1 FROM sync_field AS f
                     WHERE f.entity = r.entity AND f.ident = r.ident AND f.field = r.field)
+                """, arguments: [deviceID])
+        // A bookmark removed before: its newest removal, also when it was added again since
+        // (the tags from before it stay off).
+        try connection.execute(
+            sql: """
+                INSERT OR REPLACE INTO sync_field (entity, ident, field, clock, present, value,
+                    pending)
+                SELECT 'bookmark', r.ident, '\(SyncFields.bookmarkRemoved)', \(stamp("removed_ms")),
+                    1, NULL, 1
+                FROM sync_removed_early AS r WHERE r.entity = 'bookmark' AND r.field = 'exists'
                 """, arguments: [deviceID])
         try connection.execute(sql: "DELETE FROM sync_removed_early")
         // The clock starts past every stamp.
@@ -236,7 +244,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         ) ?? 0
     }
 
-    func confirm(_ changes: [SyncChange]) throws {
+    func confirm(_ changes: [SyncChange], ceilingMilliseconds: Int64) throws {
         let statement = try connection.cachedStatement(
             sql: """
                 UPDATE sync_field SET pending = 0
@@ -248,7 +256,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             ])
         }
         if let newest = changes.compactMap({ HybridClock($0.clock) }).max(by: Self.precedes) {
-            try see(newest)
+            try see(newest, ceiling: ceilingMilliseconds)
         }
     }
 
@@ -256,19 +264,20 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         (left.milliseconds, left.counter) < (right.milliseconds, right.counter)
     }
 
-    /// Remembers a clock the hub confirmed, unless it is past the bound of the wall clock
-    /// (a change refused for its rules is confirmed too, with whatever clock it had).
-    private func see(
-        _ clock: HybridClock,
-        boundMilliseconds: Int64 = SyncValidation
-            .defaultClockBoundMilliseconds
-    ) throws {
+    /// Remembers a clock the hub confirmed, unless it is past `ceiling` (by default the bound
+    /// of the wall clock: a change refused for its rules is confirmed too, with whatever clock
+    /// it had).
+    private func see(_ clock: HybridClock, ceiling: Int64? = nil) throws {
         try connection.execute(
             sql: """
                 UPDATE sync_state SET seen_ms = ?1, seen_counter = ?2
-                WHERE ?1 <= \(Self.wallClock) + ?3
+                WHERE ?1 <= coalesce(?3, \(Self.wallClock) + ?4)
                     AND (?1 > seen_ms OR (?1 = seen_ms AND ?2 > seen_counter))
-                """, arguments: [clock.milliseconds, clock.counter, boundMilliseconds])
+                """,
+            arguments: [
+                clock.milliseconds, clock.counter, ceiling,
+                SyncValidation.defaultClockBoundMilliseconds,
+            ])
     }
 
     func field(_ address: SyncAddress) throws -> SyncFieldState? {
@@ -365,21 +374,21 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             sql: "UPDATE sync_state SET applying = ?", arguments: [isApplying])
     }
 
-    func receive(clock: HybridClock, boundMilliseconds: Int64) throws {
-        // Never past this device's wall clock by more than the bound: one device whose clock
-        // ran ahead does not drag the others along.
+    func receive(clock: HybridClock, ceilingMilliseconds ceiling: Int64) throws {
+        // Past every clock seen, whatever the wall clock says (a device whose clock is behind
+        // writes after what it pulled); never past the ceiling: a clock the hub would refuse
+        // does not drag this device along.
         let statement = try connection.cachedStatement(
             sql: """
                 UPDATE sync_state SET
                     clock_counter = CASE
-                        WHEN min(?1, \(Self.wallClock) + ?3) > clock_ms
-                            THEN CASE WHEN ?1 <= \(Self.wallClock) + ?3 THEN ?2 ELSE 0 END
+                        WHEN min(?1, ?3) > clock_ms THEN CASE WHEN ?1 <= ?3 THEN ?2 ELSE 0 END
                         WHEN ?1 = clock_ms THEN max(clock_counter, ?2)
                         ELSE clock_counter END,
-                    clock_ms = max(clock_ms, min(?1, \(Self.wallClock) + ?3))
+                    clock_ms = max(clock_ms, min(?1, ?3))
                 """)
-        try statement.execute(arguments: [clock.milliseconds, clock.counter, boundMilliseconds])
-        try see(clock, boundMilliseconds: boundMilliseconds)
+        try statement.execute(arguments: [clock.milliseconds, clock.counter, ceiling])
+        try see(clock, ceiling: ceiling)
     }
 
     /// The device's wall clock in milliseconds since 1970, as the stamping trigger reads it.
@@ -429,6 +438,22 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         try connection.execute(
             sql: "UPDATE sync_state SET clock_ms = ?, clock_counter = ?",
             arguments: [clock.milliseconds, clock.counter])
+        try stampAgain(changes)
+    }
+
+    func restamp(_ changes: [SyncChange], above clock: HybridClock) throws {
+        try connection.execute(
+            sql: """
+                UPDATE sync_state SET
+                    clock_counter = CASE WHEN ?1 > clock_ms THEN ?2
+                        WHEN ?1 = clock_ms THEN max(clock_counter, ?2) ELSE clock_counter END,
+                    clock_ms = max(clock_ms, ?1)
+                """, arguments: [clock.milliseconds, clock.counter])
+        try stampAgain(changes)
+    }
+
+    /// Stamps changes again with the next clock readings, as the capture does, still pending.
+    private func stampAgain(_ changes: [SyncChange]) throws {
         let statement = try connection.cachedStatement(
             sql: """
                 INSERT INTO sync_capture (entity, ident, field, present, value)

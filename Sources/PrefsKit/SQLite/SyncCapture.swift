@@ -48,6 +48,50 @@ package enum SyncCapture {
         }
     }
 
+    /// Stamps a write that changed no row: a set of the value stored, a removal of what is
+    /// not there, a bookmark field or tag given again. It is still the user's latest decision
+    /// (docs/sync.md, "Stamping"): while the file syncs (or has left), stamped now as the
+    /// triggers stamp a change; before it ever synced, noted with its time for the first
+    /// round, as the triggers of `Migrations/0013_sync_loses_nothing.sql` note changes. Not
+    /// while a pull applies, nor for a key declared device-local (`preference`: its suite
+    /// and key). `value`: a bookmark field's (a preference's is read when pushed).
+    static func restate(
+        _ connection: Connection, entity: String, ident: String, field: String,
+        present: Bool, value: SQLiteValue = .null, preference: (suite: String, key: String)? = nil
+    ) throws {
+        let deviceLocal = """
+            NOT EXISTS (SELECT 1 FROM preference_declaration
+                WHERE suite = ?6 AND key = ?7 AND device_local = 1)
+            """
+        let arguments: StatementArguments = [
+            entity, ident, field, present, value, preference?.suite, preference?.key,
+        ]
+        try connection.cachedStatement(
+            sql: """
+                INSERT INTO sync_capture (entity, ident, field, present, value)
+                SELECT ?1, ?2, ?3, ?4, ?5 FROM sync_state WHERE applying = 0 AND \(deviceLocal)
+                """
+        ).execute(arguments: arguments)
+        let now = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        try connection.cachedStatement(
+            sql: """
+                INSERT INTO sync_written_early (entity, ident, field, written_ms)
+                SELECT ?1, ?2, ?3, \(now)
+                WHERE ?4 = 1 AND NOT EXISTS (SELECT 1 FROM sync_state) AND \(deviceLocal)
+                    AND ?5 IS ?5
+                ON CONFLICT (entity, ident, field) DO UPDATE SET written_ms = excluded.written_ms
+                """
+        ).execute(arguments: arguments)
+        try connection.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sync_removed_early (entity, ident, field, removed_ms)
+                SELECT ?1, ?2, ?3, \(now)
+                WHERE ?4 = 0 AND NOT EXISTS (SELECT 1 FROM sync_state) AND \(deviceLocal)
+                    AND ?5 IS ?5
+                """
+        ).execute(arguments: arguments)
+    }
+
     /// The ident of bookmark `row` (`NEW` or `OLD`), as ``SyncIdent`` makes it.
     private static func bookmarkIdent(_ row: String) -> String {
         "hex(\(row).kind) || '.' || hex(\(row).item_id)"
@@ -98,9 +142,9 @@ package enum SyncCapture {
                     ('preference', hex(NEW.suite) || '.' || hex(NEW.key), 'value', 1, NULL);
             END;
 
+            -- Every update is the user's write, also one of the value's version alone.
             CREATE TRIGGER IF NOT EXISTS sync_preference_updated AFTER UPDATE ON preference
-            WHEN (OLD.value IS NOT NEW.value OR OLD.type IS NOT NEW.type)
-                AND (SELECT applying FROM sync_state) = 0 AND NOT EXISTS (
+            WHEN (SELECT applying FROM sync_state) = 0 AND NOT EXISTS (
                     SELECT 1 FROM preference_declaration
                     WHERE suite = NEW.suite AND key = NEW.key AND device_local = 1)
             BEGIN
@@ -121,19 +165,31 @@ package enum SyncCapture {
 
             \(bookmarkUpdated)
 
+            -- The tombstone, then the newest removal (after the tags' tombstones too).
             CREATE TRIGGER IF NOT EXISTS sync_bookmark_deleted AFTER DELETE ON bookmark
             WHEN (SELECT applying FROM sync_state) = 0
             BEGIN
                 INSERT INTO sync_capture VALUES
-                    ('bookmark', hex(OLD.kind) || '.' || hex(OLD.item_id), 'exists', 0, NULL);
+                    ('bookmark', hex(OLD.kind) || '.' || hex(OLD.item_id), 'exists', 0, NULL),
+                    ('bookmark', hex(OLD.kind) || '.' || hex(OLD.item_id), '\(SyncFields.bookmarkRemoved)', 1,
+                        NULL);
             END;
 
+            -- Not a tag sync has already (present, at or after the bookmark's newest removal):
+            -- one merged into a bookmark added here again (BookmarkStore.withSyncedTags).
             CREATE TRIGGER IF NOT EXISTS sync_tag_inserted AFTER INSERT ON bookmark_tag
             WHEN (SELECT applying FROM sync_state) = 0
             BEGIN
                 INSERT INTO sync_capture
-                SELECT 'tag', hex(kind) || '.' || hex(item_id) || '.' || hex(NEW.tag), 'present', 1, NULL
-                FROM bookmark WHERE id = NEW.bookmark_id;
+                SELECT 'tag', hex(b.kind) || '.' || hex(b.item_id) || '.' || hex(NEW.tag), 'present',
+                    1, NULL
+                FROM bookmark AS b WHERE b.id = NEW.bookmark_id AND NOT EXISTS (
+                    SELECT 1 FROM sync_field AS t
+                    WHERE t.entity = 'tag' AND t.field = 'present' AND t.present = 1
+                        AND t.ident = hex(b.kind) || '.' || hex(b.item_id) || '.' || hex(NEW.tag)
+                        AND t.clock >= coalesce((SELECT r.clock FROM sync_field AS r
+                            WHERE r.entity = 'bookmark' AND r.field = '\(SyncFields.bookmarkRemoved)'
+                                AND r.ident = hex(b.kind) || '.' || hex(b.item_id)), ''));
             END;
 
             -- A tag removed with its bookmark needs no tombstone of its own: the bookmark's has it.

@@ -22,6 +22,16 @@ package protocol BookmarkRepository: AnyObject {
         id: Int64, with draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date
     )
         throws -> Bookmark
+    /// Stamps for sync the fields and tags of a bookmark that a write gave again with the
+    /// value they hold (`fields`: names and values; `folder` is read when pushed): the user's
+    /// latest decision, though no row changed (docs/sync.md, "Stamping").
+    func restate(
+        kind: String, itemID: String, fields: [(name: String, value: String?)], tags: [String]
+    ) throws
+    /// The tags sync says a bookmark has (present, stamped at or after its newest removal:
+    /// docs/sync.md, "Tags"), which a bookmark added here again may lack: another device's
+    /// tag put on after the removal. Empty where nothing syncs.
+    func syncedTags(kind: String, itemID: String) throws -> [String]
     /// The first folder of a name in a parent (nil: the top level), by position.
     func childFolder(named name: String, in parent: Int64?) throws -> Int64?
     /// The folder rows as a tree (an engine may keep it between calls).

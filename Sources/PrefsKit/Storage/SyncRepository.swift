@@ -117,16 +117,17 @@ package protocol SyncRepository: SyncBookmarkFields {
     func pendingChanges(limit: Int) throws -> [SyncChange]
     /// Preferences, bookmarks and tags with changes pending (not fields).
     func pendingCount() throws -> Int
-    /// Marks changes as confirmed by the hub, unless the field changed again since.
-    func confirm(_ changes: [SyncChange]) throws
+    /// Marks changes as confirmed by the hub, unless the field changed again since; the
+    /// newest of their clocks up to `ceilingMilliseconds` is one this device has seen.
+    func confirm(_ changes: [SyncChange], ceilingMilliseconds: Int64) throws
     func field(_ address: SyncAddress) throws -> SyncFieldState?
     /// Records a change as this device's knowledge of its field.
     func setField(_ change: SyncChange, isPending: Bool) throws
     /// Changes applied from now until `false` are not captured for sync.
     func setApplying(_ isApplying: Bool) throws
-    /// Moves the clock past one seen in a pulled change, but never further past this
-    /// device's wall clock than the bound.
-    func receive(clock: HybridClock, boundMilliseconds: Int64) throws
+    /// Moves the clock past one seen in a pulled change, whatever the wall clock says, up to
+    /// `ceilingMilliseconds` (the hub's clock and its bound: what the hub would have taken).
+    func receive(clock: HybridClock, ceilingMilliseconds: Int64) throws
     /// This device's wall clock (with any skew set for tests), in milliseconds since 1970.
     func wallClockMilliseconds() throws -> Int64
     /// Notes how far ahead of the hub this device's clock was found (nil: not ahead).
@@ -137,6 +138,10 @@ package protocol SyncRepository: SyncBookmarkFields {
     /// the changes again, still pending: after the hub refused them for a clock that was
     /// ahead and is right again.
     func restamp(_ changes: [SyncChange], boundMilliseconds: Int64) throws
+    /// Moves the clock past `clock` (the newest the hub took from this device) and stamps the
+    /// changes again, still pending: after the hub found them stamped at or below it with
+    /// other content, the sign of a file restored from an older copy whose clock came back.
+    func restamp(_ changes: [SyncChange], above clock: HybridClock) throws
     /// Keeps a change that was refused: pushed and not taken by the hub, or pulled and not
     /// applied here.
     func recordRefused(_ change: SyncChange, direction: String, reason: String, at date: Date)
@@ -251,6 +256,12 @@ package struct SyncPushOutcome: Sendable {
     package var clockBound: Int64 = SyncValidation.defaultClockBoundMilliseconds
     /// The number the push's stored changes took; nil when it stored none.
     package var sequence: Int64?
+    /// Those it did not take for being stamped at or below ``pushedClock`` with other
+    /// content than the hub took under that clock: the pushing file is an older copy whose
+    /// clock came back (a backup restored). The device stamps them again above it.
+    package var stale: [SyncChange] = []
+    /// The newest clock the hub took from the pushing device before this push.
+    package var pushedClock: String?
 
     package init(
         accepted: Int, lost: [(change: SyncChange, winner: String)],

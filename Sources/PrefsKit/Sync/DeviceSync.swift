@@ -153,9 +153,13 @@ public final class DeviceSync: Sendable {
         }
         do {
             var pushed = try push()
-            if pushed.restamped > 0 {
-                // Stamped again after a clock that was ahead came right: they go now.
+            // Stamped again after a clock that was ahead came right, or above the hub's record
+            // of this device: they go now (a change stamped again for the one may be stamped
+            // again for the other).
+            for _ in 0..<2 where pushed.restamped > 0 {
                 let again = try push()
+                pushed.restamped = again.restamped
+                pushed.restored = pushed.restored || again.restored
                 pushed.accepted += again.accepted
                 pushed.conflicts += again.conflicts
                 pushed.refused += again.refused
@@ -163,7 +167,9 @@ public final class DeviceSync: Sendable {
                 pushed.clockAhead = again.clockAhead
                 pushed.sequence = again.sequence ?? pushed.sequence
             }
-            let pull = try pull(mayReadStandby: !isFirstRound, pushed: pushed.sequence)
+            let pull = try pull(
+                mayReadStandby: !isFirstRound, pushed: pushed.sequence,
+                everything: pushed.restored)
             try exchangeNames()
             try database.write { state in try Self.repository(state).recordError(nil) }
             return SyncReport(
@@ -172,7 +178,7 @@ public final class DeviceSync: Sendable {
                 refused: pushed.refused + pull.refused,
                 waitingForClock: pushed.waitingForClock,
                 clockAheadMilliseconds: pushed.clockAhead,
-                pulledFromStandby: pull.fromStandby, restored: pull.restored,
+                pulledFromStandby: pull.fromStandby, restored: pull.restored || pushed.restored,
                 clockOffsetMilliseconds: pull.clockOffset)
         } catch {
             if isFirstRound {
@@ -261,8 +267,11 @@ public final class DeviceSync: Sendable {
         var waitingForClock = 0
         /// How far ahead, when it still is.
         var clockAhead: Int64?
-        /// Changes stamped again because the clock came right.
+        /// Changes stamped again because the clock came right, or above what the hub took
+        /// from this device.
         var restamped = 0
+        /// Whether the hub found this file older than what the device pushed.
+        var restored = false
         /// The number the hub gave the push's changes; nil when it stored none.
         var sequence: Int64?
     }
@@ -288,13 +297,17 @@ public final class DeviceSync: Sendable {
             var result = PushResult(
                 accepted: outcome.accepted, conflicts: 0, refused: outcome.refused.count)
             result.sequence = outcome.sequence
-            let waiting = Set(outcome.clockAhead.map(\.address))
+            // Kept pending: those refused for a clock ahead, and those to stamp again above
+            // what the hub took from this device (a restored file's).
+            let waiting = Set((outcome.clockAhead + outcome.stale).map(\.address))
+            // What the hub took is within its bound of its clock: seen, however far behind
+            // this device's wall clock is (a later stamp goes past it).
+            let ceiling = SyncValidation.clockCeiling(
+                hubMilliseconds: outcome.hubClock > 0 ? outcome.hubClock : nil,
+                bound: outcome.clockBound, wall: try sync.wallClockMilliseconds())
             try sync.confirm(
-                waiting.isEmpty
-                    ? pending
-                    : pending.filter {
-                        !waiting.contains($0.address)
-                    })
+                waiting.isEmpty ? pending : pending.filter { !waiting.contains($0.address) },
+                ceilingMilliseconds: ceiling)
             // A side that loses to the same value loses nothing: no conflict.
             let pushed = Dictionary(pending.map { ($0.address, $0) }) { $1 }
             let won = Dictionary(outcome.winners.map { ($0.address, $0) }) { $1 }
@@ -311,7 +324,19 @@ public final class DeviceSync: Sendable {
             // What they lost to is applied now (its conflict is kept above): the device
             // may have pulled it before, and a pull would not bring it again.
             if !outcome.winners.isEmpty {
-                _ = try SyncMerge(state: state, sync: sync).apply(outcome.winners)
+                var merge = SyncMerge(state: state, sync: sync)
+                merge.ceilingMilliseconds = ceiling
+                _ = try merge.apply(outcome.winners)
+            }
+            // Stamped at or below the newest clock the hub took from this device, with other
+            // content: this file is an older copy whose clock came back. Stamped again above
+            // it, they go in this round (docs/sync.md, "A restore").
+            if let pushedClock = outcome.pushedClock.flatMap(HybridClock.init),
+                !outcome.stale.isEmpty
+            {
+                try sync.restamp(outcome.stale, above: pushedClock)
+                result.restamped += outcome.stale.count
+                result.restored = true
             }
             for (change, reason) in outcome.refused {
                 try sync.recordRefused(change, direction: "push", reason: reason, at: now)
@@ -322,7 +347,7 @@ public final class DeviceSync: Sendable {
                 // The stamps were ahead, the clock is not (any more): stamp them again.
                 try sync.restamp(outcome.clockAhead, boundMilliseconds: outcome.clockBound)
                 try sync.setClockAhead(milliseconds: nil, at: now)
-                result.restamped = outcome.clockAhead.count
+                result.restamped += outcome.clockAhead.count
             } else {
                 let ahead = try sync.wallClockMilliseconds() - outcome.hubClock
                 try sync.setClockAhead(milliseconds: ahead, at: now)
@@ -341,14 +366,15 @@ public final class DeviceSync: Sendable {
     /// so.
     public static let clockToleranceMilliseconds: Int64 = 2_000
 
-    private func pull(mayReadStandby: Bool, pushed: Int64?) throws -> (
+    private func pull(mayReadStandby: Bool, pushed: Int64?, everything: Bool) throws -> (
         pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
         clockOffset: Int64?
     ) {
         guard let device = try database.read({ try Self.repository($0).deviceState() }) else {
             return (0, 0, 0, false, false, nil)
         }
-        var cursor = device.cursor
+        // A file the push found restored pulls every change, as one the pull finds so.
+        var cursor = everything ? 0 : device.cursor
         let seen = max(cursor, pushed ?? 0)
         let before = try database.read { try Self.repository($0).wallClockMilliseconds() }
         let fromStandby =
@@ -382,7 +408,8 @@ public final class DeviceSync: Sendable {
             outcome = try database.write { state in
                 let sync = try Self.repository(state)
                 var merge = SyncMerge(state: state, sync: sync)
-                merge.boundMilliseconds = bound
+                merge.ceilingMilliseconds = SyncValidation.clockCeiling(
+                    hubMilliseconds: pulled.hubMilliseconds, bound: bound, wall: after)
                 let outcome = try merge.apply(rows.map(\.change))
                 if let through { try sync.setCursor(through, pulledAt: Date()) }
                 return outcome

@@ -9,8 +9,9 @@ package protocol SyncBookmarkFields {
     /// The fields of a bookmark (`exists`, `title`...), by name.
     func bookmarkFields(kind: String, itemID: String) throws -> [String: SyncChange]
     /// The tags a bookmark has by its sync stamps: present, and stamped at or after `since`,
-    /// the clock of the bookmark's `exists` (a bookmark added again has the tags it was added
-    /// with, and those added since, not those of the bookmark that was deleted).
+    /// the clock of the bookmark's newest removal (its `removed`; "" when it was never
+    /// removed). Two additions of one bookmark keep both tag sets; one added again after a
+    /// removal has none of the tags from before it (docs/sync.md, "Tags").
     func bookmarkTags(kind: String, itemID: String, since: String) throws -> [String]
     /// The merged positions of a kind's bookmarks, by item id.
     func bookmarkPositions(kind: String) throws -> [ExactName: Int]
@@ -54,7 +55,9 @@ package struct SyncBookmarkRebuild {
             title: text("title", else: existing?.title) ?? itemID,
             url: url.flatMap { URL(string: $0) },
             category: text("category", else: existing?.category), folder: folder,
-            tags: try fields.bookmarkTags(kind: kind, itemID: itemID, since: exists.clock),
+            tags: try fields.bookmarkTags(
+                kind: kind, itemID: itemID,
+                since: merged[SyncFields.bookmarkRemoved]?.clock ?? ""),
             note: text("note", else: existing?.note))
         let now = Date()
         if let existing {

@@ -10,6 +10,10 @@ package enum SyncFields {
     package static let tag = "present"
     /// A bookmark's field that says whether it exists (a delete is its tombstone).
     package static let bookmarkExists = "exists"
+    /// A bookmark's field whose clock is its newest removal: a bookmark has the tags stamped
+    /// at or after it (docs/sync.md, "Tags"). Stamped, present and with no value, by every
+    /// deletion beside the tombstone of ``bookmarkExists``; an addition leaves it.
+    package static let bookmarkRemoved = "removed"
 
     /// A field of a bookmark that its row holds.
     package struct BookmarkField: Sendable {
@@ -36,7 +40,7 @@ package enum SyncFields {
 
     /// Every field name a bookmark change may carry.
     package static let bookmarkNames: Set<String> = Set(
-        [bookmarkExists] + bookmark.map(\.name))
+        [bookmarkExists, bookmarkRemoved] + bookmark.map(\.name))
 
     private static func column(_ name: String) -> BookmarkField {
         BookmarkField(name: name, value: "NEW.\(name)", changed: "OLD.\(name) IS NOT NEW.\(name)")

@@ -11,8 +11,9 @@
 struct SyncMerge {
     let state: DatabaseState
     let sync: any SyncRepository
-    /// How far past this device's wall clock its clock may follow a pulled one.
-    var boundMilliseconds = SyncValidation.defaultClockBoundMilliseconds
+    /// The newest clock this device's clock may follow (``SyncValidation/clockCeiling(hubMilliseconds:bound:wall:)``);
+    /// nil: the default bound past the wall clock.
+    var ceilingMilliseconds: Int64?
 
     struct Outcome {
         /// Preferences, bookmarks and tags changed by changes that won and were applied.
@@ -29,6 +30,9 @@ struct SyncMerge {
     /// (``SyncValidation``) or cannot be applied is recorded and skipped, and the rest go on.
     func apply(_ changes: [SyncChange]) throws -> Outcome {
         try sync.setApplying(true)
+        let ceiling =
+            try ceilingMilliseconds
+            ?? sync.wallClockMilliseconds() + SyncValidation.defaultClockBoundMilliseconds
         var outcome = Outcome()
         var bookmarks: [[String]] = []
         var seen: Set<[ExactName]> = []
@@ -44,8 +48,8 @@ struct SyncMerge {
             // Checked above by the rules, a change applies; a failure here is the file's (an
             // I/O error, a full disk) and fails the round, which then applies nothing.
             try apply(
-                change, clock: clock, ident: ident, outcome: &outcome, bookmarks: &bookmarks,
-                seen: &seen)
+                change, clock: clock, ident: ident, ceiling: ceiling, outcome: &outcome,
+                bookmarks: &bookmarks, seen: &seen)
         }
         if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
         let rebuilder = SyncBookmarkRebuild(bookmarks: state.engine.bookmarks, fields: sync)
@@ -90,10 +94,10 @@ struct SyncMerge {
 
     /// Applies one change that keeps the rules.
     private func apply(
-        _ change: SyncChange, clock: HybridClock, ident: [String], outcome: inout Outcome,
-        bookmarks: inout [[String]], seen: inout Set<[ExactName]>
+        _ change: SyncChange, clock: HybridClock, ident: [String], ceiling: Int64,
+        outcome: inout Outcome, bookmarks: inout [[String]], seen: inout Set<[ExactName]>
     ) throws {
-        try sync.receive(clock: clock, boundMilliseconds: boundMilliseconds)
+        try sync.receive(clock: clock, ceilingMilliseconds: ceiling)
         let local = try sync.field(change.address)
         if let local, local.change.clock == change.clock { return }
         if let local, local.change.clock > change.clock {

@@ -13,6 +13,20 @@ package enum SyncValidation {
     package static let maximumDeviceIDBytes = 64
     /// How far ahead of the hub's clock a change may be stamped, by default: 5 minutes.
     package static let defaultClockBoundMilliseconds: Int64 = 300_000
+    /// The largest bound a device takes from a hub (an hour): a hub that says more is taken to
+    /// say this.
+    package static let maximumClockBoundMilliseconds: Int64 = 3_600_000
+    /// How far past its own wall clock a device believes the hub's clock (a day): a device
+    /// whose clock is behind by less follows the clocks it pulls; a hub that says it is
+    /// further ahead drags it no further.
+    package static let maximumClockLagMilliseconds: Int64 = 86_400_000
+
+    /// The newest clock a device takes from what it pulls: the hub's clock and its bound
+    /// (what the hub itself would have taken), within the limits above.
+    package static func clockCeiling(hubMilliseconds: Int64?, bound: Int64, wall: Int64) -> Int64 {
+        let hub = min(hubMilliseconds ?? wall, wall + maximumClockLagMilliseconds)
+        return hub + min(max(bound, 0), maximumClockBoundMilliseconds)
+    }
 
     /// The fields of a bookmark that sync.
     package static var bookmarkFields: Set<String> { SyncFields.bookmarkNames }
@@ -97,7 +111,12 @@ package enum SyncValidation {
     }
 
     private static func bookmarkFieldProblem(_ change: SyncChange) -> String? {
-        if change.field == "exists" || !change.present {
+        if change.field == SyncFields.bookmarkRemoved, !change.present {
+            return "a bookmark's removal is present"
+        }
+        if change.field == SyncFields.bookmarkExists || change.field == SyncFields.bookmarkRemoved
+            || !change.present
+        {
             return change.value == nil
                 ? nil : "the bookmark field '\(change.field)' carries no value"
         }

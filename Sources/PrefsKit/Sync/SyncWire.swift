@@ -88,6 +88,9 @@ package enum SyncWire {
         package var hubClock: Int64
         package var clockBound: Int64
         package var sequence: Int64?
+        /// Changes to stamp again above `pushedClock` (absent from older servers' answers).
+        package var stale: [Change]?
+        package var pushedClock: String?
 
         package init(_ outcome: SyncPushOutcome) {
             accepted = outcome.accepted
@@ -101,6 +104,8 @@ package enum SyncWire {
             hubClock = outcome.hubClock
             clockBound = outcome.clockBound
             sequence = outcome.sequence
+            stale = outcome.stale.isEmpty ? nil : outcome.stale.map(Change.init)
+            pushedClock = outcome.pushedClock
         }
 
         /// The outcome; nil when a change in it does not read.
@@ -118,7 +123,7 @@ package enum SyncWire {
             }
             guard let lost = decided(lost), let overwritten = decided(overwritten),
                 let winners = changes(winners), let ahead = changes(clockAhead),
-                refusedRead.count == refused.count
+                let stale = changes(stale ?? []), refusedRead.count == refused.count
             else { return nil }
             var outcome = SyncPushOutcome(
                 accepted: accepted, lost: lost, overwritten: overwritten, refused: refusedRead,
@@ -126,6 +131,8 @@ package enum SyncWire {
             outcome.winners = winners
             outcome.clockBound = clockBound
             outcome.sequence = sequence
+            outcome.stale = stale
+            outcome.pushedClock = pushedClock
             return outcome
         }
     }

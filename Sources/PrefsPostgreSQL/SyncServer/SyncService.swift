@@ -386,9 +386,24 @@ package final class SyncService: Sendable {
             throw Refusal(503, "busy", "every connection to the hub is in use", retryAfter: 1)
         }
         defer { permits.signal() }
-        let slot =
-            try idle.withLock { $0.popLast() }
-            ?? Slot(PostgreSQLEngine.connectMigrated(target: configuration.hub, options: options))
+        if let kept = idle.withLock({ $0.popLast() }) {
+            do {
+                return try run(body, on: kept, retrying: true)
+            } catch let error as PGError where error.isConnectionLost {
+                // A kept connection the server closed meanwhile (a restart, a pooler's KILL):
+                // every call is safe to make again (a push sent again takes nothing twice),
+                // once, on a new one.
+            }
+        }
+        return try run(
+            body,
+            on: Slot(PostgreSQLEngine.connectMigrated(target: configuration.hub, options: options)),
+            retrying: false)
+    }
+
+    /// Runs the body on one connection; keeps it for the next call unless it broke.
+    /// `retrying`: a lost connection is thrown as it is, for the caller to try a new one.
+    private func run<T>(_ body: (Slot) throws -> T, on slot: Slot, retrying: Bool) throws -> T {
         do {
             let value = try body(slot)
             if slot.opened.connection.isConnected, !slot.opened.connection.isInTransaction {
@@ -400,6 +415,7 @@ package final class SyncService: Sendable {
             if slot.opened.connection.isConnected, !slot.opened.connection.isInTransaction {
                 idle.withLock { $0.append(slot) }
             }
+            if retrying, let lost = error as? PGError, lost.isConnectionLost { throw lost }
             if let engine = slot.engine, !(error is Refusal) { throw engine.translate(error) }
             throw error
         }

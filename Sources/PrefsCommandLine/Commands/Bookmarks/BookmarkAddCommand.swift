@@ -27,9 +27,7 @@ struct BookmarkAddCommand: RunnableCommand {
         let bookmark = try database.transaction {
             stored = try store.bookmark(kind: draft.kind, itemID: draft.itemID)
             guard stored != nil else { return try store.add(draft) }
-            return try store.update(kind: draft.kind, itemID: draft.itemID) {
-                given.apply(to: &$0)
-            }
+            return try given.update(store, kind: draft.kind, itemID: draft.itemID)
         }
         if context.globals.isJSON {
             context.printJSON(bookmark.jsonValue)

@@ -28,10 +28,23 @@ struct BookmarkEdit: Equatable, Sendable {
         guard let database = try context.openExistingForWriting() else {
             throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
         }
-        let bookmark = try BookmarkStore(database: database).update(kind: kind, itemID: itemID) {
-            apply(to: &$0)
-        }
+        let bookmark = try update(BookmarkStore(database: database), kind: kind, itemID: itemID)
         if context.globals.isJSON { context.printJSON(bookmark.jsonValue) }
+    }
+
+    /// Edits the item's bookmark in `store`: every field and tag given is stated, also one it
+    /// holds already (sync stamps it: docs/sync.md, "Stamping").
+    func update(_ store: BookmarkStore, kind: String, itemID: String) throws -> Bookmark {
+        var given: BookmarkFieldSet = []
+        if title != nil { given.insert(.title) }
+        if url != nil || clearsURL { given.insert(.url) }
+        if category != nil || folder != nil || clearsFolder {
+            given.formUnion([.category, .folder])
+        }
+        if note != nil || clearsNote { given.insert(.note) }
+        return try store.update(
+            kind: kind, itemID: itemID, restating: given, tags: (tags ?? []) + addedTags
+        ) { apply(to: &$0) }
     }
 
     /// Applies the edit to a draft of the stored bookmark.
