@@ -26,4 +26,17 @@ enum SyncHubRoute {
         options.isBehindTransactionPooler = isThroughPooler
         return options
     }
+
+    /// A device token of `account`, issued on the hub's database (through prefs-server).
+    static func deviceToken(_ server: PostgresServer, database: String, account: String) throws
+        -> String
+    {
+        var service = PostgreSQLOptions()
+        service.account = account
+        service.watchesForChanges = false
+        return try DeviceTokens.issue(
+            on: AppDatabase.postgreSQL(server.target(database: database), options: service),
+            name: "schedule"
+        ).token
+    }
 }

@@ -248,13 +248,7 @@ import Testing
 
         // Through prefs-server, one device token for the account, in a file for `prefs`.
         let token = try syncServer.map { _ in
-            var service = PostgreSQLOptions()
-            service.account = account
-            service.watchesForChanges = false
-            return try DeviceTokens.issue(
-                on: AppDatabase.postgreSQL(server.target(database: hubDatabase), options: service),
-                name: "schedule"
-            ).token
+            try SyncHubRoute.deviceToken(server, database: hubDatabase, account: account)
         }
         let tokenFile = folder.path("device.token")
         if let token {
@@ -419,6 +413,21 @@ import Testing
                 URL(fileURLWithPath: command[0]), Array(command.dropFirst()),
                 environment: SyncHubRoute.isThroughPooler ? ["PREFS_POOLER": "transaction"] : [:])
         }
+        // Another device than `index`, and whether the server app writes in its place (now and
+        // then, once it may); both joined first when writes before a first round are off.
+        func secondWriter(_ index: Int) throws -> (other: Int, server: Bool) {
+            let other = otherDevice(index)
+            let server =
+                Int.random(in: 0..<3, using: &random) == 0
+                && (anyDeviceSynced || Self.draws("serverfirst"))
+            if !Self.draws("prejoin") {
+                for device in [index, other] where try !joined(device) { try sync(device) }
+            }
+            return (other, server)
+        }
+        func otherDevice(_ index: Int) -> Int {
+            (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random)) % deviceCount
+        }
         // Every device's round (the quiet before a step that needs nothing in flight).
         func syncEveryDevice() throws {
             for other in devices.indices { try sync(other) }
@@ -579,15 +588,7 @@ import Testing
             case 23:
                 // A write here, then one of the value another side holds (a device's, or the
                 // server app's): the repeat is the later decision, and must win.
-                let other =
-                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
-                    % deviceCount
-                let server =
-                    Int.random(in: 0..<3, using: &random) == 0
-                    && (anyDeviceSynced || Self.draws("serverfirst"))
-                if !Self.draws("prejoin") {
-                    for device in [index, other] where try !joined(device) { try sync(device) }
-                }
+                let (other, server) = try secondWriter(index)
                 let (second, who) =
                     server ? (hubView.database, "server") : (devices[other], "device\(other)")
                 tally.repeats += 1
@@ -651,9 +652,7 @@ import Testing
                 // A bookmark removed and added again elsewhere; this device, its clock behind by
                 // more than the bound, pulls it and tags it: the tag is after the removal.
                 try syncEveryDevice()
-                let other =
-                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
-                    % deviceCount
+                let other = otherDevice(index)
                 let item = items.randomElement(using: &random) ?? "item0"
                 let elsewhere = devices[other]
                 if try BookmarkStore(database: elsewhere).bookmark(kind: "movie", itemID: item)
@@ -706,15 +705,7 @@ import Testing
             case 27:
                 // One bookmark added on two sides before either saw the other's, with other
                 // tags: it has both tag sets.
-                let other =
-                    (index + 1 + Int.random(in: 0..<(deviceCount - 1), using: &random))
-                    % deviceCount
-                let server =
-                    Int.random(in: 0..<3, using: &random) == 0
-                    && (anyDeviceSynced || Self.draws("serverfirst"))
-                if !Self.draws("prejoin") {
-                    for device in [index, other] where try !joined(device) { try sync(device) }
-                }
+                let (other, server) = try secondWriter(index)
                 let item = items.randomElement(using: &random) ?? "item0"
                 let first = tags.filter { _ in Bool.random(using: &random) }
                 let second = tags.filter { _ in Bool.random(using: &random) }

@@ -202,13 +202,7 @@ import Testing
         var copies = 0
         // Through prefs-server, one device token for the account.
         let token = try syncServer.map { _ in
-            var service = PostgreSQLOptions()
-            service.account = account
-            service.watchesForChanges = false
-            return try DeviceTokens.issue(
-                on: AppDatabase.postgreSQL(server.target(database: hubDatabase), options: service),
-                name: "schedule"
-            ).token
+            try SyncHubRoute.deviceToken(server, database: hubDatabase, account: account)
         }
         func deviceSync(_ index: Int) throws -> DeviceSync {
             if let sync = syncs[index] { return sync }
