@@ -27,17 +27,41 @@ extension PostgreSQLEngine: SyncHub {
     func push(_ changes: [SyncChange], device: String, cursor: Int64) throws
         -> SyncPushOutcome
     {
-        guard !changes.isEmpty else {
-            return SyncPushOutcome(accepted: 0, lost: [], overwritten: [])
+        let (sent, refused) = Self.sendable(changes)
+        guard !sent.isEmpty else {
+            return SyncPushOutcome(accepted: 0, lost: [], overwritten: [], refused: refused)
         }
-        let document = try Self.pushDocument(changes, device: device)
-        let outcome = try reconnecting {
+        let document = try Self.pushDocument(sent, device: device)
+        var outcome = try reconnecting {
             try transaction {
-                try pushSteps(changes, device: device, document: document, cursor: cursor)
+                try pushSteps(sent, device: device, document: document, cursor: cursor)
             }
         }
+        outcome.refused = refused + outcome.refused
         isSyncStarted = true
         return outcome
+    }
+
+    /// The changes the hub's statements can carry, and those refused here: text with a NUL
+    /// character cannot be a PostgreSQL text or JSON value at all, so it would fail the whole
+    /// push (22P05) where the hub's rules refuse one change alone. The same rules as the
+    /// hub's (``SyncValidation``), checked before the statement.
+    private static func sendable(_ changes: [SyncChange]) -> (
+        sent: [SyncChange], refused: [(change: SyncChange, reason: String)]
+    ) {
+        var sent: [SyncChange] = []
+        var refused: [(change: SyncChange, reason: String)] = []
+        sent.reserveCapacity(changes.count)
+        for change in changes {
+            if let problem = SyncValidation.problem(with: change),
+                problem == SyncValidation.nulProblem
+            {
+                refused.append((change, problem))
+            } else {
+                sent.append(change)
+            }
+        }
+        return (sent, refused)
     }
 
     /// A push under an idempotency key (prefs-server, docs/sync-protocol.md): the first
@@ -49,7 +73,8 @@ extension PostgreSQLEngine: SyncHub {
         _ changes: [SyncChange], device: String, cursor: Int64, idempotencyKey key: String,
         answer: (SyncPushOutcome) throws -> String
     ) throws -> String {
-        let document = try Self.pushDocument(changes, device: device)
+        let (sent, refused) = Self.sendable(changes)
+        let document = try Self.pushDocument(sent, device: device)
         let text = try reconnecting {
             try transaction {
                 let claim = try connection.execute(
@@ -66,10 +91,11 @@ extension PostgreSQLEngine: SyncHub {
                     if let response = kept.text(row: 0, column: 0) { return response }
                     throw DatabaseError.internalError("the push receipt '\(key)' has no answer")
                 }
-                let outcome =
-                    changes.isEmpty
+                var outcome =
+                    sent.isEmpty
                     ? SyncPushOutcome(accepted: 0, lost: [], overwritten: [])
-                    : try pushSteps(changes, device: device, document: document, cursor: cursor)
+                    : try pushSteps(sent, device: device, document: document, cursor: cursor)
+                outcome.refused = refused + outcome.refused
                 let text = try answer(outcome)
                 try connection.execute(
                     prepared: "sync_receipt_keep",

@@ -123,6 +123,22 @@ import Testing
         #expect(listed.map { $0.revokedAt == nil } == [true, false])
     }
 
+    /// One NUL stopped a device for good (every round a 500): refused alone now, reported,
+    /// and the device's other changes reach the hub.
+    @Test func aValueWithANULIsRefusedAloneThroughTheServer() throws {
+        let issued = try token("nul", "phone")
+        let phone = try device("nul-phone")
+        try PreferenceStore(database: phone).setValue(.string("a\u{0}b"), forKey: "bad")
+        try PreferenceStore(database: phone).setValue(.int(1), forKey: "good")
+        let report = try sync(phone, issued.token)
+        #expect(report.refused == 1)
+        #expect(report.pending == 0)
+        #expect(try sync(phone, issued.token).refused == 0)
+        let app = PreferenceStore(database: try hub("nul"))
+        #expect(try app.value(forKey: "good") == .int(1))
+        #expect(try app.value(forKey: "bad") == nil)
+    }
+
     @Test func aTokenOpensExactlyOneAccount() throws {
         let alice = try token("alice", "alice's phone")
         let bob = try token("bob", "bob's phone")

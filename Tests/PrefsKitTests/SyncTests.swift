@@ -239,6 +239,28 @@ import Testing
         return try AppDatabase.postgreSQL(server.target(database: hubDatabase), options: options)
     }
 
+    /// A string holding a NUL character (which PostgreSQL's text cannot hold) is refused
+    /// alone, reported, and stays on its device; the device's other changes go on, and the
+    /// next rounds do not fail for it.
+    @Test func aValueWithANULIsRefusedAloneAndTheRestGoOn() throws {
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        try prefs(phone).setValue(.string("a\u{0}b"), forKey: "bad")
+        try prefs(phone).setValue(.int(1), forKey: "good")
+        try BookmarkStore(database: phone).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", note: "x\u{0}y"))
+        let report = try sync(phone)
+        #expect(report.refused == 2)
+        #expect(report.pending == 0)
+        #expect(try sync(phone).refused == 0)
+        try sync(laptop)
+        #expect(try prefs(laptop).value(forKey: "good") == .int(1))
+        #expect(try prefs(laptop).value(forKey: "bad") == nil)
+        #expect(try prefs(phone).value(forKey: "bad") == .string("a\u{0}b"))
+        #expect(try DeviceSync.refusals(of: phone).count == 2)
+        #expect(try DeviceSync.refusals(of: phone).allSatisfy { $0.reason.contains("NUL") })
+    }
+
     /// A device restored from an older copy of its file (with its -wal: a backup, a VM
     /// snapshot) keeps its device id and an old cursor. The hub knows the newest clock it took
     /// from the device, finds the file older, says so, and the round brings back everything,

@@ -60,6 +60,7 @@ package enum SyncValidation {
             } catch {
                 return error.description
             }
+            if holdsNUL(value) { return nulProblem }
             return size(of: value) > maximumValueBytes ? "the value is too large" : nil
         case .bookmark:
             guard parts.count == 2 else { return "a bookmark's ident names a kind and an item ID" }
@@ -131,6 +132,7 @@ package enum SyncValidation {
             return nil
         case (let field, .string(let text)?):
             if text.utf8.count > maximumValueBytes { return "the \(field) is too large" }
+            if text.utf8.contains(0) { return nulProblem }
             switch field {
             case "folder":
                 guard text.isEmpty || text.utf8.count <= maximumValueBytes,
@@ -151,6 +153,24 @@ package enum SyncValidation {
             }
         case (let field, _):
             return "a bookmark's \(field) is text"
+        }
+    }
+
+    /// Why text with a NUL character is refused: the hub's text (PostgreSQL's) cannot hold
+    /// one, so it would fail the whole push of the device for good; refused alone, the rest
+    /// of the device's changes go on. It stays on the device.
+    package static let nulProblem =
+        "text with a NUL character (U+0000) cannot be synced: the hub's text cannot hold it"
+
+    /// Whether a value holds text with a NUL character anywhere (a dictionary's keys too).
+    private static func holdsNUL(_ value: PreferenceValue) -> Bool {
+        switch value {
+        case .string(let text), .json(let text): text.utf8.contains(0)
+        case .url(let url): url.absoluteString.utf8.contains(0)
+        case .array(let elements): elements.contains(where: holdsNUL)
+        case .dictionary(let entries):
+            entries.contains { $0.key.utf8.contains(0) || holdsNUL($0.value) }
+        default: false
         }
     }
 
