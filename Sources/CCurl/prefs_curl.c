@@ -173,6 +173,11 @@ int prefs_curl_perform(
     list = lib.curl_slist_append(list, "Expect:");
     sink into = {response, 0, max_body};
     lib.curl_easy_setopt(handle, CURLOPT_URL, url);
+    // Plain http:// goes only to this machine (SyncServerAddress): never through a proxy
+    // that http_proxy or ALL_PROXY name, which would read the token in clear. (Through a
+    // proxy, https:// is a tunnel: the token stays inside TLS.) An empty proxy turns the
+    // variables off.
+    if (strncmp(url, "http://", 7) == 0) lib.curl_easy_setopt(handle, CURLOPT_PROXY, "");
     lib.curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
     lib.curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     lib.curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);

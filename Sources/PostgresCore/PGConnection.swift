@@ -62,6 +62,8 @@ package final class PGConnection {
             || lowered.contains("no pg_hba.conf entry")
             || (lowered.contains("role \"") && lowered.contains("does not exist"))
             || lowered.contains("password is required")
+            // libpq's own words when the server asks for a password and none was given.
+            || lowered.contains("no password supplied")
             || lowered.contains("permission denied for database")
         // libpq gives no SQLSTATE for a database that is not there; it is not a matter of
         // retrying.

@@ -99,6 +99,29 @@ import Testing
         #expect(try runPrefs(["--db", carol, "set", "x", "1"]).status == 0)
     }
 
+    /// A role the server asks a password of, given none: libpq says "no password
+    /// supplied", and that is a refusal to log in (77), not a server to retry (75).
+    @Test func aLoginWithoutItsPasswordExits77() throws {
+        let role = "pw\(UInt32.random(in: 0...UInt32.max))"
+        // The store made first (its group roles with it).
+        #expect(try runPrefs(["--db", target, "--account", "alice", "get", "x"]).status == 1)
+        try server.makeLoginRoles([(role, "prefs_account")])
+        #expect(
+            try server.psql("ALTER ROLE \(role) PASSWORD 'not-given'", database: database).status
+                == 0)
+        // This role alone logs in by password (the line before the others wins).
+        let hba = server.folder + "/data/pg_hba.conf"
+        let lines = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("local all \(role) scram-sha-256\n" + lines).write(
+            toFile: hba, atomically: false, encoding: .utf8)
+        #expect(try server.psql("SELECT pg_reload_conf()").status == 0)
+        let refused = try runPrefs(
+            ["--db", server.target(database: database, user: role), "get", "theme"],
+            environment: ["PGPASSWORD": "", "PGPASSFILE": server.folder + "/no-such-pgpass"])
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+    }
+
     @Test func aPasswordIsNeverPrinted() throws {
         let target = "postgresql://alice:pa55word@/\(database)?host=/nonexistent-folder"
         let result = try runPrefs(["--db", target, "get", "x"])

@@ -181,6 +181,70 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    /// A device told "no" stops: its token revoked, `prefs sync --watch` with a change
+    /// pending exits 77 with one line, after one refused push, not hundreds.
+    @Test func aRevokedTokenStopsWatchWith77() throws {
+        let token = try issuedTokenFile("alice", "watcher")
+        let device = ["--db", folder.path("watcher.db")]
+        #expect(
+            try runPrefs(
+                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token.path]
+            ).status == 0)
+        #expect(try runPrefs(device + ["set", "theme", "light"]).status == 0)
+        #expect(try tokenCommand(["revoke", token.id, "--account", "alice"]).status == 0)
+        let before = server.log.split(separator: "\n").count
+        let start = Date()
+        let watch = try runPrefs(device + ["sync", "--watch", "--token-file", token.path])
+        let seconds = Date().timeIntervalSince(start)
+        #expect(watch.status == 77, "\(watch.stderr)")
+        #expect(seconds < 10, "\(seconds) s")
+        #expect(watch.stderr.split(separator: "\n").count == 1, "\(watch.stderr)")
+        let requests = server.log.split(separator: "\n").count - before
+        #expect(requests <= 3, "\(requests) requests: \(server.log)")
+    }
+
+    /// A server that fails every round (down) is not hammered: `sync --watch` waits longer
+    /// after each failure in a row. 20 s of it, counted by the failures it reports.
+    @Test func aFailingServerIsRetriedWithGrowingWaits() throws {
+        let token = try tokenFile("alice", "patient")
+        let device = ["--db", folder.path("patient.db")]
+        #expect(
+            try runPrefs(
+                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token]
+            ).status == 0)
+        let watch = try ChildProcess(
+            prefsExecutable().path, device + ["sync", "--watch", "--token-file", token],
+            stderr: .pipe)
+        sleep(1)
+        // Gone at once (its long poll in flight would hold a SIGTERM back).
+        server.process.send(SIGKILL)
+        server.process.wait()
+        #expect(try runPrefs(device + ["set", "theme", "light"]).status == 0)
+        sleep(20)
+        watch.send(SIGTERM)
+        let (_, errors) = watch.readToEnd()
+        watch.wait()
+        let failures = String(decoding: errors, as: UTF8.self).split(separator: "\n")
+            .filter { $0.contains("trying again") }.count
+        // Waits of 0.1 s, 0.2 s, 0.4 s ... (the upper half drawn at random) to a minute: at
+        // most 10 rounds in 20 s; the old loop made hundreds.
+        #expect((1...10).contains(failures), "\(failures) failed rounds in 20 s")
+    }
+
+    /// http:// (to this machine only) never goes through a proxy the environment names,
+    /// which would read the token in clear: a proxy on a port where nothing listens changes
+    /// nothing.
+    @Test func aProxyInTheEnvironmentNeverSeesThePlainHTTPToken() throws {
+        let token = try tokenFile("alice", "proxied")
+        let device = ["--db", folder.path("proxied.db")]
+        for variable in ["http_proxy", "HTTP_PROXY", "ALL_PROXY", "all_proxy"] {
+            let round = try runPrefs(
+                device + ["sync", "--hub", server.url.absoluteString, "--token-file", token],
+                environment: [variable: "http://127.0.0.1:9"])
+            #expect(round.status == 0, "\(variable): \(round.stderr)")
+        }
+    }
+
     @Test func aServerThatIsDownExits75AndTheChangesWait() throws {
         let token = try tokenFile("alice", "offline")
         let device = ["--db", folder.path("offline.db")]
@@ -192,6 +256,10 @@ import Testing
         #expect(server.terminate() == 0)
         let down = try runPrefs(device + ["sync", "--token-file", token])
         #expect(down.status == 75, "\(down.stderr)")
-        #expect(try runPrefs(device + ["sync", "status"]).stdout.contains("Pending:    1"))
+        let status = try runPrefs(device + ["sync", "status"]).stdout
+        #expect(status.contains("Pending:    1"), "\(status)")
+        // The failed round is what the status says, until a round completes.
+        #expect(!status.contains("Last error: none"), "\(status)")
+        #expect(status.contains("unavailable"), "\(status)")
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import PrefsKit
 import PrefsPostgreSQL
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -81,6 +82,16 @@ struct SyncRoundCommand: RunnableCommand {
             throw SyncError.standbyIsNotAServer(target: standby)
         }
         let database = try context.openForWriting()
+        do {
+            try connectAndRun(database, context)
+        } catch {
+            DeviceSync.recordFailure(error, of: database)
+            throw error
+        }
+    }
+
+    /// Opens the hub named or remembered and runs the rounds.
+    private func connectAndRun(_ database: AppDatabase, _ context: CommandContext) throws {
         let sync: DeviceSync
         if let hub {
             context.warnOfPassword(in: hub)
@@ -118,10 +129,16 @@ struct SyncRoundCommand: RunnableCommand {
         if let reason = CurlTransport.loadFailure { throw DatabaseError.unsupported(reason) }
         let database = try context.openForWriting()
         let transport = CurlTransport(server: server, certificateAuthorityFile: caFile)
-        let sync = try DeviceSync(
-            database: database, connector: HTTPHubConnector(transport: transport, token: token),
-            account: context.requestedAccount)
-        try round(sync, context)
+        do {
+            let sync = try DeviceSync(
+                database: database,
+                connector: HTTPHubConnector(transport: transport, token: token),
+                account: context.requestedAccount)
+            try round(sync, context)
+        } catch {
+            DeviceSync.recordFailure(error, of: database)
+            throw error
+        }
     }
 
     /// The token of a file only its owner can read: one line, no more than 4 KB.
@@ -159,12 +176,15 @@ struct SyncRoundCommand: RunnableCommand {
     }
 
     /// Rounds until SIGINT or SIGTERM: a line for each round that moved something, and
-    /// for each failure (the changes wait for the next round).
+    /// for each failure (the changes wait for the next round, after a wait that grows with
+    /// each failure in a row). A refusal retrying cannot change (a revoked token, a login
+    /// refused) ends it with its exit code, 77.
     private func watchSync(_ sync: DeviceSync, _ context: CommandContext) throws -> Never {
         CommandContext.exitOnStopSignals()
         let isJSON = context.globals.isJSON
         let console = context.console
         let done = DispatchSemaphore(value: 0)
+        let refusal = Mutex<(any Error)?>(nil)
         Task.detached {
             await sync.watch { outcome in
                 switch outcome {
@@ -174,6 +194,8 @@ struct SyncRoundCommand: RunnableCommand {
                         isJSON
                         ? SyncText.json(report).serialized(.spaced) : SyncText.text(report)
                     _ = console.print(line + "\n")
+                case .failure(let error) where DeviceSync.isRefusal(error):
+                    refusal.withLock { $0 = error }
                 case .failure(let error):
                     let failure = CommandFailure(error)
                     console.message("Error: \(failure.message) (trying again)")
@@ -182,6 +204,7 @@ struct SyncRoundCommand: RunnableCommand {
             done.signal()
         }
         done.wait()
+        if let error = refusal.withLock({ $0 }) { throw error }
         exit(0)
     }
 }
