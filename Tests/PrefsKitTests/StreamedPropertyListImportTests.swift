@@ -210,6 +210,8 @@ import Testing
 
     /// Storing the entries takes time that is not decoding: a walk whose entries take
     /// longer in all than the decoding time limit (made 1 s here) still reads every one.
+    /// (The limit counts the decoding thread's CPU, so waiting costs it nothing either: a
+    /// machine too busy to run the decoding is no reason to refuse the file.)
     /// The values and bytes of the whole file are still charged to one budget, so that
     /// entries that all share one large object cannot make the walk endless.
     @Test func theTimeSpentStoringEntriesIsNotChargedToDecoding() throws {
@@ -225,6 +227,28 @@ import Testing
         }
         #expect(isWhole)
         #expect(seen == count)
+    }
+
+    /// The limit is CPU, not the wall clock: a walk that spends 3 s of wall time waiting (a
+    /// loaded machine, a process stopped and resumed) inside one budget of 1 s, without the
+    /// restart between entries, is not refused; one that spends the CPU is.
+    @Test func theDecodingLimitCountsCPUNotTheWallClock() throws {
+        let budget = DecodingBudget(seconds: 1)
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(3) {
+            usleep(50_000)
+            try budget.checkTime()
+        }
+        let busy = DecodingBudget(seconds: 1)
+        var spun: UInt64 = 0
+        #expect(throws: DecodingBudget.Exceeded.self) {
+            let spinning = ContinuousClock.now
+            while ContinuousClock.now - spinning < .seconds(20) {
+                for step in 0..<100_000 { spun = spun &* 31 &+ UInt64(step) }
+                try busy.checkTime()
+            }
+        }
+        #expect(spun != 1)
     }
 
     /// A range past the end of the file, or before its start, is an error, never a read

@@ -5,7 +5,9 @@
 #endif
 
 /// What decoding one document from outside may cost: nesting depth, values made, bytes of
-/// text and data made, and time. A document that shares objects (binary property lists do)
+/// text and data made, and CPU time: the decoding thread's, not the wall clock's, so that a
+/// busy machine (other processes, a paused process) never turns a good file into a refused
+/// one. A document that shares objects (binary property lists do)
 /// is charged for what it would expand to, not for what it stores, so that a few hundred
 /// bytes cannot grow into gigabytes. Exceeding any limit ends the decoding with an error
 /// naming the limit; nothing is written.
@@ -16,7 +18,7 @@ package struct DecodingBudget {
     package static let maximumValues = 5_000_000
     /// The most bytes of strings and data per document, shared ones counted each time.
     package static let maximumBytes = 512 << 20
-    /// The longest a document may take to decode, in seconds.
+    /// The most CPU time of the decoding thread a document may take, in seconds.
     package static let maximumSeconds = 30
 
     private(set) var values = 0
@@ -78,13 +80,15 @@ package struct DecodingBudget {
     /// - Throws: ``Exceeded`` when the document has taken too long.
     package func checkTime() throws(Exceeded) {
         if Self.now() > deadline {
-            throw Exceeded(reason: "decoding took longer than \(seconds) s (the limit)")
+            throw Exceeded(reason: "decoding took more than \(seconds) s of CPU (the limit)")
         }
     }
 
+    /// The CPU time of the calling thread, in nanoseconds: a document is decoded on one
+    /// thread, from its first byte to its last (its readers never suspend).
     private static func now() -> UInt64 {
         var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
