@@ -22,9 +22,13 @@ struct Sample {
     /// The CPU time of the measuring thread per operation, round by round (on a shared
     /// machine, wall time counts other processes' turns too).
     var cpuNanosecondsPerOperation: [Double] = []
+    /// The CPU time of the whole process per operation, every thread's (a library's
+    /// background threads, its file monitor's included): what its users pay.
+    var processCPUNanosecondsPerOperation: [Double] = []
 
     var median: Double { Self.median(of: nanosecondsPerOperation) }
     var cpuMedian: Double { Self.median(of: cpuNanosecondsPerOperation) }
+    var processCPUMedian: Double { Self.median(of: processCPUNanosecondsPerOperation) }
 
     static func median(of values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -63,6 +67,13 @@ struct WorkloadResult {
         return zip(own.cpuNanosecondsPerOperation, raw.cpuNanosecondsPerOperation)
             .compactMap { $1 > 0 ? $0 / $1 : nil }.sorted()
     }
+
+    /// The same of the rounds' process CPU times (every thread).
+    func roundProcessCPURatios(of contender: String) -> [Double] {
+        guard let own = sample(contender), let raw = sample("raw C") else { return [] }
+        return zip(own.processCPUNanosecondsPerOperation, raw.processCPUNanosecondsPerOperation)
+            .compactMap { $1 > 0 ? $0 / $1 : nil }.sorted()
+    }
 }
 
 enum Clock {
@@ -77,6 +88,22 @@ enum Clock {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// The CPU time every thread of this process has used.
+    static func processCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// The machine's load averages over 1, 5 and 15 minutes (`/proc/loadavg`), for the
+    /// report: a figure means little without the load it ran at. Nil where it is missing.
+    static func loadAverages() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else {
+            return nil
+        }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 }
 
@@ -95,6 +122,7 @@ func measure(
     for round in 0...rounds {
         var elapsed = [UInt64](repeating: 0, count: contenders.count)
         var cpu = [UInt64](repeating: 0, count: contenders.count)
+        var processCPU = [UInt64](repeating: 0, count: contenders.count)
         var counts = [Int](repeating: 0, count: contenders.count)
         for slice in 0..<max(1, slices) {
             // The order turns each slice, so that no side always runs first (or right
@@ -107,9 +135,11 @@ func measure(
                 let total = contender.iterations ?? iterations
                 let count = max(1, total / max(1, slices))
                 let start = Clock.nanoseconds()
+                let startProcess = Clock.processCPUNanoseconds()
                 let startCPU = Clock.threadCPUNanoseconds()
                 try contender.run(count)
                 cpu[index] += Clock.threadCPUNanoseconds() - startCPU
+                processCPU[index] += Clock.processCPUNanoseconds() - startProcess
                 elapsed[index] += Clock.nanoseconds() - start
                 counts[index] += count
             }
@@ -120,6 +150,8 @@ func measure(
                     Double(elapsed[index]) / Double(counts[index]))
                 samples[index].cpuNanosecondsPerOperation.append(
                     Double(cpu[index]) / Double(counts[index]))
+                samples[index].processCPUNanosecondsPerOperation.append(
+                    Double(processCPU[index]) / Double(counts[index]))
             }
         }
     }

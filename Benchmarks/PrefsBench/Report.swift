@@ -72,7 +72,16 @@ enum Report {
                 let cpu = result.roundCPURatios(of: sample.contender)
                 if result.peakKilobytes.isEmpty, let low = cpu.first, let high = cpu.last {
                     line += String(
-                        format: "; CPU %.2fx (rounds %.2fx-%.2fx)", median(cpu), low, high)
+                        format: "; thread CPU %.2fx (rounds %.2fx-%.2fx)", median(cpu), low, high)
+                }
+                // Every thread of the process: what users pay, background threads included.
+                let process = result.roundProcessCPURatios(of: sample.contender)
+                if result.peakKilobytes.isEmpty, let low = process.first, let high = process.last {
+                    line += String(
+                        format: "; process CPU %.2fx (rounds %.2fx-%.2fx, %@ against %@ a op)",
+                        median(process), low, high,
+                        format(sample.processCPUMedian, unit: result.unit),
+                        format(result.sample("raw C")?.processCPUMedian ?? .nan, unit: result.unit))
                 }
                 paired.append(line)
             }
@@ -82,6 +91,10 @@ enum Report {
             lines.append(
                 "Per round, against raw C in the same round (the median of the rounds' ratios):")
             lines += paired
+        }
+        if let load = Clock.loadAverages() {
+            lines.append("")
+            lines.append("Load averages when the report was written (1, 5, 15 min): \(load)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -113,6 +126,9 @@ enum Report {
                         entry["cpuMedian"] = sample.cpuMedian
                         let ratios = result.roundCPURatios(of: sample.contender)
                         if !ratios.isEmpty { entry["cpuRoundRatiosToRawC"] = ratios }
+                        entry["processCPUMedian"] = sample.processCPUMedian
+                        let process = result.roundProcessCPURatios(of: sample.contender)
+                        if !process.isEmpty { entry["processCPURoundRatiosToRawC"] = process }
                     }
                     if let defaults, defaults > 0, sample.contender != "UserDefaults" {
                         entry["ratioToUserDefaults"] = sample.median / defaults
@@ -124,6 +140,8 @@ enum Report {
                 },
             ]
         }
+        var notes = notes
+        if let load = Clock.loadAverages() { notes["loadAverages"] = load }
         let data = try JSONSerialization.data(
             withJSONObject: ["workloads": workloads, "notes": notes],
             options: [.prettyPrinted, .sortedKeys])
