@@ -77,19 +77,8 @@ extension PostgreSQLEngine: SyncHub {
         let document = try Self.pushDocument(sent, device: device)
         let text = try reconnecting {
             try transaction {
-                let claim = try connection.execute(
-                    prepared: "sync_receipt_claim",
-                    """
-                    INSERT INTO prefs_push_receipt (account, key, device) VALUES ($1, $2, $3)
-                    ON CONFLICT (account, key) DO NOTHING
-                    """, [account, key, device])
-                if claim.affectedRows == 0 {
-                    let kept = try connection.execute(
-                        prepared: "sync_receipt_read",
-                        "SELECT response FROM prefs_push_receipt WHERE account = $1 AND key = $2",
-                        [account, key])
-                    if let response = kept.text(row: 0, column: 0) { return response }
-                    throw DatabaseError.internalError("the push receipt '\(key)' has no answer")
+                if let kept = try claimReceipt(key, device: device, document: document) {
+                    return kept
                 }
                 var outcome =
                     sent.isEmpty
@@ -114,6 +103,46 @@ extension PostgreSQLEngine: SyncHub {
         }
         isSyncStarted = true
         return text
+    }
+
+    /// Claims an idempotency key for this push; the kept answer when a push claimed it
+    /// before, nil when this one claims it. A key is bound to the device and the changes of
+    /// the push that claimed it (a hash of the document), for a day: a kept key sent with
+    /// another device or other changes is refused (``IdempotencyKeyReused``), and one claimed
+    /// more than a day ago is claimed anew. Two pushes with one key at once: the second's
+    /// insert waits for the first's commit.
+    private func claimReceipt(_ key: String, device: String, document: String) throws -> String? {
+        func claim() throws -> Bool {
+            try connection.execute(
+                prepared: "sync_receipt_claim",
+                """
+                INSERT INTO prefs_push_receipt (account, key, device, changes_hash)
+                VALUES ($1, $2, $3, sha256(convert_to($4::jsonb::text, 'UTF8')))
+                ON CONFLICT (account, key) DO NOTHING
+                """, [account, key, device, document]
+            ).affectedRows > 0
+        }
+        if try claim() { return nil }
+        let kept = try connection.execute(
+            prepared: "sync_receipt_read",
+            """
+            SELECT response, device = $3, changes_hash IS NULL
+                    OR changes_hash = sha256(convert_to($4::jsonb::text, 'UTF8')),
+                made_at < now() - interval '1 day'
+            FROM prefs_push_receipt WHERE account = $1 AND key = $2
+            """, [account, key, device, document])
+        if kept.text(row: 0, column: 3) == "t" {
+            _ = try connection.execute(
+                prepared: "sync_receipt_expired",
+                "DELETE FROM prefs_push_receipt WHERE account = $1 AND key = $2",
+                [account, key])
+            if try claim() { return nil }
+        }
+        guard kept.text(row: 0, column: 1) == "t", kept.text(row: 0, column: 2) == "t" else {
+            throw IdempotencyKeyReused(key: key)
+        }
+        if let response = kept.text(row: 0, column: 0) { return response }
+        throw DatabaseError.internalError("the push receipt '\(key)' has no answer")
     }
 
     /// The pushed changes as the push statement reads them: one JSON document.
@@ -621,5 +650,15 @@ private struct HubBookmarkFields: SyncBookmarkFields {
             }
         }
         return positions
+    }
+}
+
+/// An idempotency key kept for another push (another device of the account, or other
+/// changes) was sent again: the push is refused, never answered with that push's receipt.
+package struct IdempotencyKeyReused: Error, CustomStringConvertible {
+    package let key: String
+
+    package var description: String {
+        "the idempotency key '\(MessageText.shown(key))' was used for another push"
     }
 }

@@ -292,6 +292,56 @@ import Testing
         #expect(plain.body.contains(#""accepted":0"#))
     }
 
+    /// A kept idempotency key is bound to the push that claimed it: another device of the
+    /// account (or the same device with other changes) sending it is refused (422), not
+    /// answered with the first push's receipt while its own change is dropped; a receipt
+    /// older than a day is no receipt.
+    @Test func anIdempotencyKeyIsBoundToItsDeviceAndChangesForADay() throws {
+        let issued = try token("alice", "keys")
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        func push(_ device: String, _ value: String, counter: Int64) -> String {
+            let clock = HybridClock(milliseconds: now, counter: counter, device: device).text
+            return """
+                {"device":"\(device)","cursor":0,"changes":[{"entity":"preference",\
+                "ident":"\(theme)","field":"value","clock":"\(clock)","present":true,\
+                "type":"string","value":"\(value)"}]}
+                """
+        }
+        let key = ["Idempotency-Key": "shared-key"]
+        let first = try #require(
+            request(
+                "POST", "/v1/push", token: issued.token, body: push("e1", "dark", counter: 1),
+                headers: key))
+        #expect(first.status == 200)
+        let otherDevice = request(
+            "POST", "/v1/push", token: issued.token, body: push("e2", "light", counter: 2),
+            headers: key)
+        #expect(
+            isError(otherDevice, 422, "idempotency_key_reused"),
+            "\(String(describing: otherDevice))")
+        let otherChanges = request(
+            "POST", "/v1/push", token: issued.token, body: push("e1", "light", counter: 3),
+            headers: key)
+        #expect(isError(otherChanges, 422, "idempotency_key_reused"))
+        let same = try #require(
+            request(
+                "POST", "/v1/push", token: issued.token, body: push("e1", "dark", counter: 1),
+                headers: key))
+        #expect(same.body == first.body)
+        // A day and more later, the key is free: the push runs (its change is the hub's
+        // already, so it takes none).
+        let aged = try postgres.psql(
+            "UPDATE prefs_push_receipt SET made_at = made_at - interval '2 days'",
+            database: database)
+        #expect(aged.status == 0, "\(aged.stderr)")
+        let later = try #require(
+            request(
+                "POST", "/v1/push", token: issued.token, body: push("e2", "light", counter: 2),
+                headers: key))
+        #expect(later.status == 200)
+        #expect(later.body.contains(#""accepted":1"#), "\(later.body)")
+    }
+
     @Test func aForgedFarFutureClock() throws {
         let issued = try token("alice", "phone")
         let future = HybridClock(

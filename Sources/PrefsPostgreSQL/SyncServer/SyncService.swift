@@ -240,12 +240,19 @@ package final class SyncService: Sendable {
                 throw Refusal(
                     400, "bad_idempotency_key", "an idempotency key is 1 to 128 visible characters")
             }
-            let text = try hub.push(
-                changes, device: push.device, cursor: push.cursor, idempotencyKey: key
-            ) { outcome in
-                String(decoding: Self.json(SyncWire.PushResponse(outcome)), as: UTF8.self)
+            do {
+                let text = try hub.push(
+                    changes, device: push.device, cursor: push.cursor, idempotencyKey: key
+                ) { outcome in
+                    String(decoding: Self.json(SyncWire.PushResponse(outcome)), as: UTF8.self)
+                }
+                return Response(status: 200, body: Array(text.utf8))
+            } catch is IdempotencyKeyReused {
+                throw Refusal(
+                    422, "idempotency_key_reused",
+                    "this idempotency key was used for another push (another device, or other"
+                        + " changes): send a new key")
             }
-            return Response(status: 200, body: Array(text.utf8))
         case "/v1/pull":
             let pull = try decode(SyncWire.PullRequest.self, request)
             try checkDevice(pull.device)
