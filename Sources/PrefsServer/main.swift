@@ -398,6 +398,9 @@ func serve(_ arguments: ArraySlice<String>) -> Never {
     }
     stopping.wait()
     prefs_http_quiesce(daemon)
+    // Long polls answer now (with the position they have), so that the requests in flight
+    // finish well within the 10 s.
+    service.finishLongPolls()
     FileHandleLike.standardError("prefs-server: stopping; finishing the requests in flight\n")
     let deadline = ContinuousClock.now + .seconds(10)
     while prefs_http_connections(daemon) > 0, ContinuousClock.now < deadline {

@@ -189,6 +189,35 @@ import Testing
         #expect(elapsed < 12, "\(elapsed) s")
     }
 
+    /// SIGTERM with a long poll in flight: the poll is answered at once (with the position
+    /// it has) and the server stops well within its 10 s, where it waited out the poll
+    /// (24-25 s) and closed it unanswered.
+    @Test func aStopAnswersTheLongPollsInFlight() throws {
+        let issued = try token("alice", "stopping")
+        let answer = try #require(request("GET", "/v1/account", token: issued.token))
+        let position = try #require(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
+                "position"] as? Int)
+        let waited = Mutex<(status: Int, body: String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let port = server.port
+        DispatchQueue.global().async {
+            let response = RawHTTP.exchange(
+                port: port,
+                "GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer \(issued.token)\r\nConnection: close\r\n\r\n")
+            waited.withLock { $0 = response }
+            done.signal()
+        }
+        usleep(500_000)
+        let stopping = Date()
+        #expect(server.terminate() == 0)
+        let took = Date().timeIntervalSince(stopping)
+        #expect(took < 5, "\(took) s to stop")
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(waited.withLock { $0 }?.status == 200)
+    }
+
     @Test func watchingThroughTheServerHearsAnotherDevicesChange() async throws {
         let watcherToken = try token("alice", "watcher")
         let writerToken = try token("alice", "writer")

@@ -141,6 +141,15 @@ final class ChangeListener: @unchecked Sendable {
         }
     }
 
+    /// Wakes every waiter, of every channel (the server is stopping).
+    func wakeAll() {
+        state.withLock { state in
+            for waiters in state.waiters.values {
+                for waiter in waiters.values { waiter.woken.signal() }
+            }
+        }
+    }
+
     private func wake(_ channel: String) {
         state.withLock { state in
             guard let waiters = state.waiters[channel] else { return }

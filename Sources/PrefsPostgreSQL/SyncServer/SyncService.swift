@@ -91,6 +91,8 @@ package final class SyncService: Sendable {
     private let permits: DispatchSemaphore
     /// Wakes long polls when their account changes.
     private let listener: ChangeListener
+    /// Set when the server stops: long polls answer at once.
+    private let isStopping = Atomic(false)
 
     /// Checks the configuration; connects at the first request that needs the hub.
     package init(_ configuration: Configuration) throws {
@@ -107,6 +109,13 @@ package final class SyncService: Sendable {
         self.options = options
         permits = DispatchSemaphore(value: max(1, configuration.poolSize))
         listener = ChangeListener(target: configuration.notificationHub ?? configuration.hub)
+    }
+
+    /// Answers every long poll now, with the position it has, and every later one at once:
+    /// the server is stopping, and a device's next poll goes to another instance.
+    package func finishLongPolls() {
+        isStopping.store(true, ordering: .sequentiallyConsistent)
+        listener.wakeAll()
     }
 
     /// Connects and migrates the hub once, so that a server that cannot reach it says so at
@@ -301,13 +310,14 @@ package final class SyncService: Sendable {
             }
         }
         var now = try position()
-        if now <= after, wait > 0, !channel.isEmpty {
+        let stopping = { self.isStopping.load(ordering: .sequentiallyConsistent) }
+        if now <= after, wait > 0, !channel.isEmpty, !stopping() {
             let waiter = listener.register(channel: channel)
             defer { listener.unregister(waiter) }
             // Read again once the channel is listened to: a push between the first read
             // and the LISTEN is not missed.
             now = try position()
-            while now <= after, waiter.woken.wait(timeout: deadline) == .success {
+            while now <= after, !stopping(), waiter.woken.wait(timeout: deadline) == .success {
                 now = try position()
             }
         }
