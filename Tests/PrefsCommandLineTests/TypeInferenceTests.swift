@@ -79,6 +79,11 @@ import Testing
                 == "Error: 'loud' is not a valid double for 'volume' (expected a number such as 0.5, or nan, inf, -inf);"
                 + " 'volume' holds a double; pass --type to store another type\n")
         #expect(try stored("volume") == .double(1))
+        // "an int", not "a int".
+        #expect(try set("count", "3").status == 0)
+        #expect(
+            try set("count", "many").stderr.hasSuffix(
+                " 'count' holds an int; pass --type to store another type\n"))
         // --type changes it on purpose.
         #expect(try set("volume", "loud", ["--type", "string"]).status == 0)
         #expect(try stored("volume") == .string("loud"))

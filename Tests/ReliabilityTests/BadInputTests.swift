@@ -34,7 +34,7 @@ import Testing
     static let cases: [(arguments: CommandWords, status: Int32, message: String)] = [
         (
             ["set", "flag", "1.5"], 65,
-            "'1.5' is not a valid bool for 'flag' (expected true or false)"
+            "'1.5' is not a valid bool for 'flag' (expected true or false; yes, no, 1 and 0 are read too)"
         ),
         (["set", "flag", "1", "--type", "int"], 65, "'flag' is declared as bool, not int"),
         (

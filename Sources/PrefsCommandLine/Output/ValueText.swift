@@ -57,7 +57,7 @@ enum ValueText {
             switch text.lowercased() {
             case "true", "yes", "1": return .bool(true)
             case "false", "no", "0": return .bool(false)
-            default: throw invalid("true or false")
+            default: throw invalid("true or false; yes, no, 1 and 0 are read too")
             }
         case .int:
             guard let value = Int(text) else {
@@ -141,4 +141,9 @@ enum ValueText {
 
     /// A value's plain text, escaped for a listing.
     static func listed(_ value: PreferenceValue) -> String { MessageText.escaped(plain(value)) }
+}
+
+extension PreferenceType {
+    /// The type's name with its article, as a sentence says it: "an int", "a double".
+    var withArticle: String { [.int, .array].contains(self) ? "an \(self)" : "a \(self)" }
 }

@@ -35,7 +35,7 @@ struct DeclareCommand: RunnableCommand {
         let store = PreferenceStore(database: try context.openForWriting(), suite: context.suite)
         if let stored = try store.storedValue(forKey: key), stored.type != type {
             throw CommandFailure(
-                "'\(ValueText.shown(key))' holds a \(stored.type) value; delete it or declare it as \(stored.type)",
+                "'\(ValueText.shown(key))' holds \(stored.type.withArticle) value; delete it or declare it as \(stored.type)",
                 exitCode: CommandFailure.dataError)
         }
         try store.declare(

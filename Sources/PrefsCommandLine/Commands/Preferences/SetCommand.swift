@@ -57,7 +57,7 @@ struct SetCommand: RunnableCommand {
         case .failure(let failure):
             guard stored != nil else { throw failure }
             throw CommandFailure(
-                "\(failure.message); '\(ValueText.shown(key))' holds a \(type); pass --type to store another type",
+                "\(failure.message); '\(ValueText.shown(key))' holds \(type.withArticle); pass --type to store another type",
                 exitCode: CommandFailure.dataError)
         }
         try store.setValue(value, forKey: key)
