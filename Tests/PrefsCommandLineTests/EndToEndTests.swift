@@ -374,7 +374,8 @@ import Testing
     @Test func exitCode65ForBadData() throws {
         try expect(
             ["set", "flag", "maybe", "--type", "bool"],
-            stderr: "Error: 'maybe' is not a valid bool for 'flag' (expected true or false; yes, no, 1 and 0 are read too)\n",
+            stderr:
+                "Error: 'maybe' is not a valid bool for 'flag' (expected true or false; yes, no, 1 and 0 are read too)\n",
             status: 65)
         try expect(
             ["set", "n", "99999999999999999999", "--type", "int"],

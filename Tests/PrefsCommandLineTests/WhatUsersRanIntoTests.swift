@@ -200,7 +200,8 @@ extension WhatUsersRanIntoTests {
         #expect(refused.status == 65, "\(refused.stderr)")
         #expect(
             refused.stderr
-                == "Error: 'maybe' is not a valid bool for 'flag' (expected true or false; yes, no, 1 and 0 are read too)\n")
+                == "Error: 'maybe' is not a valid bool for 'flag' (expected true or false; yes, no, 1 and 0 are read too)\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 }
