@@ -93,6 +93,10 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(stats["usingDefault"] as? Int == 1)
         #expect((stats["values"] as? [[String: Any]])?.count == 2)
+        // An int key's numbers are whole numbers, shown as such ("3", not "3.0").
+        let launches = try prefs(["stats", "launches", "--threshold", "1"])
+        #expect(
+            launches.stdout.contains("min 3, p25 3, median 3, p75 3, max 3"), "\(launches.stdout)")
         let folder = try TemporaryFolder()
         #expect(
             try runPrefs(["--db", folder.path("prefs.sqlite"), "stats", "darkMode"]).status == 64)

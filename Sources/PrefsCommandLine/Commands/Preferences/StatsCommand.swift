@@ -85,10 +85,15 @@ struct StatsCommand: RunnableCommand {
             lines += "  \(ValueText.listed(value.value)): \(value.accounts)\n"
         }
         if let numbers = statistics.numbers {
+            // A whole number as one ("11", not "11.0"): an int key's quartiles are mostly whole.
+            func shown(_ number: Double) -> String {
+                number.rounded() == number && abs(number) < 1e15
+                    ? String(Int64(number)) : "\(number)"
+            }
             lines +=
-                "  min \(numbers.minimum), p25 \(numbers.firstQuartile), median \(numbers.median),"
-                + " p75 \(numbers.thirdQuartile), max \(numbers.maximum)"
-                + " (\(numbers.accounts) accounts)\n"
+                "  min \(shown(numbers.minimum)), p25 \(shown(numbers.firstQuartile)),"
+                + " median \(shown(numbers.median)), p75 \(shown(numbers.thirdQuartile)),"
+                + " max \(shown(numbers.maximum)) (\(numbers.accounts) accounts)\n"
         }
         if let other = statistics.other { lines += "  other values: \(other)\n" }
         if let otherType = statistics.otherType { lines += "  of another type: \(otherType)\n" }
