@@ -263,15 +263,18 @@ BEGIN
     WHERE d.account = owner AND d.device = pusher;
     IF known IS NOT NULL THEN
         FOR checked IN
-            SELECT d.n FROM unnest(pushed) AS d
+            -- The device's own changes at or below the clock first: in a push of new writes
+            -- there are none, and nothing below is read.
+            SELECT d.n FROM (
+                SELECT u.* FROM unnest(pushed) AS u
+                WHERE u.device = pusher AND u.clock COLLATE "C" <= known COLLATE "C"
+                    AND u.n <> ALL(skipped) OFFSET 0) AS d
             LEFT JOIN LATERAL (
                 SELECT * FROM sync_change AS x WHERE x.account = owner AND x.entity = d.entity
                     AND x.ident = d.ident AND x.field = d.field OFFSET 0) AS s ON true
             LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
                 AND p.account = owner AND p.suite = s.suite AND p.key = s.key
-            WHERE d.n <> ALL(skipped) AND d.device = pusher
-                AND d.clock COLLATE "C" <= known COLLATE "C"
-                AND CASE
+            WHERE CASE
                     WHEN s.clock IS NULL THEN true
                     WHEN s.clock = d.clock THEN (s.present,
                             CASE WHEN s.entity = 'preference' THEN p.type ELSE s.type END,
