@@ -156,34 +156,49 @@ import Testing
         #expect(throws: SyncError.self) { try sync(phone, bob.token) }
     }
 
-    @Test func aLongPollAnswersAsSoonAsAnotherDevicePushes() throws {
-        let issued = try token("alice", "watcher")
-        let answer = try #require(request("GET", "/v1/account", token: issued.token))
-        let position = try #require(
-            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
-                "position"] as? Int)
-        let started = Date()
-        let waited = Mutex<(status: Int, body: String)?>(nil)
+    /// A long poll sent on another thread: the position it started from, its answer once
+    /// it came, and a semaphore signalled then.
+    private final class LongPoll: Sendable {
+        let position: Int
+        let answer = Mutex<(status: Int, body: String)?>(nil)
         let done = DispatchSemaphore(value: 0)
+
+        init(position: Int) { self.position = position }
+    }
+
+    /// A long poll from the account's position now.
+    private func startLongPoll(_ token: String, waitMilliseconds: Int) throws -> LongPoll {
+        let account = try #require(request("GET", "/v1/account", token: token))
+        let poll = LongPoll(
+            position: try #require(
+                (try JSONSerialization.jsonObject(with: Data(account.body.utf8))
+                    as? [String: Any])?["position"] as? Int))
         let port = server.port
         DispatchQueue.global().async {
             let response = RawHTTP.exchange(
                 port: port,
-                "GET /v1/changes?after=\(position)&wait=20000 HTTP/1.1\r\nHost: x\r\n"
-                    + "Authorization: Bearer \(issued.token)\r\nConnection: close\r\n\r\n")
-            waited.withLock { $0 = response }
-            done.signal()
+                "GET /v1/changes?after=\(poll.position)&wait=\(waitMilliseconds) HTTP/1.1\r\n"
+                    + "Host: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+            poll.answer.withLock { $0 = response }
+            poll.done.signal()
         }
+        return poll
+    }
+
+    @Test func aLongPollAnswersAsSoonAsAnotherDevicePushes() throws {
+        let issued = try token("alice", "watcher")
+        let started = Date()
+        let poll = try startLongPoll(issued.token, waitMilliseconds: 20_000)
         usleep(300_000)
-        #expect(waited.withLock { $0 } == nil)
+        #expect(poll.answer.withLock { $0 } == nil)
         let phone = try device("phone")
         try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
         try sync(phone, try token("alice", "phone").token)
-        #expect(done.wait(timeout: .now() + 25) == .success)
+        #expect(poll.done.wait(timeout: .now() + 25) == .success)
         let elapsed = Date().timeIntervalSince(started)
-        let body = try #require(waited.withLock { $0 })
+        let body = try #require(poll.answer.withLock { $0 })
         #expect(body.status == 200)
-        #expect(!body.body.contains(#""position":\#(position)}"#), "\(body.body)")
+        #expect(!body.body.contains(#""position":\#(poll.position)}"#), "\(body.body)")
         // Answered at the push, not at the end of the 20 s wait (with room for a loaded
         // machine).
         #expect(elapsed < 12, "\(elapsed) s")
@@ -194,28 +209,14 @@ import Testing
     /// (24-25 s) and closed it unanswered.
     @Test func aStopAnswersTheLongPollsInFlight() throws {
         let issued = try token("alice", "stopping")
-        let answer = try #require(request("GET", "/v1/account", token: issued.token))
-        let position = try #require(
-            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
-                "position"] as? Int)
-        let waited = Mutex<(status: Int, body: String)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let port = server.port
-        DispatchQueue.global().async {
-            let response = RawHTTP.exchange(
-                port: port,
-                "GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
-                    + "Authorization: Bearer \(issued.token)\r\nConnection: close\r\n\r\n")
-            waited.withLock { $0 = response }
-            done.signal()
-        }
+        let poll = try startLongPoll(issued.token, waitMilliseconds: 25_000)
         usleep(500_000)
         let stopping = Date()
         #expect(server.terminate() == 0)
         let took = Date().timeIntervalSince(stopping)
         #expect(took < 5, "\(took) s to stop")
-        #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(waited.withLock { $0 }?.status == 200)
+        #expect(poll.done.wait(timeout: .now() + 5) == .success)
+        #expect(poll.answer.withLock { $0 }?.status == 200)
     }
 
     @Test func watchingThroughTheServerHearsAnotherDevicesChange() async throws {
