@@ -97,13 +97,12 @@ enum Clock {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    /// The machine's load averages over 1, 5 and 15 minutes (`/proc/loadavg`), for the
-    /// report: a figure means little without the load it ran at. Nil where it is missing.
+    /// The machine's load averages over 1, 5 and 15 minutes (`getloadavg`), for the report:
+    /// a figure means little without the load it ran at. Nil where they cannot be read.
     static func loadAverages() -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else {
-            return nil
-        }
-        return text.split(separator: " ").prefix(3).joined(separator: " ")
+        var loads = [Double](repeating: 0, count: 3)
+        guard getloadavg(&loads, 3) == 3 else { return nil }
+        return loads.map { String(format: "%.2f", $0) }.joined(separator: " ")
     }
 }
 
