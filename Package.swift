@@ -9,6 +9,11 @@ let package = Package(
     products: [
         // The store on a SQLite file: what an app on any platform links.
         .library(name: "PrefsKit", targets: ["PrefsKit"]),
+        // A device's sync with a hub: DeviceSync, the merge, and the protocol's wire types
+        // and HTTP client over a transport the app chooses (PrefsHTTPSync, or the command
+        // line's libcurl). An app that does not sync links PrefsKit alone and carries none
+        // of it.
+        .library(name: "PrefsSync", targets: ["PrefsSync"]),
         // The same store on a PostgreSQL server, the sync hub, and a device's direct sync
         // with it (Linux and macOS: where libpq is).
         .library(name: "PrefsPostgreSQL", targets: ["PrefsPostgreSQL"]),
@@ -52,8 +57,9 @@ let package = Package(
             dependencies: ["EmbedMigrations"]
         ),
         .target(name: "PrefsKit", dependencies: ["SQLiteCore"], plugins: ["EmbedMigrationsPlugin"]),
+        .target(name: "PrefsSync", dependencies: ["PrefsKit"]),
         .target(
-            name: "PrefsPostgreSQL", dependencies: ["PrefsKit", "PostgresCore"],
+            name: "PrefsPostgreSQL", dependencies: ["PrefsKit", "PrefsSync", "PostgresCore"],
             plugins: ["EmbedMigrationsPlugin"]),
         // libcurl, loaded when a sync server is first named (dlopen), not linked: see
         // Sources/CCurl/include/prefs_curl.h.
@@ -65,13 +71,14 @@ let package = Package(
             name: "CMicroHTTPD",
             linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("z")]),
         .executableTarget(
-            name: "prefs-server", dependencies: ["PrefsKit", "PrefsPostgreSQL", "CMicroHTTPD"],
+            name: "prefs-server",
+            dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL", "CMicroHTTPD"],
             path: "Sources/PrefsServer"),
-        .target(name: "PrefsHTTPSync", dependencies: ["PrefsKit"]),
+        .target(name: "PrefsHTTPSync", dependencies: ["PrefsKit", "PrefsSync"]),
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
             name: "PrefsCommandLine",
-            dependencies: ["PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "CCurl"]),
+            dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "CCurl"]),
         // The release build of the tool on Linux links Swift's runtime and libraries in
         // (the system's libc, libstdc++ and libsqlite3 stay shared): loading and binding a
         // dozen of the toolchain's shared objects was most of a short command's time
@@ -105,7 +112,8 @@ let package = Package(
         .executableTarget(
             name: "prefs-bench",
             dependencies: [
-                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "PrefsCommandLine", "CRawSQLite",
+                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "PrefsCommandLine",
+                "CRawSQLite",
                 "CRawLibPQ", "TestSupport",
             ],
             path: "Benchmarks/PrefsBench"),
@@ -136,25 +144,27 @@ let package = Package(
         .executableTarget(
             name: "prefs-fuzz", dependencies: ["PrefsFuzzing"], path: "Tests/Fuzz/PrefsFuzz"),
         .executableTarget(
-            name: "prefs-stress", dependencies: ["PrefsKit", "PrefsPostgreSQL"],
+            name: "prefs-stress", dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL"],
             path: "Tests/Helpers/PrefsStress"),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
                 "SQLiteCore", "TestSupport", "PrefsFuzzing", "prefs", "prefs-stress", "CCrashVFS",
-                "PrefsCommandLine",
+                "PrefsCommandLine", "PrefsSync",
             ]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [
-                "PrefsKit", "PrefsPostgreSQL", "PrefsInterchange", "PrefsHTTPSync", "SQLiteCore",
+                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "PrefsHTTPSync",
+                "SQLiteCore",
                 "PostgresCore", "TestSupport", "prefs", "prefs-server",
             ]),
         .testTarget(
             name: "PrefsCommandLineTests",
             dependencies: [
-                "PrefsCommandLine", "PrefsKit", "PrefsPostgreSQL", "SQLiteCore", "TestSupport",
+                "PrefsCommandLine", "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "SQLiteCore",
+                "TestSupport",
                 "prefs", "prefs-server",
             ]),
     ],

@@ -3,6 +3,7 @@ import Foundation
 import PrefsCommandLine
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import Synchronization
 import TestSupport
 

@@ -2,6 +2,7 @@ import CRawLibPQ
 import Foundation
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import TestSupport
 
 /// The preference and bookmark workloads through PrefsKit's PostgreSQL engine, next to raw

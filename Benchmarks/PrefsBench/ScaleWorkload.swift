@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import Synchronization
 import TestSupport
 

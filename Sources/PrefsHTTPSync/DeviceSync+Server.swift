@@ -1,5 +1,6 @@
 import Foundation
 import PrefsKit
+import PrefsSync
 
 #if canImport(Security)
     import Security

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PrefsKit
+import PrefsSync
 import Synchronization
 
 #if canImport(FoundationNetworking)

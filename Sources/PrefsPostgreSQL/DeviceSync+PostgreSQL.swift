@@ -1,5 +1,6 @@
 internal import PostgresCore
 import PrefsKit
+import PrefsSync
 
 /// A PostgreSQL hub, and its standby, reached by connection strings.
 struct PostgreSQLHubConnector: SyncHubConnector {

@@ -1,5 +1,6 @@
 internal import PostgresCore
 import PrefsKit
+import PrefsSync
 
 /// How to open a database on a PostgreSQL server (``PrefsKit/AppDatabase/postgreSQL(_:options:)``):
 /// what every database takes (``database``: read-only, caching, observation, the busy timeout

@@ -1,5 +1,6 @@
 internal import PostgresCore
 import PrefsKit
+import PrefsSync
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials

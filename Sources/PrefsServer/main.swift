@@ -6,6 +6,7 @@ import CMicroHTTPD
 import Dispatch
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsSync
 import SQLiteCore
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import TestSupport
 import Testing
 

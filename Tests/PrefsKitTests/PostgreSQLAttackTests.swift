@@ -2,6 +2,7 @@ import Foundation
 import PostgresCore
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresCore
+import PrefsSync
 import Synchronization
 import TestSupport
 import Testing

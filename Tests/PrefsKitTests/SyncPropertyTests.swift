@@ -1,4 +1,5 @@
 import Foundation
+import PrefsSync
 import Synchronization
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import PrefsHTTPSync
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import TestSupport
 import Testing
 

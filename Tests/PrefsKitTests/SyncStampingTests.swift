@@ -1,5 +1,6 @@
 import Foundation
 import PrefsPostgreSQL
+import PrefsSync
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresCore
 import PrefsPostgreSQL
+import PrefsSync
 import Synchronization
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsSync
 
 /// A command that could not do its work: a one-line message and a sysexits code.
 struct CommandFailure: Error, Equatable {

@@ -11,8 +11,8 @@ public struct PreferenceDeclaration: Sendable, Hashable {
     public let defaultValue: PreferenceValue?
     /// What the key is for.
     public let description: String?
-    /// Whether the key's values stay on this device when it syncs (``DeviceSync``): a window
-    /// size, a device's own setting. False: they follow the user to the account's devices.
+    /// Whether the key's values stay on this device when it syncs (PrefsSync's `DeviceSync`):
+    /// a window size, a device's own setting. False: they follow the user to the account's devices.
     public let isDeviceLocal: Bool
 
     /// Creates a declaration.

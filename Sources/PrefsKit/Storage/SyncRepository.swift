@@ -97,14 +97,33 @@ package struct SyncDeviceState: Sendable, Hashable {
     }
 }
 
+/// What a round reads of a device's sync state, outside a write: nothing here changes the
+/// file (``DatabaseReader/sync``).
+package protocol SyncDeviceReading {
+    /// Nil until sync is turned on.
+    func deviceState() throws -> SyncDeviceState?
+    /// Pending changes, preferences with their current values, oldest stamps first.
+    func pendingChanges(limit: Int) throws -> [SyncChange]
+    /// Preferences, bookmarks and tags with changes pending (not fields).
+    func pendingCount() throws -> Int
+    func field(_ address: SyncAddress) throws -> SyncFieldState?
+    /// This device's wall clock (with any skew set for tests), in milliseconds since 1970.
+    func wallClockMilliseconds() throws -> Int64
+    /// The name still to send to the hub (`.some(nil)`: the name was taken away); nil when
+    /// the hub has the current one.
+    func unsentDeviceName() throws -> String??
+    /// The names of the account's devices, as the last round read them from the hub.
+    func deviceNames() throws -> [String: String]
+    /// Whether a preference is declared to stay on this device.
+    func isDeviceLocal(suite: String, key: String) throws -> Bool
+}
+
 /// The device side of sync as a round needs it, kept in the device's database file: the
 /// clock and the field stamps its triggers write, the cursor, what the round records (the
 /// losing sides of conflicts, refusals). Calls are made with the database lock held, writes
 /// inside a transaction. What `sync status` and the listings read is
 /// ``SyncDeviceRecords``.
-package protocol SyncRepository: SyncBookmarkFields {
-    /// Nil until sync is turned on.
-    func deviceState() throws -> SyncDeviceState?
+package protocol SyncRepository: SyncDeviceReading, SyncBookmarkFields {
     /// Turns sync on: from now on every change of a synced field is stamped and pending;
     /// what the database holds already is stamped with the time it was last written, and
     /// removals made before with the time they were made. A device that left keeps the
@@ -113,14 +132,9 @@ package protocol SyncRepository: SyncBookmarkFields {
     func start(deviceID: String, hub: String, account: String) throws -> Bool
     /// Remembers the hub and account (never credentials).
     func setHub(_ hub: String, account: String) throws
-    /// Pending changes, preferences with their current values, oldest stamps first.
-    func pendingChanges(limit: Int) throws -> [SyncChange]
-    /// Preferences, bookmarks and tags with changes pending (not fields).
-    func pendingCount() throws -> Int
     /// Marks changes as confirmed by the hub, unless the field changed again since; the
     /// newest of their clocks up to `ceilingMilliseconds` is one this device has seen.
     func confirm(_ changes: [SyncChange], ceilingMilliseconds: Int64) throws
-    func field(_ address: SyncAddress) throws -> SyncFieldState?
     /// Records a change as this device's knowledge of its field.
     func setField(_ change: SyncChange, isPending: Bool) throws
     /// Changes applied from now until `false` are not captured for sync.
@@ -128,8 +142,6 @@ package protocol SyncRepository: SyncBookmarkFields {
     /// Moves the clock past one seen in a pulled change, whatever the wall clock says, up to
     /// `ceilingMilliseconds` (the hub's clock and its bound: what the hub would have taken).
     func receive(clock: HybridClock, ceilingMilliseconds: Int64) throws
-    /// This device's wall clock (with any skew set for tests), in milliseconds since 1970.
-    func wallClockMilliseconds() throws -> Int64
     /// Notes how far ahead of the hub this device's clock was found (nil: not ahead).
     func setClockAhead(milliseconds: Int64?, at date: Date) throws
     /// Notes how far the device's clock is from the hub's (nil: within the tolerance).
@@ -148,25 +160,22 @@ package protocol SyncRepository: SyncBookmarkFields {
         throws
     /// Turns sync off: the device keeps its data and forgets its hub. `keepingStamps`: it
     /// keeps its clock and stamps and goes on stamping its writes, for when it joins again
-    /// (``DeviceSync/leave()``); false: as though it had never synced (a first round that
+    /// (`DeviceSync.leave()`); false: as though it had never synced (a first round that
     /// failed).
     func leave(keepingStamps: Bool) throws
     /// Keeps the losing side of a conflict.
     func recordConflict(lost: SyncChange, wonBy clock: String, at date: Date) throws
-    /// The name still to send to the hub (`.some(nil)`: the name was taken away); nil when
-    /// the hub has the current one.
-    func unsentDeviceName() throws -> String??
     /// The hub has this device's name.
     func markDeviceNameSent() throws
-    /// The names of the account's devices, as the last round read them from the hub.
-    func deviceNames() throws -> [String: String]
     /// Keeps the names of the account's devices read from the hub.
     func setDeviceNames(_ names: [String: String]) throws
+    /// Names this device (nil: no name), to be sent at the next round.
+    func setDeviceName(_ name: String?) throws
+    /// Adds to the clock's wall-clock milliseconds (tests of devices whose clock is wrong).
+    func setClockSkew(milliseconds: Int64) throws
     func setCursor(_ cursor: Int64, pulledAt date: Date) throws
     func recordPush(at date: Date) throws
     func recordError(_ message: String?) throws
-    /// Whether a preference is declared to stay on this device.
-    func isDeviceLocal(suite: String, key: String) throws -> Bool
 }
 
 /// The hub side of sync: the newest change of every field of one account, numbered.
@@ -279,7 +288,7 @@ package struct SyncPushOutcome: Sendable {
 }
 
 /// What a device's sync keeps for people to read, outside a round: the refusals and the
-/// losing sides of conflicts, counted and listed, and the device's own name.
+/// losing sides of conflicts, counted and listed, and the device's own name. Reads only.
 package protocol SyncDeviceRecords {
     /// How many changes were refused.
     func refusedCount() throws -> Int
@@ -289,10 +298,6 @@ package protocol SyncDeviceRecords {
     func conflicts(limit: Int) throws -> [SyncConflict]
     /// How many losing sides are kept.
     func conflictCount() throws -> Int
-    /// Names this device (nil: no name), to be sent at the next round.
-    func setDeviceName(_ name: String?) throws
     /// This device's name.
     func deviceName() throws -> String?
-    /// Adds to the clock's wall-clock milliseconds (tests of devices whose clock is wrong).
-    func setClockSkew(milliseconds: Int64) throws
 }

@@ -1,6 +1,7 @@
 import Dispatch
 internal import PostgresCore
 import PrefsKit
+import PrefsSync
 import Synchronization
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION

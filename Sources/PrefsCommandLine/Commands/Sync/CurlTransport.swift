@@ -1,5 +1,6 @@
 import CCurl
 import PrefsKit
+import PrefsSync
 
 #if canImport(Glibc)
     import Glibc

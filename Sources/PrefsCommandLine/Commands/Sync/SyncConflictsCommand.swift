@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsSync
 
 /// `prefs sync conflicts`: the losing sides of conflicts.
 struct SyncConflictsCommand: RunnableCommand {

@@ -1,5 +1,6 @@
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 
 /// `prefs sync leave`: turns sync off; the data stays.
 struct SyncLeaveCommand: RunnableCommand {

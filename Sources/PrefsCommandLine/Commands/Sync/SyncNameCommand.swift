@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsSync
 
 /// `prefs sync name [NAME]`: names this device, so that conflict listings on the account's
 /// devices say which device lost or won; without a name, prints this device's.

@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsSync
 
 /// `prefs sync refused`: changes refused, and why.
 struct SyncRefusedCommand: RunnableCommand {

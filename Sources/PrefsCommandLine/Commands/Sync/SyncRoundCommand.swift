@@ -1,6 +1,7 @@
 import Dispatch
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 import Synchronization
 
 #if canImport(Glibc)

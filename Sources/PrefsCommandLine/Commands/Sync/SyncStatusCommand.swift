@@ -1,5 +1,6 @@
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsSync
 
 /// `prefs sync status`: the device's sync state, read from the file alone.
 struct SyncStatusCommand: RunnableCommand {

@@ -1,4 +1,5 @@
 import PrefsKit
+import PrefsSync
 
 /// How sync's reports, conflicts and clocks print.
 enum SyncText {

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else

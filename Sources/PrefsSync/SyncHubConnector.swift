@@ -1,3 +1,4 @@
+import PrefsKit
 import Synchronization
 
 /// How a device reaches its hub: PrefsPostgreSQL's connector opens a server's database by
@@ -45,20 +46,14 @@ package final class SyncHubHandle: @unchecked Sendable {
         guard let database else {
             return try calls.withLock { _ in try body(hub) }
         }
-        return try database.state.withLock { state in
-            do {
-                return try body(hub)
-            } catch {
-                throw state.engine.translate(error)
-            }
-        }
+        return try database.withEngine { _ in try body(hub) }
     }
 
     /// A number that moves when the hub's account changed (another device pushed, the
     /// server app wrote); nil when it cannot be read.
     package func changeToken() -> Int64? {
         if let token { return token() }
-        return try? database?.state.withLock { try $0.engine.commitToken() }
+        return try? database?.withEngine { try $0.commitToken() }
     }
 }
 

@@ -1,3 +1,5 @@
+import PrefsKit
+
 /// Which addresses a device sends its token to: `https://` to any host, `http://` only to
 /// this machine (loopback), never with credentials in the address.
 package enum SyncServerAddress {

@@ -1,3 +1,4 @@
+import PrefsKit
 import Synchronization
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
@@ -78,7 +79,7 @@ public final class DeviceSync: Sendable {
         database: AppDatabase, connector: any SyncHubConnector, account: String?
     ) throws {
         self.database = database
-        let remembered = try database.read { state in
+        let remembered = try database.withReader { state in
             try Self.repository(state).deviceState()
         }
         if let previous = remembered?.account, let account, previous != account {
@@ -98,7 +99,7 @@ public final class DeviceSync: Sendable {
         // Sync is turned on (the device bound to the account) by the first round that
         // completes, never before: see `sync()`.
         if remembered != nil {
-            try database.write { state in
+            try database.withWriter { state in
                 try Self.repository(state).setHub(hubToRemember, account: hubAccount)
             }
         }
@@ -116,13 +117,18 @@ public final class DeviceSync: Sendable {
         return (hub, state.account)
     }
 
-    private static func repository(_ state: DatabaseState) throws -> any SyncRepository {
-        guard let sync = state.engine.sync else { throw SyncError.notADeviceFile }
+    private static func repository(_ writer: DatabaseWriter) throws -> any SyncRepository {
+        guard let sync = writer.sync else { throw SyncError.notADeviceFile }
         return sync
     }
 
-    private static func records(_ state: DatabaseState) throws -> any SyncDeviceRecords {
-        guard let records = state.engine.syncRecords else { throw SyncError.notADeviceFile }
+    private static func repository(_ reader: DatabaseReader) throws -> any SyncDeviceReading {
+        guard let sync = reader.sync else { throw SyncError.notADeviceFile }
+        return sync
+    }
+
+    private static func records(_ reader: DatabaseReader) throws -> any SyncDeviceRecords {
+        guard let records = reader.syncRecords else { throw SyncError.notADeviceFile }
         return records
     }
 
@@ -144,7 +150,7 @@ public final class DeviceSync: Sendable {
     @discardableResult
     public func sync() throws -> SyncReport {
         // A device that left and joins again (`rejoined`) kept stamping its writes meanwhile.
-        let (isFirstRound, rejoined) = try database.write { state in
+        let (isFirstRound, rejoined) = try database.withWriter { state in
             let sync = try Self.repository(state)
             guard try sync.deviceState() == nil else { return (false, false) }
             return (
@@ -171,7 +177,7 @@ public final class DeviceSync: Sendable {
                 mayReadStandby: !isFirstRound, pushed: pushed.sequence,
                 everything: pushed.restored)
             try exchangeNames()
-            try database.write { state in try Self.repository(state).recordError(nil) }
+            try database.withWriter { state in try Self.repository(state).recordError(nil) }
             return SyncReport(
                 pushed: pushed.accepted, pulled: pull.pulled,
                 conflicts: pushed.conflicts + pull.conflicts, pending: try pendingCount(),
@@ -183,13 +189,13 @@ public final class DeviceSync: Sendable {
         } catch {
             if isFirstRound {
                 // Nothing is bound by a round that did not complete.
-                try? database.write { state in
+                try? database.withWriter { state in
                     try Self.repository(state).leave(keepingStamps: rejoined)
                 }
                 throw error
             }
             let message = String(describing: error)
-            try? database.write { state in try Self.repository(state).recordError(message) }
+            try? database.withWriter { state in try Self.repository(state).recordError(message) }
             throw error
         }
     }
@@ -204,24 +210,24 @@ public final class DeviceSync: Sendable {
     @discardableResult
     public func leave() throws -> Bool {
         let toldHub = (try? withHub { try $0.forget(device: deviceID) }) != nil
-        try database.write { state in try Self.repository(state).leave(keepingStamps: true) }
+        try database.withWriter { state in try Self.repository(state).leave(keepingStamps: true) }
         return toldHub
     }
 
     /// Sends this device's name when it changed, and keeps the names of the account's
     /// devices for conflict listings (written only when they changed).
     private func exchangeNames() throws {
-        let (unsent, known) = try database.read { state in
+        let (unsent, known) = try database.withReader { state in
             let sync = try Self.repository(state)
             return (try sync.unsentDeviceName(), try sync.deviceNames())
         }
         if let unsent {
             try withHub { try $0.setName(unsent, device: deviceID) }
-            try database.write { state in try Self.repository(state).markDeviceNameSent() }
+            try database.withWriter { state in try Self.repository(state).markDeviceNameSent() }
         }
         let names = try withHub { try $0.deviceNames() }
         if names != known {
-            try database.write { state in try Self.repository(state).setDeviceNames(names) }
+            try database.withWriter { state in try Self.repository(state).setDeviceNames(names) }
         }
     }
 
@@ -240,16 +246,16 @@ public final class DeviceSync: Sendable {
                 !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw SyncError.invalidDeviceName(name) }
         }
-        try database.write { state in
+        try database.withWriter { state in
             let sync = try repository(state)
             guard try sync.deviceState() != nil else { throw SyncError.notConfigured }
-            try records(state).setDeviceName(name)
+            try repository(state).setDeviceName(name)
         }
     }
 
     /// This device's name (``setName(_:of:)``); nil when it has none or never synced.
     public static func name(of database: AppDatabase) throws -> String? {
-        try database.read { state in try records(state).deviceName() }
+        try database.withReader { state in try records(state).deviceName() }
     }
 
     /// Runs hub calls under the hub database's lock, with the engine's errors in their
@@ -282,7 +288,7 @@ public final class DeviceSync: Sendable {
     /// refuses for a clock too far ahead stays pending, and the device says so (or, when
     /// its clock is right again, stamps it again).
     private func push() throws -> PushResult {
-        let (pending, cursor) = try database.read { state in
+        let (pending, cursor) = try database.withReader { state in
             let sync = try Self.repository(state)
             return (
                 try sync.pendingChanges(limit: Int.max), try sync.deviceState()?.cursor ?? 0
@@ -292,7 +298,7 @@ public final class DeviceSync: Sendable {
         if let tap = Self.pushTap.withLock({ $0 }) { tap(deviceID, pending) }
         let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
         let now = Date()
-        return try database.write { state in
+        return try database.withWriter { state in
             let sync = try Self.repository(state)
             var result = PushResult(
                 accepted: outcome.accepted, conflicts: 0, refused: outcome.refused.count)
@@ -370,13 +376,13 @@ public final class DeviceSync: Sendable {
         pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
         clockOffset: Int64?
     ) {
-        guard let device = try database.read({ try Self.repository($0).deviceState() }) else {
+        guard let device = try database.withReader({ try Self.repository($0).deviceState() }) else {
             return (0, 0, 0, false, false, nil)
         }
         // A file the push found restored pulls every change, as one the pull finds so.
         var cursor = everything ? 0 : device.cursor
         let seen = max(cursor, pushed ?? 0)
-        let before = try database.read { try Self.repository($0).wallClockMilliseconds() }
+        let before = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
         let fromStandby =
             mayReadStandby
             ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
@@ -391,7 +397,7 @@ public final class DeviceSync: Sendable {
                     try $0.clockBound()
                 )
             }
-        let after = try database.read { try Self.repository($0).wallClockMilliseconds() }
+        let after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
         // The device's clock against the hub's, read halfway through the round trip; reported
         // beyond the tolerance and half the trip (the reading's own uncertainty).
         let offset = pulled.hubMilliseconds.flatMap { hub -> Int64? in
@@ -399,13 +405,13 @@ public final class DeviceSync: Sendable {
             let tolerance = Self.clockToleranceMilliseconds + (after - before) / 2
             return abs(difference) > tolerance ? difference : nil
         }
-        try database.write { try Self.repository($0).setClockOffset(milliseconds: offset) }
+        try database.withWriter { try Self.repository($0).setClockOffset(milliseconds: offset) }
         let rows = pulled.rows
         // Past the round's own push too, which the pull leaves out.
         let through = pulled.through ?? rows.last?.sequence
         var outcome = SyncMerge.Outcome()
         if !rows.isEmpty {
-            outcome = try database.write { state in
+            outcome = try database.withWriter { state in
                 let sync = try Self.repository(state)
                 var merge = SyncMerge(state: state, sync: sync)
                 merge.ceilingMilliseconds = SyncValidation.clockCeiling(
@@ -418,7 +424,7 @@ public final class DeviceSync: Sendable {
         if let through { cursor = max(cursor, through) }
         try withHub { try $0.report(device: deviceID, cursor: cursor) }
         let pulledAt = Date()
-        try database.write { state in
+        try database.withWriter { state in
             try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
         }
         return (
@@ -537,14 +543,14 @@ public final class DeviceSync: Sendable {
     // MARK: - Status
 
     private func pendingCount() throws -> Int {
-        try database.read { state in try Self.repository(state).pendingCount() }
+        try database.withReader { state in try Self.repository(state).pendingCount() }
     }
 
     /// The device's sync state; nil when sync was never turned on.
     ///
     /// - Throws: ``SyncError/notADeviceFile`` for a database on a server.
     public static func status(of database: AppDatabase) throws -> SyncStatus? {
-        try database.read { state in
+        try database.withReader { state in
             let sync = try repository(state)
             guard let device = try sync.deviceState() else { return nil }
             return SyncStatus(
@@ -561,7 +567,7 @@ public final class DeviceSync: Sendable {
     /// or login refused), as a failed round notes it: `sync status` shows it until a round
     /// completes. Nothing for a device that never synced.
     package static func recordFailure(_ error: any Error, of database: AppDatabase) {
-        try? database.write { state in
+        try? database.withWriter { state in
             let sync = try repository(state)
             guard try sync.deviceState() != nil else { return }
             try sync.recordError(String(describing: error))
@@ -570,28 +576,28 @@ public final class DeviceSync: Sendable {
 
     /// Turns sync off for a device without reaching its hub (see ``leave()``).
     public static func leave(_ database: AppDatabase) throws {
-        try database.write { state in try repository(state).leave(keepingStamps: true) }
+        try database.withWriter { state in try repository(state).leave(keepingStamps: true) }
     }
 
     /// The changes sync refused on this device's way, pushed or pulled, newest first.
     public static func refusals(of database: AppDatabase, limit: Int = 100) throws
         -> [SyncRefusal]
     {
-        try database.read { state in try records(state).refusals(limit: limit) }
+        try database.withReader { state in try records(state).refusals(limit: limit) }
     }
 
     /// The losing sides of conflicts this device saw, newest first.
     public static func conflicts(of database: AppDatabase, limit: Int = 100) throws
         -> [SyncConflict]
     {
-        try database.read { state in try records(state).conflicts(limit: limit) }
+        try database.withReader { state in try records(state).conflicts(limit: limit) }
     }
 
     /// Shifts this device's wall clock by an amount, as a device whose clock is wrong
     /// would read it (for tests of clock skew).
-    func setClockSkew(milliseconds: Int64) throws {
-        try database.write { state in
-            try Self.records(state).setClockSkew(milliseconds: milliseconds)
+    package func setClockSkew(milliseconds: Int64) throws {
+        try database.withWriter { state in
+            try Self.repository(state).setClockSkew(milliseconds: milliseconds)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import PrefsKit
 import Synchronization
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION

@@ -1,3 +1,5 @@
+import PrefsKit
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
@@ -9,7 +11,7 @@
 /// rebuilt from their fields and their kinds renumbered in the merged order. Nothing applied
 /// here is captured for sync again.
 struct SyncMerge {
-    let state: DatabaseState
+    let state: DatabaseWriter
     let sync: any SyncRepository
     /// The newest clock this device's clock may follow (``SyncValidation/clockCeiling(hubMilliseconds:bound:wall:)``);
     /// nil: the default bound past the wall clock.
@@ -51,7 +53,7 @@ struct SyncMerge {
                 change, clock: clock, ident: ident, ceiling: ceiling, outcome: &outcome,
                 bookmarks: &bookmarks, seen: &seen)
         }
-        if !bookmarks.isEmpty { state.feed.states.willChangeBookmarks() }
+        if !bookmarks.isEmpty { state.willChangeBookmarks() }
         let rebuilder = SyncBookmarkRebuild(bookmarks: state.engine.bookmarks, fields: sync)
         // One batch: a pull of many bookmarks writes their search rows together.
         try state.engine.bookmarks.batchingSearchRows {
