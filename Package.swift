@@ -70,15 +70,29 @@ let package = Package(
         .target(
             name: "CMicroHTTPD",
             linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("z")]),
+        // What the sync server does with a request: the route table, the middleware, the
+        // handlers, libmicrohttpd's daemon; the hub's pool, listener and tokens are
+        // PrefsPostgreSQL's.
+        .target(
+            name: "PrefsSyncServer",
+            dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsTool", "CMicroHTTPD"]),
+        // What both command-line tools share: the sysexits codes and the code of each of the
+        // library's errors.
+        .target(name: "PrefsTool", dependencies: ["PrefsKit"]),
         .executableTarget(
             name: "prefs-server",
-            dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL", "CMicroHTTPD"],
+            dependencies: [
+                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsSyncServer", "PrefsTool",
+            ],
             path: "Sources/PrefsServer"),
         .target(name: "PrefsHTTPSync", dependencies: ["PrefsKit", "PrefsSync"]),
         .target(name: "PrefsInterchange", dependencies: ["PrefsKit", "SQLiteCore"]),
         .target(
             name: "PrefsCommandLine",
-            dependencies: ["PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "CCurl"]),
+            dependencies: [
+                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "PrefsTool",
+                "CCurl",
+            ]),
         // The release build of the tool on Linux links Swift's runtime and libraries in
         // (the system's libc, libstdc++ and libsqlite3 stay shared): loading and binding a
         // dozen of the toolchain's shared objects was most of a short command's time
@@ -153,6 +167,11 @@ let package = Package(
                 "PrefsCommandLine", "PrefsSync",
             ]),
         .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
+        .testTarget(
+            name: "PrefsSyncServerTests",
+            dependencies: [
+                "PrefsSyncServer", "PrefsSync", "PrefsKit", "PrefsPostgreSQL", "TestSupport",
+            ]),
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [

@@ -205,15 +205,23 @@ const char *prefs_http_query(struct MHD_Connection *connection, const char *key)
     return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, key);
 }
 
-int prefs_http_respond(
-    struct MHD_Connection *connection, unsigned int status, const char *content_type,
-    const void *body, size_t length, const char *extra_name, const char *extra_value) {
+struct MHD_Response *prefs_http_response(
+    const char *content_type, const void *body, size_t length) {
     struct MHD_Response *response =
         MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!response) return 0;
+    if (!response) return NULL;
     MHD_add_response_header(response, "Content-Type", content_type);
     MHD_add_response_header(response, "Cache-Control", "no-store");
-    if (extra_name && extra_value) MHD_add_response_header(response, extra_name, extra_value);
+    return response;
+}
+
+int prefs_http_response_header(
+    struct MHD_Response *response, const char *name, const char *value) {
+    return MHD_add_response_header(response, name, value) == MHD_YES;
+}
+
+int prefs_http_respond(
+    struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response) {
     enum MHD_Result queued = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);
     return queued == MHD_YES;

@@ -227,7 +227,9 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
                 response = try transport.send(request)
             } catch let failure as SyncTransportError {
                 guard failure.isRetryable, attempt < attempts else {
-                    throw DatabaseError.unavailable(path: transport.server, detail: failure.detail)
+                    throw DatabaseError(
+                        .unavailable(path: transport.server, detail: failure.detail),
+                        underlying: failure)
                 }
                 usleep(UInt32(min(100_000 << (attempt - 1), 2_000_000)))
                 continue
@@ -255,16 +257,19 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
         }
         let said = try? JSONDecoder().decode(SyncWire.ErrorBody.self, from: Data(response.body))
         let detail = said.map { MessageText.shown($0.message) } ?? "HTTP \(response.status)"
+        // The server's code is kept with the error, for a program to tell one refusal from
+        // another without reading the sentence.
+        let refusal = SyncServerRefusal(
+            status: response.status, code: said.map { MessageText.shown($0.error) } ?? "",
+            message: detail)
+        let kind: DatabaseError.Kind
         switch response.status {
-        case 401, 403:
-            throw DatabaseError.permissionDenied(path: server, detail: detail)
-        case 413:
-            throw DatabaseError.tooLarge(detail: detail)
-        case 408, 429, 500..<600:
-            throw DatabaseError.unavailable(path: server, detail: detail)
-        default:
-            throw DatabaseError.internalError("the sync server \(server) refused: \(detail)")
+        case 401, 403: kind = .permissionDenied(path: server, detail: detail)
+        case 413: kind = .tooLarge(detail: detail)
+        case 408, 429, 500..<600: kind = .unavailable(path: server, detail: detail)
+        default: kind = .internalError("the sync server \(server) refused: \(detail)")
         }
+        throw DatabaseError(kind, underlying: refusal)
     }
 
     private func malformed(_ what: String) -> DatabaseError {

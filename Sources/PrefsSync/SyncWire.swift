@@ -13,6 +13,14 @@ package enum SyncWire {
     /// The protocol's version, the first part of every path (`/v1/...`).
     package static let version = 1
 
+    /// A body as the protocol sends it: JSON with its keys in order, so that the same
+    /// answer is the same bytes.
+    package static func json<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Array((try? encoder.encode(value)) ?? Data(#"{"error":"internal"}"#.utf8))
+    }
+
     /// One change of one field.
     package struct Change: Codable, Sendable, Hashable {
         package var entity: SyncEntity

@@ -118,6 +118,10 @@ import Testing
             Issue.record("expected permissionDenied, got \(String(describing: refused))")
             return
         }
+        // The server's stable code is kept with the error.
+        let said = refused?.underlying as? SyncServerRefusal
+        #expect(said?.status == 401)
+        #expect(said?.knownCode == .badToken)
         #expect(try sync(phone, phoneToken.token).pending == 0)
         let listed = try DeviceTokens.list(on: hub("alice"))
         #expect(listed.map(\.name) == ["Anna's iPhone", "Anna's laptop"])

@@ -44,10 +44,20 @@ const char *prefs_http_header(struct MHD_Connection *connection, const char *nam
 /// A query argument's value, or NULL.
 const char *prefs_http_query(struct MHD_Connection *connection, const char *key);
 
-/// Queues the answer. `extra_name`/`extra_value`: one more header, or NULL. 1 on success.
+struct MHD_Response;
+
+/// An answer with a copy of `body`, and the headers every answer has (Content-Type,
+/// Cache-Control: no-store); NULL when there is no memory for it.
+struct MHD_Response *prefs_http_response(
+    const char *content_type, const void *body, size_t length);
+
+/// Adds a header to the answer. 1 on success.
+int prefs_http_response_header(
+    struct MHD_Response *response, const char *name, const char *value);
+
+/// Queues the answer on the connection and lets go of it. 1 on success.
 int prefs_http_respond(
-    struct MHD_Connection *connection, unsigned int status, const char *content_type,
-    const void *body, size_t length, const char *extra_name, const char *extra_value);
+    struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response);
 
 /// Inflates a gzip body into a new buffer (freed with prefs_http_free), refusing to make
 /// more than `max` bytes (a small body that inflates to gigabytes is refused, not made).

@@ -1,5 +1,6 @@
 import PrefsKit
 import PrefsSync
+import PrefsTool
 
 /// A command that could not do its work: a one-line message and a sysexits code.
 struct CommandFailure: Error, Equatable {
@@ -11,28 +12,18 @@ struct CommandFailure: Error, Equatable {
         self.exitCode = exitCode
     }
 
-    /// Nothing found (`get` of a key with no value, a bookmark that is not there).
-    static let notFound: Int32 = 1
-    /// `EX_USAGE`: the command line is wrong.
-    static let usage: Int32 = 64
-    /// `EX_DATAERR`: the input (a value, a file) is wrong.
-    static let dataError: Int32 = 65
-    /// `EX_NOINPUT`: no database, or no file, to read.
-    static let noInput: Int32 = 66
-    /// `EX_UNAVAILABLE`: this build lacks what is needed (PostgreSQL in the static build).
-    static let unavailable: Int32 = 69
-    /// `EX_SOFTWARE`: a bug of prefs.
-    static let software: Int32 = 70
-    /// `EX_OSERR`: the system refused a resource (file descriptors).
-    static let systemError: Int32 = 71
-    /// `EX_CANTCREAT`: the database cannot be made.
-    static let cannotCreate: Int32 = 73
-    /// `EX_IOERR`: reading or writing failed (a full disk, a read-only file).
-    static let ioError: Int32 = 74
-    /// `EX_TEMPFAIL`: try again (locked, busy, a server away).
-    static let temporaryFailure: Int32 = 75
-    /// `EX_NOPERM`: not allowed (a file shared with others, a role of another account).
-    static let noPermission: Int32 = 77
+    // The codes, as the commands name them (PrefsTool's ExitCode says what each means).
+    static let notFound = ExitCode.notFound
+    static let usage = ExitCode.usage
+    static let dataError = ExitCode.dataError
+    static let noInput = ExitCode.noInput
+    static let unavailable = ExitCode.unavailable
+    static let software = ExitCode.software
+    static let systemError = ExitCode.systemError
+    static let cannotCreate = ExitCode.cannotCreate
+    static let ioError = ExitCode.ioError
+    static let temporaryFailure = ExitCode.temporaryFailure
+    static let noPermission = ExitCode.noPermission
 
     /// Maps errors of the library to messages and exit codes.
     init(_ error: Error) {

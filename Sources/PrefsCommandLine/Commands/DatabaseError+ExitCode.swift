@@ -1,24 +1,7 @@
 import PrefsKit
+import PrefsTool
 
 extension DatabaseError {
-    /// The sysexits code the `prefs` command exits with for this error.
-    var exitCode: Int32 {
-        switch kind {
-        case .notFound, .specialFile, .accessDenied, .folderMissing, .cannotOpen,
-            .serverDatabaseMissing:
-            CommandFailure.noInput
-        case .untrustedFile, .permissionDenied: CommandFailure.noPermission
-        case .invalidConnectionString, .invalidConnectionOption: CommandFailure.usage
-        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion, .tooLarge:
-            CommandFailure.dataError
-        case .cannotCreate: CommandFailure.cannotCreate
-        case .diskFull, .readOnly, .ioError, .needsUpgrade: CommandFailure.ioError
-        case .busy, .unavailable, .timedOut: CommandFailure.temporaryFailure
-        case .unsupported: CommandFailure.unavailable
-        case .internalError: CommandFailure.software
-        }
-    }
-
     /// The message the command prints: the library's description, with the option of the
     /// command that is the remedy where there is one (the library names none).
     var commandMessage: String {

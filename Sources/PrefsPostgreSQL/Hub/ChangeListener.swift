@@ -14,11 +14,11 @@ import Synchronization
 /// waiting device costs a semaphore, not a query every few milliseconds. The connection is
 /// a session of its own, straight to the server (a transaction pooler would not keep its
 /// `LISTEN`), touched by the listening thread only.
-final class ChangeListener: @unchecked Sendable {
+package final class ChangeListener: @unchecked Sendable {
     /// A device waiting for its account's channel.
-    final class Waiter: @unchecked Sendable {
+    package final class Waiter: @unchecked Sendable {
         let channel: String
-        let woken = DispatchSemaphore(value: 0)
+        package let woken = DispatchSemaphore(value: 0)
 
         init(channel: String) { self.channel = channel }
     }
@@ -39,7 +39,7 @@ final class ChangeListener: @unchecked Sendable {
     /// server's socket without a timeout to poll by.
     private let wakePipe: (read: Int32, write: Int32)
 
-    init(target: String) {
+    package init(target: String) {
         self.target = target
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
@@ -52,7 +52,7 @@ final class ChangeListener: @unchecked Sendable {
     /// Registers a waiter on the channel and returns once the channel is listened to (or
     /// after a second, when the listener cannot reach the server: the waiter then wakes at
     /// its time).
-    func register(channel: String) -> Waiter {
+    package func register(channel: String) -> Waiter {
         let waiter = Waiter(channel: channel)
         let confirmed = DispatchSemaphore(value: 0)
         let start = state.withLock { state -> Bool in
@@ -75,7 +75,7 @@ final class ChangeListener: @unchecked Sendable {
         return waiter
     }
 
-    func unregister(_ waiter: Waiter) {
+    package func unregister(_ waiter: Waiter) {
         state.withLock { state in
             state.waiters[waiter.channel]?[ObjectIdentifier(waiter)] = nil
         }
@@ -142,7 +142,7 @@ final class ChangeListener: @unchecked Sendable {
     }
 
     /// Wakes every waiter, of every channel (the server is stopping).
-    func wakeAll() {
+    package func wakeAll() {
         state.withLock { state in
             for waiters in state.waiters.values {
                 for waiter in waiters.values { waiter.woken.signal() }

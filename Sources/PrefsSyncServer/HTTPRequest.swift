@@ -1,0 +1,43 @@
+/// A request as the HTTP library parsed it (or a test made it): method, path, query, headers
+/// and the body gathered whole.
+package struct HTTPRequest {
+    package var method: String
+    /// The path, without the query, its escapes decoded (a NUL kept as `%00`).
+    package var path: String
+    /// A query argument's value.
+    package var query: (String) -> String?
+    /// A header's value (names in any case).
+    package var header: (String) -> String?
+    package var body: [UInt8]
+    /// The body passed the server's limit and was not kept.
+    package var isBodyTooLarge = false
+    /// The longest header line's length (name and value).
+    package var largestHeader = 0
+    /// The client's address, for the log.
+    package var peer: String?
+
+    /// A request as the HTTP library hands it over.
+    package init(
+        method: String, path: String, query: @escaping (String) -> String?,
+        header: @escaping (String) -> String?, body: [UInt8]
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.header = header
+        self.body = body
+    }
+
+    /// A request made whole in memory: what the router's tests send.
+    package init(
+        _ method: String, _ path: String, query: [String: String] = [:],
+        headers: [String: String] = [:], body: [UInt8] = []
+    ) {
+        var byName: [String: String] = [:]
+        for (name, value) in headers { byName[name.lowercased()] = value }
+        self.init(
+            method: method, path: path, query: { query[$0] }, header: { byName[$0.lowercased()] },
+            body: body)
+        largestHeader = headers.map { $0.key.utf8.count + $0.value.utf8.count }.max() ?? 0
+    }
+}

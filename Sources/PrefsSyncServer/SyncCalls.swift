@@ -1,0 +1,235 @@
+import Dispatch
+import PrefsKit
+import PrefsPostgreSQL
+import PrefsSync
+import Synchronization
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Set once, when the server stops.
+final class StopSignal: Sendable {
+    private let stopped = Atomic(false)
+
+    func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+
+    var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
+}
+
+/// The calls of the protocol, one handler each: read the request, call the hub for the
+/// token's account, answer.
+struct SyncCalls: Sendable {
+    let configuration: SyncServer.Configuration
+    let pool: SyncHubPool
+    let listener: ChangeListener
+    let stopping: StopSignal
+
+    /// The route table: every call of docs/sync-protocol.md.
+    var routes: [Route] {
+        [
+            .open("GET", "/healthz") { _ in Self.body(#"{"status":"ok"}"#) },
+            .open("GET", "/readyz") { _ in try ready() },
+            .withToken("GET", "/v1/account") { _, token in
+                try forAccount(token) { hub in
+                    SyncWire.AccountResponse(
+                        account: hub.account, position: try hub.position(),
+                        clockBound: try hub.clockBound())
+                }
+            },
+            .withToken("GET", "/v1/devices") { _, token in
+                try forAccount(token) { hub in
+                    SyncWire.DevicesResponse(names: try hub.deviceNames())
+                }
+            },
+            .withToken("GET", "/v1/changes") { request, token in
+                try changes(request, token: token)
+            },
+            .withToken("POST", "/v1/push") { request, token in try push(request, token: token) },
+            .withToken("POST", "/v1/pull") { request, token in
+                let pull = try Self.decode(SyncWire.PullRequest.self, request)
+                try Self.checkDevice(pull.device)
+                return try forAccount(token) { hub in
+                    let round = try hub.pullRound(
+                        after: pull.after, device: pull.device, leavingOut: pull.leavingOut,
+                        deviceClock: pull.deviceClock)
+                    return SyncWire.PullResponse(round, clockBound: try hub.clockBound())
+                }
+            },
+            .withToken("POST", "/v1/report") { request, token in
+                let report = try Self.decode(SyncWire.ReportRequest.self, request)
+                try Self.checkDevice(report.device)
+                return try forAccount(token) { hub in
+                    try hub.report(device: report.device, cursor: report.cursor)
+                    return SyncWire.Done()
+                }
+            },
+            .withToken("POST", "/v1/forget") { request, token in
+                let forget = try Self.decode(SyncWire.ForgetRequest.self, request)
+                try Self.checkDevice(forget.device)
+                return try forAccount(token) { hub in
+                    try hub.forget(device: forget.device)
+                    return SyncWire.Done()
+                }
+            },
+            .withToken("POST", "/v1/name") { request, token in
+                let name = try Self.decode(SyncWire.NameRequest.self, request)
+                try Self.checkDevice(name.device)
+                return try forAccount(token) { hub in
+                    try hub.setName(name.name, device: name.device)
+                    return SyncWire.Done()
+                }
+            },
+        ]
+    }
+
+    /// `/readyz`: whether the hub answers.
+    private func ready() throws -> HTTPResponse {
+        do {
+            try pool.ping()
+        } catch {
+            throw HTTPError(
+                503, .notReady, "the hub cannot be reached", retryAfter: 1,
+                cause: HTTPError(error).cause)
+        }
+        return Self.body(#"{"status":"ready"}"#)
+    }
+
+    /// `POST /v1/push`: the changes, at most ``SyncServer/Configuration/maxChanges``; under
+    /// an `Idempotency-Key`, the answer is kept and the same push gets it again.
+    private func push(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
+        let push = try Self.decode(SyncWire.PushRequest.self, request)
+        guard push.changes.count <= configuration.maxChanges else {
+            throw HTTPError(
+                413, .tooManyChanges, "a push carries at most \(configuration.maxChanges) changes")
+        }
+        let changes = try push.changes.map { change in
+            guard let read = change.change else {
+                throw HTTPError(400, .malformed, "a change's value does not read as its type")
+            }
+            return read
+        }
+        try Self.checkDevice(push.device)
+        guard let key = request.header("Idempotency-Key") else {
+            return try forAccount(token) { hub in
+                SyncWire.PushResponse(
+                    try hub.push(changes, device: push.device, cursor: push.cursor))
+            }
+        }
+        guard (1...128).contains(key.utf8.count),
+            key.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw HTTPError(
+                400, .badIdempotencyKey, "an idempotency key is 1 to 128 visible characters")
+        }
+        return try forAccountRaw(token) { hub in
+            do {
+                let text = try hub.push(
+                    changes, device: push.device, cursor: push.cursor, idempotencyKey: key
+                ) { outcome in
+                    String(decoding: SyncWire.json(SyncWire.PushResponse(outcome)), as: UTF8.self)
+                }
+                var response = HTTPResponse(status: 200, body: Array(text.utf8))
+                response.account = hub.account
+                return response
+            } catch is IdempotencyKeyReused {
+                throw HTTPError(
+                    422, .idempotencyKeyReused,
+                    "this idempotency key was used for another push (another device, or other"
+                        + " changes): send a new key")
+            }
+        }
+    }
+
+    /// `GET /v1/changes?after=N&wait=MS`: answers once the account's position passed
+    /// `after`, or when the wait ran out, with the position. While it waits it holds no
+    /// connection of the pool: the listener wakes it when the account's channel is
+    /// notified (every push and every write of the account notifies it).
+    private func changes(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
+        guard let after = request.query("after").flatMap({ Int64($0) }) else {
+            throw HTTPError(400, .malformed, "after= must be a number")
+        }
+        let wait = min(
+            max(0, request.query("wait").flatMap { Int($0) } ?? 0),
+            configuration.longPollMilliseconds)
+        let deadline = DispatchTime.now() + .milliseconds(wait)
+        var account: String?
+        var channel = ""
+        func position() throws -> Int64 {
+            try forAccountRaw(token) { hub in
+                account = hub.account
+                channel = hub.channel
+                return try hub.position()
+            }
+        }
+        var now = try position()
+        if now <= after, wait > 0, !channel.isEmpty, !stopping.isStopped {
+            let waiter = listener.register(channel: channel)
+            defer { listener.unregister(waiter) }
+            // Read again once the channel is listened to: a push between the first read
+            // and the LISTEN is not missed.
+            now = try position()
+            while now <= after, !stopping.isStopped,
+                waiter.woken.wait(timeout: deadline) == .success
+            {
+                now = try position()
+            }
+        }
+        var response = Self.ok(SyncWire.ChangesResponse(position: now))
+        response.account = account
+        return response
+    }
+
+    /// Runs the body for the account the token opens, and answers what it returns.
+    private func forAccount<Answer: Encodable>(
+        _ token: BearerToken, _ body: (any SyncServerHub) throws -> Answer
+    ) throws -> HTTPResponse {
+        var account: String?
+        let answer = try forAccountRaw(token) { hub in
+            account = hub.account
+            return try body(hub)
+        }
+        var response = Self.ok(answer)
+        response.account = account
+        return response
+    }
+
+    /// Runs the body on a connection of the pool, acting for the token's account.
+    private func forAccountRaw<T>(_ token: BearerToken, _ body: (any SyncServerHub) throws -> T)
+        throws -> T
+    {
+        do {
+            return try pool.withAccount(token: token.value, body)
+        } catch SyncHubPool.Refusal.busy {
+            throw HTTPError(503, .busy, "every connection to the hub is in use", retryAfter: 1)
+        } catch SyncHubPool.Refusal.unknownToken {
+            throw HTTPError(401, .badToken, "the device token is not valid (unknown or revoked)")
+        }
+    }
+
+    private static func checkDevice(_ device: String) throws {
+        guard (1...64).contains(device.utf8.count),
+            device.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw HTTPError(400, .badDevice, "a device id is 1 to 64 visible ASCII characters")
+        }
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(request.body))
+        } catch {
+            throw HTTPError(400, .malformed, "the body is not the JSON this call takes")
+        }
+    }
+
+    private static func ok<T: Encodable>(_ value: T) -> HTTPResponse {
+        HTTPResponse(status: 200, body: SyncWire.json(value))
+    }
+
+    private static func body(_ text: String) -> HTTPResponse {
+        HTTPResponse(status: 200, body: Array(text.utf8))
+    }
+}
