@@ -170,7 +170,8 @@ let package = Package(
         .testTarget(
             name: "PrefsSyncServerTests",
             dependencies: [
-                "PrefsSyncServer", "PrefsSync", "PrefsKit", "PrefsPostgreSQL", "TestSupport",
+                "PrefsSyncServer", "PrefsSync", "PrefsKit", "PrefsPostgreSQL", "PrefsHTTPSync",
+                "TestSupport",
             ]),
         .testTarget(
             name: "PrefsKitTests",

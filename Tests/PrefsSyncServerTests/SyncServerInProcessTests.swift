@@ -1,0 +1,100 @@
+import Foundation
+import PrefsHTTPSync
+import PrefsKit
+import PrefsPostgreSQL
+import PrefsSync
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PrefsSyncServer
+
+/// The sync server in the test's own process, on a real hub: driven by requests made in
+/// memory, and by the real client over a socket of port 0.
+@Suite(.serialized) struct SyncServerInProcessTests {
+    let postgres: PostgresServer
+    let database: String
+    let folder: TemporaryFolder
+    let log = RouterTests.LogLines()
+
+    init() throws {
+        postgres = try PostgresServer.start()
+        database = try postgres.makeDatabase()
+        // The hub's schema, made by the superuser; then the server's own role.
+        var options = PostgreSQLOptions()
+        options.account = "admin"
+        _ = try AppDatabase.postgreSQL(postgres.target(database: database), options: options)
+        try postgres.makeLoginRoles([("sync_service", "prefs_service")])
+        folder = try TemporaryFolder()
+    }
+
+    private var hubTarget: String { postgres.target(database: database, user: "sync_service") }
+
+    private func server(hub: String? = nil) throws -> SyncServer {
+        let log = log
+        return try SyncServer(SyncServer.Configuration(hub: hub ?? hubTarget)) { log.write($0) }
+    }
+
+    private func token(_ account: String) throws -> String {
+        var options = PostgreSQLOptions()
+        options.account = account
+        options.watchesForChanges = false
+        let hub = try AppDatabase.postgreSQL(hubTarget, options: options)
+        return try DeviceTokens.issue(on: hub, name: account + "'s phone").token
+    }
+
+    @Test func aRequestMadeInMemoryReachesTheHubForItsTokensAccount() throws {
+        let server = try server()
+        let alice = try token("alice")
+        let bearer = ["Authorization": "Bearer " + alice]
+        let account = server.respond(to: HTTPRequest("GET", "/v1/account", headers: bearer))
+        #expect(account.status == 200)
+        let answer = try JSONDecoder().decode(
+            SyncWire.AccountResponse.self, from: Data(account.body))
+        #expect(answer.account == "alice")
+        let unknown = server.respond(
+            to: HTTPRequest("GET", "/v1/account", headers: ["Authorization": "Bearer prefs_x"]))
+        #expect(unknown.status == 401)
+        #expect(log.all.count == 2)
+        #expect(log.all[0].contains("account=alice") && !log.all.joined().contains(alice))
+    }
+
+    @Test func twoDevicesSyncThroughTheServerInThisProcess() throws {
+        let server = try server()
+        var limits = HTTPDaemon.Limits()
+        limits.connections = 16
+        let daemon = try HTTPDaemon(
+            router: server.router, address: "127.0.0.1", port: 0, limits: limits)
+        defer { daemon.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(daemon.port)"))
+        let phone = try AppDatabase(path: folder.path("phone.db"))
+        let laptop = try AppDatabase(path: folder.path("laptop.db"))
+        try PreferenceStore(database: phone).set("dark", forKey: "theme")
+        let phoneToken = try token("alice")
+        let laptopToken = try token("alice")
+        #expect(try DeviceSync(database: phone, server: url, token: phoneToken).sync().pushed == 1)
+        #expect(try DeviceSync(database: laptop, server: url, token: laptopToken).sync().pulled == 1)
+        #expect(PreferenceStore(database: laptop).string(forKey: "theme") == "dark")
+        // No answer of 500 or more: no line with a cause.
+        #expect(!log.all.isEmpty && log.all.allSatisfy { !$0.contains("cause=") })
+    }
+
+    @Test func aHubThatCannotBeReachedIsA503WhoseLogLineSaysWhy() throws {
+        let server = try server(hub: "host=\(folder.path("nowhere")) dbname=prefs")
+        let ready = server.respond(to: HTTPRequest("GET", "/readyz"))
+        #expect(ready.status == 503)
+        #expect(ready.header("Retry-After") == "1")
+        let account = server.respond(
+            to: HTTPRequest("GET", "/v1/account", headers: ["Authorization": "Bearer prefs_x"]))
+        #expect(account.status == 503)
+        let lines = log.all
+        #expect(lines.count == 2)
+        for line in lines {
+            // The cause names the socket libpq could not reach; the answer does not.
+            #expect(line.contains("cause=\"") && line.contains("nowhere"), "\(line)")
+        }
+        #expect(!String(decoding: account.body, as: UTF8.self).contains("nowhere"))
+        // healthz needs no hub.
+        #expect(server.respond(to: HTTPRequest("GET", "/healthz")).status == 200)
+    }
+}
