@@ -73,7 +73,8 @@ import Testing
         let phoneToken = try token("alice")
         let laptopToken = try token("alice")
         #expect(try DeviceSync(database: phone, server: url, token: phoneToken).sync().pushed == 1)
-        #expect(try DeviceSync(database: laptop, server: url, token: laptopToken).sync().pulled == 1)
+        #expect(
+            try DeviceSync(database: laptop, server: url, token: laptopToken).sync().pulled == 1)
         #expect(PreferenceStore(database: laptop).string(forKey: "theme") == "dark")
         // No answer of 500 or more: no line with a cause.
         #expect(!log.all.isEmpty && log.all.allSatisfy { !$0.contains("cause=") })
