@@ -75,7 +75,9 @@ public enum PrefsCommand {
         } catch {
             let failure = CommandFailure(error)
             if invocation.globals.isJSON {
-                printJSONError(failure.message, code: failure.exitCode, console: console)
+                printJSONError(
+                    failure.message, code: failure.exitCode, console: console,
+                    engineCode: failure.engineCode, cause: failure.cause)
             } else {
                 console.printError(failure.message)
             }
@@ -83,12 +85,19 @@ public enum PrefsCommand {
         }
     }
 
-    /// `{"error": {"code": 65, "message": "..."}}` on one line of stderr; the exit code is
-    /// the same as without --json.
-    static func printJSONError(_ message: String, code: Int32, console: Console) {
-        let error: JSONValue = .object([
-            ("error", .object([("code", .number(String(code))), ("message", .string(message))]))
-        ])
+    /// `{"error": {"code": 65, "message": "..."}}` on one line of stderr, with the engine's
+    /// code and its own error when an engine or a sync server gave them; the exit code is the
+    /// same as without --json.
+    static func printJSONError(
+        _ message: String, code: Int32, console: Console, engineCode: String? = nil,
+        cause: String? = nil
+    ) {
+        var members: [(String, JSONValue)] = [
+            ("code", .number(String(code))), ("message", .string(message)),
+        ]
+        if let engineCode { members.append(("engineCode", .string(engineCode))) }
+        if let cause { members.append(("cause", .string(cause))) }
+        let error: JSONValue = .object([("error", .object(members))])
         console.error(error.serialized(.compact) + "\n")
     }
 }

@@ -75,6 +75,26 @@ import Testing
         #expect(
             (parsed?["error"]?["message"] as? String)?.hasPrefix("'loud' is not a valid double")
                 == true)
+        // No engine was involved: no engine code.
+        #expect(parsed?["error"]?["engineCode"] == nil)
+    }
+
+    @Test func aDamagedFilesErrorCarriesSQLitesCodeAndItsOwnError() throws {
+        let folder = try TemporaryFolder()
+        let db = folder.path("damaged.sqlite")
+        // SQLite's header, then what is no database.
+        let bytes = Array("SQLite format 3\u{0}".utf8) + Array(repeating: UInt8(0xA5), count: 4000)
+        #expect(FileManager.default.createFile(atPath: db, contents: Data(bytes)))
+        let result = try runPrefs(["--db", db, "--json", "get", "x"])
+        #expect(result.status == 65)
+        let parsed =
+            try JSONSerialization.jsonObject(with: Data(result.stderr.utf8))
+            as? [String: [String: Any]]
+        #expect(parsed?["error"]?["engineCode"] as? String == "SQLite result code 26")
+        #expect((parsed?["error"]?["cause"] as? String)?.contains("not a database") == true)
+        // Without --json, the one line a person reads.
+        let plain = try runPrefs(["--db", db, "get", "x"])
+        #expect(plain.stderr.split(separator: "\n").count == 1)
     }
 }
 

@@ -85,6 +85,14 @@ import Testing
         let refused = try runPrefs(onPhone + ["sync", "--token-file", phone.path])
         #expect(refused.status == 77, "\(refused.stderr)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        // With --json, the error carries the server's status and stable code.
+        let json = try runPrefs(onPhone + ["sync", "--token-file", phone.path, "--json"])
+        #expect(json.status == 77, "\(json.stderr)")
+        let parsed =
+            try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any]
+        let error = parsed?["error"] as? [String: Any]
+        #expect(error?["engineCode"] as? String == "HTTP 401 bad_token", "\(json.stderr)")
+        #expect((error?["cause"] as? String)?.contains("bad_token") == true, "\(json.stderr)")
         #expect(try runPrefs(onLaptop + ["sync", "--token-file", laptop.path]).status == 0)
     }
 

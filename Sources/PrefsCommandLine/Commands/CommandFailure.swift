@@ -6,6 +6,11 @@ import PrefsTool
 struct CommandFailure: Error, Equatable {
     var message: String
     var exitCode: Int32
+    /// The engine's code for the failure (`SQLSTATE 23514`, `SQLite result code 517`), or
+    /// a sync server's status and stable code (`HTTP 401 bad_token`): for `--json`.
+    var engineCode: String?
+    /// The engine's, server's or transport's own error, on one line: for `--json`.
+    var cause: String?
 
     init(_ message: String, exitCode: Int32) {
         self.message = message
@@ -32,6 +37,11 @@ struct CommandFailure: Error, Equatable {
             self = failure
         case let error as DatabaseError:
             self.init(error.commandMessage, exitCode: error.exitCode)
+            engineCode = error.engineCode?.description
+            if let refusal = error.underlying as? SyncServerRefusal {
+                engineCode = "HTTP \(refusal.status) \(refusal.code)"
+            }
+            cause = error.underlying.map { MessageText.escaped(String(describing: $0)) }
         case let error as PreferenceError:
             switch error {
             case .invalidKey, .invalidSuite: self.init(error.description, exitCode: Self.usage)
