@@ -9,7 +9,9 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
         let folder = context.package.directoryURL.appending(path: "Migrations")
         func files(in folder: URL) -> [URL] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path())) ?? []
-            return names.filter { $0.hasSuffix(".sql") }.sorted().map { folder.appending(path: $0) }
+            // Migrations only (NNNN_description.sql): current.sql, beside them, is what they make.
+            return names.filter { $0.hasSuffix(".sql") && $0.first?.isNumber == true }.sorted().map
+            { folder.appending(path: $0) }
         }
         let isPostgres = target.name == "PrefsPostgreSQL"
         let inputs = isPostgres ? files(in: folder.appending(path: "postgres")) : files(in: folder)
