@@ -32,7 +32,9 @@ import Testing
         let kept = try String(contentsOf: Self.file, encoding: .utf8)
         let keptLines = kept.split(separator: "\n", omittingEmptySubsequences: false)
         let madeLines = made.split(separator: "\n", omittingEmptySubsequences: false)
-        let first = zip(keptLines, madeLines).firstIndex { $0 != $1 }
+        let first = keptLines.indices.first {
+            $0 < madeLines.count && keptLines[$0] != madeLines[$0]
+        }
         // Compared first: the expectation shows the first line that differs, not both files.
         let isCurrent = kept == made
         #expect(
