@@ -164,8 +164,10 @@ struct MHD_Daemon *prefs_http_start(
     server->max_body = max_body;
     struct sockaddr_storage storage;
     memset(&storage, 0, sizeof storage);
+    // poll(), not select(): a socket numbered past FD_SETSIZE (1,024) is served, not
+    // refused, so --connection-limit means what it says in a process with many files open.
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
-        | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+        | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
     if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {

@@ -48,10 +48,11 @@ package final class HTTPDaemon: @unchecked Sendable {
                 limits.maxBodyBytes, limits.headerMemory, handler, context.toOpaque())
         else {
             context.release()
-            throw StartFailure(
-                description:
-                    "cannot listen on \(address):\(port): \(String(cString: strerror(errno)))"
-            )
+            // libmicrohttpd sets errno for what the system refused only.
+            let reason =
+                [EADDRINUSE, EACCES, EADDRNOTAVAIL, EMFILE, ENFILE, EINVAL].contains(errno)
+                ? String(cString: strerror(errno)) : "libmicrohttpd could not start"
+            throw StartFailure(description: "cannot listen on \(address):\(port): \(reason)")
         }
         self.daemon = daemon
         self.context = context

@@ -69,7 +69,7 @@ import Testing
         let url = try #require(URL(string: "http://127.0.0.1:\(daemon.port)"))
         let phone = try AppDatabase(path: folder.path("phone.db"))
         let laptop = try AppDatabase(path: folder.path("laptop.db"))
-        try PreferenceStore(database: phone).set("dark", forKey: "theme")
+        PreferenceStore(database: phone).set("dark", forKey: "theme")
         let phoneToken = try token("alice")
         let laptopToken = try token("alice")
         #expect(try DeviceSync(database: phone, server: url, token: phoneToken).sync().pushed == 1)
@@ -78,6 +78,38 @@ import Testing
         #expect(PreferenceStore(database: laptop).string(forKey: "theme") == "dark")
         // No answer of 500 or more: no line with a cause.
         #expect(!log.all.isEmpty && log.all.allSatisfy { !$0.contains("cause=") })
+    }
+
+    /// Whether this process may hold 1,200 files open (its hard limit allows it).
+    static let mayOpenManyFiles: Bool = {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+        return limit.rlim_max >= 1_200
+    }()
+
+    @Test(.enabled(if: mayOpenManyFiles, "the hard limit on open files is below 1,200"))
+    func aServerWhoseSocketIsNumberedPastTheSelectLimitServes() throws {
+        var limit = rlimit()
+        _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let before = limit
+        limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, 4_096))
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        defer {
+            var restored = before
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restored)
+        }
+        // 1,100 files open first: the listening socket and every connection are numbered
+        // past FD_SETSIZE (1,024), which select() cannot watch.
+        let held = (0..<1_100).map { _ in open("/dev/null", O_RDONLY) }
+        defer { for descriptor in held where descriptor >= 0 { close(descriptor) } }
+        #expect(held.allSatisfy { $0 >= 0 })
+        let daemon = try HTTPDaemon(
+            router: try server().router, address: "127.0.0.1", port: 0, limits: HTTPDaemon.Limits())
+        defer { daemon.stop() }
+        let answer = RawHTTP.exchange(
+            port: Int(daemon.port),
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(answer?.status == 200)
     }
 
     @Test func aHubThatCannotBeReachedIsA503WhoseLogLineSaysWhy() throws {

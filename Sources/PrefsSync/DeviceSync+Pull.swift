@@ -1,0 +1,124 @@
+import PrefsKit
+import Synchronization
+
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension DeviceSync {
+    /// Pulls every change after the cursor and applies them in one device transaction
+    /// with the new cursor: a round cut short applies none of them, and a push of another
+    /// device is never applied in part. `pushed`: the number of this round's push.
+    /// How far a device's clock may be from the hub's before a round and `sync status` say
+    /// so.
+    public static let clockToleranceMilliseconds: Int64 = 2_000
+
+    func pull(mayReadStandby: Bool, pushed: Int64?, everything: Bool) throws -> (
+        pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
+        clockOffset: Int64?
+    ) {
+        guard let device = try database.withReader({ try Self.repository($0).deviceState() }) else {
+            return (0, 0, 0, false, false, nil)
+        }
+        // A file the push found restored pulls every change, as one the pull finds so.
+        var cursor = everything ? 0 : device.cursor
+        let seen = max(cursor, pushed ?? 0)
+        let before = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+        let fromStandby =
+            mayReadStandby
+            ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
+            : nil
+        let (pulled, bound) =
+            try fromStandby
+            ?? withHub {
+                (
+                    try $0.pullRound(
+                        after: cursor, device: deviceID, leavingOut: pushed,
+                        deviceClock: device.clock),
+                    try $0.clockBound()
+                )
+            }
+        let after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+        // The device's clock against the hub's, read halfway through the round trip; reported
+        // beyond the tolerance and half the trip (the reading's own uncertainty).
+        let offset = pulled.hubMilliseconds.flatMap { hub -> Int64? in
+            let difference = (before + after) / 2 - hub
+            let tolerance = Self.clockToleranceMilliseconds + (after - before) / 2
+            return abs(difference) > tolerance ? difference : nil
+        }
+        try database.withWriter { try Self.repository($0).setClockOffset(milliseconds: offset) }
+        let rows = pulled.rows
+        // Past the round's own push too, which the pull leaves out.
+        let through = pulled.through ?? rows.last?.sequence
+        var outcome = SyncMerge.Outcome()
+        if !rows.isEmpty {
+            outcome = try database.withWriter { state in
+                let sync = try Self.repository(state)
+                var merge = SyncMerge(state: state, sync: sync)
+                merge.ceilingMilliseconds = SyncValidation.clockCeiling(
+                    hubMilliseconds: pulled.hubMilliseconds, bound: bound, wall: after)
+                let outcome = try merge.apply(rows.map(\.change))
+                if let through { try sync.setCursor(through, pulledAt: Date()) }
+                return outcome
+            }
+        }
+        if let through { cursor = max(cursor, through) }
+        try withHub { try $0.report(device: deviceID, cursor: cursor) }
+        let pulledAt = Date()
+        try database.withWriter { state in
+            try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
+        }
+        return (
+            outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil,
+            pulled.isRestored, offset
+        )
+    }
+
+    /// The pull from the hub options' `standbyTarget` once it holds the account up to
+    /// `seen` (what the device pulled or pushed): nil when there is no standby, it did not
+    /// catch up within the wait, it cannot be reached, or the pull must list every field.
+    /// A standby replays the hub's commits in order and an account's pushes commit in the
+    /// order of their numbers, so a standby at `seen` lacks nothing the device has seen:
+    /// the pull can move the cursor only over what the standby holds, and never hands the
+    /// device a state older than its own push.
+    func pullFromStandby(
+        after cursor: Int64, holding seen: Int64, pushed: Int64?, clock: String?
+    ) -> (SyncPull, Int64)? {
+        guard let wait = connector.standbyWaitMilliseconds else { return nil }
+        return standby.withLock { (opened: inout SyncHubHandle?) -> (SyncPull, Int64)? in
+            do {
+                let standby = try opened ?? connector.openStandby(account: account)
+                opened = standby
+                // A replica of this hub, or nothing: another database (a mistyped string,
+                // another service's hub) has other numbers for the account, and its changes
+                // would be merged here and pushed to the hub. The account's channel token,
+                // made once on the hub and replicated with it, tells them apart.
+                let hubChannel = try withHub { $0.channel }
+                return try standby { hub -> (SyncPull, Int64)? in
+                    guard !hubChannel.isEmpty, hub.channel == hubChannel else { return nil }
+                    let deadline = ContinuousClock.now + .milliseconds(wait)
+                    while try hub.position() < seen {
+                        guard ContinuousClock.now < deadline else { return nil }
+                        usleep(5_000)
+                    }
+                    let pulled = try hub.pullRound(
+                        after: cursor, device: deviceID, leavingOut: pushed, deviceClock: clock)
+                    // Another host of a multi-host string may have answered the pull.
+                    guard pulled.position >= seen else { return nil }
+                    return (pulled, try hub.clockBound())
+                }
+            } catch {
+                // Passed over: the hub answers instead.
+                opened = nil
+                return nil
+            }
+        }
+    }
+}
