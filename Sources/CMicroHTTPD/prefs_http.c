@@ -60,6 +60,8 @@ static enum MHD_Result on_request(
         // An announced length over the limit is refused before the body is read.
         const char *announced =
             MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
+        int has_body = MHD_lookup_connection_value(
+                           connection, MHD_HEADER_KIND, "Transfer-Encoding") != NULL;
         if (announced) {
             errno = 0;
             char *end = NULL;
@@ -67,6 +69,23 @@ static enum MHD_Result on_request(
             if (errno != 0 || end == announced || length > server->max_body) {
                 state->too_large = 1;
             }
+            if (length > 0) has_body = 1;
+        }
+        // A body is coming: the handler looks at the headers (the token) first, and may
+        // answer before a byte of it is read. (One announced too large is answered below.)
+        if (!state->too_large && has_body) {
+            prefs_http_request early;
+            memset(&early, 0, sizeof early);
+            char peer[INET6_ADDRSTRLEN + 1];
+            peer_text(connection, peer, sizeof peer);
+            early.connection = connection;
+            early.method = method;
+            early.url = url;
+            early.peer = peer;
+            early.headers_only = 1;
+            MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
+                &early.largest_header);
+            if (server->handler(server->context, &early)) state->answered = 1;
         }
         if (!state->too_large) return MHD_YES;
     }
@@ -105,7 +124,7 @@ static enum MHD_Result on_request(
     request.peer = peer;
     MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
         &request.largest_header);
-    server->handler(server->context, &request);
+    (void)server->handler(server->context, &request);
     return MHD_YES;
 }
 

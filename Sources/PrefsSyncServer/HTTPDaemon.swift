@@ -39,8 +39,9 @@ package final class HTTPDaemon: @unchecked Sendable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let context = Unmanaged.passRetained(self)
         let handler: prefs_http_handler = { context, request in
-            guard let context, let request else { return }
-            Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().handle(request)
+            guard let context, let request else { return 0 }
+            return Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().handle(request)
+                ? 1 : 0
         }
         guard
             let daemon = prefs_http_start(
@@ -78,7 +79,8 @@ package final class HTTPDaemon: @unchecked Sendable {
         context = nil
     }
 
-    private func handle(_ raw: UnsafePointer<prefs_http_request>) {
+    /// Answers the request; false for headers whose body is to be read.
+    private func handle(_ raw: UnsafePointer<prefs_http_request>) -> Bool {
         let request = raw.pointee
         let connection = request.connection
         var parsed = HTTPRequest(
@@ -91,14 +93,17 @@ package final class HTTPDaemon: @unchecked Sendable {
         parsed.isBodyTooLarge = request.body_too_large != 0
         parsed.largestHeader = request.largest_header
         parsed.peer = request.peer.map { String(cString: $0) }
+        parsed.isHeadersOnly = request.headers_only != 0
         let response = router.respond(to: parsed)
+        if parsed.isHeadersOnly, response.status == HTTPResponse.proceed.status { return false }
         let answer = response.body.withUnsafeBytes { bytes in
             prefs_http_response("application/json", bytes.baseAddress, bytes.count)
         }
-        guard let answer else { return }
+        guard let answer else { return true }
         for (name, value) in response.headers {
             _ = prefs_http_response_header(answer, name, value)
         }
         _ = prefs_http_respond(connection, UInt32(response.status), answer)
+        return true
     }
 }

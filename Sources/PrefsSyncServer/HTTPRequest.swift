@@ -15,6 +15,10 @@ package struct HTTPRequest {
     package var largestHeader = 0
     /// The client's address, for the log.
     package var peer: String?
+    /// The headers alone, before a body announced is read: the router answers now what it
+    /// can tell from them (no such route, no token, a token the hub does not know), or
+    /// ``HTTPResponse/proceed`` to read the body.
+    package var isHeadersOnly = false
 
     /// A request as the HTTP library hands it over.
     package init(

@@ -15,6 +15,10 @@ package struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// The answer to a request's headers that lets its body be read (``HTTPRequest/isHeadersOnly``):
+    /// HTTP's 100 Continue, never logged.
+    package static let proceed = HTTPResponse(status: 100, body: [])
+
     /// A header's value, by name in any case.
     package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value

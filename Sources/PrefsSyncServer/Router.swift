@@ -50,13 +50,21 @@ package struct Route: Sendable {
 package struct Router: Sendable {
     private let routes: [String: Route]
     private let middleware: [any HTTPMiddleware]
+    private let authenticate: @Sendable (BearerToken) throws -> Void
 
+    /// - Parameters:
+    ///   - authenticate: Checks a token from a request's headers, before its body is read:
+    ///     throws to answer instead (an unknown token: 401). The handler checks it again.
     /// - Precondition: no two routes share a path (the protocol gives each path one method).
-    package init(routes: [Route], middleware: [any HTTPMiddleware]) {
+    package init(
+        routes: [Route], middleware: [any HTTPMiddleware],
+        authenticate: @escaping @Sendable (BearerToken) throws -> Void = { _ in }
+    ) {
         var byPath: [String: Route] = [:]
         for route in routes { byPath[route.path] = route }
         self.routes = byPath
         self.middleware = middleware
+        self.authenticate = authenticate
     }
 
     /// The paths and methods, for the documentation's check.
@@ -90,7 +98,7 @@ package struct Router: Sendable {
         }
         switch route.handler {
         case .open(let handler):
-            return try handler(request)
+            return request.isHeadersOnly ? .proceed : try handler(request)
         case .withToken(let handler):
             guard let authorization = request.header("Authorization"),
                 authorization.hasPrefix("Bearer ")
@@ -98,7 +106,12 @@ package struct Router: Sendable {
                 throw HTTPError(
                     401, .noToken, "a device token is needed (Authorization: Bearer)")
             }
-            return try handler(request, BearerToken(String(authorization.dropFirst(7))))
+            let token = BearerToken(String(authorization.dropFirst(7)))
+            if request.isHeadersOnly {
+                try authenticate(token)
+                return .proceed
+            }
+            return try handler(request, token)
         }
     }
 }

@@ -182,6 +182,20 @@ struct SyncCalls: Sendable {
         return response
     }
 
+    /// Whether the hub knows the token: asked before a body is read, so that a device
+    /// without a valid token cannot make the server take in its bodies.
+    func authenticate(_ token: BearerToken) throws {
+        let account: String?
+        do {
+            account = try pool.account(forToken: token.value)
+        } catch SyncHubPool.Refusal.busy {
+            throw HTTPError(503, .busy, "every connection to the hub is in use", retryAfter: 1)
+        }
+        guard account != nil else {
+            throw HTTPError(401, .badToken, "the device token is not valid (unknown or revoked)")
+        }
+    }
+
     /// Runs the body for the account the token opens, and answers what it returns.
     private func forAccount<Answer: Encodable>(
         _ token: BearerToken, _ body: (any SyncServerHub) throws -> Answer

@@ -74,7 +74,8 @@ package final class SyncServer: Sendable {
                     maxHeaderBytes: configuration.maxHeaderBytes,
                     maxBodyBytes: configuration.maxBodyBytes),
                 Decompression(maxBodyBytes: configuration.maxBodyBytes),
-            ])
+            ],
+            authenticate: { token in try calls.authenticate(token) })
     }
 
     /// Connects and migrates the hub once, so that a server that cannot reach it says so at

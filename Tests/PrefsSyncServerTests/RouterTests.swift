@@ -79,6 +79,33 @@ import Testing
         }
     }
 
+    @Test func headersAloneAreAnsweredWhenTheyTellEnoughAndLetThroughOtherwise() {
+        let log = LogLines()
+        let refusing = Router(
+            routes: [
+                .withToken("POST", "/v1/echo") { request, _ in HTTPResponse(status: 200, body: [])
+                }
+            ],
+            middleware: [RequestLog(log.write)],
+            authenticate: { token in
+                if token.value != "prefs_secret" {
+                    throw HTTPError(401, .badToken, "the device token is not valid")
+                }
+            })
+        func headers(_ path: String, _ fields: [String: String]) -> HTTPResponse {
+            var request = HTTPRequest("POST", path, headers: fields)
+            request.isHeadersOnly = true
+            return refusing.respond(to: request)
+        }
+        #expect(headers("/v1/echo", bearer).status == 100)
+        #expect(headers("/v1/echo", ["Authorization": "Bearer prefs_other"]).status == 401)
+        #expect(headers("/v1/echo", [:]).status == 401)
+        #expect(headers("/v1/nothing", bearer).status == 404)
+        // Let through: no line yet (it comes with the whole request); refused: one line.
+        #expect(log.all.count == 3)
+        #expect(!log.all.contains { $0.contains(" 100 ") })
+    }
+
     @Test func theLimitsAnswerBeforeAnyHandler() {
         let router = router(LogLines())
         let cases: [(HTTPRequest, Int, String)] = [

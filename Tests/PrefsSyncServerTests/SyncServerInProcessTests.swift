@@ -80,6 +80,42 @@ import Testing
         #expect(!log.all.isEmpty && log.all.allSatisfy { !$0.contains("cause=") })
     }
 
+    @Test func aBodyWithAnUnknownTokenIsRefusedBeforeAByteOfItIsRead() throws {
+        let server = try server()
+        let daemon = try HTTPDaemon(
+            router: server.router, address: "127.0.0.1", port: 0, limits: HTTPDaemon.Limits())
+        defer { daemon.stop() }
+        let alice = try token("alice")
+        // Headers that announce 8 MB and wait for "100 Continue": none comes, the refusal
+        // does, and the body is never sent.
+        for (token, status) in [("prefs_unknown", 401), (alice, 100)] {
+            guard let socket = RawHTTP.connect(port: Int(daemon.port)) else {
+                Issue.record("cannot connect")
+                return
+            }
+            defer { close(socket) }
+            var timeout = timeval(tv_sec: 3, tv_usec: 0)
+            setsockopt(
+                socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let started = ContinuousClock.now
+            RawHTTP.send(
+                socket,
+                Array(
+                    ("POST /v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)"
+                        + "\r\nContent-Type: application/json\r\nContent-Length: 8000000\r\n"
+                        + "Expect: 100-continue\r\n\r\n").utf8))
+            let answer = RawHTTP.readResponse(socket)
+            #expect(answer?.status == status, "\(token)")
+            if status == 401 {
+                // At once, not after the socket's 3 s: the server did not wait for the body.
+                #expect(ContinuousClock.now - started < .seconds(2))
+                #expect(answer?.body.contains("bad_token") == true)
+            }
+        }
+        // The refusal is logged once, as a whole request is.
+        #expect(log.all.filter { $0.contains(" 401 ") }.count == 1)
+    }
+
     /// Whether this process may hold 1,200 files open (its hard limit allows it).
     static let mayOpenManyFiles: Bool = {
         var limit = rlimit()

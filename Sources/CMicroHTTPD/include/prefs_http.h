@@ -10,8 +10,9 @@
 struct MHD_Daemon;
 struct MHD_Connection;
 
-/// One complete request. `body_too_large`: the body passed the limit and was not kept.
-/// `largest_header`: the longest header line's length (name and value).
+/// One request: complete, or (`headers_only`) its headers before its body is read.
+/// `body_too_large`: the body passed the limit and was not kept. `largest_header`: the
+/// longest header line's length (name and value).
 typedef struct prefs_http_request {
     struct MHD_Connection *connection;
     const char *method;
@@ -21,10 +22,14 @@ typedef struct prefs_http_request {
     int body_too_large;
     size_t largest_header;
     const char *peer;
+    int headers_only;
 } prefs_http_request;
 
-/// Called once per request, on the connection's thread; it must call prefs_http_respond.
-typedef void (*prefs_http_handler)(void *context, const prefs_http_request *request);
+/// Called on the connection's thread: once with the headers alone (`headers_only`) when a
+/// body is announced, before any of it is read, and once with the whole request. It returns
+/// 1 when it answered (prefs_http_respond): after the headers, the body is then never read
+/// (nor `100 Continue` sent); 0 to read it. The whole request must be answered.
+typedef int (*prefs_http_handler)(void *context, const prefs_http_request *request);
 
 /// Starts a server on address:port (IPv4 or IPv6 text), one thread per connection, at most
 /// `connection_limit` connections, each closed after `timeout_seconds` without traffic.

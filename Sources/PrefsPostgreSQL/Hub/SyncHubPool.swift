@@ -65,6 +65,13 @@ package final class SyncHubPool: Sendable {
         try withSlot { slot in _ = try slot.opened.connection.execute("SELECT 1") }
     }
 
+    /// The account `token` opens; nil for a token the hub does not know or that was
+    /// revoked. One query, on a connection of the pool, which acts for no account.
+    package func account(forToken token: String) throws -> String? {
+        try withSlot { slot in try DeviceTokens.account(forToken: token, on: slot.opened.connection)
+        }
+    }
+
     /// Runs the body with the hub acting for the account `token` opens.
     ///
     /// - Throws: ``Refusal``; the hub's errors as ``DatabaseError``; the body's own.

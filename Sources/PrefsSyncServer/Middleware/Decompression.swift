@@ -8,7 +8,9 @@ package struct Decompression: HTTPMiddleware {
     package func respond(
         to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse
     ) throws -> HTTPResponse {
-        guard let encoding = request.header("Content-Encoding") else { return try next(request) }
+        guard !request.isHeadersOnly, let encoding = request.header("Content-Encoding") else {
+            return try next(request)
+        }
         var request = request
         switch encoding.lowercased() {
         case "identity":

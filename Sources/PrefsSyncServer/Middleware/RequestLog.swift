@@ -23,6 +23,8 @@ package struct RequestLog: HTTPMiddleware {
         } catch {
             response = HTTPError(error).response
         }
+        // Headers let through to their body: the line comes with the whole request.
+        if response.status == HTTPResponse.proceed.status { return response }
         let elapsed = ContinuousClock.now - started
         let milliseconds =
             Double(elapsed.components.attoseconds) / 1e15
