@@ -44,6 +44,7 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
     configuration.poolSize = flags.poolSize
     configuration.maxBodyBytes = flags.maxBodyBytes
     configuration.maxChanges = flags.maxChanges
+    configuration.maxLongPollsPerToken = flags.maxPollsPerToken
     configuration.notificationHub = flags.notificationHub
     var limits = HTTPDaemon.Limits()
     limits.connections = flags.connectionLimit

@@ -30,6 +30,8 @@ public enum SyncErrorCode: String, Sendable, Hashable, CaseIterable {
     case unsupportedEncoding = "unsupported_encoding"
     /// 422: a push's idempotency key was kept for another push.
     case idempotencyKeyReused = "idempotency_key_reused"
+    /// 429: a token already holds as many waiting long polls as the server allows.
+    case tooManyPolls = "too_many_polls"
     /// 431: a header line over the server's limit.
     case headerTooLarge = "header_too_large"
     /// 500: the server failed (its log says why).

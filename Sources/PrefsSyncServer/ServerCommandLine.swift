@@ -25,6 +25,7 @@ package enum ServerCommandLine {
         package var timeoutSeconds: Int
         package var maxBodyBytes: Int
         package var maxChanges: Int
+        package var maxPollsPerToken: Int
         package var portFile: String?
     }
 
@@ -36,7 +37,8 @@ package enum ServerCommandLine {
     package static let usage = """
         usage: prefs-server [serve] [--listen ADDRESS:PORT] [--hub CONNECTION] [--pool-size N]
                             [--connection-limit N] [--timeout SECONDS] [--max-body BYTES]
-                            [--max-changes N] [--listen-hub CONNECTION] [--port-file FILE]
+                            [--max-changes N] [--max-polls-per-token N]
+                            [--listen-hub CONNECTION] [--port-file FILE]
                prefs-server token issue --account ACCOUNT --name NAME [--hub CONNECTION]
                prefs-server token list --account ACCOUNT [--hub CONNECTION] [--json]
                prefs-server token revoke ID --account ACCOUNT [--hub CONNECTION]
@@ -51,6 +53,7 @@ package enum ServerCommandLine {
 
     private static let serveFlags: Set<String> = [
         "listen", "hub", "pool-size", "connection-limit", "timeout", "max-body", "max-changes",
+        "max-polls-per-token",
         "listen-hub", "port-file",
     ]
 
@@ -96,6 +99,7 @@ package enum ServerCommandLine {
                 timeoutSeconds: try number("timeout", 30, 1...3600),
                 maxBodyBytes: try number("max-body", 16 << 20, 1024...(1 << 30)),
                 maxChanges: try number("max-changes", 100_000, 1...10_000_000),
+                maxPollsPerToken: try number("max-polls-per-token", 4, 1...1000),
                 portFile: parsed["port-file"]))
     }
 

@@ -10,6 +10,27 @@ import Synchronization
     import Foundation
 #endif
 
+/// How many long polls each token has waiting.
+final class WaitingPolls: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts one more for the token, unless it has `limit` already: false then.
+    func enter(_ token: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            guard counts[token, default: 0] < limit else { return false }
+            counts[token, default: 0] += 1
+            return true
+        }
+    }
+
+    func leave(_ token: String) {
+        counts.withLock { counts in
+            counts[token, default: 1] -= 1
+            if counts[token] == 0 { counts[token] = nil }
+        }
+    }
+}
+
 /// Set once, when the server stops.
 final class StopSignal: Sendable {
     private let stopped = Atomic(false)
@@ -26,6 +47,7 @@ struct SyncCalls: Sendable {
     let pool: SyncHubPool
     let listener: ChangeListener
     let stopping: StopSignal
+    let waiting = WaitingPolls()
 
     /// The route table: every call of docs/sync-protocol.md.
     var routes: [Route] {
@@ -155,6 +177,15 @@ struct SyncCalls: Sendable {
             max(0, request.query("wait").flatMap { Int($0) } ?? 0),
             configuration.longPollMilliseconds)
         let deadline = DispatchTime.now() + .milliseconds(wait)
+        // Each waiting poll holds a connection of the server (one thread each): one token
+        // may not take them all.
+        guard waiting.enter(token.value, limit: configuration.maxLongPollsPerToken) else {
+            throw HTTPError(
+                429, .tooManyPolls,
+                "this device token has \(configuration.maxLongPollsPerToken) long polls waiting"
+                    + " already", retryAfter: 1)
+        }
+        defer { waiting.leave(token.value) }
         var account: String?
         var channel = ""
         func position() throws -> Int64 {

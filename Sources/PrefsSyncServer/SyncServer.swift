@@ -34,6 +34,8 @@ package final class SyncServer: Sendable {
         package var statementTimeoutMilliseconds = 30_000
         /// The longest a long poll (`GET /v1/changes`) waits.
         package var longPollMilliseconds = 25_000
+        /// The long polls one token may have waiting at once on this server.
+        package var maxLongPollsPerToken = 4
         /// Where the server listens for the accounts' notifications: a session of its own,
         /// straight to PostgreSQL (nil: the hub's string; behind a transaction pooler, name
         /// the server itself).

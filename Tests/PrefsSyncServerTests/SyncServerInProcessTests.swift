@@ -116,6 +116,36 @@ import Testing
         #expect(log.all.filter { $0.contains(" 401 ") }.count == 1)
     }
 
+    @Test func oneTokenCannotHoldMoreLongPollsThanItsShare() throws {
+        var configuration = SyncServer.Configuration(hub: hubTarget)
+        configuration.maxLongPollsPerToken = 2
+        let log = log
+        let server = try SyncServer(configuration) { log.write($0) }
+        let alice = try token("alice")
+        let other = try token("alice")
+        @Sendable func poll(_ token: String, wait: Int) -> HTTPResponse {
+            server.respond(
+                to: HTTPRequest(
+                    "GET", "/v1/changes", query: ["after": "1000", "wait": String(wait)],
+                    headers: ["Authorization": "Bearer " + token]))
+        }
+        // Two polls of one token wait; a third is refused at once; another token's waits.
+        let waiting = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: waiting) { _ = poll(alice, wait: 3_000) }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = ContinuousClock.now
+        let refused = poll(alice, wait: 3_000)
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(poll(other, wait: 100).status == 200)
+        server.finishLongPolls()
+        waiting.wait()
+        #expect(poll(alice, wait: 0).status == 200)
+    }
+
     /// Whether this process may hold 1,200 files open (its hard limit allows it).
     static let mayOpenManyFiles: Bool = {
         var limit = rlimit()
