@@ -23,7 +23,15 @@ typedef struct request_state {
     size_t capacity;
     int too_large;
     int answered;
+    char *note;
 } request_state;
+
+void prefs_http_note(const prefs_http_request *request, const char *text) {
+    request_state *state = request->state;
+    if (!state) return;
+    free(state->note);
+    state->note = text ? strdup(text) : NULL;
+}
 
 static enum MHD_Result measure_header(
     void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
@@ -83,6 +91,7 @@ static enum MHD_Result on_request(
             early.url = url;
             early.peer = peer;
             early.headers_only = 1;
+            early.state = state;
             MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
                 &early.largest_header);
             if (server->handler(server->context, &early)) state->answered = 1;
@@ -122,6 +131,7 @@ static enum MHD_Result on_request(
     request.body_length = state->length;
     request.body_too_large = state->too_large;
     request.peer = peer;
+    request.note = state->note;
     MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
         &request.largest_header);
     (void)server->handler(server->context, &request);
@@ -137,6 +147,7 @@ static void on_completed(
     request_state *state = *con_cls;
     if (state) {
         free(state->body);
+        free(state->note);
         free(state);
         *con_cls = NULL;
     }

@@ -94,8 +94,12 @@ package final class HTTPDaemon: @unchecked Sendable {
         parsed.largestHeader = request.largest_header
         parsed.peer = request.peer.map { String(cString: $0) }
         parsed.isHeadersOnly = request.headers_only != 0
+        parsed.verifiedAccount = request.note.map { String(cString: $0) }
         let response = router.respond(to: parsed)
-        if parsed.isHeadersOnly, response.status == HTTPResponse.proceed.status { return false }
+        if parsed.isHeadersOnly, response.status == HTTPResponse.proceed.status {
+            if let account = response.account { prefs_http_note(raw, account) }
+            return false
+        }
         let answer = response.body.withUnsafeBytes { bytes in
             prefs_http_response("application/json", bytes.baseAddress, bytes.count)
         }

@@ -19,6 +19,10 @@ package struct HTTPRequest {
     /// can tell from them (no such route, no token, a token the hub does not know), or
     /// ``HTTPResponse/proceed`` to read the body.
     package var isHeadersOnly = false
+    /// The account the request's token opened when its headers were looked at, moments
+    /// before (``Router/init(routes:middleware:authenticate:)``): the handler need not look
+    /// it up again.
+    package var verifiedAccount: String?
 
     /// A request as the HTTP library hands it over.
     package init(

@@ -10,8 +10,13 @@ package protocol HTTPMiddleware: Sendable {
 /// without it, and cannot forget to ask for it.
 package struct BearerToken: Sendable {
     package let value: String
+    /// The account the token opened when the request's headers were looked at.
+    package let verifiedAccount: String?
 
-    fileprivate init(_ value: String) { self.value = value }
+    fileprivate init(_ value: String, verifiedAccount: String?) {
+        self.value = value
+        self.verifiedAccount = verifiedAccount
+    }
 }
 
 /// One call of the protocol: its method and path, and what answers it.
@@ -50,15 +55,16 @@ package struct Route: Sendable {
 package struct Router: Sendable {
     private let routes: [String: Route]
     private let middleware: [any HTTPMiddleware]
-    private let authenticate: @Sendable (BearerToken) throws -> Void
+    private let authenticate: @Sendable (BearerToken) throws -> String?
 
     /// - Parameters:
-    ///   - authenticate: Checks a token from a request's headers, before its body is read:
-    ///     throws to answer instead (an unknown token: 401). The handler checks it again.
+    ///   - authenticate: Checks a token from a request's headers, before its body is read,
+    ///     and returns the account it opens (nil: not known); throws to answer instead (an
+    ///     unknown token: 401).
     /// - Precondition: no two routes share a path (the protocol gives each path one method).
     package init(
         routes: [Route], middleware: [any HTTPMiddleware],
-        authenticate: @escaping @Sendable (BearerToken) throws -> Void = { _ in }
+        authenticate: @escaping @Sendable (BearerToken) throws -> String? = { _ in nil }
     ) {
         var byPath: [String: Route] = [:]
         for route in routes { byPath[route.path] = route }
@@ -106,10 +112,12 @@ package struct Router: Sendable {
                 throw HTTPError(
                     401, .noToken, "a device token is needed (Authorization: Bearer)")
             }
-            let token = BearerToken(String(authorization.dropFirst(7)))
+            let token = BearerToken(
+                String(authorization.dropFirst(7)), verifiedAccount: request.verifiedAccount)
             if request.isHeadersOnly {
-                try authenticate(token)
-                return .proceed
+                var proceed = HTTPResponse.proceed
+                proceed.account = try authenticate(token)
+                return proceed
             }
             return try handler(request, token)
         }

@@ -215,16 +215,17 @@ struct SyncCalls: Sendable {
 
     /// Whether the hub knows the token: asked before a body is read, so that a device
     /// without a valid token cannot make the server take in its bodies.
-    func authenticate(_ token: BearerToken) throws {
+    func authenticate(_ token: BearerToken) throws -> String? {
         let account: String?
         do {
             account = try pool.account(forToken: token.value)
         } catch SyncHubPool.Refusal.busy {
             throw HTTPError(503, .busy, "every connection to the hub is in use", retryAfter: 1)
         }
-        guard account != nil else {
+        guard let account else {
             throw HTTPError(401, .badToken, "the device token is not valid (unknown or revoked)")
         }
+        return account
     }
 
     /// Runs the body for the account the token opens, and answers what it returns.
@@ -246,7 +247,8 @@ struct SyncCalls: Sendable {
         throws -> T
     {
         do {
-            return try pool.withAccount(token: token.value, body)
+            return try pool.withAccount(
+                token: token.value, verifiedAccount: token.verifiedAccount, body)
         } catch SyncHubPool.Refusal.busy {
             throw HTTPError(503, .busy, "every connection to the hub is in use", retryAfter: 1)
         } catch SyncHubPool.Refusal.unknownToken {

@@ -91,13 +91,17 @@ import Testing
                 if token.value != "prefs_secret" {
                     throw HTTPError(401, .badToken, "the device token is not valid")
                 }
+                return "alice"
             })
         func headers(_ path: String, _ fields: [String: String]) -> HTTPResponse {
             var request = HTTPRequest("POST", path, headers: fields)
             request.isHeadersOnly = true
             return refusing.respond(to: request)
         }
-        #expect(headers("/v1/echo", bearer).status == 100)
+        let proceed = headers("/v1/echo", bearer)
+        #expect(proceed.status == 100)
+        // The account is carried to the whole request, which need not look it up again.
+        #expect(proceed.account == "alice")
         #expect(headers("/v1/echo", ["Authorization": "Bearer prefs_other"]).status == 401)
         #expect(headers("/v1/echo", [:]).status == 401)
         #expect(headers("/v1/nothing", bearer).status == 404)

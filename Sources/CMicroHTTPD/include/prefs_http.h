@@ -23,7 +23,16 @@ typedef struct prefs_http_request {
     size_t largest_header;
     const char *peer;
     int headers_only;
+    /// What the handler noted at the headers (prefs_http_note), in the whole request; or
+    /// NULL.
+    const char *note;
+    /// The request's own state (for prefs_http_note).
+    void *state;
 } prefs_http_request;
+
+/// Keeps a copy of `text` with the request, handed back in its whole request's `note`:
+/// what the handler found out from the headers alone (the account a token opens).
+void prefs_http_note(const prefs_http_request *request, const char *text);
 
 /// Called on the connection's thread: once with the headers alone (`headers_only`) when a
 /// body is announced, before any of it is read, and once with the whole request. It returns

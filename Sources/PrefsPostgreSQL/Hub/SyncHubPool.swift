@@ -72,13 +72,16 @@ package final class SyncHubPool: Sendable {
         }
     }
 
-    /// Runs the body with the hub acting for the account `token` opens.
+    /// Runs the body with the hub acting for the account `token` opens; for
+    /// `verifiedAccount` when the same request's token was looked up moments before.
     ///
     /// - Throws: ``Refusal``; the hub's errors as ``DatabaseError``; the body's own.
-    package func withAccount<T>(token: String, _ body: (any SyncServerHub) throws -> T) throws
-        -> T
-    {
-        try withSlot { slot in try body(try slot.engine(forToken: token)) }
+    package func withAccount<T>(
+        token: String, verifiedAccount: String? = nil, _ body: (any SyncServerHub) throws -> T
+    ) throws -> T {
+        try withSlot { slot in
+            try body(try slot.engine(forToken: token, verifiedAccount: verifiedAccount))
+        }
     }
 
     /// One connection of the pool, and the engine acting for the account it served last.
@@ -89,8 +92,10 @@ package final class SyncHubPool: Sendable {
         init(_ opened: PostgreSQLEngine.Opened) { self.opened = opened }
 
         /// The engine acting for the account the token opens.
-        func engine(forToken token: String) throws -> PostgreSQLEngine {
-            guard let account = try DeviceTokens.account(forToken: token, on: opened.connection)
+        func engine(forToken token: String, verifiedAccount: String?) throws -> PostgreSQLEngine {
+            guard
+                let account = try verifiedAccount
+                    ?? DeviceTokens.account(forToken: token, on: opened.connection)
             else { throw Refusal.unknownToken }
             if let engine, engine.account == account { return engine }
             engine = nil
