@@ -55,6 +55,21 @@ static void peer_text(struct MHD_Connection *connection, char *text, size_t size
     }
 }
 
+/// The request as the handler sees it: what the connection knows of it so far. `peer` is
+/// the caller's buffer for the client's address.
+static void describe(prefs_http_request *request, struct MHD_Connection *connection,
+    const char *method, const char *url, request_state *state, char *peer, size_t peer_size) {
+    memset(request, 0, sizeof *request);
+    peer_text(connection, peer, peer_size);
+    request->connection = connection;
+    request->method = method;
+    request->url = url;
+    request->peer = peer;
+    request->state = state;
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
+        &request->largest_header);
+}
+
 static enum MHD_Result on_request(
     void *cls, struct MHD_Connection *connection, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
@@ -83,17 +98,9 @@ static enum MHD_Result on_request(
         // answer before a byte of it is read. (One announced too large is answered below.)
         if (!state->too_large && has_body) {
             prefs_http_request early;
-            memset(&early, 0, sizeof early);
             char peer[INET6_ADDRSTRLEN + 1];
-            peer_text(connection, peer, sizeof peer);
-            early.connection = connection;
-            early.method = method;
-            early.url = url;
-            early.peer = peer;
+            describe(&early, connection, method, url, state, peer, sizeof peer);
             early.headers_only = 1;
-            early.state = state;
-            MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
-                &early.largest_header);
             if (server->handler(server->context, &early)) state->answered = 1;
         }
         if (!state->too_large) return MHD_YES;
@@ -121,19 +128,12 @@ static enum MHD_Result on_request(
     if (state->answered) return MHD_YES;
     state->answered = 1;
     prefs_http_request request;
-    memset(&request, 0, sizeof request);
     char peer[INET6_ADDRSTRLEN + 1];
-    peer_text(connection, peer, sizeof peer);
-    request.connection = connection;
-    request.method = method;
-    request.url = url;
+    describe(&request, connection, method, url, state, peer, sizeof peer);
     request.body = state->body;
     request.body_length = state->length;
     request.body_too_large = state->too_large;
-    request.peer = peer;
     request.note = state->note;
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, measure_header,
-        &request.largest_header);
     (void)server->handler(server->context, &request);
     return MHD_YES;
 }

@@ -1,5 +1,4 @@
 import PrefsKit
-import Synchronization
 
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials

@@ -1,16 +1,4 @@
 import PrefsKit
-import Synchronization
-
-#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Why sync cannot start.
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
