@@ -387,6 +387,8 @@ CREATE FUNCTION public.prefs_search_vector(text) RETURNS tsvector
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
     SELECT to_tsvector('simple', public.unaccent('public.unaccent'::regdictionary, $1))
+        || to_tsvector('simple', regexp_replace(
+            public.unaccent('public.unaccent'::regdictionary, $1), '[[:punct:]]+', ' ', 'g'))
 $_$;
 
 CREATE FUNCTION public.prefs_set_value(owner text, set_suite text, set_key text, set_type text, set_value text, set_bytes bytea, set_at double precision, set_version integer, after_id bigint) RETURNS TABLE(id bigint, suite text, key text, type text, value text, bytes bytea, old_type text, old_value text, old_bytes bytea, changed_at double precision, declared text)
