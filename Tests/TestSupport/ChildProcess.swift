@@ -105,7 +105,9 @@ public final class ChildProcess: @unchecked Sendable {
         #endif
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let merged = ProcessInfo.processInfo.environment.merging(Self.sandbox(for: environment)) {
+            $1
+        }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -276,4 +278,26 @@ public final class ChildProcess: @unchecked Sendable {
     private static let ignoreBrokenPipes: Void = {
         signal(SIGPIPE, SIG_IGN)
     }()
+}
+
+extension ChildProcess {
+    /// Where the programs the tests start keep their data and settings (fish its history,
+    /// `prefs` its default files), unless a test names a home of its own: a folder of this
+    /// test process under the temporary folder, not the user's `~/.local/share` and
+    /// `~/.config`.
+    static let sandboxHome: String = {
+        let folder = NSTemporaryDirectory() + "prefs-tests-home-\(getpid())"
+        try? FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }()
+
+    /// `environment`, with the sandbox's XDG folders when it names no home of its own.
+    static func sandbox(for environment: [String: String]) -> [String: String] {
+        let own = ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"]
+        guard !own.contains(where: { environment[$0] != nil }) else { return environment }
+        return environment.merging([
+            "XDG_DATA_HOME": sandboxHome + "/data", "XDG_CONFIG_HOME": sandboxHome + "/config",
+        ]) { given, _ in given }
+    }
 }
