@@ -230,6 +230,20 @@ extension WhatUsersRanIntoTests {
 extension WhatUsersRanIntoTests {
     /// The XML property-list export wrote `…12:00:00.25Z` as `…12:00:00Z` with exit 0: it
     /// refuses, naming the key, unless told `--lossy`; the binary form keeps the fraction.
+    @Test func aDateAloneIsTakenAsItsFirstInstantInUTC() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        let set = try runPrefs(db + ["set", "trialEnds", "2026-01-31", "--type", "date"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try runPrefs(db + ["get", "trialEnds"]).stdout == "2026-01-31T00:00:00.000000000Z\n")
+        // Not a day: refused, and the message shows both forms.
+        for wrong in ["2026-02-30", "2026-1-31", "31.01.2026"] {
+            let refused = try runPrefs(db + ["set", "trialEnds", wrong, "--type", "date"])
+            #expect(refused.status == 65, "\(wrong)")
+            #expect(refused.stderr.contains("2026-01-31 (midnight UTC)"), "\(refused.stderr)")
+        }
+    }
+
     @Test func anXMLPropertyListExportRefusesToDropAFractionOfASecond() throws {
         let folder = try TemporaryFolder()
         let db = ["--db", folder.path("prefs.sqlite")]

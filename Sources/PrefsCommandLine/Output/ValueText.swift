@@ -83,8 +83,12 @@ enum ValueText {
             return .url(url)
         case .date:
             if text == "now" { return .date(Date()) }
-            guard let date = ISO8601.date(from: text) else {
-                throw invalid("an ISO 8601 date such as 2026-01-31T12:00:00Z, or now")
+            // A day alone (2026-01-31) is its first instant in UTC.
+            let isDay = text.utf8.count == 10 && !text.contains("T")
+            guard let date = ISO8601.date(from: isDay ? text + "T00:00:00Z" : text) else {
+                throw invalid(
+                    "an ISO 8601 date such as 2026-01-31T12:00:00Z or 2026-01-31 (midnight UTC),"
+                        + " or now")
             }
             return .date(date)
         case .data:
