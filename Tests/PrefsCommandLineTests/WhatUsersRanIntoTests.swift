@@ -235,7 +235,8 @@ extension WhatUsersRanIntoTests {
         let db = ["--db", folder.path("prefs.sqlite")]
         let set = try runPrefs(db + ["set", "trialEnds", "2026-01-31", "--type", "date"])
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(try runPrefs(db + ["get", "trialEnds"]).stdout == "2026-01-31T00:00:00.000000000Z\n")
+        #expect(
+            try runPrefs(db + ["get", "trialEnds"]).stdout == "2026-01-31T00:00:00.000000000Z\n")
         // Not a day: refused, and the message shows both forms.
         for wrong in ["2026-02-30", "2026-1-31", "31.01.2026"] {
             let refused = try runPrefs(db + ["set", "trialEnds", wrong, "--type", "date"])
