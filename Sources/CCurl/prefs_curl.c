@@ -204,6 +204,8 @@ int prefs_curl_perform(
         response->retryable = code == CURLE_COULDNT_CONNECT || code == CURLE_OPERATION_TIMEDOUT
             || code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING
             || code == CURLE_PARTIAL_FILE;
+        response->untrusted = code == CURLE_PEER_FAILED_VERIFICATION
+            || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM;
         free(response->body);
         response->body = NULL;
         response->length = 0;

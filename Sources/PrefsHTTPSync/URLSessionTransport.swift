@@ -56,7 +56,8 @@ final class URLSessionTransport: NSObject, SyncHTTPTransport, @unchecked Sendabl
                 let failure = error.map { String(describing: $0.localizedDescription) }
                 outcome = .failure(
                     SyncTransportError(
-                        detail: failure ?? "no answer", isRetryable: Self.isRetryable(error)))
+                        detail: failure ?? "no answer", isRetryable: Self.isRetryable(error),
+                        isUntrusted: Self.isUntrusted(error)))
             }
             result.withLock { $0 = outcome }
             done.signal()
@@ -67,6 +68,18 @@ final class URLSessionTransport: NSObject, SyncHTTPTransport, @unchecked Sendabl
             throw SyncTransportError(detail: "no answer", isRetryable: true)
         }
         return try outcome.get()
+    }
+
+    /// A certificate this device does not trust.
+    private static func isUntrusted(_ error: (any Error)?) -> Bool {
+        guard let error = error as? URLError else { return false }
+        switch error.code {
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+            .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return true
+        default:
+            return false
+        }
     }
 
     /// A broken connection or a timeout may go better the next time; a name that does not

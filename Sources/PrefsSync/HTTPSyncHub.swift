@@ -51,10 +51,14 @@ package struct SyncTransportError: Error, Sendable {
     /// Whether sending the request again may work (a broken connection, a timeout); TLS
     /// and name failures are not.
     package var isRetryable: Bool
+    /// Whether the server's certificate is not trusted: sending again cannot help, naming
+    /// the CA it is signed by can.
+    package var isUntrusted: Bool
 
-    package init(detail: String, isRetryable: Bool) {
+    package init(detail: String, isRetryable: Bool, isUntrusted: Bool = false) {
         self.detail = detail
         self.isRetryable = isRetryable
+        self.isUntrusted = isUntrusted
     }
 }
 
@@ -226,6 +230,15 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
             do {
                 response = try transport.send(request)
             } catch let failure as SyncTransportError {
+                if failure.isUntrusted {
+                    // Not a server away: this device does not trust it, and will not until
+                    // it is told which CA to trust.
+                    throw DatabaseError(
+                        .permissionDenied(
+                            path: transport.server,
+                            detail: "its certificate is not trusted (\(failure.detail))"),
+                        underlying: failure)
+                }
                 guard failure.isRetryable, attempt < attempts else {
                     throw DatabaseError(
                         .unavailable(path: transport.server, detail: failure.detail),

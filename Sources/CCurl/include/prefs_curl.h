@@ -15,6 +15,9 @@ typedef struct prefs_curl_response {
     char error[256];
     /// Whether sending again may work (a broken connection, a timeout), when no answer came.
     int retryable;
+    /// Whether no answer came because the server's certificate is not trusted (or the CA
+    /// file could not be read): sending again cannot help, naming the right CA can.
+    int untrusted;
 } prefs_curl_response;
 
 /// Loads libcurl once (PREFS_LIBCURL names it); 0 with the reason when it cannot.

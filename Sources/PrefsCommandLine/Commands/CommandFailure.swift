@@ -37,6 +37,11 @@ struct CommandFailure: Error, Equatable {
             self = failure
         case let error as DatabaseError:
             self.init(error.commandMessage, exitCode: error.exitCode)
+            if (error.underlying as? SyncTransportError)?.isUntrusted == true {
+                message +=
+                    "; if a private CA signed it, name the CA's certificates with --ca-file FILE"
+                    + " (or PREFS_CA_FILE)"
+            }
             engineCode = error.engineCode?.description
             if let refusal = error.underlying as? SyncServerRefusal {
                 engineCode = "HTTP \(refusal.status) \(refusal.code)"

@@ -54,7 +54,9 @@ package struct CurlTransport: SyncHTTPTransport {
             let detail = withUnsafeBytes(of: response.error) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            throw SyncTransportError(detail: detail, isRetryable: response.retryable != 0)
+            throw SyncTransportError(
+                detail: detail, isRetryable: response.retryable != 0,
+                isUntrusted: response.untrusted != 0)
         }
         let body =
             response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.length)) }

@@ -41,7 +41,10 @@ struct SyncLeaveCommand: RunnableCommand {
                 let sync = try? DeviceSync(
                     database: database,
                     connector: HTTPHubConnector(
-                        transport: CurlTransport(server: hub, certificateAuthorityFile: caFile),
+                        transport: CurlTransport(
+                            server: hub,
+                            certificateAuthorityFile: SyncRoundCommand.certificateAuthority(
+                                caFile, context)),
                         token: token),
                     account: status.account)
             {

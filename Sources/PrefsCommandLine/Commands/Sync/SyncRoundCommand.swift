@@ -129,7 +129,8 @@ struct SyncRoundCommand: RunnableCommand {
         let token = try Self.readToken(tokenFile, context)
         if let reason = CurlTransport.loadFailure { throw DatabaseError.unsupported(reason) }
         let database = try context.openForWriting()
-        let transport = CurlTransport(server: server, certificateAuthorityFile: caFile)
+        let transport = CurlTransport(
+            server: server, certificateAuthorityFile: Self.certificateAuthority(caFile, context))
         do {
             let sync = try DeviceSync(
                 database: database,
@@ -140,6 +141,11 @@ struct SyncRoundCommand: RunnableCommand {
             DeviceSync.recordFailure(error, of: database)
             throw error
         }
+    }
+
+    /// The private CA's file: `--ca-file`, else `PREFS_CA_FILE`; nil: the system's.
+    static func certificateAuthority(_ given: String?, _ context: CommandContext) -> String? {
+        given ?? context.console.variable("PREFS_CA_FILE").flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The token of a file only its owner can read: one line, no more than 4 KB.
