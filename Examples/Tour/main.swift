@@ -98,7 +98,7 @@ let html = try bookmarks.exportHTML()  // Netscape format; KIND, ITEM_ID and
 // POSITION attributes keep identity and order
 try bookmarks.importJSON(try bookmarks.exportJSON())  // ids, positions and times kept
 let summary = try bookmarks.importFile(atPath: path, bytes: bytes)  // any browser's file
-print(summary)  // Added 11, updated 0, ... skipped 0
+print(summary)  // Added 1, updated 0, ... skipped 0
 let dev = try bookmarks.list(BookmarkQuery(folder: ["Dev"]))  // and its subfolders
 print(
     marvel.count, "Marvel movies,", groups.count, "categories,", dev.count, "in Dev,",

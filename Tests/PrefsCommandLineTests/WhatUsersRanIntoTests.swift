@@ -230,6 +230,16 @@ extension WhatUsersRanIntoTests {
 extension WhatUsersRanIntoTests {
     /// The XML property-list export wrote `…12:00:00.25Z` as `…12:00:00Z` with exit 0: it
     /// refuses, naming the key, unless told `--lossy`; the binary form keeps the fraction.
+    @Test func theWalkthroughsOwnKeysExportToAnXMLPropertyList() throws {
+        let folder = try TemporaryFolder()
+        let db = ["--db", folder.path("prefs.sqlite")]
+        #expect(try runPrefs(db + ["onboarding", "skip"]).status == 0)
+        // Its time is kept to the second: the export, whose dates have none, loses nothing.
+        let exported = try runPrefs(db + ["export", "--format", "plist"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.contains("<key>walkthroughEndedAt</key>"))
+    }
+
     @Test func aDateAloneIsTakenAsItsFirstInstantInUTC() throws {
         let folder = try TemporaryFolder()
         let db = ["--db", folder.path("prefs.sqlite")]

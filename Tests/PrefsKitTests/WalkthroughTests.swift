@@ -87,7 +87,10 @@ import Testing
             Issue.record("\(reopened.outcome)")
             return
         }
-        #expect(at >= before && at <= Date())
+        // Kept to the whole second.
+        #expect(at.timeIntervalSince1970 == at.timeIntervalSince1970.rounded(.down))
+        #expect(at.timeIntervalSince1970 >= before.timeIntervalSince1970.rounded(.down))
+        #expect(at <= Date())
         #expect(reopened.preferences[Walkthrough.endedOnPageKey] == 2)
         #expect(reopened.preferences[Walkthrough.endingKey] == .finished)
     }

@@ -155,11 +155,15 @@ public final class Walkthrough: Sendable {
     /// and the time. For an app that drives the walkthrough with its own state (as the
     /// reference app's screen does with property wrappers).
     ///
+    /// The time is kept to the whole second (the default: now), which every export format
+    /// holds exactly (an XML property list's dates have no fraction).
+    ///
     /// - Throws: ``DatabaseError`` when the write fails (nothing changes then).
     public static func recordEnding(
         _ ending: WalkthroughEnding, onPage page: Int, in preferences: PreferenceStore,
         at date: Date = Date()
     ) throws {
+        let date = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         try preferences.database.write { _ in
             try preferences.set(true, for: hasViewedWalkthroughKey)
             try preferences.set(ending, for: endingKey)
