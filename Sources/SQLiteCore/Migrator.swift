@@ -19,6 +19,9 @@ package struct Migrator: Sendable {
         case newerSchema(found: Int, supported: Int)
         /// The list of migrations has a gap or is out of order; a programming error.
         case invalidMigrations(String)
+        /// The file's schema version is not the one its own record of migrations gives (a
+        /// damaged header): migrating it would apply steps it has had.
+        case versionDisagrees(found: Int, recorded: Int)
     }
 
     /// The steps, in version order.
@@ -61,6 +64,27 @@ package struct Migrator: Sendable {
         return version
     }
 
+    /// Checks, for a file whose schema is older than the latest, that its version is the one
+    /// its record of migrations gives. Only an old (or damaged) file pays for the query.
+    ///
+    /// - Throws: ``Failure/versionDisagrees(found:recorded:)``.
+    package func checkRecordedVersion(_ connection: Connection, version: Int) throws {
+        guard version < latestVersion else { return }
+        let hasRecord =
+            try connection.scalar(
+                Int.self,
+                sql:
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migration'"
+            ) ?? 0 > 0
+        let recorded =
+            hasRecord
+            ? try connection.scalar(Int.self, sql: "SELECT max(version) FROM schema_migration") ?? 0
+            : 0
+        if recorded != version {
+            throw Failure.versionDisagrees(found: version, recorded: recorded)
+        }
+    }
+
     /// Applies every pending migration, each in one `BEGIN IMMEDIATE` transaction that also
     /// records it; a failing step rolls back and leaves the previous version intact.
     ///
@@ -71,7 +95,9 @@ package struct Migrator: Sendable {
     @discardableResult
     package func migrate(_ connection: Connection) throws -> [Int] {
         var applied: [Int] = []
-        guard try validate(connection) < latestVersion else { return applied }
+        let found = try validate(connection)
+        guard found < latestVersion else { return applied }
+        try checkRecordedVersion(connection, version: found)
         for migration in migrations {
             let didApply = try connection.transaction(.immediate) { () throws -> Bool in
                 let current = try validate(connection)

@@ -163,6 +163,21 @@ import Testing
         #expect(try run(["--db", path, "doctor"]).status == 0)
     }
 
+    /// A header whose schema version (bytes 60-63) was damaged to an older one, or to 0: the
+    /// file is refused as damaged (65), not migrated again over its own tables (70: "table
+    /// setting already exists"), nor called one that needs an upgrade.
+    @Test(arguments: [UInt8(3), 0])
+    func aDamagedSchemaVersionIsRefusedAsDamaged(version: UInt8) throws {
+        let path = try sampleDatabase()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.replaceSubrange(60..<64, with: [0, 0, 0, version])
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, code: 65)
+        let search = try run(["--db", path, "bookmark", "search", "london"])
+        #expect(search.status == 65, "\(search.stderr)")
+        #expect(search.stderr.contains("is not the one its migrations record"), "\(search.stderr)")
+    }
+
     @Test func randomlyCorruptedCopiesNeverCrashHangOrChange() throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: try sampleDatabase()))
         let copies = Reliability.isLong ? 1_000 : 200

@@ -16,6 +16,11 @@ extension SQLiteEngine {
             case .foreignDatabase: return .foreignDatabase(path: path)
             case .newerSchema(let found, let supported):
                 return .newerVersion(path: path, found: found, supported: supported)
+            case .versionDisagrees(let found, let recorded):
+                return .notADatabase(
+                    path: path,
+                    detail: "its schema version (\(found)) is not the one its migrations record"
+                        + " (\(recorded))")
             case .invalidMigrations(let detail):
                 // Checked when the binary is built; reaching this is a bug of the build.
                 preconditionFailure("The migrations embedded in this binary are invalid: \(detail)")

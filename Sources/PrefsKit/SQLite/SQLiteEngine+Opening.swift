@@ -114,6 +114,7 @@ extension SQLiteEngine {
         let opened = try connection.transaction(.deferred) { () throws -> Opened in
             let version = try migrator.validate(connection)
             guard version == migrator.latestVersion else {
+                try migrator.checkRecordedVersion(connection, version: version)
                 return Opened(version: version, feedStart: nil)
             }
             return Opened(version: version, feedStart: try feedStart(of: connection))
