@@ -23,7 +23,9 @@ import Testing
         #expect(symbols.status == 0, "\(symbols.stderr)")
         #expect(symbols.stdout.contains("8PrefsKit"), "nm read no PrefsKit symbol")
         // Swift's mangled names carry the module's and the type's names with their lengths.
-        for sign in ["9PrefsSync", "10DeviceSync", "11HTTPSyncHub", "8SyncWire", "15PrefsSyncServer"] {
+        for sign in [
+            "9PrefsSync", "10DeviceSync", "11HTTPSyncHub", "8SyncWire", "15PrefsSyncServer",
+        ] {
             #expect(!symbols.stdout.contains(sign), "\(program) carries \(sign)")
         }
     }
