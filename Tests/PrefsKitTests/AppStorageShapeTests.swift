@@ -63,15 +63,17 @@ import Testing
     @Test func aStandardStoreThatCannotOpenReadsDefaultsAndReportsWithoutTrapping() throws {
         let folder = try TemporaryFolder()
         // A directory where the file should be: opening fails.
-        let store = PreferenceStore.openStandard(at: folder.url.path)
+        // The test's handler from the start: the opening failure is reported to it, not
+        // printed on the test run's standard error.
         let reported = Reported()
-        store.errorHandler = { reported.add("\($0)") }
+        let store = PreferenceStore.openStandard(at: folder.url.path) { reported.add("\($0)") }
         #expect(store[.hasViewedWalkthrough] == false)
         store[.hasViewedWalkthrough] = true
         #expect(store[.hasViewedWalkthrough] == false)
         #expect(
             reported.messages == [
-                "':memory:' is read-only; check the permissions of the file and its folder"
+                "'\(folder.url.path)' is a directory, not a prefs database",
+                "':memory:' is read-only; check the permissions of the file and its folder",
             ])
     }
 }

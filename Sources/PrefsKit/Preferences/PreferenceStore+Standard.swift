@@ -46,8 +46,11 @@ extension PreferenceStore {
     }
 
     /// The default database's standard suite, or, when it cannot be opened, an empty
-    /// read-only one (the failure reported).
-    static func openStandard(at path: String? = nil) -> PreferenceStore {
+    /// read-only one (the failure reported to `errorHandler`, by default to
+    /// ``FailedWrite/report(_:)``).
+    static func openStandard(
+        at path: String? = nil, errorHandler: (@Sendable (Error) -> Void)? = nil
+    ) -> PreferenceStore {
         do {
             return PreferenceStore(
                 database: try AppDatabase(path: path ?? DatabaseLocation.defaultPath()))
@@ -61,6 +64,7 @@ extension PreferenceStore {
             guard let fallback else {
                 preconditionFailure("SQLite cannot open an in-memory database: \(error)")
             }
+            if let errorHandler { fallback.errorHandler = errorHandler }
             fallback.report(error)
             return fallback
         }
