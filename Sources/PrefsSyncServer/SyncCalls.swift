@@ -23,6 +23,9 @@ final class WaitingPolls: Sendable {
         }
     }
 
+    /// How many the token has now.
+    func count(_ token: String) -> Int { counts.withLock { $0[token, default: 0] } }
+
     func leave(_ token: String) {
         counts.withLock { counts in
             counts[token, default: 1] -= 1

@@ -48,6 +48,7 @@ package final class SyncServer: Sendable {
     /// Every request's way in.
     package let router: Router
     private let pool: SyncHubPool
+    private let calls: SyncCalls
     /// Wakes long polls when their account changes.
     private let listener: ChangeListener
     /// Set when the server stops: long polls answer at once.
@@ -67,6 +68,7 @@ package final class SyncServer: Sendable {
         let calls = SyncCalls(
             configuration: configuration, pool: pool, listener: listener, stopping: stopping)
         self.pool = pool
+        self.calls = calls
         self.listener = listener
         router = Router(
             routes: calls.routes,
@@ -86,6 +88,9 @@ package final class SyncServer: Sendable {
 
     /// The answer to a request.
     package func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
+
+    /// How many long polls of a token are in progress on this server.
+    package func longPolls(ofToken token: String) -> Int { calls.waiting.count(token) }
 
     /// Answers every long poll now, with the position it has, and every later one at once:
     /// the server is stopping, and a device's next poll goes to another instance.

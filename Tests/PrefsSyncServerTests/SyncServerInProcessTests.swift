@@ -132,9 +132,14 @@ import Testing
         // Two polls of one token wait; a third is refused at once; another token's waits.
         let waiting = DispatchGroup()
         for _ in 0..<2 {
-            DispatchQueue.global().async(group: waiting) { _ = poll(alice, wait: 3_000) }
+            DispatchQueue.global().async(group: waiting) { _ = poll(alice, wait: 5_000) }
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        // Both in progress (the queue may start them late on a busy machine).
+        let ready = ContinuousClock.now + .seconds(4)
+        while server.longPolls(ofToken: alice) < 2, ContinuousClock.now < ready {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(server.longPolls(ofToken: alice) == 2)
         let started = ContinuousClock.now
         let refused = poll(alice, wait: 3_000)
         #expect(refused.status == 429)
@@ -144,6 +149,43 @@ import Testing
         server.finishLongPolls()
         waiting.wait()
         #expect(poll(alice, wait: 0).status == 200)
+    }
+
+    @Test func oneAccountHoldsAtMostHalfThePoolAndOthersAreServedMeanwhile() throws {
+        let pool = try SyncHubPool(
+            target: hubTarget, size: 2, waitMilliseconds: 3_000,
+            statementTimeoutMilliseconds: 30_000)
+        #expect(pool.accountShare == 1)
+        let alice = try token("alice")
+        let bob = try token("bob")
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? pool.withAccount(token: alice) { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        // Alice's second request is refused at once (503 busy for the server), not after
+        // the pool's wait, and not with Bob's connection.
+        let started = ContinuousClock.now
+        #expect(throws: SyncHubPool.Refusal.busy) { try pool.withAccount(token: alice) { _ in } }
+        #expect(
+            throws: SyncHubPool.Refusal.busy,
+            "an account found before a connection is taken is held to its share too"
+        ) { try pool.withAccount(token: alice, verifiedAccount: "alice") { _ in } }
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(try pool.withAccount(token: bob) { $0.account } == "bob")
+        release.signal()
+        // Hers back, she is served again.
+        let again = ContinuousClock.now + .seconds(3)
+        var served: String?
+        while served == nil, ContinuousClock.now < again {
+            served = try? pool.withAccount(token: alice) { $0.account }
+            if served == nil { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(served == "alice")
     }
 
     /// Whether this process may hold 1,200 files open (its hard limit allows it).

@@ -34,6 +34,11 @@ package final class SyncHubPool: Sendable {
     private let target: String
     private let options: PostgreSQLOptions
     private let waitMilliseconds: Int
+    /// The most connections one account may hold at once: half the pool (at least one), so
+    /// that one account's expensive requests leave room for every other account's.
+    package let accountShare: Int
+    /// Connections held, by account.
+    private let held = Mutex<[String: Int]>([:])
     /// Connections not in use.
     private let idle = Mutex<[Slot]>([])
     /// One permit per connection the pool may hold.
@@ -56,6 +61,7 @@ package final class SyncHubPool: Sendable {
         options.statementTimeoutMilliseconds = statementTimeoutMilliseconds
         self.options = options
         self.waitMilliseconds = waitMilliseconds
+        accountShare = max(1, size / 2)
         permits = DispatchSemaphore(value: max(1, size))
     }
 
@@ -75,12 +81,43 @@ package final class SyncHubPool: Sendable {
     /// Runs the body with the hub acting for the account `token` opens; for
     /// `verifiedAccount` when the same request's token was looked up moments before.
     ///
+    /// An account that holds its share of the pool (``accountShare``) already is refused
+    /// ``Refusal/busy`` at once: it waits for none of the other accounts' connections.
+    ///
     /// - Throws: ``Refusal``; the hub's errors as ``DatabaseError``; the body's own.
     package func withAccount<T>(
         token: String, verifiedAccount: String? = nil, _ body: (any SyncServerHub) throws -> T
     ) throws -> T {
-        try withSlot { slot in
-            try body(try slot.engine(forToken: token, verifiedAccount: verifiedAccount))
+        // Known before a connection is taken: checked before one is.
+        if let verifiedAccount {
+            try enter(verifiedAccount)
+            defer { leave(verifiedAccount) }
+            return try withSlot { slot in
+                try body(try slot.engine(forToken: token, verifiedAccount: verifiedAccount))
+            }
+        }
+        return try withSlot { slot in
+            let engine = try slot.engine(forToken: token, verifiedAccount: nil)
+            try enter(engine.account)
+            defer { leave(engine.account) }
+            return try body(engine)
+        }
+    }
+
+    /// Counts a connection for the account, unless it holds its share: ``Refusal/busy``.
+    private func enter(_ account: String) throws {
+        let entered = held.withLock { held in
+            guard held[account, default: 0] < accountShare else { return false }
+            held[account, default: 0] += 1
+            return true
+        }
+        if !entered { throw Refusal.busy }
+    }
+
+    private func leave(_ account: String) {
+        held.withLock { held in
+            held[account, default: 1] -= 1
+            if held[account] == 0 { held[account] = nil }
         }
     }
 
