@@ -22,7 +22,9 @@ extension DeviceSync {
                 deviceID: device.deviceID, hub: device.hub, account: device.account,
                 cursor: device.cursor, lastPush: device.lastPush, lastPull: device.lastPull,
                 pending: try sync.pendingCount(), conflicts: try records(state).conflictCount(),
-                lastError: device.lastError, refused: try records(state).refusedCount(),
+                lastError: device.lastError, lastErrorAt: device.lastErrorAt,
+                lastErrorExitCode: device.lastErrorExitCode,
+                refused: try records(state).refusedCount(),
                 clockAheadMilliseconds: device.clockAheadMilliseconds,
                 clockOffsetMilliseconds: device.clockOffsetMilliseconds)
         }
@@ -31,11 +33,15 @@ extension DeviceSync {
     /// Notes why a round failed before it could run (the hub or server unreachable, a token
     /// or login refused), as a failed round notes it: `sync status` shows it until a round
     /// completes. Nothing for a device that never synced.
-    package static func recordFailure(_ error: any Error, of database: AppDatabase) {
+    /// `exitCode`: the one the command line exits with for it, shown by `sync status`.
+    package static func recordFailure(
+        _ error: any Error, of database: AppDatabase, exitCode: Int? = nil
+    ) {
         try? database.withWriter { state in
             let sync = try repository(state)
             guard try sync.deviceState() != nil else { return }
             try sync.recordError(String(describing: error))
+            if let exitCode { try sync.recordErrorExitCode(exitCode) }
         }
     }
 

@@ -26,6 +26,11 @@ public struct SyncStatus: Sendable, Hashable {
     public var conflicts: Int
     /// Why the last round failed; nil after a round that completed.
     public var lastError: String?
+    /// When the last round failed; nil after a round that completed.
+    public var lastErrorAt: Date? = nil
+    /// The exit code `prefs sync` gave that failure (75: try again; 77: refused), when the
+    /// command line ran the round; nil otherwise.
+    public var lastErrorExitCode: Int? = nil
     /// Changes refused so far, pushed or pulled.
     public var refused: Int = 0
     /// How far ahead of the hub's clock this device's was at the last push, when the hub

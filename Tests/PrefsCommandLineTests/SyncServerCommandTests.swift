@@ -93,7 +93,22 @@ import Testing
         let error = parsed?["error"] as? [String: Any]
         #expect(error?["engineCode"] as? String == "HTTP 401 bad_token", "\(json.stderr)")
         #expect((error?["cause"] as? String)?.contains("bad_token") == true, "\(json.stderr)")
+        // sync status says why, when, and with which exit code, until a round completes.
+        let refusedStatus = try runPrefs(onPhone + ["sync", "status", "--json"])
+        let state =
+            try JSONSerialization.jsonObject(with: Data(refusedStatus.stdout.utf8))
+            as? [String: Any]
+        #expect(state?["lastErrorExitCode"] as? Int == 77, "\(refusedStatus.stdout)")
+        #expect(
+            (state?["lastErrorAt"] as? String)?.hasPrefix("20") == true, "\(refusedStatus.stdout)")
+        #expect(
+            (state?["lastError"] as? String)?.contains("not valid") == true,
+            "\(refusedStatus.stdout)")
+        let text = try runPrefs(onPhone + ["sync", "status"]).stdout
+        #expect(text.contains(", exit 77)"), "\(text)")
         #expect(try runPrefs(onLaptop + ["sync", "--token-file", laptop.path]).status == 0)
+        let cleared = try runPrefs(onLaptop + ["sync", "status"]).stdout
+        #expect(cleared.contains("Last error: none"), "\(cleared)")
     }
 
     @Test func aLargePushGoesCompressedAndComesBackWhole() throws {

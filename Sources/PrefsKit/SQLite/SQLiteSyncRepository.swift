@@ -23,7 +23,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             sql: """
                 SELECT device_id, hub, account, cursor, last_push, last_pull, last_error,
                     clock_ahead_ms, printf('%015d-%06d', clock_ms, clock_counter),
-                    clock_offset_ms
+                    clock_offset_ms, last_error_at, last_error_exit
                 FROM sync_state WHERE is_left = 0
                 """)
         guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
@@ -36,6 +36,8 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             clockAheadMilliseconds: row.get(7))
         state.clock = row.get(8)
         state.clockOffsetMilliseconds = row.get(9)
+        state.lastErrorAt = row.get(10, as: Double.self).map(Self.date)
+        state.lastErrorExitCode = row.get(11)
         return state
     }
 
@@ -55,7 +57,8 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
                 sql: """
                     UPDATE sync_state SET device_id = ?, hub = ?, account = ?, cursor = 0,
                         is_left = 0, left_account = NULL, last_push = NULL, last_pull = NULL,
-                        last_error = NULL, clock_ahead_ms = NULL, clock_skew_ms = 0,
+                        last_error = NULL, last_error_at = NULL, last_error_exit = NULL,
+                        clock_ahead_ms = NULL, clock_skew_ms = 0,
                         clock_offset_ms = NULL
                     """, arguments: [deviceID, hub, account])
             if left.get(0, as: String.self) != account {
@@ -521,7 +524,8 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         try connection.execute(
             sql: """
                 UPDATE sync_state SET is_left = 1, left_account = account, hub = NULL,
-                    account = NULL, last_error = NULL, clock_ahead_ms = NULL
+                    account = NULL, last_error = NULL, last_error_at = NULL,
+                    last_error_exit = NULL, clock_ahead_ms = NULL
                 WHERE is_left = 0
                 """)
         for table in ["sync_conflict", "sync_refused", "sync_device_name"] {
@@ -649,7 +653,17 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
 
     func recordError(_ message: String?) throws {
         try connection.execute(
-            sql: "UPDATE sync_state SET last_error = ?", arguments: [message])
+            sql: """
+                UPDATE sync_state SET last_error = ?1,
+                    last_error_at = CASE WHEN ?1 IS NULL THEN NULL ELSE ?2 END,
+                    last_error_exit = NULL
+                """, arguments: [message, Date().timeIntervalSince1970])
+    }
+
+    func recordErrorExitCode(_ code: Int) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET last_error_exit = ? WHERE last_error IS NOT NULL",
+            arguments: [code])
     }
 
     func isDeviceLocal(suite: String, key: String) throws -> Bool {

@@ -72,6 +72,10 @@ package struct SyncDeviceState: Sendable, Hashable {
     package var lastPush: Date?
     package var lastPull: Date?
     package var lastError: String?
+    /// When the last failed round failed.
+    package var lastErrorAt: Date?
+    /// The exit code the command line gave that failure, when it was the command line's.
+    package var lastErrorExitCode: Int?
     /// How far ahead of the hub's clock this device's was when the hub last refused a
     /// change for it; nil when the last push was taken.
     package var clockAheadMilliseconds: Int64?
@@ -176,6 +180,8 @@ package protocol SyncRepository: SyncDeviceReading, SyncBookmarkFields {
     func setCursor(_ cursor: Int64, pulledAt date: Date) throws
     func recordPush(at date: Date) throws
     func recordError(_ message: String?) throws
+    /// Notes the exit code the command line gave the recorded error.
+    func recordErrorExitCode(_ code: Int) throws
 }
 
 /// The hub side of sync: the newest change of every field of one account, numbered.

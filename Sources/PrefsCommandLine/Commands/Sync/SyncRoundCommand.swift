@@ -86,7 +86,8 @@ struct SyncRoundCommand: RunnableCommand {
         do {
             try connectAndRun(database, context)
         } catch {
-            DeviceSync.recordFailure(error, of: database)
+            DeviceSync.recordFailure(
+                error, of: database, exitCode: Int(CommandFailure(error).exitCode))
             throw error
         }
     }
@@ -138,7 +139,8 @@ struct SyncRoundCommand: RunnableCommand {
                 account: context.requestedAccount)
             try round(sync, context)
         } catch {
-            DeviceSync.recordFailure(error, of: database)
+            DeviceSync.recordFailure(
+                error, of: database, exitCode: Int(CommandFailure(error).exitCode))
             throw error
         }
     }

@@ -41,6 +41,11 @@ struct SyncStatusCommand: RunnableCommand {
                     ("pending", .integer(status.pending)),
                     ("conflicts", .integer(status.conflicts)),
                     ("lastError", status.lastError.map(JSONValue.string) ?? .null),
+                    (
+                        "lastErrorAt",
+                        status.lastErrorAt.map { .string(ISO8601.string(from: $0)) } ?? .null
+                    ),
+                    ("lastErrorExitCode", status.lastErrorExitCode.map { .integer($0) } ?? .null),
                     ("refused", .integer(status.refused)),
                     (
                         "clockAheadMilliseconds",
@@ -64,7 +69,7 @@ struct SyncStatusCommand: RunnableCommand {
             Conflicts:  \(status.conflicts) kept (prefs sync conflicts)
             Refused:    \(status.refused) changes
             Clock:      \(SyncText.clockText(status))
-            Last error: \(status.lastError ?? "none")
+            Last error: \(SyncText.lastErrorText(status))
 
             """)
     }

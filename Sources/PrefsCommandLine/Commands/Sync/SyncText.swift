@@ -95,6 +95,15 @@ enum SyncText {
             ("recordedAt", .string(ISO8601.string(from: conflict.recordedAt))),
         ])
     }
+
+    /// The last error, when and with which exit code; "none" after a round that completed.
+    static func lastErrorText(_ status: SyncStatus) -> String {
+        guard let message = status.lastError else { return "none" }
+        var notes: [String] = []
+        if let at = status.lastErrorAt { notes.append(ISO8601.string(from: at)) }
+        if let code = status.lastErrorExitCode { notes.append("exit \(code)") }
+        return notes.isEmpty ? message : message + " (" + notes.joined(separator: ", ") + ")"
+    }
 }
 
 extension CommandContext {
@@ -102,4 +111,5 @@ extension CommandContext {
     var requestedAccount: String? {
         globals.account ?? console.variable("PREFS_ACCOUNT").flatMap { $0.isEmpty ? nil : $0 }
     }
+
 }
