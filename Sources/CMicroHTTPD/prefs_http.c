@@ -1,6 +1,8 @@
 #include "prefs_http.h"
 
 #include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -153,6 +155,20 @@ static void on_completed(
     }
 }
 
+/// libmicrohttpd's own messages, on standard error with the server's prefix, on one line;
+/// but a client that went away mid-request, which is routine, not an error of the server.
+static void log_message(void *cls, const char *format, va_list arguments) {
+    (void)cls;
+    char text[512];
+    vsnprintf(text, sizeof text, format, arguments);
+    if (strstr(text, "connection closure") || strstr(text, "closed by remote")) return;
+    size_t length = strlen(text);
+    while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r')) {
+        text[--length] = 0;
+    }
+    fprintf(stderr, "prefs-server: libmicrohttpd: %s\n", text);
+}
+
 static int hex_value(char digit) {
     if (digit >= '0' && digit <= '9') return digit - '0';
     if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
@@ -212,7 +228,9 @@ struct MHD_Daemon *prefs_http_start(
         errno = EINVAL;
         return NULL;
     }
+    // The logger first: libmicrohttpd prints what comes before it its own way.
     struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, server,
+        MHD_OPTION_EXTERNAL_LOGGER, log_message, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
