@@ -45,6 +45,26 @@ extension DeviceSync {
         }
     }
 
+    /// The private CA's file kept for the device's sync server (see
+    /// ``rememberCertificateAuthority(_:of:)``); nil when none is.
+    package static func certificateAuthorityFile(of database: AppDatabase) throws -> String? {
+        try database.withReader { state in try repository(state).deviceState() }?
+            .certificateAuthorityFile
+    }
+
+    /// Keeps the private CA's file a round reached the sync server with, beside its
+    /// address, for the next rounds. Nothing for a device that never synced.
+    package static func rememberCertificateAuthority(_ path: String, of database: AppDatabase)
+        throws
+    {
+        try database.withWriter { state in
+            let sync = try repository(state)
+            guard let device = try sync.deviceState(), device.certificateAuthorityFile != path
+            else { return }
+            try sync.setCertificateAuthorityFile(path)
+        }
+    }
+
     /// Turns sync off for a device without reaching its hub (see ``leave()``).
     public static func leave(_ database: AppDatabase) throws {
         try database.withWriter { state in try repository(state).leave(keepingStamps: true) }

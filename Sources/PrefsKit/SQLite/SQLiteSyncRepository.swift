@@ -23,7 +23,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             sql: """
                 SELECT device_id, hub, account, cursor, last_push, last_pull, last_error,
                     clock_ahead_ms, printf('%015d-%06d', clock_ms, clock_counter),
-                    clock_offset_ms, last_error_at, last_error_exit
+                    clock_offset_ms, last_error_at, last_error_exit, ca_file
                 FROM sync_state WHERE is_left = 0
                 """)
         guard let row = rows.first, let deviceID = row.get(0, as: String.self) else {
@@ -38,6 +38,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         state.clockOffsetMilliseconds = row.get(9)
         state.lastErrorAt = row.get(10, as: Double.self).map(Self.date)
         state.lastErrorExitCode = row.get(11)
+        state.certificateAuthorityFile = row.get(12)
         return state
     }
 
@@ -525,7 +526,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
             sql: """
                 UPDATE sync_state SET is_left = 1, left_account = account, hub = NULL,
                     account = NULL, last_error = NULL, last_error_at = NULL,
-                    last_error_exit = NULL, clock_ahead_ms = NULL
+                    last_error_exit = NULL, clock_ahead_ms = NULL, ca_file = NULL
                 WHERE is_left = 0
                 """)
         for table in ["sync_conflict", "sync_refused", "sync_device_name"] {
@@ -658,6 +659,11 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
                     last_error_at = CASE WHEN ?1 IS NULL THEN NULL ELSE ?2 END,
                     last_error_exit = NULL
                 """, arguments: [message, Date().timeIntervalSince1970])
+    }
+
+    func setCertificateAuthorityFile(_ path: String?) throws {
+        try connection.execute(
+            sql: "UPDATE sync_state SET ca_file = ? WHERE is_left = 0", arguments: [path])
     }
 
     func recordErrorExitCode(_ code: Int) throws {

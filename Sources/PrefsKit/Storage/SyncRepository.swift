@@ -76,6 +76,8 @@ package struct SyncDeviceState: Sendable, Hashable {
     package var lastErrorAt: Date?
     /// The exit code the command line gave that failure, when it was the command line's.
     package var lastErrorExitCode: Int?
+    /// The private CA a sync server's certificate was last verified with (a file's path).
+    package var certificateAuthorityFile: String?
     /// How far ahead of the hub's clock this device's was when the hub last refused a
     /// change for it; nil when the last push was taken.
     package var clockAheadMilliseconds: Int64?
@@ -182,6 +184,8 @@ package protocol SyncRepository: SyncDeviceReading, SyncBookmarkFields {
     func recordError(_ message: String?) throws
     /// Notes the exit code the command line gave the recorded error.
     func recordErrorExitCode(_ code: Int) throws
+    /// Keeps the private CA's file a sync server was reached with (nil: the system's).
+    func setCertificateAuthorityFile(_ path: String?) throws
 }
 
 /// The hub side of sync: the newest change of every field of one account, numbered.

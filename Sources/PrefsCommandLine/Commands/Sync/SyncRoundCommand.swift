@@ -4,6 +4,11 @@ import PrefsPostgreSQL
 import PrefsSync
 import Synchronization
 
+#if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -130,19 +135,29 @@ struct SyncRoundCommand: RunnableCommand {
         let token = try Self.readToken(tokenFile, context)
         if let reason = CurlTransport.loadFailure { throw DatabaseError.unsupported(reason) }
         let database = try context.openForWriting()
-        let transport = CurlTransport(
-            server: server, certificateAuthorityFile: Self.certificateAuthority(caFile, context))
+        // Named (--ca-file, PREFS_CA_FILE), else the one the device kept.
+        let named = Self.certificateAuthority(caFile, context).map(Self.absolute)
+        let authority = try named ?? DeviceSync.certificateAuthorityFile(of: database)
+        let transport = CurlTransport(server: server, certificateAuthorityFile: authority)
         do {
             let sync = try DeviceSync(
                 database: database,
                 connector: HTTPHubConnector(transport: transport, token: token),
                 account: context.requestedAccount)
-            try round(sync, context)
+            try round(sync, context) {
+                // The server was reached with it: kept for the next rounds.
+                if let named { try? DeviceSync.rememberCertificateAuthority(named, of: database) }
+            }
         } catch {
             DeviceSync.recordFailure(
                 error, of: database, exitCode: Int(CommandFailure(error).exitCode))
             throw error
         }
+    }
+
+    /// A path as it reads from any folder.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// The private CA's file: `--ca-file`, else `PREFS_CA_FILE`; nil: the system's.
@@ -174,9 +189,14 @@ struct SyncRoundCommand: RunnableCommand {
         return text
     }
 
-    private func round(_ sync: DeviceSync, _ context: CommandContext) throws {
-        if watch { try watchSync(sync, context) }
+    /// `completed`: told after the first round that completes.
+    private func round(
+        _ sync: DeviceSync, _ context: CommandContext,
+        completed: @escaping @Sendable () -> Void = {}
+    ) throws {
+        if watch { try watchSync(sync, context, completed: completed) }
         let report = try sync.sync()
+        completed()
         if context.globals.isJSON {
             context.printJSON(SyncText.json(report))
         } else {
@@ -188,7 +208,9 @@ struct SyncRoundCommand: RunnableCommand {
     /// for each failure (the changes wait for the next round, after a wait that grows with
     /// each failure in a row). A refusal retrying cannot change (a revoked token, a login
     /// refused) ends it with its exit code, 77.
-    private func watchSync(_ sync: DeviceSync, _ context: CommandContext) throws -> Never {
+    private func watchSync(
+        _ sync: DeviceSync, _ context: CommandContext, completed: @escaping @Sendable () -> Void
+    ) throws -> Never {
         CommandContext.exitOnStopSignals()
         let isJSON = context.globals.isJSON
         let console = context.console
@@ -198,6 +220,7 @@ struct SyncRoundCommand: RunnableCommand {
             await sync.watch { outcome in
                 switch outcome {
                 case .success(let report):
+                    completed()
                     guard report.pushed + report.pulled + report.conflicts > 0 else { return }
                     let line =
                         isJSON
