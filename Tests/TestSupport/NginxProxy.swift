@@ -70,7 +70,9 @@ public final class NginxProxy: @unchecked Sendable {
         let file = dir + "/nginx.conf"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         // The master leads a process group of its own, with its workers in it: the watchdog
-        // ends them all (a worker's command line does not name the configuration).
+        // ends them all (a worker's command line does not name the configuration). `kill
+        // -KILL -PID`, not `kill -KILL -- -PID`: dash, Debian's sh, reads `--` as a process
+        // id and kills nothing, and a `prefs-bench --https` that exits left nginx running.
         process = try ChildProcess(
             "/usr/sbin/nginx",
             ["-e", dir + "/startup-error.log", "-p", dir, "-c", file, "-g", "daemon off;"],
@@ -78,7 +80,7 @@ public final class NginxProxy: @unchecked Sendable {
         let pid = process.pid
         _ = PostgresServer.spawn([
             "/bin/sh", "-c",
-            "while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done; kill -KILL -- -\(pid) 2>/dev/null",
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done; kill -KILL -\(pid) 2>/dev/null",
         ])
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, process.isRunning {
