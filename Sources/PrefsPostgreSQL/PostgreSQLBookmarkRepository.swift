@@ -292,16 +292,8 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
     }
 
     func renumberPositions() throws {
-        try connection.execute(
-            """
-            UPDATE bookmark SET position = ranked.dense
-            FROM (
-                SELECT id, row_number() OVER (PARTITION BY kind ORDER BY position, id) - 1 AS dense
-                FROM bookmark WHERE account = $1
-            ) AS ranked
-            WHERE bookmark.account = $1 AND bookmark.id = ranked.id
-                AND bookmark.position <> ranked.dense
-            """, [account])
+        let (sql, values) = BookmarkQueryPlan.renumbering(dialect)
+        try connection.execute(sql, Self.parameters(values))
     }
 
     func list(_ query: BookmarkQuery) throws -> [Bookmark] {
@@ -316,43 +308,16 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
     }
 
     func forEach(in group: BookmarkFileGroup, _ body: (Bookmark) throws -> Void) throws {
-        let select = "SELECT \(Self.columns) FROM bookmark b WHERE b.account = $1"
-        let order = " ORDER BY b.kind COLLATE \"C\", b.position"
-        let (sql, parameters): (String, [String?]) =
-            switch group {
-            case .folder(let id, nil):
-                (select + " AND b.folder_id = $2" + order, [account, String(id)])
-            case .folder(let id, let category?):
-                (
-                    select + " AND (b.folder_id = $2 OR (b.folder_id IS NULL AND b.category = $3))"
-                        + order, [account, String(id), category]
-                )
-            case .category(let category):
-                (
-                    select + " AND b.folder_id IS NULL AND b.category = $2" + order,
-                    [account, category]
-                )
-            case .loose:
-                (select + " AND b.folder_id IS NULL AND b.category IS NULL" + order, [account])
-            }
-        for bookmark in try read(prepared: nil, sql, parameters) { try body(bookmark) }
+        let (sql, values) = BookmarkQueryPlan(group).listing(columns: Self.columns, dialect)
+        for bookmark in try read(prepared: nil, sql, Self.parameters(values)) { try body(bookmark) }
     }
 
     func categoriesOutsideFolders() throws -> [String] {
-        let result = try connection.execute(
-            """
-            SELECT category FROM bookmark
-            WHERE account = $1 AND folder_id IS NULL AND category IS NOT NULL
-            ORDER BY kind COLLATE "C", position
-            """, [account])
-        var names: [String] = []
-        var seen: Set<ExactName> = []
-        for row in 0..<result.rowCount {
-            if let name = result.text(row: row, column: 0), seen.insert(ExactName(name)).inserted {
-                names.append(name)
-            }
-        }
-        return names
+        let (sql, values) = BookmarkQueryPlan.categorizedOutsideFolders.listing(
+            columns: "b.category", dialect)
+        let result = try connection.execute(sql, Self.parameters(values))
+        return BookmarkQueryPlan.categories(
+            ofRows: (0..<result.rowCount).compactMap { result.text(row: $0, column: 0) })
     }
 
     func count(_ query: BookmarkQuery) throws -> Int {

@@ -403,15 +403,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func renumberPositions() throws {
-        try connection.execute(
-            sql: """
-                UPDATE bookmark SET position = ranked.dense
-                FROM (
-                    SELECT id, row_number() OVER (PARTITION BY kind ORDER BY position, id) - 1 AS dense
-                    FROM bookmark
-                ) AS ranked
-                WHERE bookmark.id = ranked.id AND bookmark.position <> ranked.dense
-                """)
+        let (sql, values) = BookmarkQueryPlan.renumbering(Self.dialect)
+        try connection.execute(sql: sql, arguments: Self.arguments(values))
     }
 
     func list(_ query: BookmarkQuery) throws -> [Bookmark] {
@@ -428,49 +421,24 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     }
 
     func forEach(in group: BookmarkFileGroup, _ body: (Bookmark) throws -> Void) throws {
-        let select = "SELECT \(Self.columns) FROM bookmark b"
-        let (sql, arguments): (String, StatementArguments) =
-            switch group {
-            case .folder(let id, nil):
-                (select + " WHERE b.folder_id = ? ORDER BY b.kind, b.position", [id])
-            case .folder(let id, let category?):
-                // Two ordered index scans, merged by SQLite with no sort of the folder (a
-                // compound ORDER BY names result columns: kind is the 2nd, position the 8th).
-                (
-                    select + " WHERE b.folder_id = ?1 UNION ALL " + select
-                        + " WHERE b.folder_id IS NULL AND b.category = ?2 ORDER BY 2, 8",
-                    [id, category]
-                )
-            case .category(let category):
-                (
-                    select + " WHERE b.folder_id IS NULL AND b.category = ?"
-                        + " ORDER BY b.kind, b.position", [category]
-                )
-            case .loose:
-                (
-                    select + " WHERE b.folder_id IS NULL AND b.category IS NULL"
-                        + " ORDER BY b.kind, b.position", []
-                )
-            }
-        try visit(try connection.cachedStatement(sql: sql), arguments, body)
+        let (sql, values) = BookmarkQueryPlan(group).listing(columns: Self.columns, Self.dialect)
+        try visit(try connection.cachedStatement(sql: sql), Self.arguments(values), body)
     }
 
     func categoriesOutsideFolders() throws -> [String] {
-        let statement = try connection.cachedStatement(
-            sql: """
-                SELECT category FROM bookmark
-                WHERE folder_id IS NULL AND category IS NOT NULL ORDER BY kind, position
-                """)
+        let (sql, values) = BookmarkQueryPlan.categorizedOutsideFolders.listing(
+            columns: "b.category", Self.dialect)
+        let statement = try connection.cachedStatement(sql: sql)
+        try statement.bind(Self.arguments(values))
         defer { statement.reset() }
-        var names: [String] = []
-        var seen: Set<ExactName> = []
+        var runs: [String] = []
         var previous = RepeatedText()
         while try statement.step() {
-            // Runs of one category are common: only a changed one is looked up.
+            // Runs of one category are common: only a changed one is kept.
             guard previous.read(statement, at: 0), let name = previous.value else { continue }
-            if seen.insert(ExactName(name)).inserted { names.append(name) }
+            runs.append(name)
         }
-        return names
+        return BookmarkQueryPlan.categories(ofRows: runs)
     }
 
     func count(_ query: BookmarkQuery) throws -> Int {
@@ -489,7 +457,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         placeholder: { _ in "?" }, scope: ([], []),
         folderIn: { "b.folder_id IN (SELECT value FROM json_each(\($0)))" },
         idList: { "[" + $0.map(String.init).joined(separator: ",") + "]" }, tagJoin: "",
-        kindOrder: "b.kind", titleOrder: "b.title COLLATE NOCASE", unlimited: .integer(-1))
+        kindOrder: "b.kind", titleOrder: "b.title COLLATE NOCASE", unlimited: .integer(-1),
+        splitsFolderOrCategory: true)
 
     private static func arguments(_ values: [BookmarkQueryPlan.Value]) -> StatementArguments {
         StatementArguments(

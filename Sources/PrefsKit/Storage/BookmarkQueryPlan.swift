@@ -12,6 +12,10 @@ package struct BookmarkQueryPlan: Sendable {
         /// that category (the top-level folder named after it).
         case folder(ids: [Int64], orCategory: String?)
         case tag(String)
+        /// In no folder row: in the folder named after its category, or in none.
+        case outsideFolders
+        case noCategory
+        case someCategory
     }
 
     /// One key of the order.
@@ -57,6 +61,59 @@ package struct BookmarkQueryPlan: Sendable {
         offset = query.offset
     }
 
+    /// The plan of the bookmarks a browser's bookmark file writes under `group`, in list
+    /// order. A top-level folder's group holds, besides its rows, the bookmarks in no folder
+    /// whose category is its name.
+    package init(_ group: BookmarkFileGroup) {
+        switch group {
+        case .folder(let id, let category):
+            conditions = [.folder(ids: [id], orCategory: category)]
+        case .category(let category): conditions = [.outsideFolders, .category(category)]
+        case .loose: conditions = [.outsideFolders, .noCategory]
+        }
+        order = [.kind, .position]
+        isDescending = false
+        limit = nil
+        offset = 0
+    }
+
+    /// The bookmarks in no folder that have a category, in list order: the categories a
+    /// bookmark file shows as folders come from them (``categories(ofRows:)``).
+    package static var categorizedOutsideFolders: BookmarkQueryPlan {
+        var plan = BookmarkQueryPlan(.loose)
+        plan.conditions = [.outsideFolders, .someCategory]
+        return plan
+    }
+
+    /// The categories of rows read in list order, each once, in the order of its first
+    /// row; names differing in any byte are different.
+    package static func categories(ofRows rows: some Sequence<String>) -> [String] {
+        var names: [String] = []
+        var seen: Set<ExactName> = []
+        for name in rows where seen.insert(ExactName(name)).inserted { names.append(name) }
+        return names
+    }
+
+    /// The statement that numbers each kind's positions densely from 0 in their order (ties
+    /// by id), writing only the rows whose position changes.
+    package static func renumbering(_ dialect: Dialect) -> (sql: String, values: [Value]) {
+        let scope = dialect.scope.conditions.map { $0 + " AND " }.joined()
+        let inner =
+            dialect.scope.conditions.isEmpty
+            ? "" : " WHERE " + dialect.scope.conditions.joined(separator: " AND ")
+        return (
+            """
+            UPDATE bookmark AS b SET position = ranked.dense
+            FROM (
+                SELECT b.id, row_number() OVER (PARTITION BY b.kind ORDER BY b.position, b.id) - 1
+                    AS dense
+                FROM bookmark b\(inner)
+            ) AS ranked
+            WHERE \(scope)b.id = ranked.id AND b.position <> ranked.dense
+            """, dialect.scope.values
+        )
+    }
+
     /// A value bound to a statement.
     package enum Value: Sendable, Equatable {
         case text(String)
@@ -81,13 +138,17 @@ package struct BookmarkQueryPlan: Sendable {
         package var titleOrder: String
         /// The LIMIT value meaning "no limit" when only an offset is given.
         package var unlimited: Value
+        /// Whether "in these folders, or in none with this category" is read as two ordered
+        /// scans joined by UNION ALL (which SQLite merges without sorting) rather than one
+        /// condition with OR. Only orders by columns take it.
+        package var splitsFolderOrCategory: Bool
 
         package init(
             placeholder: @escaping @Sendable (Int) -> String,
             scope: (conditions: [String], values: [Value]),
             folderIn: @escaping @Sendable (String) -> String,
             idList: @escaping @Sendable ([Int64]) -> String, tagJoin: String, kindOrder: String,
-            titleOrder: String, unlimited: Value
+            titleOrder: String, unlimited: Value, splitsFolderOrCategory: Bool = false
         ) {
             self.placeholder = placeholder
             self.scope = scope
@@ -97,24 +158,43 @@ package struct BookmarkQueryPlan: Sendable {
             self.kindOrder = kindOrder
             self.titleOrder = titleOrder
             self.unlimited = unlimited
+            self.splitsFolderOrCategory = splitsFolderOrCategory
         }
     }
 
+    /// Which half of a folder-or-category condition a branch of a split listing reads.
+    private enum Branch { case folders, category }
+
     /// The WHERE clause of the plan's conditions (empty when there are none), and its values.
     package func whereClause(_ dialect: Dialect) -> (sql: String, values: [Value]) {
-        var values = dialect.scope.values
+        whereClause(dialect, branch: nil, after: [])
+    }
+
+    private func whereClause(_ dialect: Dialect, branch: Branch?, after earlier: [Value]) -> (
+        sql: String, values: [Value]
+    ) {
+        var values = earlier + dialect.scope.values
         var conditions = dialect.scope.conditions
         func bind(_ value: Value) -> String {
             values.append(value)
             return dialect.placeholder(values.count)
+        }
+        // One folder is an equality, which an index on the folder reads in its order.
+        func folderTest(_ ids: [Int64]) -> String {
+            if ids.count == 1 { return "b.folder_id = " + bind(.integer(ids[0])) }
+            return dialect.folderIn(bind(.text(dialect.idList(ids))))
         }
         for condition in self.conditions {
             switch condition {
             case .kind(let kind): conditions.append("b.kind = " + bind(.text(kind)))
             case .category(let category):
                 conditions.append("b.category = " + bind(.text(category)))
+            case .folder(_, let category?) where branch == .category:
+                conditions.append("b.folder_id IS NULL AND b.category = " + bind(.text(category)))
+            case .folder(let ids, _) where branch == .folders:
+                conditions.append(folderTest(ids))
             case .folder(let ids, let category):
-                var test = "(" + dialect.folderIn(bind(.text(dialect.idList(ids))))
+                var test = "(" + folderTest(ids)
                 if let category {
                     test +=
                         " OR (b.folder_id IS NULL AND b.category = " + bind(.text(category)) + ")"
@@ -124,25 +204,46 @@ package struct BookmarkQueryPlan: Sendable {
                 conditions.append(
                     "EXISTS (SELECT 1 FROM bookmark_tag t WHERE \(dialect.tagJoin)"
                         + "t.bookmark_id = b.id AND t.tag = " + bind(.text(tag)) + ")")
+            case .outsideFolders: conditions.append("b.folder_id IS NULL")
+            case .noCategory: conditions.append("b.category IS NULL")
+            case .someCategory: conditions.append("b.category IS NOT NULL")
             }
         }
-        return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), values)
+        return (
+            conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "),
+            Array(values.dropFirst(earlier.count))
+        )
     }
 
     /// The listing statement: `columns` of bookmark `b`, filtered, ordered and paged.
     package func listing(columns: String, _ dialect: Dialect) -> (sql: String, values: [Value]) {
-        var (sql, values) = whereClause(dialect)
-        sql = "SELECT \(columns) FROM bookmark b" + sql
         let direction = isDescending ? " DESC" : " ASC"
+        var sql: String
+        var values: [Value]
+        let split =
+            dialect.splitsFolderOrCategory && !order.contains(.title)
+            && conditions.contains { if case .folder(_, _?) = $0 { true } else { false } }
+        if split {
+            // A compound statement orders by its result columns, named as in `columns`.
+            let (folders, first) = whereClause(dialect, branch: .folders, after: [])
+            let (category, second) = whereClause(dialect, branch: .category, after: first)
+            sql =
+                "SELECT \(columns) FROM bookmark b" + folders + " UNION ALL SELECT \(columns)"
+                + " FROM bookmark b" + category
+            values = first + second
+        } else {
+            (sql, values) = whereClause(dialect)
+            sql = "SELECT \(columns) FROM bookmark b" + sql
+        }
         sql +=
             " ORDER BY "
             + order.map { key -> String in
                 switch key {
-                case .kind: dialect.kindOrder
-                case .position: "b.position"
-                case .created: "b.created_at"
+                case .kind: split ? "kind" : dialect.kindOrder
+                case .position: split ? "position" : "b.position"
+                case .created: split ? "created_at" : "b.created_at"
                 case .title: dialect.titleOrder
-                case .id: "b.id"
+                case .id: split ? "id" : "b.id"
                 }
             }.map { $0 + direction }.joined(separator: ", ")
         // No paging clause when nothing limits the rows: one step less for each of them.

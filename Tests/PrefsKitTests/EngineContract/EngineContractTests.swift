@@ -1,4 +1,5 @@
 import Foundation
+import PrefsInterchange
 import TestSupport
 import Testing
 
@@ -463,6 +464,58 @@ import Testing
         )
         #expect(try other.list(BookmarkQuery(folder: ["Asia"])).map(\.itemID) == ["kyoto"])
         #expect(try other.bookmark(kind: "trip", itemID: "kyoto")?.folder == ["Asia"])
+    }
+
+    /// A browser's bookmark file groups the same bookmarks under the same headings on every
+    /// engine (the groups are planned above the engines): a top-level folder's row holds
+    /// its rows and the bookmarks in no folder of its category, in list order (kind, then
+    /// position); a category with no folder row gets its own heading; bookmarks with neither
+    /// come last. An import with explicit positions is numbered densely per kind.
+    @Test(arguments: ContractEngine.all)
+    func aBrowserFileAndImportedPositionsMeanTheSameOnEveryEngine(engine: ContractEngine) throws {
+        let (database, other) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        func link(_ name: String, category: String? = nil, folder: [String]? = nil)
+            -> BookmarkDraft
+        {
+            BookmarkDraft(
+                kind: "link", itemID: "https://example.com/" + name, title: name,
+                url: URL(string: "https://example.com/" + name), category: category,
+                folder: folder)
+        }
+        try bookmarks.add(link("lisbon", category: "Europe"))
+        try bookmarks.add(link("porto", folder: ["Europe", "Portugal"]))
+        try bookmarks.add(link("loose"))
+        try bookmarks.add(link("kyoto", category: "Asia"))
+        try bookmarks.add(link("madrid", category: "Europe"))
+        try bookmarks.add(
+            BookmarkDraft(kind: "book", itemID: "b", title: "atlas", category: "Europe"))
+        let lines = try BookmarkStore(database: other).exportHTML()
+            .split(separator: "\n").compactMap { line -> String? in
+                guard let close = line.range(of: "</", options: .backwards),
+                    let open = line[..<close.lowerBound].lastIndex(of: ">")
+                else { return nil }
+                let name = line[line.index(after: open)..<close.lowerBound]
+                return line.contains("<H3") ? "[\(name)]" : String(name)
+            }
+        #expect(
+            lines == [
+                "Bookmarks", "Bookmarks", "[Europe]", "[Portugal]", "porto", "atlas", "lisbon",
+                "madrid", "[Asia]",
+                "kyoto", "loose",
+            ],
+            "\(lines)")
+        // Our own export's positions, with a gap and a tie, come back dense per kind.
+        let document = """
+            {"format": "prefs-bookmarks", "version": 1, "bookmarks": [
+            {"kind": "film", "itemID": "x", "title": "X", "position": 7},
+            {"kind": "film", "itemID": "y", "title": "Y", "position": 3},
+            {"kind": "film", "itemID": "z", "title": "Z", "position": 3}]}
+            """
+        _ = try bookmarks.importJSON(document)
+        let films = try BookmarkStore(database: other).list(BookmarkQuery(kind: "film"))
+        #expect(films.map(\.itemID) == ["y", "z", "x"])
+        #expect(films.map(\.position) == [0, 1, 2])
     }
 
     @Test(arguments: ContractEngine.all)
