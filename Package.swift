@@ -148,6 +148,13 @@ let package = Package(
             name: "reference-app-check", dependencies: ["ReferenceAppModel", "PrefsKit"],
             path: "Examples/ReferenceApp/Check"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the suites of several modules share: the keys and types of the store's
+        // tests, a prefs database on the test server, and the route the sync suites reach
+        // their hub by.
+        .target(
+            name: "PrefsTestSupport",
+            dependencies: ["PrefsKit", "PrefsPostgreSQL", "TestSupport"],
+            path: "Tests/PrefsTestSupport"),
         .target(
             name: "CCrashVFS", path: "Tests/CrashVFS",
             linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -173,12 +180,29 @@ let package = Package(
                 "PrefsSyncServer", "PrefsSync", "PrefsKit", "PrefsPostgreSQL", "PrefsHTTPSync",
                 "TestSupport",
             ]),
+        // The engine contract runs on every engine, so the store's tests reach PostgreSQL.
         .testTarget(
             name: "PrefsKitTests",
             dependencies: [
-                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "PrefsHTTPSync",
-                "SQLiteCore",
-                "PostgresCore", "TestSupport", "prefs", "prefs-server",
+                "PrefsKit", "PrefsSync", "PrefsPostgreSQL", "PrefsInterchange", "SQLiteCore",
+                "TestSupport", "PrefsTestSupport", "prefs",
+            ]),
+        .testTarget(
+            name: "PrefsInterchangeTests",
+            dependencies: [
+                "PrefsInterchange", "PrefsKit", "SQLiteCore", "TestSupport", "PrefsTestSupport",
+            ]),
+        .testTarget(
+            name: "PrefsPostgreSQLTests",
+            dependencies: [
+                "PrefsPostgreSQL", "PrefsKit", "PrefsSync", "PostgresCore", "TestSupport",
+                "PrefsTestSupport",
+            ]),
+        .testTarget(
+            name: "PrefsSyncTests",
+            dependencies: [
+                "PrefsSync", "PrefsKit", "PrefsPostgreSQL", "PrefsHTTPSync", "SQLiteCore",
+                "PostgresCore", "TestSupport", "PrefsTestSupport", "prefs", "prefs-server",
             ]),
         .testTarget(
             name: "PrefsCommandLineTests",

@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import PrefsTestSupport
 import Synchronization
 import TestSupport
 import Testing

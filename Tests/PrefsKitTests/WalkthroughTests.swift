@@ -1,4 +1,5 @@
 import Foundation
+import PrefsTestSupport
 import SQLiteCore
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsInterchange
+import PrefsTestSupport
 import TestSupport
 import Testing
 

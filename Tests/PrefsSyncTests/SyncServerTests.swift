@@ -4,6 +4,7 @@ import PrefsHTTPSync
 import PrefsKit
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -7,28 +7,29 @@ import TestSupport
 /// `PREFS_SYNC_THROUGH_POOLER=1`, through PgBouncer in transaction pooling with the engine
 /// told so; the property tests also, with `PREFS_SYNC_THROUGH_SERVER=1`, through
 /// `prefs-server` with device tokens. `.ci/run` runs the sync suites every way.
-enum SyncHubRoute {
-    static let isThroughPooler =
+package enum SyncHubRoute {
+    package static let isThroughPooler =
         ProcessInfo.processInfo.environment["PREFS_SYNC_THROUGH_POOLER"] == "1"
-    static let isThroughServer =
+    package static let isThroughServer =
         ProcessInfo.processInfo.environment["PREFS_SYNC_THROUGH_SERVER"] == "1"
 
     /// The hub's connection string for the devices.
-    static func target(_ server: PostgresServer, database: String) throws -> String {
+    package static func target(_ server: PostgresServer, database: String) throws -> String {
         isThroughPooler
             ? try PgBouncer.start().target(database: database)
             : server.target(database: database)
     }
 
     /// The options devices open the hub with.
-    static var options: PostgreSQLOptions {
+    package static var options: PostgreSQLOptions {
         var options = PostgreSQLOptions()
         options.isBehindTransactionPooler = isThroughPooler
         return options
     }
 
     /// A device token of `account`, issued on the hub's database (through prefs-server).
-    static func deviceToken(_ server: PostgresServer, database: String, account: String) throws
+    package static func deviceToken(_ server: PostgresServer, database: String, account: String)
+        throws
         -> String
     {
         var service = PostgreSQLOptions()

@@ -1,6 +1,7 @@
 import Foundation
 import PrefsKit
 import PrefsPostgreSQL
+import PrefsTestSupport
 import TestSupport
 import Testing
 

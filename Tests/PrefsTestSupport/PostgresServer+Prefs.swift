@@ -6,7 +6,7 @@ import TestSupport
 extension PostgresServer {
     /// A new database with the prefs schema (migrated by the superuser, acting for the
     /// account `admin`) and login roles in their groups (`prefs_account`, `prefs_service`).
-    func makePrefsDatabase(roles: [(name: String, group: String)]) throws -> String {
+    package func makePrefsDatabase(roles: [(name: String, group: String)]) throws -> String {
         let database = try makeDatabase()
         var options = PostgreSQLOptions()
         options.account = "admin"
@@ -16,7 +16,9 @@ extension PostgresServer {
     }
 
     /// The database opened as a login role, acting for `account` (nil: the role's own).
-    func open(_ database: String, as role: String, account: String? = nil) throws -> AppDatabase {
+    package func open(_ database: String, as role: String, account: String? = nil) throws
+        -> AppDatabase
+    {
         var options = PostgreSQLOptions()
         options.account = account
         options.watchesForChanges = false
@@ -25,7 +27,7 @@ extension PostgresServer {
 
     /// A new, empty database owned by `plain_owner`, a login role that is no superuser and
     /// may not create roles (as docs/postgresql.md sets a store up); returns its name.
-    func makeDatabaseOfPlainOwner(prefix: String) throws -> String {
+    package func makeDatabaseOfPlainOwner(prefix: String) throws -> String {
         let role = try psql(
             """
             DO $$ BEGIN

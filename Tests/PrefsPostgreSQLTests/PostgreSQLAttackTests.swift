@@ -3,6 +3,7 @@ import PostgresCore
 import PrefsKit
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsSync
+import PrefsTestSupport
 import Synchronization
 import TestSupport
 import Testing

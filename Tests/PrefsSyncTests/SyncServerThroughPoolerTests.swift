@@ -4,6 +4,7 @@ import PrefsHTTPSync
 import PrefsKit
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresCore
 import PrefsSync
+import PrefsTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PrefsKit
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import Synchronization
 import TestSupport
 import Testing

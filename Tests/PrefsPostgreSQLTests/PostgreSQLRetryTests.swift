@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PrefsTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PrefsKit
 import PrefsPostgreSQL
 import PrefsSync
+import PrefsTestSupport
 import TestSupport
 import Testing
 
