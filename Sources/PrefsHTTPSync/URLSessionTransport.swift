@@ -96,6 +96,19 @@ final class URLSessionTransport: NSObject, SyncHTTPTransport, @unchecked Sendabl
     }
 }
 
+extension URLSessionTransport: URLSessionTaskDelegate {
+    /// No redirect is followed: the request carries the device's token, which goes only to
+    /// the server the device was pointed at. The redirect itself is the answer, and the
+    /// round fails with its status.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
 extension URLSessionTransport: URLSessionDelegate {
     #if canImport(Security)
         /// A private CA: the server's chain is evaluated against its certificates only.

@@ -279,6 +279,13 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
         switch response.status {
         case 401, 403: kind = .permissionDenied(path: server, detail: detail)
         case 413: kind = .tooLarge(detail: detail)
+        case 300..<400:
+            // Neither client follows one: the token goes to no address but the one given.
+            kind = .invalidConnectionOption(
+                path: server,
+                detail:
+                    "the server answers with a redirect (HTTP \(response.status)), which is not"
+                    + " followed: a token goes only to the address given; give the server's own")
         case 408, 429, 500..<600: kind = .unavailable(path: server, detail: detail)
         default: kind = .internalError("the sync server \(server) refused: \(detail)")
         }

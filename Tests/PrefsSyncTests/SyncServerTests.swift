@@ -269,6 +269,56 @@ import Testing
 
     // MARK: - Hostile requests
 
+    /// A sync server that answers with a redirect to another origin never gets the token
+    /// sent there, by the library's client (URLSession) or the command line's (libcurl):
+    /// the round fails with the redirect named, and the other origin sees no request.
+    @Test(.enabled(if: NginxProxy.isInstalled, "nginx is not installed"))
+    func aRedirectToAnotherOriginNeverCarriesTheToken() throws {
+        guard let other = NginxProxy.freePort() else { throw PostgresServerError("no port") }
+        let configuration = """
+            worker_processes 1;
+            error_log /var/lib/prefs/nginx-error.log;
+            pid /var/lib/prefs/nginx.pid;
+            events {}
+            http {
+                log_format carried '$request_uri [$http_authorization]';
+                access_log off;
+                server {
+                    listen 127.0.0.1:8443;
+                    return 307 http://127.0.0.1:\(other)$request_uri;
+                }
+                server {
+                    listen 127.0.0.1:\(other);
+                    access_log /var/lib/prefs/other.log carried;
+                    return 200 '{}';
+                }
+            }
+            """
+        let nginx = try NginxProxy(configuration: configuration, ports: [:])
+        let redirecting = "http://127.0.0.1:\(nginx.port)"
+        let issued = try token("alice", "redirected")
+        let url = try #require(URL(string: redirecting))
+        let refused = #expect(throws: (any Error).self) {
+            try DeviceSync(database: try device("redirected"), server: url, token: issued.token)
+                .sync()
+        }
+        #expect(refused.map { "\($0)" }?.contains("307") == true, "\(String(describing: refused))")
+        let tokenFile = folder.path("redirected.token")
+        try issued.token.write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        chmod(tokenFile, 0o600)
+        let round = try runPrefs([
+            "--db", folder.path("redirected-cli.db"), "sync", "--hub", redirecting,
+            "--token-file", tokenFile,
+        ])
+        #expect(round.status == 64, "\(round.stderr)")
+        #expect(round.stderr.contains("redirect (HTTP 307)"), "\(round.stderr)")
+        let seen =
+            (try? String(contentsOfFile: nginx.folder.path("other.log"), encoding: .utf8))
+            ?? ""
+        #expect(!seen.contains(issued.token), "\(seen)")
+        #expect(seen.isEmpty, "\(seen)")
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())
