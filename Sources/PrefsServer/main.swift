@@ -39,6 +39,17 @@ func fail(_ error: any Error) -> Never {
     }
 }
 
+/// The operator's warnings (ServerWarnings), once the command has done what it was told: a
+/// command that fails says one line, its error.
+func warn(listeningOn address: String?) {
+    for warning in ServerWarnings.of(
+        Array(CommandLine.arguments.dropFirst()), listeningOn: address,
+        effectiveUserID: geteuid())
+    {
+        put("prefs-server: warning: " + warning + "\n", to: 2)
+    }
+}
+
 func serve(_ flags: ServerCommandLine.Serve) -> Never {
     var configuration = SyncServer.Configuration(hub: flags.hub)
     configuration.poolSize = flags.poolSize
@@ -67,6 +78,7 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
         else { fail("cannot write the port to \(file)", ExitCode.cannotCreate) }
     }
     put("prefs-server: listening on \(flags.address):\(daemon.port)\n", to: 2)
+    warn(listeningOn: flags.address)
     // SIGTERM and SIGINT: no new connections; those open finish (10 s at most); then stop.
     signal(SIGTERM, SIG_IGN)
     signal(SIGINT, SIG_IGN)
@@ -118,6 +130,7 @@ do {
     }
     put(output.standardOutput, to: 1)
     put(output.standardError, to: 2)
+    warn(listeningOn: nil)
 } catch {
     fail(error)
 }

@@ -167,6 +167,25 @@ import Testing
         #expect(away.stderr.split(separator: "\n").count == 1, "\(away.stderr)")
     }
 
+    /// The real binary warns, after doing what it was told, of a password on its command
+    /// line (where `ps` shows it) and of running as root; the same hub in PREFS_HUB draws
+    /// no word of it.
+    @Test func prefsServerWarnsOfAPasswordOnItsCommandLineAndOfRoot() throws {
+        let hub = postgres.target(database: database) + " password=not-read-by-trust"
+        let listed = try runProcess(
+            SyncServerProcess.executable, ["token", "list", "--account", "alice", "--hub", hub])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.contains("prefs-server: warning: the password in --hub"))
+        #expect(!listed.stderr.contains("not-read-by-trust"), "\(listed.stderr)")
+        let quiet = try runProcess(
+            SyncServerProcess.executable, ["token", "list", "--account", "alice"],
+            environment: ["PREFS_HUB": hub])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("password"), "\(quiet.stderr)")
+        #expect(quiet.stderr.contains("running as root") == (geteuid() == 0), "\(quiet.stderr)")
+        #expect(server.log.contains("warning: running as root") == (geteuid() == 0))
+    }
+
     @Test func leavingTellsTheServerWithTheTokenFile() throws {
         let token = try tokenFile("frank", "frank-phone")
         let device = ["--db", folder.path("frank.db")]

@@ -70,4 +70,36 @@ import Testing
                 == .revokeToken(id: 3, account: "alice", hub: "dbname=x"))
         #expect(try parse(["token", "--help"]) == .help)
     }
+
+    /// The operator is told of a password where `ps` shows it, of plain HTTP off this
+    /// machine, and of running as root; a hub in PREFS_HUB, a loopback address and another
+    /// user draw nothing.
+    @Test func theOperatorIsWarnedOfAPasswordInPsPlainHTTPOffLoopbackAndRoot() {
+        func warnings(_ arguments: [String], _ address: String? = "127.0.0.1", uid: UInt32 = 1000)
+            -> [String]
+        {
+            ServerWarnings.of(arguments, listeningOn: address, effectiveUserID: uid)
+        }
+        #expect(warnings(["--hub", "dbname=prefs"]).isEmpty)
+        #expect(warnings([]).isEmpty)
+        for arguments in [
+            ["--hub", "dbname=prefs password=secret"],
+            ["--hub=postgresql://sync:secret@db/prefs"],
+            ["token", "list", "--account", "a", "--hub", "host=db password='s e'"],
+            ["--hub", "dbname=prefs", "--listen-hub", "postgresql://u:pw@db:5432/prefs"],
+        ] {
+            let said = warnings(arguments)
+            #expect(said.count == 1, "\(arguments): \(said)")
+            #expect(said.first?.contains("password in --") == true, "\(said)")
+            #expect(said.first?.contains("secret") == false, "\(said)")
+        }
+        for address in ["127.0.0.1", "127.1.2.3", "[::1]", "localhost"] {
+            #expect(warnings([], address).isEmpty, "\(address)")
+        }
+        for address in ["0.0.0.0", "[::]", "192.168.1.5", "sync.example"] {
+            #expect(warnings([], address).first?.contains("plain HTTP") == true, "\(address)")
+        }
+        #expect(warnings([], nil, uid: 0) == warnings([], uid: 0))
+        #expect(warnings([], uid: 0).first?.contains("running as root") == true)
+    }
 }
