@@ -874,13 +874,27 @@ DECLARE
     checked record;
 BEGIN
     SELECT b.number INTO push_number FROM prefs_sync_begin(owner) AS b;
-    -- Each change against the rules and the clock bound, alone: a malformed one or one
-    -- stamped too far ahead is refused and reported; the rest go on.
+    -- Each change against the rules, the account's declarations and the clock bound,
+    -- alone: a malformed one, one the hub's declaration refuses (a device-local key, a value
+    -- of another type, as a set refuses it) or one stamped too far ahead is refused and
+    -- reported; the rest go on.
     FOR checked IN
         SELECT r.n, r.problem FROM (
-            SELECT d.n, d.clock, prefs_sync_problem(d.entity, d.ident, d.field, d.clock,
-                d.present, d.type, d.value, d.bytes::bytea) AS problem
-            FROM unnest(pushed) AS d) AS r
+            SELECT d.n, d.clock, coalesce(
+                prefs_sync_problem(d.entity, d.ident, d.field, d.clock, d.present, d.type,
+                    d.value, d.bytes::bytea),
+                CASE WHEN k.device_local THEN 'the hub declares this key device-local: it'
+                        ' does not sync'
+                    WHEN d.present AND k.type <> d.type THEN 'the hub declares this key '
+                        || k.type || ', and the change holds ' || d.type END) AS problem
+            FROM unnest(pushed) AS d
+            -- The account's declarations (a few) by their idents, not one lookup a change.
+            LEFT JOIN (
+                SELECT upper(encode(convert_to(x.suite, 'UTF8'), 'hex')) || '.'
+                        || upper(encode(convert_to(x.key, 'UTF8'), 'hex')) AS ident,
+                    x.type, x.device_local
+                FROM preference_declaration AS x WHERE x.account = owner) AS k
+                ON d.entity = 'preference' AND k.ident = d.ident) AS r
         WHERE CASE WHEN r.problem IS NOT NULL THEN true
             ELSE split_part(r.clock, '-', 1)::bigint > limit_ms END
     LOOP

@@ -145,6 +145,32 @@ import Testing
         #expect(try app.value(forKey: "bad") == nil)
     }
 
+    /// A device that does not know the hub's declarations pushes a key the hub declares
+    /// device-local and a value of another type than a declared key's: each is refused
+    /// alone, with its reason, as a `set` on the hub refuses it; the hub's values stay, and
+    /// the push's other change is taken.
+    @Test func aPushOverADeviceLocalKeyOrADeclaredTypeIsRefusedAloneThroughTheServer() throws {
+        let issued = try token("declared", "phone")
+        let app = PreferenceStore(database: try hub("declared"))
+        try app.declare(PreferenceDeclaration(key: "windowWidth", type: .int, isDeviceLocal: true))
+        try app.declare(PreferenceDeclaration(key: "theme", type: .string))
+        try app.setValue(.int(1200), forKey: "windowWidth")
+        try app.setValue(.string("dark"), forKey: "theme")
+        let phone = try device("declared-phone")
+        try PreferenceStore(database: phone).setValue(.int(390), forKey: "windowWidth")
+        try PreferenceStore(database: phone).setValue(.int(7), forKey: "theme")
+        try PreferenceStore(database: phone).setValue(.bool(true), forKey: "hasViewedWalkthrough")
+        let report = try sync(phone, issued.token)
+        #expect(report.refused == 2, "\(report)")
+        #expect(report.pending == 0)
+        #expect(try app.value(forKey: "windowWidth") == .int(1200))
+        #expect(try app.value(forKey: "theme") == .string("dark"))
+        #expect(try app.value(forKey: "hasViewedWalkthrough") == .bool(true))
+        let reasons = try DeviceSync.refusals(of: phone).map(\.reason)
+        #expect(reasons.contains { $0.contains("device-local") }, "\(reasons)")
+        #expect(reasons.contains { $0.contains("declares this key string") }, "\(reasons)")
+    }
+
     @Test func aTokenOpensExactlyOneAccount() throws {
         let alice = try token("alice", "alice's phone")
         let bob = try token("bob", "bob's phone")
