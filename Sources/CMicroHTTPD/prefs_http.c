@@ -6,17 +6,126 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+
+/// A connection the header deadline watches: when its request began (the connection's
+/// start, or the end of its previous request), and whether its headers are all in.
+typedef struct watched_connection {
+    int fd;
+    long long since;
+    int has_headers;
+    int cut;
+    struct watched_connection *previous;
+    struct watched_connection *next;
+} watched_connection;
 
 typedef struct server_state {
     prefs_http_handler handler;
     void *context;
     size_t max_body;
+    unsigned int header_seconds;
+    /// The open connections, for the deadline's watchdog; `lock` guards the list and each
+    /// entry, so that a socket is never shut down after libmicrohttpd let go of it (its
+    /// closing notice removes the entry under the lock, before the socket is closed).
+    pthread_mutex_t lock;
+    watched_connection *connections;
+    pthread_t watchdog;
+    int has_watchdog;
+    int stopping;
 } server_state;
+
+struct prefs_http_server {
+    struct MHD_Daemon *daemon;
+    server_state *state;
+};
+
+static long long monotonic_milliseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/// A connection's entry, from its socket context.
+static watched_connection *watched(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/// Marks whether a connection's request has all its headers; without them, the request's
+/// time starts now.
+static void mark_headers(server_state *server, struct MHD_Connection *connection, int in) {
+    watched_connection *entry = watched(connection);
+    if (!entry) return;
+    pthread_mutex_lock(&server->lock);
+    entry->has_headers = in;
+    if (!in) entry->since = monotonic_milliseconds();
+    pthread_mutex_unlock(&server->lock);
+}
+
+static void on_connection(
+    void *cls, struct MHD_Connection *connection, void **socket_context,
+    enum MHD_ConnectionNotificationCode code) {
+    server_state *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        watched_connection *entry = calloc(1, sizeof(watched_connection));
+        if (!entry || !info) {
+            free(entry);
+            return;
+        }
+        entry->fd = info->connect_fd;
+        entry->since = monotonic_milliseconds();
+        pthread_mutex_lock(&server->lock);
+        entry->next = server->connections;
+        if (server->connections) server->connections->previous = entry;
+        server->connections = entry;
+        pthread_mutex_unlock(&server->lock);
+        *socket_context = entry;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        watched_connection *entry = *socket_context;
+        if (!entry) return;
+        pthread_mutex_lock(&server->lock);
+        if (entry->previous) entry->previous->next = entry->next;
+        else server->connections = entry->next;
+        if (entry->next) entry->next->previous = entry->previous;
+        pthread_mutex_unlock(&server->lock);
+        free(entry);
+        *socket_context = NULL;
+    }
+}
+
+/// The header deadline: a request whose headers are not all in within `header_seconds` of
+/// its start has its connection shut down, however slowly its bytes keep coming (the idle
+/// timeout alone is reset by every byte). A request being answered, a long poll or a body
+/// on its way, is not touched.
+static void *watch_headers(void *cls) {
+    server_state *server = cls;
+    for (;;) {
+        usleep(250000);
+        pthread_mutex_lock(&server->lock);
+        if (server->stopping) {
+            pthread_mutex_unlock(&server->lock);
+            return NULL;
+        }
+        long long now = monotonic_milliseconds();
+        for (watched_connection *entry = server->connections; entry; entry = entry->next) {
+            if (!entry->has_headers && !entry->cut
+                && now - entry->since >= (long long)server->header_seconds * 1000) {
+                shutdown(entry->fd, SHUT_RDWR);
+                entry->cut = 1;
+            }
+        }
+        pthread_mutex_unlock(&server->lock);
+    }
+}
 
 /// What one request gathered so far.
 typedef struct request_state {
@@ -82,6 +191,7 @@ static enum MHD_Result on_request(
         state = calloc(1, sizeof(request_state));
         if (!state) return MHD_NO;
         *con_cls = state;
+        mark_headers(server, connection, 1);
         // An announced length over the limit is refused before the body is read.
         const char *announced =
             MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
@@ -143,9 +253,9 @@ static enum MHD_Result on_request(
 static void on_completed(
     void *cls, struct MHD_Connection *connection, void **con_cls,
     enum MHD_RequestTerminationCode code) {
-    (void)cls;
-    (void)connection;
     (void)code;
+    // The next request on the connection has its own deadline, from now.
+    mark_headers(cls, connection, 0);
     request_state *state = *con_cls;
     if (state) {
         free(state->body);
@@ -199,15 +309,22 @@ static size_t unescape(void *cls, struct MHD_Connection *connection, char *text)
     return (size_t)(write - text);
 }
 
-struct MHD_Daemon *prefs_http_start(
+prefs_http_server *prefs_http_start(
     const char *address, uint16_t port, unsigned int connection_limit,
-    unsigned int timeout_seconds, size_t max_body, size_t header_memory,
-    prefs_http_handler handler, void *context) {
+    unsigned int timeout_seconds, unsigned int header_seconds, size_t max_body,
+    size_t header_memory, prefs_http_handler handler, void *context) {
+    prefs_http_server *made = calloc(1, sizeof(prefs_http_server));
     server_state *server = calloc(1, sizeof(server_state));
-    if (!server) return NULL;
+    if (!made || !server) {
+        free(made);
+        free(server);
+        return NULL;
+    }
     server->handler = handler;
     server->context = context;
     server->max_body = max_body;
+    server->header_seconds = header_seconds;
+    pthread_mutex_init(&server->lock, NULL);
     struct sockaddr_storage storage;
     memset(&storage, 0, sizeof storage);
     // poll(), not select(): a socket numbered past FD_SETSIZE (1,024) is served, not
@@ -225,6 +342,7 @@ struct MHD_Daemon *prefs_http_start(
         flags |= MHD_USE_IPv6;
     } else {
         free(server);
+        free(made);
         errno = EINVAL;
         return NULL;
     }
@@ -235,15 +353,24 @@ struct MHD_Daemon *prefs_http_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, header_memory,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
-    if (!daemon) free(server);
-    return daemon;
+    if (!daemon) {
+        free(server);
+        free(made);
+        return NULL;
+    }
+    made->daemon = daemon;
+    made->state = server;
+    server->has_watchdog = pthread_create(&server->watchdog, NULL, watch_headers, server) == 0;
+    return made;
 }
 
-uint16_t prefs_http_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+uint16_t prefs_http_port(prefs_http_server *server) {
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
 }
 
@@ -277,18 +404,28 @@ int prefs_http_respond(
     return queued == MHD_YES;
 }
 
-void prefs_http_quiesce(struct MHD_Daemon *daemon) {
-    MHD_socket socket = MHD_quiesce_daemon(daemon);
+void prefs_http_quiesce(prefs_http_server *server) {
+    MHD_socket socket = MHD_quiesce_daemon(server->daemon);
     if (socket != MHD_INVALID_SOCKET) close(socket);
 }
 
-unsigned int prefs_http_connections(struct MHD_Daemon *daemon) {
+unsigned int prefs_http_connections(prefs_http_server *server) {
     const union MHD_DaemonInfo *info =
-        MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info ? info->num_connections : 0;
 }
 
-void prefs_http_stop(struct MHD_Daemon *daemon) { MHD_stop_daemon(daemon); }
+void prefs_http_stop(prefs_http_server *server) {
+    server_state *state = server->state;
+    pthread_mutex_lock(&state->lock);
+    state->stopping = 1;
+    pthread_mutex_unlock(&state->lock);
+    if (state->has_watchdog) pthread_join(state->watchdog, NULL);
+    MHD_stop_daemon(server->daemon);
+    pthread_mutex_destroy(&state->lock);
+    free(state);
+    free(server);
+}
 
 int prefs_http_gunzip(
     const unsigned char *input, size_t length, size_t max, unsigned char **output,

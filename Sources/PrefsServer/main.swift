@@ -60,6 +60,7 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
     var limits = HTTPDaemon.Limits()
     limits.connections = flags.connectionLimit
     limits.timeoutSeconds = flags.timeoutSeconds
+    limits.headerSeconds = flags.headerTimeoutSeconds
     limits.maxBodyBytes = flags.maxBodyBytes
     // Room for a header of the protocol's limit and more; longer ones get a JSON refusal.
     limits.headerMemory = configuration.maxHeaderBytes * 2 + (64 << 10)

@@ -20,6 +20,9 @@ package final class HTTPDaemon: @unchecked Sendable {
         package var connections = 1024
         /// Seconds a connection may stay silent before it is closed.
         package var timeoutSeconds = 30
+        /// Seconds a request has to send all its headers, however slowly its bytes come
+        /// (a connection kept alive: from the end of its previous request).
+        package var headerSeconds = 10
         package var maxBodyBytes = 16 << 20
         /// Memory for one connection's headers.
         package var headerMemory = 192 << 10
@@ -46,7 +49,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         guard
             let daemon = prefs_http_start(
                 host, port, UInt32(limits.connections), UInt32(limits.timeoutSeconds),
-                limits.maxBodyBytes, limits.headerMemory, handler, context.toOpaque())
+                UInt32(limits.headerSeconds), limits.maxBodyBytes, limits.headerMemory, handler, context.toOpaque())
         else {
             context.release()
             // libmicrohttpd sets errno for what the system refused only.

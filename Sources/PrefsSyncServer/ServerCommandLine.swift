@@ -23,6 +23,7 @@ package enum ServerCommandLine {
         package var poolSize: Int
         package var connectionLimit: Int
         package var timeoutSeconds: Int
+        package var headerTimeoutSeconds: Int
         package var maxBodyBytes: Int
         package var maxChanges: Int
         package var maxPollsPerToken: Int
@@ -36,7 +37,8 @@ package enum ServerCommandLine {
 
     package static let usage = """
         usage: prefs-server [serve] [--listen ADDRESS:PORT] [--hub CONNECTION] [--pool-size N]
-                            [--connection-limit N] [--timeout SECONDS] [--max-body BYTES]
+                            [--connection-limit N] [--timeout SECONDS]
+                            [--header-timeout SECONDS] [--max-body BYTES]
                             [--max-changes N] [--max-polls-per-token N]
                             [--listen-hub CONNECTION] [--port-file FILE]
                prefs-server token issue --account ACCOUNT --name NAME [--hub CONNECTION]
@@ -53,8 +55,7 @@ package enum ServerCommandLine {
 
     private static let serveFlags: Set<String> = [
         "listen", "hub", "pool-size", "connection-limit", "timeout", "max-body", "max-changes",
-        "max-polls-per-token",
-        "listen-hub", "port-file",
+        "max-polls-per-token", "header-timeout", "listen-hub", "port-file",
     ]
 
     /// Parses the arguments (without the program's name).
@@ -97,6 +98,7 @@ package enum ServerCommandLine {
                 poolSize: try number("pool-size", 8, 1...1000),
                 connectionLimit: try number("connection-limit", 1024, 1...100_000),
                 timeoutSeconds: try number("timeout", 30, 1...3600),
+                headerTimeoutSeconds: try number("header-timeout", 10, 1...3600),
                 maxBodyBytes: try number("max-body", 16 << 20, 1024...(1 << 30)),
                 maxChanges: try number("max-changes", 100_000, 1...10_000_000),
                 maxPollsPerToken: try number("max-polls-per-token", 4, 1...1000),

@@ -345,6 +345,51 @@ import Testing
         #expect(seen.isEmpty, "\(seen)")
     }
 
+    /// Headers sent a byte at a time hold a connection no longer than the header deadline,
+    /// though each byte resets the idle timeout; a kept-alive connection's next request,
+    /// sent within it, is answered.
+    @Test func headersSentAByteAtATimeAreCutAtTheHeaderDeadline() throws {
+        let strict = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"),
+            arguments: ["--timeout", "30", "--header-timeout", "2"])
+        let socket = try #require(RawHTTP.connect(port: strict.port))
+        defer { close(socket) }
+        let started = ContinuousClock.now
+        var closedAfter: Duration?
+        RawHTTP.send(socket, Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
+        while ContinuousClock.now - started < .seconds(8) {
+            guard RawHTTP.send(socket, Array("X".utf8)) else {
+                closedAfter = ContinuousClock.now - started
+                break
+            }
+            var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if poll(&waiting, 1, 500) > 0 {
+                var byte: UInt8 = 0
+                if recv(socket, &byte, 1, 0) <= 0 {
+                    closedAfter = ContinuousClock.now - started
+                    break
+                }
+            }
+        }
+        let cut = try #require(closedAfter, "the trickled headers held the connection for 8 s")
+        #expect(cut >= .milliseconds(1500) && cut < .seconds(5), "cut after \(cut)")
+        // A kept-alive connection: a second request a second after the first is answered.
+        let kept = try #require(RawHTTP.connect(port: strict.port))
+        defer { close(kept) }
+        let healthz = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        for _ in 0..<2 {
+            #expect(RawHTTP.send(kept, healthz))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(kept, $0.baseAddress, $0.count, 0) }
+            #expect(
+                count > 0
+                    && String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+                        .hasPrefix("HTTP/1.1 200")
+            )
+            sleep(1)
+        }
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())

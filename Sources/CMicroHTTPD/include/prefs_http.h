@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct MHD_Daemon;
+
+/// A running server: libmicrohttpd's daemon and what its callbacks share.
+typedef struct prefs_http_server prefs_http_server;
 struct MHD_Connection;
 
 /// One request: complete, or (`headers_only`) its headers before its body is read.
@@ -41,16 +43,18 @@ void prefs_http_note(const prefs_http_request *request, const char *text);
 typedef int (*prefs_http_handler)(void *context, const prefs_http_request *request);
 
 /// Starts a server on address:port (IPv4 or IPv6 text), one thread per connection, at most
-/// `connection_limit` connections, each closed after `timeout_seconds` without traffic.
-/// Bodies over `max_body` bytes are refused (413) before they are read when their length
-/// is announced, and not kept otherwise. NULL when it cannot start (errno set).
-struct MHD_Daemon *prefs_http_start(
+/// `connection_limit` connections, each closed after `timeout_seconds` without traffic, and
+/// each whose request's headers are not all in `header_seconds` after the request began
+/// (the connection opened, or its previous request ended). Bodies over `max_body` bytes are
+/// refused (413) before they are read when their length is announced, and not kept
+/// otherwise. NULL when it cannot start (errno set).
+prefs_http_server *prefs_http_start(
     const char *address, uint16_t port, unsigned int connection_limit,
-    unsigned int timeout_seconds, size_t max_body, size_t header_memory,
-    prefs_http_handler handler, void *context);
+    unsigned int timeout_seconds, unsigned int header_seconds, size_t max_body,
+    size_t header_memory, prefs_http_handler handler, void *context);
 
 /// The port the server listens on (after port 0: the one the system gave).
-uint16_t prefs_http_port(struct MHD_Daemon *daemon);
+uint16_t prefs_http_port(prefs_http_server *server);
 
 /// A request header's value, or NULL.
 const char *prefs_http_header(struct MHD_Connection *connection, const char *name);
@@ -87,12 +91,12 @@ int prefs_http_gzip(
 void prefs_http_free(void *buffer);
 
 /// Stops accepting connections; those open go on.
-void prefs_http_quiesce(struct MHD_Daemon *daemon);
+void prefs_http_quiesce(prefs_http_server *server);
 
 /// How many connections are open.
-unsigned int prefs_http_connections(struct MHD_Daemon *daemon);
+unsigned int prefs_http_connections(prefs_http_server *server);
 
 /// Closes every connection and stops.
-void prefs_http_stop(struct MHD_Daemon *daemon);
+void prefs_http_stop(prefs_http_server *server);
 
 #endif
