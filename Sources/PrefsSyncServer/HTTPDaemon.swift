@@ -49,7 +49,8 @@ package final class HTTPDaemon: @unchecked Sendable {
         guard
             let daemon = prefs_http_start(
                 host, port, UInt32(limits.connections), UInt32(limits.timeoutSeconds),
-                UInt32(limits.headerSeconds), limits.maxBodyBytes, limits.headerMemory, handler, context.toOpaque())
+                UInt32(limits.headerSeconds), limits.maxBodyBytes, limits.headerMemory, handler,
+                context.toOpaque())
         else {
             context.release()
             // libmicrohttpd sets errno for what the system refused only.
