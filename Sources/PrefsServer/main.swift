@@ -56,6 +56,8 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
     configuration.maxBodyBytes = flags.maxBodyBytes
     configuration.maxChanges = flags.maxChanges
     configuration.maxLongPollsPerToken = flags.maxPollsPerToken
+    configuration.pullLimit = SyncPullLimit(
+        changes: flags.maxPullChanges, bytes: flags.maxPullBytes)
     configuration.notificationHub = flags.notificationHub
     var limits = HTTPDaemon.Limits()
     limits.connections = flags.connectionLimit

@@ -12,13 +12,14 @@ import PrefsKit
 #endif
 
 extension DeviceSync {
-    /// Pulls every change after the cursor and applies them in one device transaction
-    /// with the new cursor: a round cut short applies none of them, and a push of another
-    /// device is never applied in part. `pushed`: the number of this round's push.
     /// How far a device's clock may be from the hub's before a round and `sync status` say
     /// so.
     public static let clockToleranceMilliseconds: Int64 = 2_000
 
+    /// Pulls every change after the cursor, a page at a time: each page is applied in one
+    /// device transaction with its cursor, and holds whole pushes, so that a push of another
+    /// device is never applied in part; a round cut short keeps the pages it applied, and
+    /// the next one goes on from there. `pushed`: the number of this round's push.
     func pull(mayReadStandby: Bool, pushed: Int64?, everything: Bool) throws -> (
         pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
         clockOffset: Int64?
@@ -29,54 +30,77 @@ extension DeviceSync {
         // A file the push found restored pulls every change, as one the pull finds so.
         var cursor = everything ? 0 : device.cursor
         let seen = max(cursor, pushed ?? 0)
-        let before = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
-        let fromStandby =
-            mayReadStandby
-            ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
-            : nil
-        let (pulled, bound) =
-            try fromStandby
-            ?? withHub {
-                (
-                    try $0.pullRound(
-                        after: cursor, device: deviceID, leavingOut: pushed,
-                        deviceClock: device.clock),
-                    try $0.clockBound()
-                )
+        var total = (applied: 0, conflicts: 0, refused: 0)
+        var first: (fromStandby: Bool, restored: Bool, offset: Int64?)?
+        var hasMore = true
+        while hasMore {
+            var from = cursor
+            let before = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+            // The first page only may come from a standby, and only it carries the device's
+            // clock (a restored file is found at the first page, which then starts at 0).
+            let fromStandby =
+                mayReadStandby && first == nil
+                ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
+                : nil
+            let (pulled, bound) =
+                try fromStandby
+                ?? withHub {
+                    (
+                        try $0.pullRound(
+                            after: cursor, device: deviceID, leavingOut: pushed,
+                            deviceClock: first == nil ? device.clock : nil,
+                            limit: pullLimit.withLock { $0 }),
+                        try $0.clockBound()
+                    )
+                }
+            let after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+            if first == nil {
+                // The device's clock against the hub's, read halfway through the round trip;
+                // reported beyond the tolerance and half the trip (the reading's own
+                // uncertainty).
+                let offset = pulled.hubMilliseconds.flatMap { hub -> Int64? in
+                    let difference = (before + after) / 2 - hub
+                    let tolerance = Self.clockToleranceMilliseconds + (after - before) / 2
+                    return abs(difference) > tolerance ? difference : nil
+                }
+                try database.withWriter {
+                    try Self.repository($0).setClockOffset(milliseconds: offset)
+                }
+                first = (fromStandby != nil, pulled.isRestored, offset)
+                if pulled.isRestored {
+                    cursor = 0
+                    from = 0
+                }
             }
-        let after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
-        // The device's clock against the hub's, read halfway through the round trip; reported
-        // beyond the tolerance and half the trip (the reading's own uncertainty).
-        let offset = pulled.hubMilliseconds.flatMap { hub -> Int64? in
-            let difference = (before + after) / 2 - hub
-            let tolerance = Self.clockToleranceMilliseconds + (after - before) / 2
-            return abs(difference) > tolerance ? difference : nil
-        }
-        try database.withWriter { try Self.repository($0).setClockOffset(milliseconds: offset) }
-        let rows = pulled.rows
-        // Past the round's own push too, which the pull leaves out.
-        let through = pulled.through ?? rows.last?.sequence
-        var outcome = SyncMerge.Outcome()
-        if !rows.isEmpty {
-            outcome = try database.withWriter { state in
-                let sync = try Self.repository(state)
-                var merge = SyncMerge(state: state, sync: sync)
-                merge.ceilingMilliseconds = SyncValidation.clockCeiling(
-                    hubMilliseconds: pulled.hubMilliseconds, bound: bound, wall: after)
-                let outcome = try merge.apply(rows.map(\.change))
-                if let through { try sync.setCursor(through, pulledAt: Date()) }
-                return outcome
+            let rows = pulled.rows
+            // Past the round's own push too, which the pull leaves out.
+            let through = pulled.through ?? rows.last?.sequence
+            if !rows.isEmpty {
+                let outcome = try database.withWriter { state in
+                    let sync = try Self.repository(state)
+                    var merge = SyncMerge(state: state, sync: sync)
+                    merge.ceilingMilliseconds = SyncValidation.clockCeiling(
+                        hubMilliseconds: pulled.hubMilliseconds, bound: bound, wall: after)
+                    let outcome = try merge.apply(rows.map(\.change))
+                    if let through { try sync.setCursor(through, pulledAt: Date()) }
+                    return outcome
+                }
+                total.applied += outcome.applied
+                total.conflicts += outcome.conflicts
+                total.refused += outcome.refused
             }
+            if let through { cursor = max(cursor, through) }
+            // A page that moves the cursor nowhere ends the pull, whatever it says.
+            hasMore = pulled.hasMore && cursor > from
         }
-        if let through { cursor = max(cursor, through) }
         try withHub { try $0.report(device: deviceID, cursor: cursor) }
         let pulledAt = Date()
         try database.withWriter { state in
             try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)
         }
         return (
-            outcome.applied, outcome.conflicts, outcome.refused, fromStandby != nil,
-            pulled.isRestored, offset
+            total.applied, total.conflicts, total.refused, first?.fromStandby ?? false,
+            first?.restored ?? false, first?.offset ?? nil
         )
     }
 
@@ -108,7 +132,8 @@ extension DeviceSync {
                         usleep(5_000)
                     }
                     let pulled = try hub.pullRound(
-                        after: cursor, device: deviceID, leavingOut: pushed, deviceClock: clock)
+                        after: cursor, device: deviceID, leavingOut: pushed, deviceClock: clock,
+                        limit: pullLimit.withLock { $0 })
                     // Another host of a multi-host string may have answered the pull.
                     guard pulled.position >= seen else { return nil }
                     return (pulled, try hub.clockBound())

@@ -54,6 +54,10 @@ public final class DeviceSync: Sendable {
     /// a reference model of the hub to it.
     package static let pushTap = Mutex<(@Sendable (String, [SyncChange]) -> Void)?>(nil)
 
+    /// How much a page of a pull carries (the server may give less). Tests make it small,
+    /// so that their schedules pull page by page.
+    package let pullLimit = Mutex(SyncPullLimit.standard)
+
     /// The hub as the device file keeps it (no password).
     let hubToRemember: String
     /// How the hub and its standby are reached.

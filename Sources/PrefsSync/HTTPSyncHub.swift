@@ -110,8 +110,10 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
     package func pull(after cursor: Int64, limit: Int) throws -> [(
         change: SyncChange, sequence: Int64
     )] {
-        try pullRound(after: cursor, device: "", leavingOut: nil, deviceClock: nil, limit: limit)
-            .rows
+        try pullRound(
+            after: cursor, device: "", leavingOut: nil, deviceClock: nil,
+            limit: SyncPullLimit(changes: limit, bytes: SyncPullLimit.standard.bytes)
+        ).rows
     }
 
     package func report(device: String, cursor: Int64) throws {
@@ -121,21 +123,14 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
 
     package func clockBound() throws -> Int64 { bound.withLock { $0 } }
 
+    /// The server pages within its own limit too, whatever this one says (nil: its own).
     package func pullRound(
-        after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?
-    ) throws -> SyncPull {
-        try pullRound(
-            after: cursor, device: device, leavingOut: leavingOut, deviceClock: deviceClock,
-            limit: nil)
-    }
-
-    private func pullRound(
         after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?,
-        limit: Int?
+        limit: SyncPullLimit?
     ) throws -> SyncPull {
         let request = SyncWire.PullRequest(
             device: device, after: cursor, leavingOut: leavingOut, deviceClock: deviceClock,
-            limit: limit)
+            limit: limit?.changes, limitBytes: limit?.bytes)
         let response: SyncWire.PullResponse = try call("POST", "/v1/pull", request)
         guard let pull = response.pull else { throw malformed("pull") }
         bound.withLock { $0 = response.clockBound }

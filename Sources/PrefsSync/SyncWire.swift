@@ -155,6 +155,15 @@ package enum SyncWire {
         package var deviceClock: String?
         /// How many changes at most (the server has its own limit too).
         package var limit: Int?
+        /// About how many bytes of values at most (the server has its own limit too).
+        package var limitBytes: Int?
+
+        /// The limit a server takes: the request's within its own.
+        package func limit(within server: SyncPullLimit) -> SyncPullLimit {
+            SyncPullLimit(
+                changes: limit ?? server.changes, bytes: limitBytes ?? server.bytes
+            ).within(server)
+        }
     }
 
     /// One pulled change and its number.
@@ -173,13 +182,13 @@ package enum SyncWire {
         /// More changes wait after `through`: the device pulls again.
         package var more: Bool
 
-        package init(_ pull: SyncPull, clockBound: Int64, more: Bool = false) {
+        package init(_ pull: SyncPull, clockBound: Int64) {
             rows = pull.rows.map { PulledRow(change: Change($0.change), sequence: $0.sequence) }
             through = pull.through
             restored = pull.isRestored
             hubMilliseconds = pull.hubMilliseconds
             self.clockBound = clockBound
-            self.more = more
+            more = pull.hasMore
         }
 
         /// The pull; nil when a change in it does not read.
@@ -188,6 +197,7 @@ package enum SyncWire {
             guard read.count == rows.count else { return nil }
             var pull = SyncPull(rows: read, through: through, hubMilliseconds: hubMilliseconds)
             pull.isRestored = restored
+            pull.hasMore = more
             return pull
         }
     }

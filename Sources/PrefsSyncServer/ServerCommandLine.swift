@@ -27,6 +27,8 @@ package enum ServerCommandLine {
         package var maxBodyBytes: Int
         package var maxChanges: Int
         package var maxPollsPerToken: Int
+        package var maxPullChanges: Int
+        package var maxPullBytes: Int
         package var portFile: String?
     }
 
@@ -40,6 +42,7 @@ package enum ServerCommandLine {
                             [--connection-limit N] [--timeout SECONDS]
                             [--header-timeout SECONDS] [--max-body BYTES]
                             [--max-changes N] [--max-polls-per-token N]
+                            [--max-pull-changes N] [--max-pull-bytes BYTES]
                             [--listen-hub CONNECTION] [--port-file FILE]
                prefs-server token issue --account ACCOUNT --name NAME [--hub CONNECTION]
                prefs-server token list --account ACCOUNT [--hub CONNECTION] [--json]
@@ -55,7 +58,8 @@ package enum ServerCommandLine {
 
     private static let serveFlags: Set<String> = [
         "listen", "hub", "pool-size", "connection-limit", "timeout", "max-body", "max-changes",
-        "max-polls-per-token", "header-timeout", "listen-hub", "port-file",
+        "max-polls-per-token", "header-timeout", "max-pull-changes", "max-pull-bytes",
+        "listen-hub", "port-file",
     ]
 
     /// Parses the arguments (without the program's name).
@@ -102,6 +106,8 @@ package enum ServerCommandLine {
                 maxBodyBytes: try number("max-body", 16 << 20, 1024...(1 << 30)),
                 maxChanges: try number("max-changes", 100_000, 1...10_000_000),
                 maxPollsPerToken: try number("max-polls-per-token", 4, 1...1000),
+                maxPullChanges: try number("max-pull-changes", 10_000, 1...1_000_000),
+                maxPullBytes: try number("max-pull-bytes", 8 << 20, 1024...(1 << 30)),
                 portFile: parsed["port-file"]))
     }
 

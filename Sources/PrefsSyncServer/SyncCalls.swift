@@ -79,7 +79,8 @@ struct SyncCalls: Sendable {
                 return try forAccount(token) { hub in
                     let round = try hub.pullRound(
                         after: pull.after, device: pull.device, leavingOut: pull.leavingOut,
-                        deviceClock: pull.deviceClock)
+                        deviceClock: pull.deviceClock,
+                        limit: pull.limit(within: configuration.pullLimit))
                     return SyncWire.PullResponse(round, clockBound: try hub.clockBound())
                 }
             },

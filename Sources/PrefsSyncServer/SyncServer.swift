@@ -28,6 +28,9 @@ package final class SyncServer: Sendable {
         package var maxBodyBytes = 16 << 20
         /// The most changes one push may carry.
         package var maxChanges = 100_000
+        /// One page of a pull at most, whatever a device asks (a device far behind pulls
+        /// page after page, and no answer holds an account whole).
+        package var pullLimit = SyncPullLimit.standard
         /// The longest header line taken (name and value), in bytes.
         package var maxHeaderBytes = 64 << 10
         /// How long one statement may run on the hub.

@@ -269,6 +269,8 @@ import Testing
                         database: devices[index], hub: hub, account: account,
                         hubOptions: SyncHubRoute.options)
                 }
+            // Pages of two changes: the schedules' pulls go page by page.
+            sync.pullLimit.withLock { $0 = SyncPullLimit(changes: 2, bytes: 1 << 20) }
             syncs[index] = sync
             return sync
         }

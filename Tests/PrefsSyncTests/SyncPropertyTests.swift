@@ -217,6 +217,9 @@ import Testing
                         hubOptions: SyncHubRoute.options)
                 }
             model.follow(sync.deviceID)
+            // Pages of two changes: every schedule's pulls go page by page, restores and
+            // kills between pages included.
+            sync.pullLimit.withLock { $0 = SyncPullLimit(changes: 2, bytes: 1 << 20) }
             syncs[index] = sync
             return sync
         }

@@ -390,6 +390,42 @@ import Testing
         }
     }
 
+    /// A new device of an account larger than one pull gets it page after page, each page
+    /// within the server's limits (whole pushes: a push of 12 changes is one page of its
+    /// own), and ends in step: the account is never sent in one answer.
+    @Test func anAccountLargerThanAPullIsPulledPageByPage() throws {
+        let paging = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"),
+            arguments: ["--max-pull-changes", "5", "--max-pull-bytes", "4096"])
+        let issued = try token("paged", "laptop")
+        let app = PreferenceStore(database: try hub("paged"))
+        let laptop = try device("paged-laptop")
+        try DeviceSync(database: laptop, server: paging.url, token: issued.token).sync()
+        for index in 0..<23 { try app.setValue(.int(index), forKey: "one\(index)") }
+        try PreferenceStore(database: laptop).transaction { store in
+            for index in 0..<12 { try store.setValue(.int(index), forKey: "push\(index)") }
+        }
+        try DeviceSync(database: laptop, server: paging.url, token: issued.token).sync()
+        for index in 0..<3 {
+            try app.setValue(.string(String(repeating: "x", count: 3000)), forKey: "big\(index)")
+        }
+        let phone = try device("paged-phone")
+        let report = try DeviceSync(database: phone, server: paging.url, token: issued.token)
+            .sync()
+        let store = PreferenceStore(database: phone)
+        #expect(try (0..<23).allSatisfy { try store.value(forKey: "one\($0)") == .int($0) })
+        #expect(try (0..<12).allSatisfy { try store.value(forKey: "push\($0)") == .int($0) })
+        #expect(try (0..<3).allSatisfy { try store.value(forKey: "big\($0)") != nil })
+        #expect(report.pulled >= 38, "\(report)")
+        // 23 single changes by 5, the push alone, 3 values of 3,000 bytes by one or two.
+        let pulls = paging.log.split(separator: "\n").filter { $0.contains("POST /v1/pull 200") }
+        #expect(pulls.count >= 7, "\(pulls.count) pulls")
+        #expect(try DeviceSync.status(of: phone)?.pending == 0)
+        #expect(
+            try DeviceSync(database: phone, server: paging.url, token: issued.token).sync()
+                .pulled == 0)
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())

@@ -211,8 +211,12 @@ package protocol SyncHub: AnyObject {
     /// round's own push (`leavingOut`, its number), which the device holds. `deviceClock`
     /// is the device's clock as its file keeps it: older than a clock the hub took from the
     /// device, the file was restored from an older copy, and the pull is every change.
-    func pullRound(after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?)
-        throws -> SyncPull
+    /// A page holds whole pushes, within `limit` (nil: every change after the cursor);
+    /// ``SyncPull/hasMore`` says that another page follows.
+    func pullRound(
+        after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?,
+        limit: SyncPullLimit?
+    ) throws -> SyncPull
     /// How far the account's changes reach on this server: the highest number of its
     /// changes. An account's pushes commit in the order of their numbers, so a server (a
     /// standby replaying the hub) that reached a number holds every change numbered up to it.
@@ -223,6 +227,43 @@ package protocol SyncHub: AnyObject {
     func setName(_ name: String?, device: String) throws
     /// The names of the account's devices that have one, by device id.
     func deviceNames() throws -> [String: String]
+}
+
+/// How much one page of a pull carries: whole pushes (a push is never split between
+/// pages), at most `changes` changes and about `bytes` bytes of values, but at least one
+/// push whatever its size.
+package struct SyncPullLimit: Sendable, Equatable {
+    package var changes: Int
+    package var bytes: Int
+
+    package init(changes: Int, bytes: Int) {
+        self.changes = max(1, changes)
+        self.bytes = max(1, bytes)
+    }
+
+    /// What a device asks for and a server gives at most: 10,000 changes, 8 MiB.
+    package static let standard = SyncPullLimit(changes: 10_000, bytes: 8 << 20)
+
+    /// The smaller of two limits, each of its parts.
+    package func within(_ other: SyncPullLimit) -> SyncPullLimit {
+        SyncPullLimit(changes: min(changes, other.changes), bytes: min(bytes, other.bytes))
+    }
+
+    /// The number of the last push of a page, from the pushes after the cursor in order
+    /// (their numbers, how many changes each holds and the bytes of their values); nil
+    /// when every push given fits.
+    package func lastPush(of pushes: [(number: Int64, changes: Int, bytes: Int)]) -> Int64? {
+        var changes = 0
+        var bytes = 0
+        for (index, push) in pushes.enumerated() {
+            changes += push.changes
+            bytes += push.bytes
+            if index > 0, changes > self.changes || bytes > self.bytes {
+                return pushes[index - 1].number
+            }
+        }
+        return nil
+    }
 }
 
 /// What a round pulls.
@@ -238,6 +279,8 @@ package struct SyncPull: Sendable {
     package var isRestored = false
     /// The hub's clock when it answered, in milliseconds since 1970 (nil: not read).
     package var hubMilliseconds: Int64?
+    /// More changes wait after ``through``: this was a page, and the device pulls again.
+    package var hasMore = false
 
     /// Every field, as stored.
     package init(

@@ -453,7 +453,8 @@ extension PostgreSQLEngine: SyncHub {
     }
 
     func pullRound(
-        after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?
+        after cursor: Int64, device: String, leavingOut: Int64?, deviceClock: String?,
+        limit: SyncPullLimit?
     ) throws -> SyncPull {
         try reconnectIfNeeded()
         // A read-only hub (a standby) pulls what the primary's stamping wrote.
@@ -473,6 +474,31 @@ extension PostgreSQLEngine: SyncHub {
                         ).text(row: 0, column: 0) == "t"
                     } ?? false
                 let from = isRestored ? 0 : cursor
+                // A page ends after a whole push (its changes share its number): the
+                // pushes after the cursor, sized without their values read, as far as the
+                // limit reaches.
+                let last = try limit.flatMap { limit -> Int64? in
+                    let pushes = try connection.execute(
+                        prepared: "sync_pull_pushes",
+                        """
+                        SELECT s.sequence, count(*), sum(
+                            coalesce(pg_column_size(
+                                CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END), 0)
+                            + coalesce(pg_column_size(
+                                CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END), 0))
+                        FROM sync_change AS s \(Self.valuesJoin)
+                        WHERE s.account = $1 AND s.sequence > $2
+                        GROUP BY s.sequence ORDER BY s.sequence LIMIT $3
+                        """, [account, String(from), String(limit.changes + 1)])
+                    return limit.lastPush(
+                        of: (0..<pushes.rowCount).compactMap { row in
+                            guard let number = pushes.integer(row: row, column: 0),
+                                let changes = pushes.integer(row: row, column: 1)
+                            else { return nil }
+                            let bytes = pushes.integer(row: row, column: 2) ?? 0
+                            return (number, Int(changes), Int(bytes))
+                        })
+                }
                 // The round's own push is left out (the device holds it; what the push's
                 // transaction stamped for the server, when it started sync, comes); every other row
                 // after the cursor comes, the device's own from earlier pushes included: a
@@ -487,8 +513,10 @@ extension PostgreSQLEngine: SyncHub {
                     WHERE s.account = $1 AND s.sequence > $2
                         AND NOT (s.sequence IS NOT DISTINCT FROM $3::bigint
                             AND s.device = $4)
+                        AND ($5::bigint IS NULL OR s.sequence <= $5::bigint)
                     ORDER BY s.sequence
-                    """, [account, String(from), leavingOut.map(String.init), device])
+                    """,
+                    [account, String(from), leavingOut.map(String.init), device, last.map(String.init)])
                 let rows = Self.changes(result, from: 0).compactMap { row, change in
                     result.integer(row: row, column: 8).map { (change, $0) }
                 }
@@ -498,7 +526,8 @@ extension PostgreSQLEngine: SyncHub {
                     [account, String(from)]
                 ).integer(row: 0, column: 0)
                 var pulled = SyncPull(rows: rows)
-                pulled.through = through ?? rows.last?.1
+                pulled.through = last ?? through ?? rows.last?.1
+                pulled.hasMore = last != nil
                 pulled.isRestored = isRestored
                 pulled.hubMilliseconds = try connection.execute(
                     prepared: "sync_hub_clock", "SELECT prefs_sync_now_ms()", []
