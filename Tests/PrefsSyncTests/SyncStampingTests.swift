@@ -172,10 +172,56 @@ import Testing
         #expect(clocks[1] > clocks[0], "the phone wrote at \(clocks[1]), before \(clocks[0])")
         let ceiling = SyncValidation.clockCeiling(
             hubMilliseconds: 1_000, bound: 1_000_000_000_000_000, wall: 0)
-        #expect(ceiling == 1_000 + SyncValidation.maximumClockBoundMilliseconds)
+        #expect(ceiling == 1_000 + SyncValidation.deviceClockBoundMilliseconds)
         let liar = SyncValidation.clockCeiling(
             hubMilliseconds: 1_000_000_000_000_000, bound: 300_000, wall: 0)
         #expect(liar == SyncValidation.maximumClockLagMilliseconds + 300_000)
+    }
+
+    /// A hub that says its bound is 31 years (hostile, or set so by hand) takes changes
+    /// stamped 50 minutes and 31 years ahead; a device that pulls them keeps its own bound
+    /// (5 minutes; it took up to an hour from a hub before): its next write is
+    /// stamped within 5 minutes of the hub's clock, and a hub with the usual bound takes it
+    /// at once, after the device left the first and joined it.
+    @Test func aHubThatSaysItsBoundIsThirtyYearsMovesNoDevicesClockByThem() throws {
+        let rogue = try device("rogue")
+        try sync(rogue)
+        let set = try server.psql(
+            "UPDATE prefs_sync_config SET clock_bound_ms = 1000000000000000",
+            database: hubDatabase)
+        #expect(set.status == 0, "\(set.stderr)")
+        // 50 minutes ahead (within the hour devices took from a hub before), and 31 years.
+        for (skew, key) in [(Int64(3_000_000), "k"), (31 * 365 * 86_400_000, "far")] {
+            try deviceSync(rogue).setClockSkew(milliseconds: skew)
+            try PreferenceStore(database: rogue).setValue(.int(1), forKey: key)
+            #expect(try sync(rogue).refused == 0)
+        }
+        let phone = try device("phone")
+        try sync(phone)
+        #expect(try PreferenceStore(database: phone).value(forKey: "k") == .int(1))
+        #expect(try PreferenceStore(database: phone).value(forKey: "far") == .int(1))
+        try PreferenceStore(database: phone).setValue(.int(2), forKey: "mine")
+        let stamped = try #require(
+            try phone.read { state in
+                try state.engine.sync?.field(
+                    SyncAddress(
+                        entity: .preference, ident: SyncIdent.make(["standard", "mine"]),
+                        field: "value"))
+            }?.change.clock)
+        let milliseconds = try #require(HybridClock(stamped)).milliseconds
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(
+            milliseconds <= now + SyncValidation.deviceClockBoundMilliseconds + 60_000,
+            "stamped \(milliseconds - now) ms ahead")
+        // Another hub, with the usual bound, takes the next write in one round.
+        _ = try deviceSync(phone).leave()
+        let sane = try server.makeDatabase()
+        let other = try DeviceSync(
+            database: phone, hub: try SyncHubRoute.target(server, database: sane),
+            account: "alice", hubOptions: SyncHubRoute.options)
+        try PreferenceStore(database: phone).setValue(.int(3), forKey: "mine")
+        let round = try other.sync()
+        #expect(round.waitingForClock == 0 && round.pending == 0, "\(round)")
     }
 
     /// P4: a device whose clock is behind writes and pushes; its file is then restored from a

@@ -13,9 +13,11 @@ package enum SyncValidation {
     package static let maximumDeviceIDBytes = 64
     /// How far ahead of the hub's clock a change may be stamped, by default: 5 minutes.
     package static let defaultClockBoundMilliseconds: Int64 = 300_000
-    /// The largest bound a device takes from a hub (an hour): a hub that says more is taken to
-    /// say this.
-    package static let maximumClockBoundMilliseconds: Int64 = 3_600_000
+    /// The device's own bound on what it takes from a hub: a pulled clock moves the device's
+    /// clock at most this far past the hub's (5 minutes, the default bound), whatever bound
+    /// the hub says it keeps. A hub's number is information, not the device's setting: a
+    /// hostile or misconfigured one saying 31 years moves no device's clock by them.
+    package static let deviceClockBoundMilliseconds: Int64 = defaultClockBoundMilliseconds
     /// How far past its own wall clock a device believes the hub's clock (a day): a device
     /// whose clock is behind by less follows the clocks it pulls; a hub that says it is
     /// further ahead drags it no further.
@@ -25,7 +27,7 @@ package enum SyncValidation {
     /// (what the hub itself would have taken), within the limits above.
     package static func clockCeiling(hubMilliseconds: Int64?, bound: Int64, wall: Int64) -> Int64 {
         let hub = min(hubMilliseconds ?? wall, wall + maximumClockLagMilliseconds)
-        return hub + min(max(bound, 0), maximumClockBoundMilliseconds)
+        return hub + min(max(bound, 0), deviceClockBoundMilliseconds)
     }
 
     /// The fields of a bookmark that sync.

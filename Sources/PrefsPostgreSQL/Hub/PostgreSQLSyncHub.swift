@@ -516,7 +516,10 @@ extension PostgreSQLEngine: SyncHub {
                         AND ($5::bigint IS NULL OR s.sequence <= $5::bigint)
                     ORDER BY s.sequence
                     """,
-                    [account, String(from), leavingOut.map(String.init), device, last.map(String.init)])
+                    [
+                        account, String(from), leavingOut.map(String.init), device,
+                        last.map(String.init),
+                    ])
                 let rows = Self.changes(result, from: 0).compactMap { row, change in
                     result.integer(row: row, column: 8).map { (change, $0) }
                 }
