@@ -18,6 +18,37 @@ public struct SyncServerOptions: Sendable {
     public init(certificateAuthority: Data? = nil) {
         self.certificateAuthority = certificateAuthority
     }
+
+    /// The environment the proxy variables are read from (tests name their own).
+    package var environment: [String: String]?
+}
+
+extension SyncServerOptions {
+    /// Why plain HTTP to this machine would go through a proxy the environment names, which
+    /// would read the token in clear; nil when it would not. On Linux, URLSession
+    /// (FoundationNetworking, libcurl) follows `http_proxy` and `ALL_PROXY` and offers no way
+    /// to turn them off for one session; https:// through a proxy is a tunnel, and the token
+    /// stays inside TLS.
+    static func proxyProblem(for server: URL, environment: [String: String]) -> String? {
+        #if canImport(FoundationNetworking)
+            guard server.scheme?.lowercased() == "http", let host = server.host?.lowercased()
+            else { return nil }
+            let variables = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+            guard let variable = variables.first(where: { !(environment[$0] ?? "").isEmpty })
+            else { return nil }
+            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let exempt = [environment["no_proxy"], environment["NO_PROXY"]].compactMap { $0 }
+                .flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard !exempt.contains(where: { $0 == "*" || $0 == host || $0 == bare }) else {
+                return nil
+            }
+            return "\(variable) names a proxy, which would read the device token in clear on its"
+                + " way to this machine: add \(bare) to no_proxy, or unset \(variable)"
+        #else
+            return nil
+        #endif
+    }
 }
 
 extension DeviceSync {
@@ -42,6 +73,9 @@ extension DeviceSync {
     ///   - options: A private CA.
     /// - Throws: ``PrefsKit/SyncError`` for a server URL that is not HTTPS (or loopback
     ///   HTTP), or a device that syncs another account;
+    ///   ``PrefsKit/DatabaseError/invalidConnectionOption(path:detail:)`` for plain HTTP that
+    ///   a proxy named by `http_proxy` or `ALL_PROXY` would carry (Linux; `no_proxy` exempts
+    ///   the host) or a server that answers with a redirect, which is not followed;
     ///   ``PrefsKit/DatabaseError/permissionDenied(path:detail:)`` for a token the server
     ///   refused; ``PrefsKit/DatabaseError/unavailable(path:detail:)`` when it cannot be
     ///   reached.
@@ -51,6 +85,12 @@ extension DeviceSync {
     ) throws {
         guard SyncServerAddress.isAcceptable(server.absoluteString) else {
             throw SyncError.insecureServer(server.absoluteString)
+        }
+        if let problem = SyncServerOptions.proxyProblem(
+            for: server, environment: options.environment ?? ProcessInfo.processInfo.environment)
+        {
+            throw DatabaseError.invalidConnectionOption(
+                path: server.absoluteString, detail: problem)
         }
         let transport = URLSessionTransport(
             base: server, anchors: options.certificateAuthority.map { [$0] } ?? [])

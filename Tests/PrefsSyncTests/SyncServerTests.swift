@@ -426,6 +426,38 @@ import Testing
                 .pulled == 0)
     }
 
+    /// On Linux, URLSession follows `http_proxy` and `ALL_PROXY`, and a proxy would read a
+    /// plain-HTTP token in clear: the library client refuses before a byte is sent, unless
+    /// `no_proxy` names the host; the server never sees the round.
+    @Test func aProxyInTheEnvironmentNeverGetsTheLibrarysPlainHTTPToken() throws {
+        #if canImport(FoundationNetworking)
+            let issued = try token("proxied", "phone")
+            let phone = try device("proxied-phone")
+            let before = server.log
+            for variable in ["http_proxy", "ALL_PROXY"] {
+                var options = SyncServerOptions()
+                options.environment = [variable: "http://127.0.0.1:9"]
+                let refused = #expect(throws: DatabaseError.self) {
+                    try DeviceSync(
+                        database: phone, server: server.url, token: issued.token, options: options
+                    ).sync()
+                }
+                #expect(
+                    refused?.description.contains("no_proxy") == true,
+                    "\(String(describing: refused))")
+            }
+            #expect(server.log == before)
+            var exempt = SyncServerOptions()
+            exempt.environment = [
+                "http_proxy": "http://127.0.0.1:9", "no_proxy": "localhost,127.0.0.1",
+            ]
+            try DeviceSync(
+                database: phone, server: server.url, token: issued.token, options: exempt
+            )
+            .sync()
+        #endif
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())
