@@ -106,8 +106,10 @@ package struct Router: Sendable {
         case .open(let handler):
             return request.isHeadersOnly ? .proceed : try handler(request)
         case .withToken(let handler):
+            // The scheme's name in any case (RFC 9110, 11.1), then the token.
             guard let authorization = request.header("Authorization"),
-                authorization.hasPrefix("Bearer ")
+                authorization.utf8.count > 7,
+                authorization.prefix(7).lowercased() == "bearer "
             else {
                 throw HTTPError(
                     401, .noToken, "a device token is needed (Authorization: Bearer)")

@@ -72,10 +72,25 @@ import Testing
 
     @Test func aRouteThatTakesATokenIsNeverReachedWithoutOne() {
         let router = router(LogLines())
-        for headers in [[:], ["Authorization": "Basic abc"], ["Authorization": "bearer x"]] {
+        for headers in [
+            [:], ["Authorization": "Basic abc"], ["Authorization": "Bearer"],
+            ["Authorization": "Bearer "], ["Authorization": "Bearerprefs_secret"],
+        ] {
             let response = router.respond(to: HTTPRequest("POST", "/v1/echo", headers: headers))
-            #expect(response.status == 401)
+            #expect(response.status == 401, "\(headers)")
             #expect(code(response) == "no_token")
+        }
+    }
+
+    /// The scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are
+    /// `Bearer`.
+    @Test func theBearerSchemeIsReadInAnyCase() {
+        let router = router(LogLines())
+        for scheme in ["bearer", "BEARER", "bEaReR"] {
+            let response = router.respond(
+                to: HTTPRequest(
+                    "POST", "/v1/echo", headers: ["Authorization": scheme + " prefs_secret"]))
+            #expect(response.status == 200, "\(scheme)")
         }
     }
 
@@ -222,5 +237,22 @@ import Testing
         // A path is shown as its bytes allow: no space, no escape sequence reaches the log.
         #expect(lines[2].contains("/v1/x%20y%1b[2J"), "\(lines[2])")
         #expect(!lines.joined().contains("prefs_secret"))
+    }
+
+    /// docs/sync-protocol.md's own example of a change is one the rules take (it once had
+    /// lower-case hex, which the hub refuses).
+    @Test func theProtocolsExampleChangeIsOneTheRulesTake() throws {
+        let page = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("docs/sync-protocol.md"), encoding: .utf8)
+        let section = try #require(page.range(of: "### A change"))
+        let open = try #require(
+            page.range(of: "```json\n", range: section.upperBound..<page.endIndex))
+        let close = try #require(page.range(of: "\n```", range: open.upperBound..<page.endIndex))
+        let wire = try JSONDecoder().decode(
+            SyncWire.Change.self, from: Data(page[open.upperBound..<close.lowerBound].utf8))
+        let change = try #require(wire.change)
+        #expect(SyncValidation.problem(with: change) == nil)
     }
 }
