@@ -186,6 +186,31 @@ import Testing
         #expect(server.log.contains("warning: running as root") == (geteuid() == 0))
     }
 
+    /// The account a server names is kept in the device file and shown by `sync status`:
+    /// a name holding escape sequences and a newline is shown escaped, never acted on by
+    /// the terminal.
+    @Test func anAccountNameWithEscapeSequencesIsShownEscapedBySyncStatus() throws {
+        let token = try tokenFile("alice", "escaped")
+        let file = folder.path("escaped.db")
+        #expect(
+            try runPrefs([
+                "--db", file, "sync", "--hub", server.url.absoluteString, "--token-file", token,
+            ]).status == 0)
+        let tampered = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [
+                file,
+                "UPDATE sync_state SET account = 'a' || char(27) || ']0;owned' || char(7) || char(10) || 'Pending: 0'",
+            ])
+        #expect(tampered.status == 0, "\(tampered.stderr)")
+        let status = try runPrefs(["--db", file, "sync", "status"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(!status.stdout.contains("\u{1b}") && !status.stdout.contains("\u{7}"))
+        #expect(
+            status.stdout.contains("(account a\\u{1b}]0;owned\\u{7}\\nPending: 0)"),
+            "\(status.stdout)")
+    }
+
     @Test func leavingTellsTheServerWithTheTokenFile() throws {
         let token = try tokenFile("frank", "frank-phone")
         let device = ["--db", folder.path("frank.db")]

@@ -59,10 +59,13 @@ struct SyncStatusCommand: RunnableCommand {
             return
         }
         let never = "never"
+        // A server names the account: escaped for the terminal, as any text it sends.
+        let hub = MessageText.escaped(status.hub.map(DatabaseLocation.shown) ?? "none")
+        let account = MessageText.escaped(status.account ?? "none")
         context.console.print(
             """
             Device:     \(status.deviceID)
-            Hub:        \(status.hub.map(DatabaseLocation.shown) ?? "none") (account \(status.account ?? "none"))
+            Hub:        \(hub) (account \(account))
             Last push:  \(status.lastPush.map(ISO8601.string(from:)) ?? never)
             Last pull:  \(status.lastPull.map(ISO8601.string(from:)) ?? never)
             Pending:    \(status.pending) changes
