@@ -242,13 +242,17 @@ public final class DeviceSync: Sendable {
     /// - Throws: ``SyncError/invalidDeviceName(_:)`` for a name that is not 1 to 64
     ///   code points without control characters; ``SyncError/notConfigured`` for a device
     ///   that never synced; ``DatabaseError``.
+    /// Whether a device name is one the hub takes: 1 to 64 code points (counted as the hub
+    /// counts them, not as Swift's characters), no control character.
+    package static func isAcceptable(deviceName name: String) -> Bool {
+        (1...64).contains(name.unicodeScalars.count)
+            && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    }
+
     public static func setName(_ name: String?, of database: AppDatabase) throws {
         if let name {
-            // Counted as the hub counts (code points, not what Swift calls characters): a
-            // name the hub's check refused would fail every later round.
-            guard (1...64).contains(name.unicodeScalars.count),
-                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else { throw SyncError.invalidDeviceName(name) }
+            // A name the hub's check refused would fail every later round.
+            guard isAcceptable(deviceName: name) else { throw SyncError.invalidDeviceName(name) }
         }
         try database.withWriter { state in
             let sync = try repository(state)

@@ -8,6 +8,8 @@ public enum SyncErrorCode: String, Sendable, Hashable, CaseIterable {
     case malformed
     /// 400: a device id that is not 1 to 64 visible ASCII characters.
     case badDevice = "bad_device"
+    /// 400: a device name that is not 1 to 64 code points without control characters.
+    case badName = "bad_name"
     /// 400: an idempotency key that is not 1 to 128 visible characters.
     case badIdempotencyKey = "bad_idempotency_key"
     /// 400: a body that is not the gzip its Content-Encoding says.

@@ -103,6 +103,11 @@ struct SyncCalls: Sendable {
             .withToken("POST", "/v1/name") { request, token in
                 let name = try Self.decode(SyncWire.NameRequest.self, request)
                 try Self.checkDevice(name.device)
+                if let given = name.name, !DeviceSync.isAcceptable(deviceName: given) {
+                    throw HTTPError(
+                        400, .badName,
+                        "a device name is 1 to 64 code points without control characters")
+                }
                 return try forAccount(token) { hub in
                     try hub.setName(name.name, device: name.device)
                     return SyncWire.Done()

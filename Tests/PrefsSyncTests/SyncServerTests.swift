@@ -458,6 +458,24 @@ import Testing
         #endif
     }
 
+    /// A device name of 10,000 characters, or with control characters, is a 400 with its
+    /// code, not a 500 from the hub's check; a good one is taken.
+    @Test func aDeviceNameTooLongOrWithControlCharactersIs400() throws {
+        let issued = try token("named", "phone")
+        for name in [String(repeating: "n", count: 10_000), "a\u{1b}[2Jb", "line\nbreak", ""] {
+            let body = String(
+                decoding: try JSONEncoder().encode(["device": "phone01", "name": name]),
+                as: UTF8.self)
+            let answer = request("POST", "/v1/name", token: issued.token, body: body)
+            #expect(isError(answer, 400, "bad_name"), "\(String(describing: answer))")
+        }
+        let good = request(
+            "POST", "/v1/name", token: issued.token,
+            body: #"{"device": "phone01", "name": "Zoë's phone"}"#)
+        #expect(good?.status == 200, "\(String(describing: good))")
+        #expect(!server.log.contains(" 500 "))
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())
