@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,6 +154,15 @@ static enum MHD_Result measure_header(
     return MHD_YES;
 }
 
+static enum MHD_Result count_lengths(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    int *count = cls;
+    if (key && strcasecmp(key, "Content-Length") == 0) *count += 1;
+    return MHD_YES;
+}
+
 static void peer_text(struct MHD_Connection *connection, char *text, size_t size) {
     text[0] = 0;
     const union MHD_ConnectionInfo *info =
@@ -192,6 +202,21 @@ static enum MHD_Result on_request(
         if (!state) return MHD_NO;
         *con_cls = state;
         mark_headers(server, connection, 1);
+        // A length told twice is answered now, and the connection closed.
+        int lengths = 0;
+        MHD_get_connection_values(connection, MHD_HEADER_KIND, count_lengths, &lengths);
+        if (lengths > 1
+            || (lengths == 1
+                && MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Transfer-Encoding"))) {
+            prefs_http_request early;
+            char peer[INET6_ADDRSTRLEN + 1];
+            describe(&early, connection, method, url, state, peer, sizeof peer);
+            early.headers_only = 1;
+            early.badly_framed = 1;
+            (void)server->handler(server->context, &early);
+            state->answered = 1;
+            return MHD_YES;
+        }
         // An announced length over the limit is refused before the body is read.
         const char *announced =
             MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");

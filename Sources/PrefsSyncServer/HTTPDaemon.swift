@@ -98,6 +98,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         parsed.largestHeader = request.largest_header
         parsed.peer = request.peer.map { String(cString: $0) }
         parsed.isHeadersOnly = request.headers_only != 0
+        parsed.isBadlyFramed = request.badly_framed != 0
         parsed.verifiedAccount = request.note.map { String(cString: $0) }
         let response = router.respond(to: parsed)
         if parsed.isHeadersOnly, response.status == HTTPResponse.proceed.status {
@@ -111,6 +112,8 @@ package final class HTTPDaemon: @unchecked Sendable {
         for (name, value) in response.headers {
             _ = prefs_http_response_header(answer, name, value)
         }
+        // Nothing after a request whose length is unclear is read as another request.
+        if parsed.isBadlyFramed { _ = prefs_http_response_header(answer, "Connection", "close") }
         _ = prefs_http_respond(connection, UInt32(response.status), answer)
         return true
     }

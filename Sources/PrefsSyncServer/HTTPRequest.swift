@@ -11,6 +11,9 @@ package struct HTTPRequest {
     package var body: [UInt8]
     /// The body passed the server's limit and was not kept.
     package var isBodyTooLarge = false
+    /// The body's length is told twice (two Content-Length headers, or one beside
+    /// Transfer-Encoding): refused, and the connection closed.
+    package var isBadlyFramed = false
     /// The longest header line's length (name and value).
     package var largestHeader = 0
     /// The client's address, for the log.

@@ -476,6 +476,41 @@ import Testing
         #expect(!server.log.contains(" 500 "))
     }
 
+    /// A request that tells its body's length twice (two Content-Length headers that
+    /// differ, or one beside Transfer-Encoding) is a 400 in JSON and the connection is
+    /// closed: nothing after it is read as a second request (RFC 9112, 6.3).
+    @Test func aLengthToldTwiceIsRefusedAndNothingAfterItRuns() throws {
+        let issued = try token("framed", "phone")
+        for lengths in [
+            "Content-Length: 5\r\nContent-Length: 60\r\n",
+            "Content-Length: 60\r\nTransfer-Encoding: chunked\r\n",
+        ] {
+            let smuggled =
+                "GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(issued.token)\r\n\r\n"
+            let request =
+                "POST /v1/name HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(issued.token)\r\n\(lengths)\r\n{\"a\":1}" + smuggled
+            let socket = try #require(RawHTTP.connect(port: server.port))
+            defer { close(socket) }
+            #expect(RawHTTP.send(socket, Array(request.utf8)))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(socket, $0.baseAddress, $0.count, 0)
+                }
+                if count <= 0 { break }
+                received += buffer[0..<count]
+            }
+            let text = String(decoding: received, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 400"), "\(lengths): \(text)")
+            #expect(text.contains(#""error":"malformed""#), "\(text)")
+            #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "\(text)")
+        }
+        #expect(try stillServes())
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())

@@ -25,6 +25,10 @@ typedef struct prefs_http_request {
     size_t largest_header;
     const char *peer;
     int headers_only;
+    /// The body's length is told twice (two Content-Length headers, or one beside
+    /// Transfer-Encoding): answered 400 at the headers, and the connection closed, so that
+    /// no byte after it is read as another request (RFC 9112, 6.3).
+    int badly_framed;
     /// What the handler noted at the headers (prefs_http_note), in the whole request; or
     /// NULL.
     const char *note;

@@ -20,6 +20,11 @@ package struct RequestLimits: HTTPMiddleware {
         {
             throw HTTPError(400, .badPath, "the path must be a plain path of the protocol")
         }
+        if request.isBadlyFramed {
+            throw HTTPError(
+                400, .malformed,
+                "the body's length is told twice (Content-Length with another length)")
+        }
         if request.largestHeader > maxHeaderBytes {
             throw HTTPError(
                 431, .headerTooLarge, "a header is longer than \(maxHeaderBytes) bytes")
