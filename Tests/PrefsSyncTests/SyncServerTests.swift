@@ -511,6 +511,27 @@ import Testing
         #expect(try stillServes())
     }
 
+    /// A server whose hub string names an account's role (not a member of prefs_service)
+    /// reaches the hub but could act for no token's account: it does not start (77, one line
+    /// naming prefs_service), where it used to say ready and fail every call; `/readyz`
+    /// checks the same of a running server.
+    @Test func aServerWhoseRoleCannotActForAccountsIsNotReady() throws {
+        try postgres.makeLoginRoles([("plain_account", "prefs_account")])
+        let wrong = try runProcess(
+            SyncServerProcess.executable,
+            [
+                "--hub", postgres.target(database: database, user: "plain_account"),
+                "--listen", "127.0.0.1:0",
+            ])
+        #expect(wrong.status == 77, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("prefs_service"), "\(wrong.stderr)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
+        let ready = RawHTTP.exchange(
+            port: server.port,
+            "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(ready?.status == 200)
+    }
+
     @Test func noToken() throws {
         #expect(isError(request("GET", "/v1/account", token: nil), 401, "no_token"))
         #expect(try stillServes())

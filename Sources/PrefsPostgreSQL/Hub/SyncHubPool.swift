@@ -67,8 +67,23 @@ package final class SyncHubPool: Sendable {
 
     /// Connects (and migrates the hub) on a connection of the pool, and asks it a trivial
     /// question: whether the hub answers.
+    /// Whether the hub answers, and its role can act for accounts (a member of
+    /// `prefs_service`, or a superuser): an account's own role reaches the hub but every
+    /// call for a token would fail.
     package func ping() throws {
-        try withSlot { slot in _ = try slot.opened.connection.execute("SELECT 1") }
+        try withSlot { slot in
+            let role = try slot.opened.connection.execute(
+                """
+                SELECT current_user, pg_has_role(current_user, 'prefs_service', 'MEMBER')
+                    OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+                """)
+            guard role.text(row: 0, column: 1) == "t" else {
+                throw DatabaseError.permissionDenied(
+                    path: "hub",
+                    detail: "the role '\(MessageText.shown(role.text(row: 0, column: 0) ?? ""))' is"
+                        + " not a member of prefs_service: it cannot act for the accounts")
+            }
+        }
     }
 
     /// The account `token` opens; nil for a token the hub does not know or that was
