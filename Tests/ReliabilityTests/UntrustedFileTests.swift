@@ -100,6 +100,52 @@ import Testing
             files: [db])
     }
 
+    /// A folder that flips between ours and another user's (a link swapped with `mv -T`
+    /// while prefs writes through it 150 times, as root): the other user's file is never
+    /// written (before the fix, 2 runs in 3 wrote it).
+    /// The file is checked on the path SQLite opens, with the folders' links resolved first
+    /// and none followed after, so a flip between the check and the open finds nothing.
+    @Test func aFolderThatFlipsBetweenOursAndAnotherUsersNeverGetsTheOtherFileWritten() throws {
+        guard geteuid() == 0 else {
+            Reliability.report("skipped: needs root to give a file to another user")
+            return
+        }
+        let ours = folder.path("ours")
+        let theirs = folder.path("theirs")
+        let link = folder.path("dir")
+        #expect(mkdir(ours, 0o700) == 0 && mkdir(theirs, 0o755) == 0)
+        #expect(try runPrefs(["--db", ours + "/prefs.db", "set", "k", "ours"]).status == 0)
+        #expect(try runPrefs(["--db", theirs + "/prefs.db", "set", "k", "theirs"]).status == 0)
+        for file in try FileManager.default.contentsOfDirectory(atPath: theirs) {
+            #expect(chown(theirs + "/" + file, Self.attacker, Self.attacker) == 0)
+        }
+        #expect(chown(theirs, Self.attacker, Self.attacker) == 0)
+        #expect(symlink(ours, link) == 0)
+        let flipper = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "while :; do ln -sfn '\(theirs)' '\(link).new' && mv -T '\(link).new' '\(link)';"
+                    + " ln -sfn '\(ours)' '\(link).new' && mv -T '\(link).new' '\(link)'; done",
+            ])
+        var statuses: Set<Int32> = []
+        for index in 0..<150 {
+            statuses.insert(
+                try runPrefs(["--db", link + "/prefs.db", "set", "k", "x\(index)"]).status)
+        }
+        // Ours written, theirs refused (77), and nothing else.
+        #expect(statuses.isSubset(of: [0, 77]), "\(statuses)")
+        flipper.send(SIGKILL)
+        _ = flipper.wait()
+        for file in try FileManager.default.contentsOfDirectory(atPath: theirs) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: theirs + "/" + file))
+            let written = (0..<150).filter { bytes.range(of: Data("x\($0)".utf8)) != nil }
+            #expect(written.isEmpty, "\(file) holds \(written)")
+            var status = stat()
+            #expect(lstat(theirs + "/" + file, &status) == 0 && status.st_uid == Self.attacker)
+        }
+    }
+
     @Test(arguments: [0o666, 0o620, 0o602])
     func databaseOthersMayWriteIsRefused(mode: Int) throws {
         try makeDatabase()

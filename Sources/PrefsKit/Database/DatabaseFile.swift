@@ -101,65 +101,69 @@ enum DatabaseFile {
     ///   - allowsShared: Accept files of other users, or writable by them (a file shared on
     ///     purpose).
     static func prepare(
-        at path: String, create: Bool, createsFolders: Bool = true, allowsShared: Bool = false
+        at path: String, shownAs shown: String? = nil, create: Bool, createsFolders: Bool = true,
+        allowsShared: Bool = false
     ) throws(DatabaseError) {
+        // Errors name the path as the user gave it; the checks are made on `path`.
+        let named = shown ?? path
         var status = stat()
         if lstat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {
             case S_IFREG:
                 if let system = kernelFileSystem(of: path) {
-                    throw .specialFile(path: path, kind: "a file of the kernel (\(system))")
+                    throw .specialFile(path: named, kind: "a file of the kernel (\(system))")
                 }
-            case S_IFDIR: throw .isDirectory(path: path)
-            case S_IFLNK: throw .isSymlink(path: path)
-            default: throw .specialFile(path: path, kind: kind(of: status.st_mode))
+            case S_IFDIR: throw .isDirectory(path: named)
+            case S_IFLNK: throw .isSymlink(path: named)
+            default: throw .specialFile(path: named, kind: kind(of: status.st_mode))
             }
-            if !allowsShared { try checkTrust(of: path, status: status, database: path) }
-            try checkCompanions(of: path, allowsShared: allowsShared)
+            if !allowsShared { try checkTrust(of: named, status: status, database: named) }
+            try checkCompanions(of: path, shownAs: named, allowsShared: allowsShared)
             return
         }
         let code = errno
-        guard code == ENOENT || code == ENOTDIR else { throw error(for: code, path: path) }
-        guard create else { throw .notFound(path: path) }
+        guard code == ENOENT || code == ENOTDIR else { throw error(for: code, path: named) }
+        guard create else { throw .notFound(path: named) }
         // A companion planted before the database exists would be read by the first open.
-        try checkCompanions(of: path, allowsShared: allowsShared)
+        try checkCompanions(of: path, shownAs: named, allowsShared: allowsShared)
         if createsFolders {
             try createDirectories(for: path)
         } else {
             var folder = stat()
             guard stat(directory(of: path), &folder) == 0 else {
-                if errno == ENOENT { throw .folderMissing(path: path) }
-                throw error(for: errno, path: path)
+                if errno == ENOENT { throw .folderMissing(path: named) }
+                throw error(for: errno, path: named)
             }
         }
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 {
             if errno == EEXIST {  // another process created it first
                 return try prepare(
-                    at: path, create: false, createsFolders: false, allowsShared: allowsShared)
+                    at: path, shownAs: shown, create: false, createsFolders: false,
+                    allowsShared: allowsShared)
             }
             let reason = String(cString: strerror(errno))
-            if errno == ENOSPC { throw .diskFull(path: path) }
-            if errno == EROFS || errno == EDQUOT { throw .readOnly(path: path) }
-            throw .cannotCreate(path: path, reason: reason)
+            if errno == ENOSPC { throw .diskFull(path: named) }
+            if errno == EROFS || errno == EDQUOT { throw .readOnly(path: named) }
+            throw .cannotCreate(path: named, reason: reason)
         }
         close(descriptor)
     }
 
-    private static func checkCompanions(of path: String, allowsShared: Bool)
+    private static func checkCompanions(of path: String, shownAs named: String, allowsShared: Bool)
         throws(DatabaseError)
     {
-        for file in companions(of: path) {
+        for (file, shown) in zip(companions(of: path), companions(of: named)) {
             var status = stat()
             guard lstat(file, &status) == 0 else {
                 if errno == ENOENT || errno == ENOTDIR { continue }
-                throw error(for: errno, path: file)
+                throw error(for: errno, path: shown)
             }
             // SQLite would follow a link or block on a FIFO, whoever owns it.
             guard status.st_mode & S_IFMT == S_IFREG else {
-                throw .specialFile(path: file, kind: kind(of: status.st_mode))
+                throw .specialFile(path: shown, kind: kind(of: status.st_mode))
             }
-            if !allowsShared { try checkTrust(of: file, status: status, database: path) }
+            if !allowsShared { try checkTrust(of: shown, status: status, database: named) }
         }
     }
 

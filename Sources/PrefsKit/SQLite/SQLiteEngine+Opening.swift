@@ -49,16 +49,28 @@ extension SQLiteEngine {
         -> SQLiteEngine
     {
         do {
-            if path != ":memory:" {
-                try DatabaseFile.prepare(
-                    at: path, create: options.createIfMissing && !options.isReadOnly,
-                    createsFolders: options.createsMissingFolders,
-                    allowsShared: options.allowsSharedFile)
-            }
             // SQLite opens with SQLITE_OPEN_NOFOLLOW, which refuses a link anywhere in the
             // path; a folder reached through a link (a home folder on another disk) is the
-            // user's own choice, and only the file itself must not be a link (checked above).
-            let filePath = path == ":memory:" ? path : DatabaseFile.resolvingFolders(of: path)
+            // user's own choice, and only the file itself must not be a link. The folders'
+            // links are resolved first, and the files checked on the path SQLite opens: a
+            // link that flips between the check and the open (to another user's folder)
+            // then meets a path with no link to follow.
+            var filePath = path == ":memory:" ? path : DatabaseFile.resolvingFolders(of: path)
+            if path != ":memory:" {
+                try DatabaseFile.prepare(
+                    at: filePath, shownAs: path,
+                    create: options.createIfMissing && !options.isReadOnly,
+                    createsFolders: options.createsMissingFolders,
+                    allowsShared: options.allowsSharedFile)
+                // Folders made just now: resolved, and the file checked there again.
+                let made = DatabaseFile.resolvingFolders(of: path)
+                if made != filePath {
+                    filePath = made
+                    try DatabaseFile.prepare(
+                        at: filePath, shownAs: path, create: false, createsFolders: false,
+                        allowsShared: options.allowsSharedFile)
+                }
+            }
             var connection = try connect(path: filePath, options: options, isImmutable: false)
             let opened: Opened
             do {
