@@ -320,6 +320,30 @@ import Testing
         #expect(watcher.exitStatus == 0)
     }
 
+    /// A file at the path that its maker has not written yet (made, with its first commit
+    /// to come): `watch` waits for the schema instead of watching a connection opened on no
+    /// tables, which heard nothing after (the race behind a missed first write to a
+    /// database deleted and made again, seen under load).
+    @Test func watchOfAFileMadeButNotYetWrittenHearsItsFirstWrite() throws {
+        #expect(
+            FileManager.default.createFile(
+                atPath: db, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let watcher = try ChildProcess(
+            prefsExecutable().path, ["--db", db, "watch"], stdout: .pipe)
+        defer { watcher.send(SIGKILL) }
+        let output = watcher.output
+        let watchdog = DispatchWorkItem { watcher.send(SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        defer { watchdog.cancel() }
+        usleep(300_000)
+        try prefs("set", "theme", "dark")
+        #expect(readLine(from: output, timeout: 20) == "theme=dark\n")
+        try prefs("set", "theme", "light")
+        #expect(readLine(from: output, timeout: 20) == "theme=light\n")
+        watcher.send(SIGINT)
+        waitForExit(watcher)
+    }
+
     /// Under `ulimit -n 8` the first task of `watch` could not make its eventfd, and the
     /// process died of SIGILL: it ends with one line and exit 71 (the system refused).
     @Test func watchWithTooFewFileDescriptorsEndsWith71() throws {

@@ -271,6 +271,12 @@ public final class AppDatabase: Sendable {
 }
 
 extension AppDatabase {
+    /// Whether the file held no prefs schema when it was opened read-only: made a moment
+    /// ago by another process that has not committed its first transaction yet.
+    package var wasOpenedBeforeItsSchema: Bool {
+        (try? withEngine { ($0 as? SQLiteEngine)?.isEmpty ?? false }) ?? false
+    }
+
     /// Runs the body on the database's engine, under its lock, with the engine's errors in
     /// their documented form: for an engine's module to reach what only it offers (device
     /// tokens on a PostgreSQL hub).

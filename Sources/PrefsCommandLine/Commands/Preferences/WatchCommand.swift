@@ -39,6 +39,14 @@ struct WatchCommand: RunnableCommand {
             let held = isFile ? open(path, O_RDONLY | O_CLOEXEC) : -1
             defer { if held >= 0 { close(held) } }
             let database = try context.openExistingForReading()
+            // A file made at the path a moment ago, before its maker's first commit: opened
+            // again once it has its schema (this connection, opened on no schema, would not
+            // read the tables that commit makes).
+            guard !database.wasOpenedBeforeItsSchema else {
+                usleep(20_000)
+                madeSinceStart = true
+                continue
+            }
             let store = PreferenceStore(database: database, suite: context.suite)
             let stream = store.changes()
             var printedThrough: Int64 = 0
