@@ -11,6 +11,8 @@ package struct HTTPError: Error, Sendable {
     package var retryAfter: Int?
     /// What went wrong, for the log line.
     package var cause: String?
+    /// The account the request acted for when it failed, for the log line.
+    package var account: String?
 
     package init(
         _ status: Int, _ code: SyncErrorCode, _ message: String, retryAfter: Int? = nil,
@@ -72,6 +74,7 @@ package struct HTTPError: Error, Sendable {
             body: SyncWire.json(SyncWire.ErrorBody(error: code.rawValue, message: message)))
         if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
         response.cause = cause
+        response.account = account
         return response
     }
 }

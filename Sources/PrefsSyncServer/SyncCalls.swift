@@ -242,9 +242,17 @@ struct SyncCalls: Sendable {
         _ token: BearerToken, _ body: (any SyncServerHub) throws -> Answer
     ) throws -> HTTPResponse {
         var account: String?
-        let answer = try forAccountRaw(token) { hub in
-            account = hub.account
-            return try body(hub)
+        let answer: Answer
+        do {
+            answer = try forAccountRaw(token) { hub in
+                account = hub.account
+                return try body(hub)
+            }
+        } catch {
+            // The log line of a failure names the account it acted for.
+            var failure = HTTPError(error)
+            failure.account = failure.account ?? account ?? token.verifiedAccount
+            throw failure
         }
         var response = Self.ok(answer)
         response.account = account

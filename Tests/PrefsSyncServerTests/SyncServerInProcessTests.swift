@@ -238,4 +238,23 @@ import Testing
         // healthz needs no hub.
         #expect(server.respond(to: HTTPRequest("GET", "/healthz")).status == 200)
     }
+
+    /// A failure while acting for an account is logged with that account and its cause (a
+    /// hub function gone: 500), never `account=-`.
+    @Test func aFailureForAnAccountIsLoggedWithTheAccount() throws {
+        let server = try server()
+        let alice = try token("alice")
+        let renamed = try postgres.psql(
+            "ALTER FUNCTION prefs_sync_now_ms() RENAME TO prefs_sync_now_ms_gone",
+            database: database)
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let pull = server.respond(
+            to: HTTPRequest(
+                "POST", "/v1/pull", headers: ["Authorization": "Bearer " + alice],
+                body: Array(#"{"device": "phone01", "after": 0}"#.utf8)))
+        #expect(pull.status == 500)
+        let line = try #require(log.all.last)
+        #expect(line.contains(" 500 ") && line.contains("account=alice"), "\(line)")
+        #expect(line.contains("cause=\"") && line.contains("prefs_sync_now_ms"), "\(line)")
+    }
 }
