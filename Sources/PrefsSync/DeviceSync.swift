@@ -235,13 +235,6 @@ public final class DeviceSync: Sendable {
         }
     }
 
-    /// Names this device (nil takes its name away): conflict listings on the account's
-    /// devices show it beside its id from their next round on. The name goes to the hub at
-    /// this device's next round.
-    ///
-    /// - Throws: ``SyncError/invalidDeviceName(_:)`` for a name that is not 1 to 64
-    ///   code points without control characters; ``SyncError/notConfigured`` for a device
-    ///   that never synced; ``DatabaseError``.
     /// Whether a device name is one the hub takes: 1 to 64 code points (counted as the hub
     /// counts them, not as Swift's characters), no control character.
     package static func isAcceptable(deviceName name: String) -> Bool {
@@ -249,6 +242,13 @@ public final class DeviceSync: Sendable {
             && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     }
 
+    /// Names this device (nil takes its name away): conflict listings on the account's
+    /// devices show it beside its id from their next round on. The name goes to the hub at
+    /// this device's next round.
+    ///
+    /// - Throws: ``SyncError/invalidDeviceName(_:)`` for a name that is not 1 to 64
+    ///   code points without control characters; ``SyncError/notConfigured`` for a device
+    ///   that never synced; ``DatabaseError``.
     public static func setName(_ name: String?, of database: AppDatabase) throws {
         if let name {
             // A name the hub's check refused would fail every later round.
