@@ -210,7 +210,7 @@ package protocol SyncHub: AnyObject {
     /// A round's pull in one snapshot: the changes after the cursor but those of the
     /// round's own push (`leavingOut`, its number), which the device holds. `deviceClock`
     /// is the device's clock as its file keeps it: older than a clock the hub took from the
-    /// device, the file was restored from an older copy, and the pull is every change.
+    /// device, the file was restored from an older copy, and the pull starts at 0.
     /// A page holds whole pushes, within `limit` (nil: every change after the cursor);
     /// ``SyncPull/hasMore`` says that another page follows.
     func pullRound(
