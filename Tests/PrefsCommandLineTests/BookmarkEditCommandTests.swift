@@ -118,6 +118,23 @@ import Testing
         #expect(missing.stderr == "Error: No bookmark of trip 'rome'\n")
     }
 
+    /// `edit` takes the bookmark's id alone, as `move` does (an imported link's item id is
+    /// its whole URL): `edit 1 --title T --tag x` changes the one bookmark; an id with no
+    /// bookmark is 1, and a kind with no item id 64.
+    @Test func editTakesTheIdAloneAsMoveDoes() throws {
+        try addLondon()
+        let edited = try run("bookmark", "edit", "1", "--title", "Londres", "--tag", "capital")
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(try stored("london")["title"] as? String == "Londres")
+        #expect((try stored("london")["tags"] as? [String])?.contains("capital") == true)
+        let missing = try run("bookmark", "edit", "9", "--title", "Nowhere")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "Error: No bookmark with id 9\n")
+        let kindAlone = try run("bookmark", "edit", "trip", "--title", "X")
+        #expect(kindAlone.status == 64)
+        #expect(kindAlone.stderr.hasPrefix("Error: Missing expected argument '<item-id>'"))
+    }
+
     @Test func editingAnItemNotBookmarkedChangesNothingAndSaysSo() throws {
         try addLondon()
         let missing = try run("bookmark", "edit", "trip", "rome", "--title", "Rome")

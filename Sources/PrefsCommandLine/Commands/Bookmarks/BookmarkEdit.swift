@@ -25,10 +25,24 @@ struct BookmarkEdit: Equatable, Sendable {
     /// Edits the item's bookmark in place (the commands' run): nothing is written when it
     /// changes nothing; `--json` prints the bookmark.
     func run(_ context: CommandContext, kind: String, itemID: String) throws {
+        try run(context, .item(kind: kind, itemID: itemID))
+    }
+
+    /// Edits the bookmark named by its item or by its id (this file's own).
+    func run(_ context: CommandContext, _ reference: BookmarkReference) throws {
         guard let database = try context.openExistingForWriting() else {
-            throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
+            throw reference.notFound
         }
-        let bookmark = try update(BookmarkStore(database: database), kind: kind, itemID: itemID)
+        let store = BookmarkStore(database: database)
+        let bookmark = try database.transaction {
+            switch reference {
+            case .item(let kind, let itemID):
+                return try update(store, kind: kind, itemID: itemID)
+            case .id(let id):
+                guard let found = try store.bookmark(id: id) else { throw reference.notFound }
+                return try update(store, kind: found.kind, itemID: found.itemID)
+            }
+        }
         if context.globals.isJSON { context.printJSON(bookmark.jsonValue) }
     }
 

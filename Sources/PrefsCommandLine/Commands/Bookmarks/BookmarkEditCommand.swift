@@ -1,7 +1,7 @@
 import PrefsKit
 
-/// `prefs bookmark edit KIND ITEM-ID [--title T] [--tag +x --tag -y] ...`: changes only the
-/// fields given; the others stay as stored.
+/// `prefs bookmark edit KIND ITEM-ID [--title T] [--tag +x --tag -y] ...` (or `edit ID ...`):
+/// changes only the fields given; the others stay as stored.
 struct BookmarkEditCommand: RunnableCommand {
     static var name: String { "edit" }
     static let title = Option<String>("title", value: "title", help: "A new title.")
@@ -15,7 +15,11 @@ struct BookmarkEditCommand: RunnableCommand {
         "clear-folder", help: "Move it to the top level (no category or folder).")
     static let spec = CommandSpec(
         Self.self, abstract: "Change only the given fields of a bookmark.",
-        arguments: BookmarkDraftDeclarations.arguments,
+        discussion: """
+            The bookmark is named by its item (KIND ITEM-ID), which is the same on every
+            device, or by its id alone, which is this file's own.
+            """,
+        arguments: [BookmarkMoveCommand.first.spec, BookmarkMoveCommand.itemID.spec],
         options: [
             title.spec, BookmarkDraftDeclarations.url.spec,
             BookmarkDraftDeclarations.category.spec, BookmarkDraftDeclarations.folder.spec,
@@ -23,12 +27,11 @@ struct BookmarkEditCommand: RunnableCommand {
             clearNote.spec, clearFolder.spec,
         ], scope: .suiteless)
 
-    var kind: String
-    var itemID: String
+    var reference: BookmarkReference
     var edit: BookmarkEdit
 
     func run(_ context: CommandContext) throws {
-        try edit.run(context, kind: kind, itemID: itemID)
+        try edit.run(context, reference)
     }
 }
 
@@ -66,7 +69,9 @@ extension BookmarkEditCommand {
                     + " --note or a --clear- option", path: parsed.path)
         }
         self.init(
-            kind: try parsed[BookmarkDraftDeclarations.kind],
-            itemID: try parsed[BookmarkDraftDeclarations.itemID], edit: edit)
+            reference: try .parsed(
+                first: try parsed[BookmarkMoveCommand.first],
+                itemID: try parsed[BookmarkMoveCommand.itemID], in: parsed, label: "<kind-or-id>"),
+            edit: edit)
     }
 }

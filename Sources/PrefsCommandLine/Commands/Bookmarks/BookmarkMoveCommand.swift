@@ -24,11 +24,7 @@ struct BookmarkMoveCommand: RunnableCommand {
 
     func run(_ context: CommandContext) throws {
         guard let database = try context.openExistingForWriting() else {
-            switch reference {
-            case .id(let id): throw BookmarkError.notFound(id: id)
-            case .item(let kind, let itemID):
-                throw BookmarkError.itemNotFound(kind: kind, itemID: itemID)
-            }
+            throw reference.notFound
         }
         let store = BookmarkStore(database: database)
         let bookmark = try database.transaction {
@@ -50,19 +46,10 @@ extension BookmarkMoveCommand {
     init(parsing parsed: ParsedArguments) throws(UsageError) {
         // Present: the option is required.
         let position = try parsed[Self.to] ?? 0
-        let first = try parsed[Self.first]
-        if let itemID = try parsed[Self.itemID] {
-            self.init(reference: .item(kind: first, itemID: itemID), position: position)
-        } else if Int64(first) == nil {
-            throw UsageError(
-                "Missing expected argument '<item-id>' (or give the bookmark's id alone)",
-                path: parsed.path)
-        } else {
-            self.init(
-                reference: .id(
-                    try BookmarkDraftDeclarations.bookmarkID(
-                        first, in: parsed, label: "<kind-or-id>")),
-                position: position)
-        }
+        self.init(
+            reference: try .parsed(
+                first: try parsed[Self.first], itemID: try parsed[Self.itemID], in: parsed,
+                label: "<kind-or-id>"),
+            position: position)
     }
 }
