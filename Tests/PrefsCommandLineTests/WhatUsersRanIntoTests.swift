@@ -120,6 +120,25 @@ import Testing
         #expect(json.contains("\"work\": 4"))
     }
 
+    /// `prefs doctor` on a file in /tmp advised `chmod 700` on /tmp: a folder every user
+    /// may write (sticky, like /tmp) is named as such, with the advice to move the file; a
+    /// folder of the user's own that others can list still gets `chmod 700`.
+    @Test func doctorInASharedFolderLikeTmpAdvisesNoChmodOfIt() throws {
+        let folder = try TemporaryFolder()
+        let shared = folder.path("tmp")
+        #expect(mkdir(shared, 0o700) == 0 && chmod(shared, 0o1777) == 0)
+        let db = ["--db", shared + "/prefs.sqlite"]
+        #expect(try runPrefs(db + ["set", "a", "1"]).status == 0)
+        let doctor = try runPrefs(db + ["doctor"]).stdout
+        #expect(!doctor.contains("chmod 700"), "\(doctor)")
+        #expect(doctor.contains("folder 1777 (a folder every user may write"), "\(doctor)")
+        let own = folder.path("own")
+        #expect(mkdir(own, 0o755) == 0 && chmod(own, 0o755) == 0)
+        #expect(try runPrefs(["--db", own + "/prefs.sqlite", "set", "a", "1"]).status == 0)
+        let listed = try runPrefs(["--db", own + "/prefs.sqlite", "doctor"]).stdout
+        #expect(listed.contains("chmod 700 it unless it is shared"), "\(listed)")
+    }
+
     /// The fully static build exited 64 (usage) for `sync` and `sync status`: a missing
     /// feature is 69, and the status reads the file alone.
     @Test func aBuildWithoutAServerEngineStillReadsItsDeviceState() throws {

@@ -88,6 +88,11 @@ struct DoctorCommand: RunnableCommand {
                     + report.sharedFiles.map { "'\($0)'" }.joined(separator: ", ") + ")"
             } else if !report.isFilePrivate {
                 permissions += " (others can open the file; run 'prefs doctor --repair')"
+            } else if let mode = report.directoryMode, mode & 0o1002 != 0 {
+                // /tmp and its kind: everyone's by design, and not to be chmodded.
+                permissions +=
+                    " (a folder every user may write, such as /tmp: keep the database in a"
+                    + " folder of your own, such as the default location)"
             } else if !report.isPrivate {
                 permissions += " (others can list the folder; chmod 700 it unless it is shared)"
             }
