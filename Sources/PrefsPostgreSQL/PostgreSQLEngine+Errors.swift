@@ -26,17 +26,32 @@ extension PostgreSQLEngine {
     private static func kind(of error: PGError, target: String, account: String?)
         -> DatabaseError
     {
+        let said = serverWords(error.message)
         if error.isPermissionDenied {
-            let acting = account.map { " acting for account '\($0)'" } ?? ""
-            return .permissionDenied(path: target, detail: error.message + acting)
+            let acting = account.map { "; this login acts for account '\($0)'" } ?? ""
+            return .permissionDenied(path: target, detail: "the server said: " + said + acting)
         }
         if error.isDiskFull { return .diskFull(path: target) }
-        if error.isTimeout { return .timedOut(path: target, detail: error.message) }
+        if error.isTimeout { return .timedOut(path: target, detail: said) }
         if error.isMissingDatabase { return .serverDatabaseMissing(path: target) }
         if error.isRetryable { return .busy(path: target) }
         if error.isServerUnavailable {
-            return .unavailable(path: target, detail: error.message)
+            return .unavailable(path: target, detail: said)
         }
         return .internalError(error.description)
+    }
+
+    /// What the server said, without libpq's framing of it: `connection to server on socket
+    /// "..." failed: FATAL:  role "x" does not exist` is `role "x" does not exist`. A
+    /// message with no such framing stays as it is.
+    static func serverWords(_ message: String) -> String {
+        var text = Substring(message)
+        if text.hasPrefix("connection to server"), let failed = text.firstRange(of: " failed: ") {
+            text = text[failed.upperBound...]
+        }
+        for level in ["FATAL:", "ERROR:"] where text.hasPrefix(level) {
+            text = text.dropFirst(level.count).drop(while: { $0 == " " })
+        }
+        return text.isEmpty ? message : String(text)
     }
 }

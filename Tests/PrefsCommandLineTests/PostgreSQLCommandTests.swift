@@ -99,6 +99,23 @@ import Testing
         #expect(try runPrefs(["--db", carol, "set", "x", "1"]).status == 0)
     }
 
+    /// A login the server refuses: libpq frames the server's words ("connection to server
+    /// ... failed: FATAL:  role ... does not exist"), and prefs' own words once read as part of
+    /// PostgreSQL's FATAL line. They are now set apart: what the server said, then the account.
+    @Test func aRefusedLoginSaysWhatTheServerSaidApartFromPrefsOwnWords() throws {
+        let refused = try runPrefs([
+            "--db", server.target(database: database, user: "nosuch_role"), "--account", "alice",
+            "get", "x",
+        ])
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(!refused.stderr.contains("FATAL"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasSuffix(
+                ": the server said: role \"nosuch_role\" does not exist; this login acts for"
+                    + " account 'alice'\n"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+    }
+
     /// A role the server asks a password of, given none: libpq says "no password
     /// supplied", and that is a refusal to log in (77), not a server to retry (75).
     @Test func aLoginWithoutItsPasswordExits77() throws {
