@@ -154,7 +154,12 @@ import Testing
 
     static func pause() { usleep(3_000) }
 
-    @Test func confirmedWritesSurviveEverySchedule() throws {
+    /// Minutes of schedules, on a thread of their own (`onItsOwnThread`).
+    @Test func confirmedWritesSurviveEverySchedule() async throws {
+        try await onItsOwnThread { try surviveEverySchedule() }
+    }
+
+    private func surviveEverySchedule() throws {
         let server = try PostgresServer.start()
         let hubDatabase = try server.makeDatabase()
         let hub = try SyncHubRoute.target(server, database: hubDatabase)

@@ -135,7 +135,12 @@ import Testing
         }
     }
 
-    @Test func randomSchedulesConvergeToTheModel() throws {
+    /// Minutes of schedules, on a thread of their own (`onItsOwnThread`).
+    @Test func randomSchedulesConvergeToTheModel() async throws {
+        try await onItsOwnThread { try convergeToTheModel() }
+    }
+
+    private func convergeToTheModel() throws {
         let server = try PostgresServer.start()
         let hubDatabase = try server.makeDatabase()
         let hub = try SyncHubRoute.target(server, database: hubDatabase)

@@ -23,13 +23,20 @@ public final class Collected<Element: Sendable>: @unchecked Sendable {
 
 /// Checks a condition until it holds or the time is up; true when it held. For what
 /// another thread or process brings about, where a fixed sleep would be a guess.
+///
+/// The time counted is the waiter's: a pause of 2 ms from which the waiter came back late
+/// (its task waited for a thread of the pool, held by other tests) counts at most 0.25 s,
+/// since whatever it waits for may have waited for the same threads.
 public func waitUntil(upTo seconds: Double = 10, _ condition: () throws -> Bool) async rethrows
     -> Bool
 {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    var left = seconds
+    while left > 0 {
+        let checking = Date()
         if try condition() { return true }
+        let pausing = Date()
         try? await Task.sleep(for: .milliseconds(2))
+        left -= pausing.timeIntervalSince(checking) + min(Date().timeIntervalSince(pausing), 0.25)
     }
     return try condition()
 }
@@ -77,4 +84,59 @@ public func readLine(from descriptor: Int32?, timeout seconds: Double) -> String
         line.append(byte)
     }
     return String(decoding: line, as: UTF8.self)
+}
+
+/// Runs a long synchronous body (minutes of schedules) on a thread of its own, not on one
+/// of the cooperative pool's threads. The pool has a thread per core (two here); a body
+/// that held one for minutes, beside another such body, would stop every other test's
+/// tasks, and a test waiting for a task of its own would see its deadline pass with the
+/// task never run. The body stays in the test's task (its issues are the test's).
+public func onItsOwnThread<Result: Sendable>(
+    _ body: () throws -> Result
+) async throws -> Result {
+    let thread = OwnThreadExecutor()
+    defer { thread.stop() }
+    return try await withTaskExecutorPreference(thread) { try body() }
+}
+
+/// A task executor with one thread of its own, which ends when stopped.
+final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    init() {
+        let thread = Thread { [self] in run() }
+        thread.stackSize = 16 << 20
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.signal()
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
 }
