@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Collects what an observation yields, for checks from the test's task.
 public final class Collected<Element: Sendable>: @unchecked Sendable {
@@ -99,8 +100,15 @@ public func onItsOwnThread<Result: Sendable>(
     return try await withTaskExecutorPreference(thread) { try body() }
 }
 
+/// Whether the caller runs on a thread of ``onItsOwnThread(_:)``.
+public func isOnItsOwnThread() -> Bool {
+    OwnThreadExecutor.threads.withLock { $0.contains(UInt(bitPattern: Int(pthread_self()))) }
+}
+
 /// A task executor with one thread of its own, which ends when stopped.
 final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
+    /// The threads running now.
+    static let threads = Mutex<Set<UInt>>([])
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopped = false
@@ -127,6 +135,9 @@ final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() {
+        let me = UInt(bitPattern: Int(pthread_self()))
+        Self.threads.withLock { _ = $0.insert(me) }
+        defer { Self.threads.withLock { _ = $0.remove(me) } }
         while true {
             condition.lock()
             while jobs.isEmpty && !stopped { condition.wait() }
