@@ -16,6 +16,14 @@ CREATE TYPE public.prefs_sync_pushed AS (
 	bytes text
 );
 
+CREATE FUNCTION public.prefs_account_bytes_limit(owner text) RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT a.bytes_limit FROM prefs_account_size AS a
+        WHERE a.account = owner), (SELECT c.account_bytes_limit FROM prefs_sync_config AS c))
+$$;
+
 CREATE FUNCTION public.prefs_account_channel() RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -74,6 +82,151 @@ CREATE FUNCTION public.prefs_current_account() RETURNS text
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     SELECT prefs_account_of(current_user)
+$$;
+
+CREATE FUNCTION public.prefs_held_history() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_history_size(n.suite, n.key, n.value, n.bytes,
+                n.old_value, n.old_bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_history_size(o.suite, o.key, o.value, o.bytes,
+                o.old_value, o.old_bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_history_size(n.suite, n.key, n.value, n.bytes,
+                    n.old_value, n.old_bytes) AS size FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_history_size(o.suite, o.key, o.value, o.bytes,
+                    o.old_value, o.old_bytes) FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION public.prefs_held_moved(history boolean, accounts text[], sizes bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    over record;
+    acting text;
+BEGIN
+    INSERT INTO prefs_account_size AS a (account, held_bytes, history_bytes)
+    SELECT m.account, CASE WHEN history THEN 0 ELSE m.size END,
+        CASE WHEN history THEN m.size ELSE 0 END
+    FROM unnest(accounts, sizes) AS m (account, size)
+    ON CONFLICT (account) DO UPDATE SET held_bytes = a.held_bytes + excluded.held_bytes,
+        history_bytes = a.history_bytes + excluded.history_bytes;
+    IF NOT history THEN
+        RETURN;
+    END IF;
+    FOR over IN
+        SELECT a.account, a.history_bytes - prefs_account_bytes_limit(a.account) AS excess
+        FROM prefs_account_size AS a
+        WHERE a.account = ANY(accounts)
+            AND a.history_bytes > prefs_account_bytes_limit(a.account)
+    LOOP
+        acting := current_setting('prefs.account', true);
+        PERFORM set_config('prefs.account', over.account, true);
+        -- The oldest rows that free the excess, the newest always kept.
+        DELETE FROM preference_history AS h
+        WHERE h.account = over.account AND h.id <= (
+                SELECT r.id FROM (
+                    SELECT x.id, sum(prefs_history_size(x.suite, x.key, x.value, x.bytes,
+                            x.old_value, x.old_bytes)) OVER (ORDER BY x.id) AS freed
+                    FROM preference_history AS x WHERE x.account = over.account) AS r
+                WHERE r.freed >= over.excess ORDER BY r.id LIMIT 1)
+            AND h.id < (SELECT max(y.id) FROM preference_history AS y
+                WHERE y.account = over.account);
+        PERFORM set_config('prefs.account', coalesce(acting, ''), true);
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION public.prefs_held_preference() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_held_size(NULL, NULL, NULL, n.value,
+                n.bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_held_size(NULL, NULL, NULL, o.value,
+                o.bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_held_size(NULL, NULL, NULL, n.value, n.bytes) AS size
+                FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_held_size(NULL, NULL, NULL, o.value, o.bytes)
+                FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
+        + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0))::bigint
+$$;
+
+CREATE FUNCTION public.prefs_held_sync_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_held_size(n.ident, n.field, n.clock, n.value,
+                n.bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_held_size(o.ident, o.field, o.clock, o.value,
+                o.bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_held_size(n.ident, n.field, n.clock, n.value,
+                    n.bytes) AS size FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_held_size(o.ident, o.field, o.clock, o.value,
+                    o.bytes) FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION public.prefs_history_size(suite text, key text, value text, bytes bytea, old_value text, old_bytes bytea) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT (octet_length(suite) + octet_length(key) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0) + coalesce(octet_length(old_value), 0)
+        + coalesce(octet_length(old_bytes), 0))::bigint
 $$;
 
 CREATE FUNCTION public.prefs_notify_declaration() RETURNS trigger
@@ -872,6 +1025,8 @@ DECLARE
     bound_ms bigint := (SELECT c.clock_bound_ms FROM prefs_sync_config AS c);
     known text;
     checked record;
+    held bigint;
+    bytes_limit bigint;
 BEGIN
     SELECT b.number INTO push_number FROM prefs_sync_begin(owner) AS b;
     -- Each change against the rules, the account's declarations and the clock bound,
@@ -937,6 +1092,46 @@ BEGIN
                 NULL::boolean, NULL::text, NULL::text, NULL::bytea, NULL::boolean, NULL::text,
                 NULL::text, NULL::bigint, NULL::text, NULL::boolean, NULL::bigint,
                 NULL::bigint, true, known;
+        END LOOP;
+    END IF;
+    -- The account's bound (0027): past it, a change that would grow the account is refused
+    -- alone, in the push's order; a removal, a smaller value or a change that loses is
+    -- taken. The rows a push replaces are read only when the push could pass the bound.
+    SELECT a.held_bytes INTO held FROM prefs_account_size AS a WHERE a.account = owner;
+    held := coalesce(held, 0);
+    bytes_limit := prefs_account_bytes_limit(owner);
+    IF held + (SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
+            d.bytes::bytea)), 0) FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped))
+        > bytes_limit
+    THEN
+        FOR checked IN
+            SELECT d.n, CASE WHEN s.clock COLLATE "C" >= d.clock COLLATE "C" THEN 0
+                ELSE prefs_held_size(d.ident, d.field, d.clock, d.value, d.bytes::bytea)
+                    - coalesce(prefs_held_size(s.ident, s.field, s.clock,
+                        CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END,
+                        CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END), 0)
+                END AS growth
+            FROM unnest(pushed) AS d
+            LEFT JOIN LATERAL (
+                SELECT * FROM sync_change AS x WHERE x.account = owner
+                    AND x.entity = d.entity AND x.ident = d.ident AND x.field = d.field
+                OFFSET 0) AS s ON true
+            LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
+                AND p.account = owner AND p.suite = s.suite AND p.key = s.key
+            WHERE d.n <> ALL(skipped)
+            ORDER BY d.n
+        LOOP
+            IF checked.growth <= 0 OR held + checked.growth <= bytes_limit THEN
+                held := held + checked.growth;
+            ELSE
+                skipped := skipped || checked.n;
+                RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text,
+                    NULL::text, NULL::boolean, NULL::text, NULL::text, NULL::bytea,
+                    NULL::boolean, NULL::text, NULL::text, NULL::bigint,
+                    'the account would hold more than its bound of ' || bytes_limit
+                        || ' bytes (it holds ' || held || ')', true, NULL::bigint,
+                    NULL::bigint, NULL::boolean, NULL::text;
+            END IF;
         END LOOP;
     END IF;
     -- The hub's rows as new or newer than a change, and the older ones of other devices
@@ -1509,6 +1704,14 @@ CREATE TABLE public.preference_history (
 
 ALTER TABLE ONLY public.preference_history FORCE ROW LEVEL SECURITY;
 
+CREATE TABLE public.prefs_account_size (
+    account text NOT NULL,
+    held_bytes bigint DEFAULT 0 NOT NULL,
+    history_bytes bigint DEFAULT 0 NOT NULL,
+    bytes_limit bigint,
+    CONSTRAINT prefs_account_size_bytes_limit_check CHECK (((bytes_limit IS NULL) OR (bytes_limit > 0)))
+);
+
 CREATE TABLE public.prefs_account_state (
     account text DEFAULT public.prefs_current_account() NOT NULL,
     last_change bigint DEFAULT 0 NOT NULL,
@@ -1571,6 +1774,8 @@ CREATE TABLE public.prefs_sync_config (
     one_row boolean DEFAULT true NOT NULL,
     clock_bound_ms bigint DEFAULT 300000 NOT NULL,
     device_expiry_days integer DEFAULT 90 NOT NULL,
+    account_bytes_limit bigint DEFAULT 268435456 NOT NULL,
+    CONSTRAINT prefs_sync_config_account_bytes_limit_check CHECK ((account_bytes_limit > 0)),
     CONSTRAINT prefs_sync_config_clock_bound_ms_check CHECK ((clock_bound_ms >= 0)),
     CONSTRAINT prefs_sync_config_device_expiry_days_check CHECK ((device_expiry_days > 0)),
     CONSTRAINT prefs_sync_config_one_row_check CHECK (one_row)
@@ -1665,6 +1870,9 @@ ALTER TABLE ONLY public.preference_history
 ALTER TABLE ONLY public.preference
     ADD CONSTRAINT preference_pkey PRIMARY KEY (account, suite, key);
 
+ALTER TABLE ONLY public.prefs_account_size
+    ADD CONSTRAINT prefs_account_size_pkey PRIMARY KEY (account);
+
 ALTER TABLE ONLY public.prefs_account_state
     ADD CONSTRAINT prefs_account_state_pkey PRIMARY KEY (account);
 
@@ -1756,7 +1964,19 @@ CREATE TRIGGER bookmark_tag_sync_untagged_early AFTER DELETE ON public.bookmark_
 
 CREATE TRIGGER preference_declaration_notify AFTER INSERT OR DELETE OR UPDATE ON public.preference_declaration FOR EACH ROW EXECUTE FUNCTION public.prefs_notify_declaration();
 
+CREATE TRIGGER preference_held_deleted AFTER DELETE ON public.preference REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
+
+CREATE TRIGGER preference_held_inserted AFTER INSERT ON public.preference REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
+
+CREATE TRIGGER preference_held_updated AFTER UPDATE ON public.preference REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
+
 CREATE TRIGGER preference_history_deleted AFTER DELETE ON public.preference REFERENCING OLD TABLE AS written_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_record_deleted();
+
+CREATE TRIGGER preference_history_held_deleted AFTER DELETE ON public.preference_history REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
+
+CREATE TRIGGER preference_history_held_inserted AFTER INSERT ON public.preference_history REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
+
+CREATE TRIGGER preference_history_held_updated AFTER UPDATE ON public.preference_history REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
 
 CREATE TRIGGER preference_history_inserted AFTER INSERT ON public.preference REFERENCING NEW TABLE AS written_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_record_inserted();
 
@@ -1767,6 +1987,12 @@ CREATE TRIGGER preference_history_updated AFTER UPDATE ON public.preference REFE
 CREATE TRIGGER preference_sync_removed_early BEFORE DELETE ON public.preference FOR EACH ROW EXECUTE FUNCTION public.prefs_sync_removed_early();
 
 CREATE TRIGGER preference_sync_stamp AFTER INSERT OR DELETE OR UPDATE ON public.preference FOR EACH ROW WHEN (((COALESCE(current_setting('prefs.sync_applying'::text, true), ''::text) = ''::text) OR (CURRENT_USER <> 'postgres'::name))) EXECUTE FUNCTION public.prefs_sync_stamp_preference();
+
+CREATE TRIGGER sync_change_held_deleted AFTER DELETE ON public.sync_change REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
+
+CREATE TRIGGER sync_change_held_inserted AFTER INSERT ON public.sync_change REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
+
+CREATE TRIGGER sync_change_held_updated AFTER UPDATE ON public.sync_change REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
 
 CREATE TRIGGER sync_change_numbered BEFORE INSERT OR UPDATE ON public.sync_change FOR EACH ROW WHEN (
         CASE
@@ -1851,6 +2077,8 @@ GRANT ALL ON FUNCTION public.prefs_account_of(role_name name) TO prefs_service;
 
 GRANT ALL ON FUNCTION public.prefs_current_account() TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_current_account() TO prefs_service;
+
+REVOKE ALL ON FUNCTION public.prefs_held_moved(history boolean, accounts text[], sizes bigint[]) FROM PUBLIC;
 
 GRANT ALL ON FUNCTION public.prefs_notify_payload() TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_notify_payload() TO prefs_service;

@@ -171,6 +171,55 @@ import Testing
         #expect(reasons.contains { $0.contains("declares this key string") }, "\(reasons)")
     }
 
+    /// A device pushes more than its account may hold: each change that would take the
+    /// account past its bound is refused alone, with the bound in its reason; the smaller
+    /// ones and the removals are taken, and the hub's count of what the account holds is
+    /// what its rows hold. The history keeps its newest rows within the same bound.
+    @Test func aDeviceThatFillsItsAccountIsRefusedPastTheBoundAndTheRestIsTaken() throws {
+        let issued = try token("filler", "phone")
+        let bound = try postgres.psql(
+            "INSERT INTO prefs_account_size (account, bytes_limit) VALUES ('filler', 20000)"
+                + " ON CONFLICT (account) DO UPDATE SET bytes_limit = 20000",
+            database: database)
+        #expect(bound.status == 0, "\(bound.stderr)")
+        let phone = try device("filler-phone")
+        let store = PreferenceStore(database: phone)
+        try store.setValue(.string("dark"), forKey: "theme")
+        let large = String(repeating: "x", count: 6_000)
+        for index in 0..<5 { try store.setValue(.string(large), forKey: "big\(index)") }
+        let report = try sync(phone, issued.token)
+        // 3 of 6 KB fit in 20,000 bytes, with the theme and the keys' idents and clocks.
+        #expect(report.refused == 2, "\(report)")
+        #expect(report.pending == 0)
+        let reasons = try DeviceSync.refusals(of: phone).map(\.reason)
+        #expect(
+            reasons.allSatisfy { $0.contains("more than its bound of 20000 bytes") }, "\(reasons)")
+        let app = PreferenceStore(database: try hub("filler"))
+        #expect(try app.value(forKey: "theme") == .string("dark"))
+        #expect(try (0..<5).filter { try app.value(forKey: "big\($0)") != nil }.count == 3)
+        // Removals and smaller values are taken at the bound, and free room for more.
+        for index in 0..<3 { try store.setValue(nil, forKey: "big\(index)") }
+        try store.setValue(.string("light"), forKey: "theme")
+        try store.setValue(.string(large), forKey: "big3")
+        try store.setValue(.string(large), forKey: "big4")
+        let second = try sync(phone, issued.token)
+        #expect(second.refused == 0, "\(second)")
+        #expect(try app.value(forKey: "big4") == .string(large))
+        #expect(try app.value(forKey: "big0") == nil)
+        // The count is exact: what the rows hold, recounted.
+        let counted = try postgres.psql(
+            "SELECT held_bytes = (SELECT sum(prefs_held_size(ident, field, clock, value, bytes))"
+                + " FROM sync_change WHERE account = 'filler') + (SELECT coalesce(sum("
+                + "prefs_held_size(NULL, NULL, NULL, value, bytes)), 0) FROM preference WHERE"
+                + " account = 'filler'), history_bytes <= 20000, history_bytes = (SELECT sum("
+                + "prefs_history_size(suite, key, value, bytes, old_value, old_bytes)) FROM"
+                + " preference_history WHERE account = 'filler') FROM prefs_account_size"
+                + " WHERE account = 'filler'",
+            database: database
+        ).stdout
+        #expect(counted.trimmingCharacters(in: .whitespacesAndNewlines) == "t|t|t", "\(counted)")
+    }
+
     @Test func aTokenOpensExactlyOneAccount() throws {
         let alice = try token("alice", "alice's phone")
         let bob = try token("bob", "bob's phone")

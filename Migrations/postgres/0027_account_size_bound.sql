@@ -1,0 +1,390 @@
+-- An account's size has a bound (issue: a device could push without end, and an account
+-- past 256 MB could never be pulled whole).
+--
+-- What an account holds is counted as its rows are written, by statement triggers on the
+-- three tables a device's pushes grow, so the count is exact whoever writes (a push, the
+-- server app, a migration) and no push reads the account to learn it:
+--   held_bytes    its synced fields (sync_change: ident, field, clock and payload) and its
+--                 preference values (preference: value and bytes), what a pull carries;
+--   history_bytes its preference history (suite, key, values before and after).
+-- The bookmark tables are rebuilt from the synced fields and hold about as much again.
+--
+-- The bound: prefs_sync_config.account_bytes_limit (256 MiB), or an account's own
+-- prefs_account_size.bytes_limit when set. A pushed change that would take held_bytes past
+-- it is refused alone, with its reason (the others are taken: a removal, a smaller value,
+-- a change that loses); the history keeps its newest rows within the same number of bytes
+-- (and at least one row), dropping the oldest.
+--
+-- The counts are the owner's: no account role can read or write them (a role that could
+-- would set its own count to 0). The triggers run as the owner, on the rows the statement
+-- wrote, which row security kept to the writer's account.
+ALTER TABLE prefs_sync_config ADD COLUMN account_bytes_limit bigint NOT NULL
+    DEFAULT 268435456 CHECK (account_bytes_limit > 0);
+CREATE TABLE prefs_account_size (
+    account text PRIMARY KEY,
+    held_bytes bigint NOT NULL DEFAULT 0,
+    history_bytes bigint NOT NULL DEFAULT 0,
+    bytes_limit bigint CHECK (bytes_limit IS NULL OR bytes_limit > 0)
+);
+REVOKE ALL ON prefs_account_size FROM PUBLIC;
+
+-- The bytes a row counts for, per table.
+CREATE FUNCTION prefs_held_size(ident text, field text, clock text, value text, bytes bytea)
+    RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
+        + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0))::bigint
+$$;
+
+CREATE FUNCTION prefs_history_size(suite text, key text, value text, bytes bytea,
+    old_value text, old_bytes bytea) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT (octet_length(suite) + octet_length(key) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0) + coalesce(octet_length(old_value), 0)
+        + coalesce(octet_length(old_bytes), 0))::bigint
+$$;
+
+-- The bound of an account.
+CREATE FUNCTION prefs_account_bytes_limit(owner text) RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT a.bytes_limit FROM prefs_account_size AS a
+        WHERE a.account = owner), (SELECT c.account_bytes_limit FROM prefs_sync_config AS c))
+$$;
+
+-- Adds what a statement wrote (and takes off what it removed) to its accounts' counts; past
+-- the bound, the oldest history rows go (row security applies to the owner too: it acts
+-- for the account for that statement, as prefs_sync_acting makes it, then as before).
+CREATE FUNCTION prefs_held_moved(history boolean, accounts text[], sizes bigint[])
+    RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    over record;
+    acting text;
+BEGIN
+    INSERT INTO prefs_account_size AS a (account, held_bytes, history_bytes)
+    SELECT m.account, CASE WHEN history THEN 0 ELSE m.size END,
+        CASE WHEN history THEN m.size ELSE 0 END
+    FROM unnest(accounts, sizes) AS m (account, size)
+    ON CONFLICT (account) DO UPDATE SET held_bytes = a.held_bytes + excluded.held_bytes,
+        history_bytes = a.history_bytes + excluded.history_bytes;
+    IF NOT history THEN
+        RETURN;
+    END IF;
+    FOR over IN
+        SELECT a.account, a.history_bytes - prefs_account_bytes_limit(a.account) AS excess
+        FROM prefs_account_size AS a
+        WHERE a.account = ANY(accounts)
+            AND a.history_bytes > prefs_account_bytes_limit(a.account)
+    LOOP
+        acting := current_setting('prefs.account', true);
+        PERFORM set_config('prefs.account', over.account, true);
+        -- The oldest rows that free the excess, the newest always kept.
+        DELETE FROM preference_history AS h
+        WHERE h.account = over.account AND h.id <= (
+                SELECT r.id FROM (
+                    SELECT x.id, sum(prefs_history_size(x.suite, x.key, x.value, x.bytes,
+                            x.old_value, x.old_bytes)) OVER (ORDER BY x.id) AS freed
+                    FROM preference_history AS x WHERE x.account = over.account) AS r
+                WHERE r.freed >= over.excess ORDER BY r.id LIMIT 1)
+            AND h.id < (SELECT max(y.id) FROM preference_history AS y
+                WHERE y.account = over.account);
+        PERFORM set_config('prefs.account', coalesce(acting, ''), true);
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION prefs_held_moved(boolean, text[], bigint[]) FROM PUBLIC;
+
+CREATE FUNCTION prefs_held_sync_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_held_size(n.ident, n.field, n.clock, n.value,
+                n.bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_held_size(o.ident, o.field, o.clock, o.value,
+                o.bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_held_size(n.ident, n.field, n.clock, n.value,
+                    n.bytes) AS size FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_held_size(o.ident, o.field, o.clock, o.value,
+                    o.bytes) FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION prefs_held_preference() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_held_size(NULL, NULL, NULL, n.value,
+                n.bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_held_size(NULL, NULL, NULL, o.value,
+                o.bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_held_size(NULL, NULL, NULL, n.value, n.bytes) AS size
+                FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_held_size(NULL, NULL, NULL, o.value, o.bytes)
+                FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION prefs_held_history() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT n.account, sum(prefs_history_size(n.suite, n.key, n.value, n.bytes,
+                n.old_value, n.old_bytes))::bigint AS size
+            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT o.account, -sum(prefs_history_size(o.suite, o.key, o.value, o.bytes,
+                o.old_value, o.old_bytes))::bigint AS size
+            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
+    ELSE
+        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
+        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
+                SELECT n.account, prefs_history_size(n.suite, n.key, n.value, n.bytes,
+                    n.old_value, n.old_bytes) AS size FROM held_new AS n
+                UNION ALL
+                SELECT o.account, -prefs_history_size(o.suite, o.key, o.value, o.bytes,
+                    o.old_value, o.old_bytes) FROM held_old AS o) AS c
+            GROUP BY c.account) AS m HAVING count(*) > 0;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER sync_change_held_inserted AFTER INSERT ON sync_change
+    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_sync_change();
+CREATE TRIGGER sync_change_held_updated AFTER UPDATE ON sync_change
+    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_sync_change();
+CREATE TRIGGER sync_change_held_deleted AFTER DELETE ON sync_change
+    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_sync_change();
+CREATE TRIGGER preference_held_inserted AFTER INSERT ON preference
+    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_preference();
+CREATE TRIGGER preference_held_updated AFTER UPDATE ON preference
+    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_preference();
+CREATE TRIGGER preference_held_deleted AFTER DELETE ON preference
+    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_preference();
+CREATE TRIGGER preference_history_held_inserted AFTER INSERT ON preference_history
+    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_history();
+CREATE TRIGGER preference_history_held_updated AFTER UPDATE ON preference_history
+    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_history();
+CREATE TRIGGER preference_history_held_deleted AFTER DELETE ON preference_history
+    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
+    EXECUTE FUNCTION prefs_held_history();
+
+-- The counts of what the accounts hold already. The owner reads every account's rows for
+-- this (forced row-level security applies to it too); forced again after.
+ALTER TABLE preference NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE preference_history NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE sync_change NO FORCE ROW LEVEL SECURITY;
+INSERT INTO prefs_account_size (account, held_bytes, history_bytes)
+SELECT t.account, sum(t.held), sum(t.history) FROM (
+    SELECT s.account, prefs_held_size(s.ident, s.field, s.clock, s.value, s.bytes) AS held,
+        0::bigint AS history
+    FROM sync_change AS s
+    UNION ALL
+    SELECT p.account, prefs_held_size(NULL, NULL, NULL, p.value, p.bytes), 0 FROM preference AS p
+    UNION ALL
+    SELECT h.account, 0, prefs_history_size(h.suite, h.key, h.value, h.bytes, h.old_value,
+        h.old_bytes)
+    FROM preference_history AS h) AS t
+GROUP BY t.account;
+ALTER TABLE preference FORCE ROW LEVEL SECURITY;
+ALTER TABLE preference_history FORCE ROW LEVEL SECURITY;
+ALTER TABLE sync_change FORCE ROW LEVEL SECURITY;
+
+-- A push is held to the account's bound (above), after the rules, the declarations, the
+-- clock bound and a restore's stale changes.
+CREATE OR REPLACE FUNCTION prefs_sync_push(owner text, document jsonb, pulled_through bigint, pusher text) RETURNS TABLE(n bigint, entity text, ident text, field text, clock text, present boolean, type text, value text, bytes bytea, newer boolean, kind text, item text, taken bigint, problem text, refused boolean, clock_limit bigint, clock_bound bigint, stale boolean, pushed_clock text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    push_number bigint;
+    pushed prefs_sync_pushed[] := prefs_sync_pushed_rows(document);
+    skipped bigint[] := '{}';
+    limit_ms bigint := prefs_sync_clock_limit();
+    bound_ms bigint := (SELECT c.clock_bound_ms FROM prefs_sync_config AS c);
+    known text;
+    checked record;
+    held bigint;
+    bytes_limit bigint;
+BEGIN
+    SELECT b.number INTO push_number FROM prefs_sync_begin(owner) AS b;
+    -- Each change against the rules, the account's declarations and the clock bound,
+    -- alone: a malformed one, one the hub's declaration refuses (a device-local key, a value
+    -- of another type, as a set refuses it) or one stamped too far ahead is refused and
+    -- reported; the rest go on.
+    FOR checked IN
+        SELECT r.n, r.problem FROM (
+            SELECT d.n, d.clock, coalesce(
+                prefs_sync_problem(d.entity, d.ident, d.field, d.clock, d.present, d.type,
+                    d.value, d.bytes::bytea),
+                CASE WHEN k.device_local THEN 'the hub declares this key device-local: it'
+                        ' does not sync'
+                    WHEN d.present AND k.type <> d.type THEN 'the hub declares this key '
+                        || k.type || ', and the change holds ' || d.type END) AS problem
+            FROM unnest(pushed) AS d
+            -- The account's declarations (a few) by their idents, not one lookup a change.
+            LEFT JOIN (
+                SELECT upper(encode(convert_to(x.suite, 'UTF8'), 'hex')) || '.'
+                        || upper(encode(convert_to(x.key, 'UTF8'), 'hex')) AS ident,
+                    x.type, x.device_local
+                FROM preference_declaration AS x WHERE x.account = owner) AS k
+                ON d.entity = 'preference' AND k.ident = d.ident) AS r
+        WHERE CASE WHEN r.problem IS NOT NULL THEN true
+            ELSE split_part(r.clock, '-', 1)::bigint > limit_ms END
+    LOOP
+        skipped := skipped || checked.n;
+        RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text, NULL::text,
+            NULL::boolean, NULL::text, NULL::text, NULL::bytea, NULL::boolean, NULL::text,
+            NULL::text, NULL::bigint, checked.problem, true, NULL::bigint, NULL::bigint,
+            NULL::boolean, NULL::text;
+    END LOOP;
+    -- The pushing device's own changes at or below the newest clock taken from it, that the
+    -- hub does not hold as they are: from a file restored from an older copy.
+    SELECT d.pushed_clock INTO known FROM sync_device AS d
+    WHERE d.account = owner AND d.device = pusher;
+    IF known IS NOT NULL THEN
+        FOR checked IN
+            -- The device's own changes at or below the clock first: in a push of new writes
+            -- there are none, and nothing below is read.
+            SELECT d.n FROM (
+                SELECT u.* FROM unnest(pushed) AS u
+                WHERE u.device = pusher AND u.clock COLLATE "C" <= known COLLATE "C"
+                    AND u.n <> ALL(skipped) OFFSET 0) AS d
+            LEFT JOIN LATERAL (
+                SELECT * FROM sync_change AS x WHERE x.account = owner AND x.entity = d.entity
+                    AND x.ident = d.ident AND x.field = d.field OFFSET 0) AS s ON true
+            LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
+                AND p.account = owner AND p.suite = s.suite AND p.key = s.key
+            WHERE CASE
+                    WHEN s.clock IS NULL THEN true
+                    WHEN s.clock = d.clock THEN (s.present,
+                            CASE WHEN s.entity = 'preference' THEN p.type ELSE s.type END,
+                            CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END,
+                            CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END)
+                        IS DISTINCT FROM (d.present, d.type, d.value, d.bytes::bytea)
+                    -- A newer row (the file's own lost future's too): the change is older
+                    -- than a decision the hub took, and loses as any older change does.
+                    ELSE s.clock COLLATE "C" < d.clock COLLATE "C" END
+        LOOP
+            skipped := skipped || checked.n;
+            RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text, NULL::text,
+                NULL::boolean, NULL::text, NULL::text, NULL::bytea, NULL::boolean, NULL::text,
+                NULL::text, NULL::bigint, NULL::text, NULL::boolean, NULL::bigint,
+                NULL::bigint, true, known;
+        END LOOP;
+    END IF;
+    -- The account's bound (0027): past it, a change that would grow the account is refused
+    -- alone, in the push's order; a removal, a smaller value or a change that loses is
+    -- taken. The rows a push replaces are read only when the push could pass the bound.
+    SELECT a.held_bytes INTO held FROM prefs_account_size AS a WHERE a.account = owner;
+    held := coalesce(held, 0);
+    bytes_limit := prefs_account_bytes_limit(owner);
+    IF held + (SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
+            d.bytes::bytea)), 0) FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped))
+        > bytes_limit
+    THEN
+        FOR checked IN
+            SELECT d.n, CASE WHEN s.clock COLLATE "C" >= d.clock COLLATE "C" THEN 0
+                ELSE prefs_held_size(d.ident, d.field, d.clock, d.value, d.bytes::bytea)
+                    - coalesce(prefs_held_size(s.ident, s.field, s.clock,
+                        CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END,
+                        CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END), 0)
+                END AS growth
+            FROM unnest(pushed) AS d
+            LEFT JOIN LATERAL (
+                SELECT * FROM sync_change AS x WHERE x.account = owner
+                    AND x.entity = d.entity AND x.ident = d.ident AND x.field = d.field
+                OFFSET 0) AS s ON true
+            LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
+                AND p.account = owner AND p.suite = s.suite AND p.key = s.key
+            WHERE d.n <> ALL(skipped)
+            ORDER BY d.n
+        LOOP
+            IF checked.growth <= 0 OR held + checked.growth <= bytes_limit THEN
+                held := held + checked.growth;
+            ELSE
+                skipped := skipped || checked.n;
+                RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text,
+                    NULL::text, NULL::boolean, NULL::text, NULL::text, NULL::bytea,
+                    NULL::boolean, NULL::text, NULL::text, NULL::bigint,
+                    'the account would hold more than its bound of ' || bytes_limit
+                        || ' bytes (it holds ' || held || ')', true, NULL::bigint,
+                    NULL::bigint, NULL::boolean, NULL::text;
+            END IF;
+        END LOOP;
+    END IF;
+    -- The hub's rows as new or newer than a change, and the older ones of other devices
+    -- that the pushing device had not pulled, before the store replaces them.
+    RETURN QUERY
+    SELECT d.n, s.entity, s.ident, s.field, s.clock, s.present,
+        CASE WHEN s.entity = 'preference' THEN p.type ELSE s.type END,
+        CASE WHEN s.entity = 'preference' THEN p.value ELSE s.value END,
+        CASE WHEN s.entity = 'preference' THEN p.bytes ELSE s.bytes END,
+        s.clock >= d.clock COLLATE "C", NULL::text, NULL::text, NULL::bigint, NULL::text,
+        NULL::boolean, NULL::bigint, NULL::bigint, NULL::boolean, NULL::text
+    FROM unnest(pushed) AS d
+    CROSS JOIN LATERAL (
+        SELECT * FROM sync_change AS x WHERE x.account = owner AND x.entity = d.entity
+            AND x.ident = d.ident AND x.field = d.field OFFSET 0) AS s
+    LEFT JOIN preference AS p ON s.entity = 'preference' AND s.present
+        AND p.account = s.account AND p.suite = s.suite AND p.key = s.key
+    WHERE d.n <> ALL(skipped) AND (s.clock >= d.clock COLLATE "C"
+        OR (s.sequence > pulled_through AND s.device <> d.device));
+    RETURN QUERY
+    SELECT NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text, NULL::boolean,
+        NULL::text, NULL::text, NULL::bytea, NULL::boolean, w.kind, w.item,
+        CASE WHEN w.kind IS NULL THEN w.taken END, NULL::text, NULL::boolean,
+        CASE WHEN w.kind IS NULL THEN limit_ms END, CASE WHEN w.kind IS NULL THEN bound_ms END,
+        NULL::boolean, CASE WHEN w.kind IS NULL THEN known END
+    FROM prefs_sync_store_pushed(owner, pushed, skipped, push_number) AS w;
+END
+$$;
