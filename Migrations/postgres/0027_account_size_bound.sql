@@ -1,34 +1,39 @@
 -- An account's size has a bound (issue: a device could push without end, and an account
 -- past 256 MB could never be pulled whole).
 --
--- What an account holds is counted as its rows are written, by statement triggers on the
--- three tables a device's pushes grow, so the count is exact whoever writes (a push, the
--- server app, a migration) and no push reads the account to learn it:
---   held_bytes    its synced fields (sync_change: ident, field, clock and payload) and its
---                 preference values (preference: value and bytes), what a pull carries;
---   history_bytes its preference history (suite, key, values before and after).
--- The bookmark tables are rebuilt from the synced fields and hold about as much again.
+-- What an account holds: each synced field's ident, field, clock and payload (sync_change)
+-- and each preference's value (preference), that is what a pull carries; its preference
+-- history is held to the same number of bytes apart. The bookmark tables are rebuilt from
+-- the synced fields and hold about as much again.
 --
 -- The bound: prefs_sync_config.account_bytes_limit (256 MiB), or an account's own
--- prefs_account_size.bytes_limit when set. A pushed change that would take held_bytes past
--- it is refused alone, with its reason (the others are taken: a removal, a smaller value,
--- a change that loses); the history keeps its newest rows within the same number of bytes
--- (and at least one row), dropping the oldest.
+-- prefs_account_size.bytes_limit when set. A pushed change that would take the account
+-- past it is refused alone, with its reason (the others are taken: a removal, a smaller
+-- value, a change that loses); the history keeps its newest rows within the bound (and at
+-- least one row), dropping the oldest.
+--
+-- Counted by pushes, not by writes: a set pays nothing for the bound. A push adds what it
+-- carries to the account's estimate (prefs_account_size.held_bytes, an upper bound: what a
+-- change replaces is not subtracted there); the account is counted again from its rows
+-- once every 1 MiB pushed, and when the estimate would pass the bound (at most once a
+-- minute: an account at its bound cannot make every push read it whole). Past the bound,
+-- each change's growth is weighed against what it replaces. Between counts the server
+-- app's own writes are not in the estimate; the bound is for what devices push.
 --
 -- The counts are the owner's: no account role can read or write them (a role that could
--- would set its own count to 0). The triggers run as the owner, on the rows the statement
--- wrote, which row security kept to the writer's account.
+-- would set its own count to 0).
 ALTER TABLE prefs_sync_config ADD COLUMN account_bytes_limit bigint NOT NULL
     DEFAULT 268435456 CHECK (account_bytes_limit > 0);
 CREATE TABLE prefs_account_size (
     account text PRIMARY KEY,
     held_bytes bigint NOT NULL DEFAULT 0,
-    history_bytes bigint NOT NULL DEFAULT 0,
+    pushed_since_count bigint NOT NULL DEFAULT 0,
+    counted_at timestamptz,
     bytes_limit bigint CHECK (bytes_limit IS NULL OR bytes_limit > 0)
 );
 REVOKE ALL ON prefs_account_size FROM PUBLIC;
 
--- The bytes a row counts for, per table.
+-- The bytes a synced field (or a preference's value alone) counts for.
 CREATE FUNCTION prefs_held_size(ident text, field text, clock text, value text, bytes bytea)
     RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -39,6 +44,7 @@ CREATE FUNCTION prefs_held_size(ident text, field text, clock text, value text, 
         + coalesce(octet_length(bytes), 0))::bigint
 $$;
 
+-- The bytes a history row counts for.
 CREATE FUNCTION prefs_history_size(suite text, key text, value text, bytes bytea,
     old_value text, old_bytes bytea) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -57,187 +63,42 @@ CREATE FUNCTION prefs_account_bytes_limit(owner text) RETURNS bigint
     SELECT coalesce((SELECT a.bytes_limit FROM prefs_account_size AS a
         WHERE a.account = owner), (SELECT c.account_bytes_limit FROM prefs_sync_config AS c))
 $$;
+REVOKE ALL ON FUNCTION prefs_account_bytes_limit(text) FROM PUBLIC;
 
--- Adds what a statement wrote (and takes off what it removed) to its accounts' counts; past
--- the bound, the oldest history rows go (row security applies to the owner too: it acts
--- for the account for that statement, as prefs_sync_acting makes it, then as before).
-CREATE FUNCTION prefs_held_moved(history boolean, accounts text[], sizes bigint[])
-    RETURNS void
+-- Counts what an account holds from its rows, and drops its oldest history rows past the
+-- bound (the newest kept). Lengths are read from the values' headers: nothing is
+-- decompressed. Called by the push, as the owner acting for the account.
+CREATE FUNCTION prefs_account_count(owner text, bytes_limit bigint) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 DECLARE
-    over record;
-    acting text;
+    held bigint;
+    excess bigint;
 BEGIN
-    INSERT INTO prefs_account_size AS a (account, held_bytes, history_bytes)
-    SELECT m.account, CASE WHEN history THEN 0 ELSE m.size END,
-        CASE WHEN history THEN m.size ELSE 0 END
-    FROM unnest(accounts, sizes) AS m (account, size)
-    ON CONFLICT (account) DO UPDATE SET held_bytes = a.held_bytes + excluded.held_bytes,
-        history_bytes = a.history_bytes + excluded.history_bytes;
-    IF NOT history THEN
-        RETURN;
-    END IF;
-    FOR over IN
-        SELECT a.account, a.history_bytes - prefs_account_bytes_limit(a.account) AS excess
-        FROM prefs_account_size AS a
-        WHERE a.account = ANY(accounts)
-            AND a.history_bytes > prefs_account_bytes_limit(a.account)
-    LOOP
-        acting := current_setting('prefs.account', true);
-        PERFORM set_config('prefs.account', over.account, true);
-        -- The oldest rows that free the excess, the newest always kept.
+    SELECT coalesce((SELECT sum(prefs_held_size(s.ident, s.field, s.clock, s.value, s.bytes))
+            FROM sync_change AS s WHERE s.account = owner), 0)
+        + coalesce((SELECT sum(prefs_held_size(NULL, NULL, NULL, p.value, p.bytes))
+            FROM preference AS p WHERE p.account = owner), 0)
+        INTO held;
+    SELECT sum(prefs_history_size(h.suite, h.key, h.value, h.bytes, h.old_value,
+            h.old_bytes)) - bytes_limit
+        INTO excess FROM preference_history AS h WHERE h.account = owner;
+    IF excess > 0 THEN
         DELETE FROM preference_history AS h
-        WHERE h.account = over.account AND h.id <= (
+        WHERE h.account = owner AND h.id <= (
                 SELECT r.id FROM (
                     SELECT x.id, sum(prefs_history_size(x.suite, x.key, x.value, x.bytes,
                             x.old_value, x.old_bytes)) OVER (ORDER BY x.id) AS freed
-                    FROM preference_history AS x WHERE x.account = over.account) AS r
-                WHERE r.freed >= over.excess ORDER BY r.id LIMIT 1)
+                    FROM preference_history AS x WHERE x.account = owner) AS r
+                WHERE r.freed >= excess ORDER BY r.id LIMIT 1)
             AND h.id < (SELECT max(y.id) FROM preference_history AS y
-                WHERE y.account = over.account);
-        PERFORM set_config('prefs.account', coalesce(acting, ''), true);
-    END LOOP;
-END
-$$;
-REVOKE ALL ON FUNCTION prefs_held_moved(boolean, text[], bigint[]) FROM PUBLIC;
-
-CREATE FUNCTION prefs_held_sync_change() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_held_size(n.ident, n.field, n.clock, n.value,
-                n.bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_held_size(o.ident, o.field, o.clock, o.value,
-                o.bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_held_size(n.ident, n.field, n.clock, n.value,
-                    n.bytes) AS size FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_held_size(o.ident, o.field, o.clock, o.value,
-                    o.bytes) FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
+                WHERE y.account = owner);
     END IF;
-    RETURN NULL;
+    RETURN held;
 END
 $$;
-
-CREATE FUNCTION prefs_held_preference() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_held_size(NULL, NULL, NULL, n.value,
-                n.bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_held_size(NULL, NULL, NULL, o.value,
-                o.bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_held_size(NULL, NULL, NULL, n.value, n.bytes) AS size
-                FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_held_size(NULL, NULL, NULL, o.value, o.bytes)
-                FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION prefs_held_history() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_history_size(n.suite, n.key, n.value, n.bytes,
-                n.old_value, n.old_bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_history_size(o.suite, o.key, o.value, o.bytes,
-                o.old_value, o.old_bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_history_size(n.suite, n.key, n.value, n.bytes,
-                    n.old_value, n.old_bytes) AS size FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_history_size(o.suite, o.key, o.value, o.bytes,
-                    o.old_value, o.old_bytes) FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER sync_change_held_inserted AFTER INSERT ON sync_change
-    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_sync_change();
-CREATE TRIGGER sync_change_held_updated AFTER UPDATE ON sync_change
-    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_sync_change();
-CREATE TRIGGER sync_change_held_deleted AFTER DELETE ON sync_change
-    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_sync_change();
-CREATE TRIGGER preference_held_inserted AFTER INSERT ON preference
-    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_preference();
-CREATE TRIGGER preference_held_updated AFTER UPDATE ON preference
-    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_preference();
-CREATE TRIGGER preference_held_deleted AFTER DELETE ON preference
-    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_preference();
-CREATE TRIGGER preference_history_held_inserted AFTER INSERT ON preference_history
-    REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_history();
-CREATE TRIGGER preference_history_held_updated AFTER UPDATE ON preference_history
-    REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_history();
-CREATE TRIGGER preference_history_held_deleted AFTER DELETE ON preference_history
-    REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT
-    EXECUTE FUNCTION prefs_held_history();
-
--- The counts of what the accounts hold already. The owner reads every account's rows for
--- this (forced row-level security applies to it too); forced again after.
-ALTER TABLE preference NO FORCE ROW LEVEL SECURITY;
-ALTER TABLE preference_history NO FORCE ROW LEVEL SECURITY;
-ALTER TABLE sync_change NO FORCE ROW LEVEL SECURITY;
-INSERT INTO prefs_account_size (account, held_bytes, history_bytes)
-SELECT t.account, sum(t.held), sum(t.history) FROM (
-    SELECT s.account, prefs_held_size(s.ident, s.field, s.clock, s.value, s.bytes) AS held,
-        0::bigint AS history
-    FROM sync_change AS s
-    UNION ALL
-    SELECT p.account, prefs_held_size(NULL, NULL, NULL, p.value, p.bytes), 0 FROM preference AS p
-    UNION ALL
-    SELECT h.account, 0, prefs_history_size(h.suite, h.key, h.value, h.bytes, h.old_value,
-        h.old_bytes)
-    FROM preference_history AS h) AS t
-GROUP BY t.account;
-ALTER TABLE preference FORCE ROW LEVEL SECURITY;
-ALTER TABLE preference_history FORCE ROW LEVEL SECURITY;
-ALTER TABLE sync_change FORCE ROW LEVEL SECURITY;
+REVOKE ALL ON FUNCTION prefs_account_count(text, bigint) FROM PUBLIC;
 
 -- A push is held to the account's bound (above), after the rules, the declarations, the
 -- clock bound and a restore's stale changes.
@@ -254,6 +115,9 @@ DECLARE
     known text;
     checked record;
     held bigint;
+    pushed_since bigint;
+    counted timestamptz;
+    growth bigint;
     bytes_limit bigint;
 BEGIN
     SELECT b.number INTO push_number FROM prefs_sync_begin(owner) AS b;
@@ -322,16 +186,28 @@ BEGIN
                 NULL::bigint, true, known;
         END LOOP;
     END IF;
-    -- The account's bound (0027): past it, a change that would grow the account is refused
-    -- alone, in the push's order; a removal, a smaller value or a change that loses is
-    -- taken. The rows a push replaces are read only when the push could pass the bound.
-    SELECT a.held_bytes INTO held FROM prefs_account_size AS a WHERE a.account = owner;
+    -- The account's bound (0027): an estimate, counted again from the rows every 1 MiB
+    -- pushed and when it would pass the bound (at most once a minute). Past the bound, a
+    -- change that would grow the account is refused alone, in the push's order; a
+    -- removal, a smaller value or a change that loses is taken.
+    SELECT a.held_bytes, a.pushed_since_count, a.counted_at INTO held, pushed_since, counted
+    FROM prefs_account_size AS a WHERE a.account = owner;
     held := coalesce(held, 0);
+    pushed_since := coalesce(pushed_since, 0);
     bytes_limit := prefs_account_bytes_limit(owner);
-    IF held + (SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
-            d.bytes::bytea)), 0) FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped))
-        > bytes_limit
+    SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
+            d.bytes::bytea)), 0) INTO growth
+    FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped);
+    IF pushed_since + growth > 1048576 OR (held + growth > bytes_limit
+        AND (counted IS NULL OR counted < clock_timestamp() - interval '1 minute'))
     THEN
+        held := prefs_account_count(owner, bytes_limit);
+        pushed_since := 0;
+        counted := clock_timestamp();
+    END IF;
+    IF held + growth <= bytes_limit THEN
+        held := held + growth;
+    ELSE
         FOR checked IN
             SELECT d.n, CASE WHEN s.clock COLLATE "C" >= d.clock COLLATE "C" THEN 0
                 ELSE prefs_held_size(d.ident, d.field, d.clock, d.value, d.bytes::bytea)
@@ -350,7 +226,7 @@ BEGIN
             ORDER BY d.n
         LOOP
             IF checked.growth <= 0 OR held + checked.growth <= bytes_limit THEN
-                held := held + checked.growth;
+                held := greatest(held + checked.growth, 0);
             ELSE
                 skipped := skipped || checked.n;
                 RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text,
@@ -362,6 +238,10 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
+    INSERT INTO prefs_account_size AS a (account, held_bytes, pushed_since_count, counted_at)
+    VALUES (owner, held, pushed_since + growth, counted)
+    ON CONFLICT (account) DO UPDATE SET held_bytes = excluded.held_bytes,
+        pushed_since_count = excluded.pushed_since_count, counted_at = excluded.counted_at;
     -- The hub's rows as new or newer than a change, and the older ones of other devices
     -- that the pushing device had not pulled, before the store replaces them.
     RETURN QUERY

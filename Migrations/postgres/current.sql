@@ -39,6 +39,37 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION public.prefs_account_count(owner text, bytes_limit bigint) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    held bigint;
+    excess bigint;
+BEGIN
+    SELECT coalesce((SELECT sum(prefs_held_size(s.ident, s.field, s.clock, s.value, s.bytes))
+            FROM sync_change AS s WHERE s.account = owner), 0)
+        + coalesce((SELECT sum(prefs_held_size(NULL, NULL, NULL, p.value, p.bytes))
+            FROM preference AS p WHERE p.account = owner), 0)
+        INTO held;
+    SELECT sum(prefs_history_size(h.suite, h.key, h.value, h.bytes, h.old_value,
+            h.old_bytes)) - bytes_limit
+        INTO excess FROM preference_history AS h WHERE h.account = owner;
+    IF excess > 0 THEN
+        DELETE FROM preference_history AS h
+        WHERE h.account = owner AND h.id <= (
+                SELECT r.id FROM (
+                    SELECT x.id, sum(prefs_history_size(x.suite, x.key, x.value, x.bytes,
+                            x.old_value, x.old_bytes)) OVER (ORDER BY x.id) AS freed
+                    FROM preference_history AS x WHERE x.account = owner) AS r
+                WHERE r.freed >= excess ORDER BY r.id LIMIT 1)
+            AND h.id < (SELECT max(y.id) FROM preference_history AS y
+                WHERE y.account = owner);
+    END IF;
+    RETURN held;
+END
+$$;
+
 CREATE FUNCTION public.prefs_account_of(role_name name) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -84,104 +115,6 @@ CREATE FUNCTION public.prefs_current_account() RETURNS text
     SELECT prefs_account_of(current_user)
 $$;
 
-CREATE FUNCTION public.prefs_held_history() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_history_size(n.suite, n.key, n.value, n.bytes,
-                n.old_value, n.old_bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_history_size(o.suite, o.key, o.value, o.bytes,
-                o.old_value, o.old_bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(true, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_history_size(n.suite, n.key, n.value, n.bytes,
-                    n.old_value, n.old_bytes) AS size FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_history_size(o.suite, o.key, o.value, o.bytes,
-                    o.old_value, o.old_bytes) FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION public.prefs_held_moved(history boolean, accounts text[], sizes bigint[]) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-DECLARE
-    over record;
-    acting text;
-BEGIN
-    INSERT INTO prefs_account_size AS a (account, held_bytes, history_bytes)
-    SELECT m.account, CASE WHEN history THEN 0 ELSE m.size END,
-        CASE WHEN history THEN m.size ELSE 0 END
-    FROM unnest(accounts, sizes) AS m (account, size)
-    ON CONFLICT (account) DO UPDATE SET held_bytes = a.held_bytes + excluded.held_bytes,
-        history_bytes = a.history_bytes + excluded.history_bytes;
-    IF NOT history THEN
-        RETURN;
-    END IF;
-    FOR over IN
-        SELECT a.account, a.history_bytes - prefs_account_bytes_limit(a.account) AS excess
-        FROM prefs_account_size AS a
-        WHERE a.account = ANY(accounts)
-            AND a.history_bytes > prefs_account_bytes_limit(a.account)
-    LOOP
-        acting := current_setting('prefs.account', true);
-        PERFORM set_config('prefs.account', over.account, true);
-        -- The oldest rows that free the excess, the newest always kept.
-        DELETE FROM preference_history AS h
-        WHERE h.account = over.account AND h.id <= (
-                SELECT r.id FROM (
-                    SELECT x.id, sum(prefs_history_size(x.suite, x.key, x.value, x.bytes,
-                            x.old_value, x.old_bytes)) OVER (ORDER BY x.id) AS freed
-                    FROM preference_history AS x WHERE x.account = over.account) AS r
-                WHERE r.freed >= over.excess ORDER BY r.id LIMIT 1)
-            AND h.id < (SELECT max(y.id) FROM preference_history AS y
-                WHERE y.account = over.account);
-        PERFORM set_config('prefs.account', coalesce(acting, ''), true);
-    END LOOP;
-END
-$$;
-
-CREATE FUNCTION public.prefs_held_preference() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_held_size(NULL, NULL, NULL, n.value,
-                n.bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_held_size(NULL, NULL, NULL, o.value,
-                o.bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_held_size(NULL, NULL, NULL, n.value, n.bytes) AS size
-                FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_held_size(NULL, NULL, NULL, o.value, o.bytes)
-                FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
 CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog'
@@ -189,35 +122,6 @@ CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value
     SELECT (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
         + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
         + coalesce(octet_length(bytes), 0))::bigint
-$$;
-
-CREATE FUNCTION public.prefs_held_sync_change() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT n.account, sum(prefs_held_size(n.ident, n.field, n.clock, n.value,
-                n.bytes))::bigint AS size
-            FROM held_new AS n GROUP BY n.account) AS m HAVING count(*) > 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT o.account, -sum(prefs_held_size(o.ident, o.field, o.clock, o.value,
-                o.bytes))::bigint AS size
-            FROM held_old AS o GROUP BY o.account) AS m HAVING count(*) > 0;
-    ELSE
-        PERFORM prefs_held_moved(false, array_agg(m.account), array_agg(m.size))
-        FROM (SELECT c.account, sum(c.size)::bigint AS size FROM (
-                SELECT n.account, prefs_held_size(n.ident, n.field, n.clock, n.value,
-                    n.bytes) AS size FROM held_new AS n
-                UNION ALL
-                SELECT o.account, -prefs_held_size(o.ident, o.field, o.clock, o.value,
-                    o.bytes) FROM held_old AS o) AS c
-            GROUP BY c.account) AS m HAVING count(*) > 0;
-    END IF;
-    RETURN NULL;
-END
 $$;
 
 CREATE FUNCTION public.prefs_history_size(suite text, key text, value text, bytes bytea, old_value text, old_bytes bytea) RETURNS bigint
@@ -1026,6 +930,9 @@ DECLARE
     known text;
     checked record;
     held bigint;
+    pushed_since bigint;
+    counted timestamptz;
+    growth bigint;
     bytes_limit bigint;
 BEGIN
     SELECT b.number INTO push_number FROM prefs_sync_begin(owner) AS b;
@@ -1094,16 +1001,28 @@ BEGIN
                 NULL::bigint, true, known;
         END LOOP;
     END IF;
-    -- The account's bound (0027): past it, a change that would grow the account is refused
-    -- alone, in the push's order; a removal, a smaller value or a change that loses is
-    -- taken. The rows a push replaces are read only when the push could pass the bound.
-    SELECT a.held_bytes INTO held FROM prefs_account_size AS a WHERE a.account = owner;
+    -- The account's bound (0027): an estimate, counted again from the rows every 1 MiB
+    -- pushed and when it would pass the bound (at most once a minute). Past the bound, a
+    -- change that would grow the account is refused alone, in the push's order; a
+    -- removal, a smaller value or a change that loses is taken.
+    SELECT a.held_bytes, a.pushed_since_count, a.counted_at INTO held, pushed_since, counted
+    FROM prefs_account_size AS a WHERE a.account = owner;
     held := coalesce(held, 0);
+    pushed_since := coalesce(pushed_since, 0);
     bytes_limit := prefs_account_bytes_limit(owner);
-    IF held + (SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
-            d.bytes::bytea)), 0) FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped))
-        > bytes_limit
+    SELECT coalesce(sum(prefs_held_size(d.ident, d.field, d.clock, d.value,
+            d.bytes::bytea)), 0) INTO growth
+    FROM unnest(pushed) AS d WHERE d.n <> ALL(skipped);
+    IF pushed_since + growth > 1048576 OR (held + growth > bytes_limit
+        AND (counted IS NULL OR counted < clock_timestamp() - interval '1 minute'))
     THEN
+        held := prefs_account_count(owner, bytes_limit);
+        pushed_since := 0;
+        counted := clock_timestamp();
+    END IF;
+    IF held + growth <= bytes_limit THEN
+        held := held + growth;
+    ELSE
         FOR checked IN
             SELECT d.n, CASE WHEN s.clock COLLATE "C" >= d.clock COLLATE "C" THEN 0
                 ELSE prefs_held_size(d.ident, d.field, d.clock, d.value, d.bytes::bytea)
@@ -1122,7 +1041,7 @@ BEGIN
             ORDER BY d.n
         LOOP
             IF checked.growth <= 0 OR held + checked.growth <= bytes_limit THEN
-                held := held + checked.growth;
+                held := greatest(held + checked.growth, 0);
             ELSE
                 skipped := skipped || checked.n;
                 RETURN QUERY SELECT checked.n, NULL::text, NULL::text, NULL::text,
@@ -1134,6 +1053,10 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
+    INSERT INTO prefs_account_size AS a (account, held_bytes, pushed_since_count, counted_at)
+    VALUES (owner, held, pushed_since + growth, counted)
+    ON CONFLICT (account) DO UPDATE SET held_bytes = excluded.held_bytes,
+        pushed_since_count = excluded.pushed_since_count, counted_at = excluded.counted_at;
     -- The hub's rows as new or newer than a change, and the older ones of other devices
     -- that the pushing device had not pulled, before the store replaces them.
     RETURN QUERY
@@ -1707,7 +1630,8 @@ ALTER TABLE ONLY public.preference_history FORCE ROW LEVEL SECURITY;
 CREATE TABLE public.prefs_account_size (
     account text NOT NULL,
     held_bytes bigint DEFAULT 0 NOT NULL,
-    history_bytes bigint DEFAULT 0 NOT NULL,
+    pushed_since_count bigint DEFAULT 0 NOT NULL,
+    counted_at timestamp with time zone,
     bytes_limit bigint,
     CONSTRAINT prefs_account_size_bytes_limit_check CHECK (((bytes_limit IS NULL) OR (bytes_limit > 0)))
 );
@@ -1964,19 +1888,7 @@ CREATE TRIGGER bookmark_tag_sync_untagged_early AFTER DELETE ON public.bookmark_
 
 CREATE TRIGGER preference_declaration_notify AFTER INSERT OR DELETE OR UPDATE ON public.preference_declaration FOR EACH ROW EXECUTE FUNCTION public.prefs_notify_declaration();
 
-CREATE TRIGGER preference_held_deleted AFTER DELETE ON public.preference REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
-
-CREATE TRIGGER preference_held_inserted AFTER INSERT ON public.preference REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
-
-CREATE TRIGGER preference_held_updated AFTER UPDATE ON public.preference REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_preference();
-
 CREATE TRIGGER preference_history_deleted AFTER DELETE ON public.preference REFERENCING OLD TABLE AS written_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_record_deleted();
-
-CREATE TRIGGER preference_history_held_deleted AFTER DELETE ON public.preference_history REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
-
-CREATE TRIGGER preference_history_held_inserted AFTER INSERT ON public.preference_history REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
-
-CREATE TRIGGER preference_history_held_updated AFTER UPDATE ON public.preference_history REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_history();
 
 CREATE TRIGGER preference_history_inserted AFTER INSERT ON public.preference REFERENCING NEW TABLE AS written_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_record_inserted();
 
@@ -1987,12 +1899,6 @@ CREATE TRIGGER preference_history_updated AFTER UPDATE ON public.preference REFE
 CREATE TRIGGER preference_sync_removed_early BEFORE DELETE ON public.preference FOR EACH ROW EXECUTE FUNCTION public.prefs_sync_removed_early();
 
 CREATE TRIGGER preference_sync_stamp AFTER INSERT OR DELETE OR UPDATE ON public.preference FOR EACH ROW WHEN (((COALESCE(current_setting('prefs.sync_applying'::text, true), ''::text) = ''::text) OR (CURRENT_USER <> 'postgres'::name))) EXECUTE FUNCTION public.prefs_sync_stamp_preference();
-
-CREATE TRIGGER sync_change_held_deleted AFTER DELETE ON public.sync_change REFERENCING OLD TABLE AS held_old FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
-
-CREATE TRIGGER sync_change_held_inserted AFTER INSERT ON public.sync_change REFERENCING NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
-
-CREATE TRIGGER sync_change_held_updated AFTER UPDATE ON public.sync_change REFERENCING OLD TABLE AS held_old NEW TABLE AS held_new FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_held_sync_change();
 
 CREATE TRIGGER sync_change_numbered BEFORE INSERT OR UPDATE ON public.sync_change FOR EACH ROW WHEN (
         CASE
@@ -2069,16 +1975,18 @@ ALTER TABLE public.sync_device ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE public.sync_misaligned ENABLE ROW LEVEL SECURITY;
 
+REVOKE ALL ON FUNCTION public.prefs_account_bytes_limit(owner text) FROM PUBLIC;
+
 GRANT ALL ON FUNCTION public.prefs_account_channel() TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_account_channel() TO prefs_service;
+
+REVOKE ALL ON FUNCTION public.prefs_account_count(owner text, bytes_limit bigint) FROM PUBLIC;
 
 GRANT ALL ON FUNCTION public.prefs_account_of(role_name name) TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_account_of(role_name name) TO prefs_service;
 
 GRANT ALL ON FUNCTION public.prefs_current_account() TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_current_account() TO prefs_service;
-
-REVOKE ALL ON FUNCTION public.prefs_held_moved(history boolean, accounts text[], sizes bigint[]) FROM PUBLIC;
 
 GRANT ALL ON FUNCTION public.prefs_notify_payload() TO prefs_account;
 GRANT ALL ON FUNCTION public.prefs_notify_payload() TO prefs_service;
