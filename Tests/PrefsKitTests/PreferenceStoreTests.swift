@@ -93,6 +93,30 @@ import Testing
         #expect(store[.theme] == .system)
     }
 
+    /// The library's signal for what the subscript reads as the default in silence: a
+    /// stored value the key cannot read. A value it reads, a bridged number or no value at
+    /// all is no mismatch; a typed set still replaces the value, as `@AppStorage` does.
+    @Test func aStoredValueTheKeyCannotReadIsToldByCheckedValue() throws {
+        try store.setValue(.string("yes"), forKey: "hasViewedWalkthrough")
+        try store.setValue(.double(3.5), forKey: "launchCount")
+        #expect(
+            throws: PreferenceError.storedTypeMismatch(key: "hasViewedWalkthrough", stored: .string)
+        ) { try store.checkedValue(for: .hasViewedWalkthrough) }
+        #expect(throws: PreferenceError.storedTypeMismatch(key: "launchCount", stored: .double)) {
+            try store.checkedValue(for: .launchCount)
+        }
+        #expect(
+            PreferenceError.storedTypeMismatch(key: "launchCount", stored: .int).description
+                == "'launchCount' holds an int value that this key cannot read (it reads as the"
+                + " key's default)")
+        try store.setValue(.double(2), forKey: "launchCount")
+        #expect(try store.checkedValue(for: .launchCount) == 2)
+        try store.removeValue(for: .launchCount)
+        #expect(try store.checkedValue(for: .launchCount) == 0)
+        try store.set(true, for: .hasViewedWalkthrough)
+        #expect(try store.checkedValue(for: .hasViewedWalkthrough))
+    }
+
     @Test func registeredDefaultsAreVolatileFallbacks() throws {
         // Suite scope: other tests of this process read these keys.
         store.register(defaults: ["launchCount": 7, "nickname": "guest"], scope: .suite)

@@ -16,6 +16,9 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
     case noValue(key: String)
     /// A rename would overwrite the value stored under the new name.
     case wouldOverwrite(key: String)
+    /// The value stored under a typed key is one the key cannot read (the typed
+    /// subscript reads the key's default then): from ``PreferenceStore/checkedValue(for:)``.
+    case storedTypeMismatch(key: String, stored: PreferenceType)
 
     /// One line a user can act on.
     public var description: String {
@@ -34,6 +37,9 @@ public enum PreferenceError: Error, Equatable, Sendable, CustomStringConvertible
             "'\(key)' has no stored value"
         case .wouldOverwrite(let key):
             "'\(key)' already has a value"
+        case .storedTypeMismatch(let key, let stored):
+            "'\(key)' holds \([.int, .array].contains(stored) ? "an" : "a") \(stored) value"
+                + " that this key cannot read (it reads as the key's default)"
         }
     }
 }

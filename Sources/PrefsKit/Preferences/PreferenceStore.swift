@@ -78,7 +78,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// The value of a typed key: the stored value, else a registered default, else a
     /// declared default, else the key's default. Numbers bridge between the numeric types
     /// (an Int key reads a stored 2.0); another value of another type reads as the key's
-    /// default, and is left as it is.
+    /// default, and is left as it is (``checkedValue(for:)`` says so instead).
     ///
     /// Setting stores the value (an Optional set to nil removes the key), as
     /// `Defaults[.key] = value` does; a failed write goes to ``errorHandler``. The throwing
@@ -98,7 +98,31 @@ public final class PreferenceStore: @unchecked Sendable {
         }
     }
 
+    /// The value of a typed key as the subscript reads it, or an error where the subscript
+    /// reads the key's default in silence: a stored value of a type the key does not read
+    /// (written by an older version of the app, another app, or `prefs set --type`).
+    /// ```swift
+    /// do { _ = try store.checkedValue(for: .hasViewedWalkthrough) }
+    /// catch PreferenceError.storedTypeMismatch(let key, let stored) { ... }
+    /// ```
+    ///
+    /// - Throws: ``PreferenceError/storedTypeMismatch(key:stored:)`` for such a value,
+    ///   ``DatabaseError`` when the read fails.
+    public func checkedValue<Value>(for key: Prefs.Key<Value>) throws -> Value {
+        guard let stored = try value(for: key.cacheKey, slot: key.cacheSlot) else {
+            return key.defaultValue
+        }
+        guard let value = key.decode(stored) else {
+            throw PreferenceError.storedTypeMismatch(key: key.name, stored: stored.type)
+        }
+        return value
+    }
+
     /// Stores a value of a typed key; an Optional set to nil removes the key.
+    ///
+    /// A value of another type stored under the key is replaced, as `@AppStorage` replaces
+    /// it (the command line's `prefs set` refuses instead); ``checkedValue(for:)`` tells of
+    /// such a value before it is replaced.
     ///
     /// - Throws: ``PreferenceError`` for a value that cannot be stored, ``DatabaseError``
     ///   when the write fails (nothing is changed then).
