@@ -50,6 +50,26 @@ import Testing
         #expect(weekly.stdout.contains("\n  skipped on page 1: 5\n"), "\(weekly.stdout)")
     }
 
+    /// `--format svg`: the same counts as a picture, a bar a line; one output at a time,
+    /// and only on a server's store.
+    @Test func theFunnelAsAPicture() throws {
+        try write()
+        let picture = try prefs(["onboarding", "report", "--format", "svg"])
+        #expect(picture.status == 0, "\(picture.stderr)")
+        #expect(picture.stdout.hasPrefix("<?xml"), "\(picture.stdout)")
+        #expect(picture.stdout.contains(">skipped on page 1</text>"), "\(picture.stdout)")
+        #expect(picture.stdout.contains("data-count=\"5\""), "\(picture.stdout)")
+        #expect(picture.stdout.contains("data-count=\"&lt;5\""), "\(picture.stdout)")
+        #expect(picture.stdout.hasSuffix("</svg>\n"))
+        let both = try prefs(["--json", "onboarding", "report", "--format", "svg"])
+        #expect(both.status == 64, "\(both.stderr)")
+        let folder = try TemporaryFolder()
+        let file = try runPrefs([
+            "--db", folder.path("prefs.sqlite"), "onboarding", "report", "--format", "svg",
+        ])
+        #expect(file.status == 64, "\(file.stderr)")
+    }
+
     @Test func anAccountsOwnRoleIsRefusedWithExit77() throws {
         // The first open migrates, which makes the group roles.
         #expect(try prefs(["--account", "s0", "onboarding", "skip"]).status == 0)

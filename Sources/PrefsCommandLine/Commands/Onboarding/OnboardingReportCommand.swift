@@ -22,6 +22,9 @@ struct OnboardingReportCommand: RunnableCommand {
         help: "On a server: only accounts whose first change is since then (2026-11-30).")
     static let by = Option<ReportGrouping>(
         "by", value: "week", help: "On a server: one group per week of the accounts' first change.")
+    static let format = Option<ReportFormat>(
+        "format", value: "svg",
+        help: "On a server: svg draws the funnel as a picture (standalone SVG) instead of text.")
     static let threshold = Option<Int>(
         "threshold", value: "n",
         help: "On a server: counts below n are shown as <n (default: 5).",
@@ -34,10 +37,13 @@ struct OnboardingReportCommand: RunnableCommand {
             A store with only hasViewedWalkthrough set reads as finished at a time unknown.
             On a PostgreSQL store, for a service role: how many accounts finished, skipped
             or stopped on each page, and never started; counts only, those below the
-            threshold shown as <n. An account's own role is refused (exit 77).
+            threshold shown as <n. An account's own role is refused (exit 77). With
+            --format svg, the same counts as a picture: a bar a line, exact counts filled,
+            counts below the threshold dashed at the threshold's length.
             """,
         options: [
             OnboardingGroup.pages.spec, limit.spec, since.spec, by.spec, threshold.spec,
+            format.spec,
         ], scope: .preferences)
 
     var pageCount: Int? = nil
@@ -45,14 +51,16 @@ struct OnboardingReportCommand: RunnableCommand {
     var since: ReportDate? = nil
     var byWeek = false
     var threshold: Int? = nil
+    var format: ReportFormat? = nil
 
     func run(_ context: CommandContext) throws {
         if AppDatabase.isConnectionString(context.databasePath) {
             return try reportAcrossAccounts(context)
         }
-        if since != nil || byWeek || threshold != nil {
+        if since != nil || byWeek || threshold != nil || format != nil {
             throw CommandFailure(
-                "--since, --by and --threshold apply to a server's store (--db postgresql://...)",
+                "--since, --by, --threshold and --format apply to a server's store"
+                    + " (--db postgresql://...)",
                 exitCode: CommandFailure.usage)
         }
         let database = try context.openForReading()
@@ -124,6 +132,11 @@ struct OnboardingReportCommand: RunnableCommand {
 extension OnboardingReportCommand {
     /// The report across the accounts of a server's store.
     func reportAcrossAccounts(_ context: CommandContext) throws {
+        if format == .svg && context.globals.isJSON {
+            throw CommandFailure(
+                "--format svg and --json are two outputs; choose one",
+                exitCode: CommandFailure.usage)
+        }
         let report = try OnboardingReport.read(
             target: context.databasePath, options: context.serverOptions(), suite: context.suite,
             since: since?.date, byWeek: byWeek, threshold: threshold ?? 5)
@@ -159,6 +172,10 @@ extension OnboardingReportCommand {
                             })
                     ),
                 ]))
+            return
+        }
+        if format == .svg {
+            context.console.print(report.svg())
             return
         }
         func text(_ count: OnboardingReport.Count?) -> String { count?.description ?? "0" }
@@ -199,6 +216,12 @@ struct ReportDate: ArgumentValue, Equatable {
     static var choices: [String] { [] }
 }
 
+/// How a server's report is shown: as text (the default) or as a picture.
+enum ReportFormat: String, CaseIterable, ArgumentValue {
+    case text
+    case svg
+}
+
 /// What `--by` groups a report by.
 enum ReportGrouping: String, CaseIterable, ArgumentValue {
     case week
@@ -215,6 +238,6 @@ extension OnboardingReportCommand {
         self.init(
             pageCount: try parsed[OnboardingGroup.pages], limit: try parsed[Self.limit] ?? 50,
             since: try parsed[Self.since], byWeek: try parsed[Self.by] == .week,
-            threshold: try parsed[Self.threshold])
+            threshold: try parsed[Self.threshold], format: try parsed[Self.format])
     }
 }
