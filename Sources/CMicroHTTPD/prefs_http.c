@@ -39,6 +39,11 @@ typedef struct server_state {
     pthread_t watchdog;
     int has_watchdog;
     int stopping;
+    /// Set when the server stops (under ticket_lock): nothing more is suspended.
+    int closing;
+    /// The tickets of the suspended connections (under ticket_lock), and how many.
+    struct prefs_http_ticket *suspended;
+    unsigned int suspended_count;
 } server_state;
 
 struct prefs_http_server {
@@ -136,13 +141,77 @@ typedef struct request_state {
     int too_large;
     int answered;
     char *note;
+    /// The question the handler has while the connection is suspended, or NULL.
+    struct prefs_http_ticket *asked;
+    /// Whether the question asked was about the headers alone.
+    int asked_headers;
 } request_state;
 
-void prefs_http_note(const prefs_http_request *request, const char *text) {
-    request_state *state = request->state;
-    if (!state) return;
-    free(state->note);
-    state->note = text ? strdup(text) : NULL;
+/// One question to the handler, while its connection is suspended: the handler answers it
+/// once, from any thread (prefs_http_answer), and the connection's own thread takes the
+/// answer when it resumes. Each side holds a reference; `ticket_lock` guards every field of
+/// every ticket, and is never held while libmicrohttpd holds a lock of its own (it is
+/// taken only in the access handler, the completion notice and the calls below).
+struct prefs_http_ticket {
+    int references;
+    /// The answer is in: a response (`response`, `status`), or none (`proceed`: read the
+    /// body) after the headers alone.
+    int ready;
+    int proceed;
+    unsigned int status;
+    struct MHD_Response *response;
+    char *note;
+    /// The request went away (the server stopped, or the connection closed): an answer is
+    /// dropped.
+    int abandoned;
+    struct MHD_Connection *connection;
+    struct server_state *server;
+    struct prefs_http_ticket *previous;
+    struct prefs_http_ticket *next;
+};
+
+static pthread_mutex_t ticket_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/// Lets go of one reference (under ticket_lock); the last frees the ticket.
+static void release_ticket(prefs_http_ticket *ticket) {
+    if (--ticket->references > 0) return;
+    if (ticket->response) MHD_destroy_response(ticket->response);
+    free(ticket->note);
+    free(ticket);
+}
+
+/// Takes a ticket off its server's list of suspended connections (under ticket_lock).
+static void unlink_ticket(prefs_http_ticket *ticket) {
+    server_state *server = ticket->server;
+    if (!server) return;
+    if (ticket->previous) ticket->previous->next = ticket->next;
+    else server->suspended = ticket->next;
+    if (ticket->next) ticket->next->previous = ticket->previous;
+    ticket->previous = ticket->next = NULL;
+    ticket->server = NULL;
+    server->suspended_count -= 1;
+}
+
+void prefs_http_answer(
+    prefs_http_ticket *ticket, unsigned int status, struct MHD_Response *response,
+    const char *note) {
+    pthread_mutex_lock(&ticket_lock);
+    if (ticket->abandoned || ticket->ready) {
+        if (response) MHD_destroy_response(response);
+        release_ticket(ticket);
+        pthread_mutex_unlock(&ticket_lock);
+        return;
+    }
+    ticket->ready = 1;
+    ticket->proceed = response == NULL;
+    ticket->status = status;
+    ticket->response = response;
+    ticket->note = note ? strdup(note) : NULL;
+    unlink_ticket(ticket);
+    // Resumed under the lock: the server cannot be stopped between the two.
+    MHD_resume_connection(ticket->connection);
+    release_ticket(ticket);
+    pthread_mutex_unlock(&ticket_lock);
 }
 
 static enum MHD_Result measure_header(
@@ -191,13 +260,104 @@ static void describe(prefs_http_request *request, struct MHD_Connection *connect
         &request->largest_header);
 }
 
+/// An answer made here, not by the handler: a JSON error of the protocol's form.
+static enum MHD_Result answer_here(
+    struct MHD_Connection *connection, unsigned int status, const char *body) {
+    struct MHD_Response *response = prefs_http_response("application/json", body, strlen(body));
+    if (!response) return MHD_NO;
+    if (status == 503) MHD_add_response_header(response, "Retry-After", "1");
+    enum MHD_Result queued = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
+static const char *stopping_body =
+    "{\"error\":\"busy\",\"message\":\"the server is stopping; ask another\"}";
+
+/// Suspends the connection and hands the request to the handler, which answers it from any
+/// thread (prefs_http_answer): no thread of the server waits while the handler works or a
+/// long poll waits. 0 when it cannot (no memory, or the server is stopping): the caller
+/// answers instead.
+static int ask(server_state *server, struct MHD_Connection *connection, request_state *state,
+    prefs_http_request *request, int headers) {
+    prefs_http_ticket *ticket = calloc(1, sizeof *ticket);
+    if (!ticket) return 0;
+    ticket->references = 2;
+    ticket->connection = connection;
+    pthread_mutex_lock(&ticket_lock);
+    if (server->closing) {
+        pthread_mutex_unlock(&ticket_lock);
+        free(ticket);
+        return 0;
+    }
+    ticket->server = server;
+    ticket->next = server->suspended;
+    if (server->suspended) server->suspended->previous = ticket;
+    server->suspended = ticket;
+    server->suspended_count += 1;
+    // Suspended under the lock: a stop resumes every suspended connection it lists.
+    MHD_suspend_connection(connection);
+    pthread_mutex_unlock(&ticket_lock);
+    state->asked = ticket;
+    state->asked_headers = headers;
+    request->ticket = ticket;
+    server->handler(server->context, request);
+    return 1;
+}
+
+/// The handler's answer to the question asked before the connection was suspended, taken
+/// when it resumes: 1 when the body is to be read (`*proceed`), else the answer is queued.
+static enum MHD_Result take_answer(
+    struct MHD_Connection *connection, request_state *state, int *proceed) {
+    prefs_http_ticket *ticket = state->asked;
+    *proceed = 0;
+    pthread_mutex_lock(&ticket_lock);
+    if (!ticket->ready && !ticket->abandoned) {
+        pthread_mutex_unlock(&ticket_lock);
+        return MHD_YES;
+    }
+    int abandoned = ticket->abandoned;
+    int go_on = ticket->proceed && state->asked_headers;
+    struct MHD_Response *response = ticket->response;
+    unsigned int status = ticket->status;
+    ticket->response = NULL;
+    if (ticket->note) {
+        free(state->note);
+        state->note = ticket->note;
+        ticket->note = NULL;
+    }
+    state->asked = NULL;
+    release_ticket(ticket);
+    pthread_mutex_unlock(&ticket_lock);
+    if (abandoned || (!go_on && !response)) {
+        if (response) MHD_destroy_response(response);
+        state->answered = 1;
+        return answer_here(connection, abandoned ? 503 : 500,
+            abandoned ? stopping_body
+                      : "{\"error\":\"internal\",\"message\":\"no answer was made\"}");
+    }
+    if (go_on) {
+        *proceed = 1;
+        return MHD_YES;
+    }
+    state->answered = 1;
+    enum MHD_Result queued = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
 static enum MHD_Result on_request(
     void *cls, struct MHD_Connection *connection, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
     (void)version;
     server_state *server = cls;
     request_state *state = *con_cls;
-    if (!state) {
+    if (state && state->asked) {
+        int proceed = 0;
+        enum MHD_Result taken = take_answer(connection, state, &proceed);
+        // Let through at the headers: the body comes in the calls that follow.
+        if (!proceed || *upload_data_size == 0) return taken;
+    } else if (!state) {
         state = calloc(1, sizeof(request_state));
         if (!state) return MHD_NO;
         *con_cls = state;
@@ -213,9 +373,9 @@ static enum MHD_Result on_request(
             describe(&early, connection, method, url, state, peer, sizeof peer);
             early.headers_only = 1;
             early.badly_framed = 1;
-            (void)server->handler(server->context, &early);
             state->answered = 1;
-            return MHD_YES;
+            if (ask(server, connection, state, &early, 1)) return MHD_YES;
+            return answer_here(connection, 503, stopping_body);
         }
         // An announced length over the limit is refused before the body is read.
         const char *announced =
@@ -238,7 +398,9 @@ static enum MHD_Result on_request(
             char peer[INET6_ADDRSTRLEN + 1];
             describe(&early, connection, method, url, state, peer, sizeof peer);
             early.headers_only = 1;
-            if (server->handler(server->context, &early)) state->answered = 1;
+            if (ask(server, connection, state, &early, 1)) return MHD_YES;
+            state->answered = 1;
+            return answer_here(connection, 503, stopping_body);
         }
         if (!state->too_large) return MHD_YES;
     }
@@ -271,8 +433,8 @@ static enum MHD_Result on_request(
     request.body_length = state->length;
     request.body_too_large = state->too_large;
     request.note = state->note;
-    (void)server->handler(server->context, &request);
-    return MHD_YES;
+    if (ask(server, connection, state, &request, 0)) return MHD_YES;
+    return answer_here(connection, 503, stopping_body);
 }
 
 static void on_completed(
@@ -283,6 +445,14 @@ static void on_completed(
     mark_headers(cls, connection, 0);
     request_state *state = *con_cls;
     if (state) {
+        if (state->asked) {
+            // Gone before its answer was taken: the handler's answer is dropped.
+            pthread_mutex_lock(&ticket_lock);
+            state->asked->abandoned = 1;
+            unlink_ticket(state->asked);
+            release_ticket(state->asked);
+            pthread_mutex_unlock(&ticket_lock);
+        }
         free(state->body);
         free(state->note);
         free(state);
@@ -337,7 +507,8 @@ static size_t unescape(void *cls, struct MHD_Connection *connection, char *text)
 prefs_http_server *prefs_http_start(
     const char *address, uint16_t port, unsigned int connection_limit,
     unsigned int timeout_seconds, unsigned int header_seconds, size_t max_body,
-    size_t header_memory, prefs_http_handler handler, void *context) {
+    size_t header_memory, unsigned int io_threads, prefs_http_handler handler,
+    void *context) {
     prefs_http_server *made = calloc(1, sizeof(prefs_http_server));
     server_state *server = calloc(1, sizeof(server_state));
     if (!made || !server) {
@@ -352,10 +523,11 @@ prefs_http_server *prefs_http_start(
     pthread_mutex_init(&server->lock, NULL);
     struct sockaddr_storage storage;
     memset(&storage, 0, sizeof storage);
-    // poll(), not select(): a socket numbered past FD_SETSIZE (1,024) is served, not
-    // refused, so --connection-limit means what it says in a process with many files open.
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
-        | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    // A few threads wait on the sockets (epoll where there is one: a socket numbered past
+    // FD_SETSIZE is served, so --connection-limit means what it says); none of them waits
+    // for the handler, which answers a suspended connection from threads of its own.
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO
+        | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
     if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
@@ -376,6 +548,7 @@ prefs_http_server *prefs_http_start(
         MHD_OPTION_EXTERNAL_LOGGER, log_message, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_THREAD_POOL_SIZE, io_threads > 1 ? io_threads : 1,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, header_memory,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
@@ -422,11 +595,39 @@ int prefs_http_response_header(
     return MHD_add_response_header(response, name, value) == MHD_YES;
 }
 
-int prefs_http_respond(
-    struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response) {
-    enum MHD_Result queued = MHD_queue_response(connection, status, response);
-    MHD_destroy_response(response);
-    return queued == MHD_YES;
+/// Where prefs_http_values puts what it finds.
+typedef struct value_list {
+    const char **pairs;
+    size_t capacity;
+    size_t count;
+} value_list;
+
+static enum MHD_Result list_value(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    value_list *list = cls;
+    if (!key) return MHD_YES;
+    if (list->count < list->capacity) {
+        list->pairs[2 * list->count] = key;
+        list->pairs[2 * list->count + 1] = value;
+    }
+    list->count += 1;
+    return MHD_YES;
+}
+
+size_t prefs_http_values(
+    struct MHD_Connection *connection, int headers, const char **pairs, size_t capacity) {
+    value_list list = {pairs, capacity, 0};
+    MHD_get_connection_values(
+        connection, headers ? MHD_HEADER_KIND : MHD_GET_ARGUMENT_KIND, list_value, &list);
+    return list.count;
+}
+
+unsigned int prefs_http_suspended(prefs_http_server *server) {
+    pthread_mutex_lock(&ticket_lock);
+    unsigned int count = server->state->suspended_count;
+    pthread_mutex_unlock(&ticket_lock);
+    return count;
 }
 
 void prefs_http_quiesce(prefs_http_server *server) {
@@ -446,6 +647,21 @@ void prefs_http_stop(prefs_http_server *server) {
     state->stopping = 1;
     pthread_mutex_unlock(&state->lock);
     if (state->has_watchdog) pthread_join(state->watchdog, NULL);
+    // libmicrohttpd may not stop with a connection suspended: each is resumed, and answered
+    // 503 if it comes back before the daemon is gone; the handler's answer is dropped.
+    pthread_mutex_lock(&ticket_lock);
+    state->closing = 1;
+    for (prefs_http_ticket *ticket = state->suspended; ticket;) {
+        prefs_http_ticket *next = ticket->next;
+        ticket->abandoned = 1;
+        ticket->server = NULL;
+        ticket->previous = ticket->next = NULL;
+        MHD_resume_connection(ticket->connection);
+        ticket = next;
+    }
+    state->suspended = NULL;
+    state->suspended_count = 0;
+    pthread_mutex_unlock(&ticket_lock);
     MHD_stop_daemon(server->daemon);
     pthread_mutex_destroy(&state->lock);
     free(state);

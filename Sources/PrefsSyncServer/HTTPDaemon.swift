@@ -6,9 +6,11 @@ internal import CMicroHTTPD
     import Darwin
 #endif
 
-/// GNU libmicrohttpd serving a ``Router``: one thread per connection; each complete
-/// request (its body gathered by the C part, Sources/CMicroHTTPD) goes to the router, and
-/// its answer back.
+/// GNU libmicrohttpd serving a ``Router``: a few threads wait on every socket (epoll); each
+/// request (its body gathered by the C part, Sources/CMicroHTTPD) is copied out, its
+/// connection suspended, and the router runs on a worker thread (``RequestWorkers``); its
+/// answer resumes the connection. A parked answer (a long poll waiting) holds no thread
+/// at all until it is given.
 package final class HTTPDaemon: @unchecked Sendable {
     /// Why it could not start.
     package struct StartFailure: Error, CustomStringConvertible {
@@ -26,31 +28,38 @@ package final class HTTPDaemon: @unchecked Sendable {
         package var maxBodyBytes = 16 << 20
         /// Memory for one connection's headers.
         package var headerMemory = 192 << 10
+        /// Threads that wait on the sockets (none of them runs a request).
+        package var ioThreads = 2
 
         package init() {}
     }
 
     private let router: Router
+    private let workers: RequestWorkers
     private var daemon: OpaquePointer?
     /// The context the C callback gets: this object, kept alive until ``stop()``.
     private var context: Unmanaged<HTTPDaemon>?
 
-    /// Listens on `address` (IPv4 or IPv6 text, brackets allowed) and `port` (0: any free).
-    package init(router: Router, address: String, port: UInt16, limits: Limits) throws {
+    /// Listens on `address` (IPv4 or IPv6 text, brackets allowed) and `port` (0: any free);
+    /// the requests run on `workers`.
+    package init(
+        router: Router, workers: RequestWorkers = RequestWorkers(), address: String,
+        port: UInt16, limits: Limits
+    ) throws {
         self.router = router
+        self.workers = workers
         var host = address
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let context = Unmanaged.passRetained(self)
         let handler: prefs_http_handler = { context, request in
-            guard let context, let request else { return 0 }
-            return Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().handle(request)
-                ? 1 : 0
+            guard let context, let request else { return }
+            Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().handle(request)
         }
         guard
             let daemon = prefs_http_start(
                 host, port, UInt32(limits.connections), UInt32(limits.timeoutSeconds),
-                UInt32(limits.headerSeconds), limits.maxBodyBytes, limits.headerMemory, handler,
-                context.toOpaque())
+                UInt32(limits.headerSeconds), limits.maxBodyBytes, limits.headerMemory,
+                UInt32(max(1, limits.ioThreads)), handler, context.toOpaque())
         else {
             context.release()
             // libmicrohttpd sets errno for what the system refused only.
@@ -74,6 +83,9 @@ package final class HTTPDaemon: @unchecked Sendable {
     /// How many connections are open.
     package var openConnections: Int { daemon.map { Int(prefs_http_connections($0)) } ?? 0 }
 
+    /// How many requests are being answered or wait (long polls among them).
+    package var requestsInProgress: Int { daemon.map { Int(prefs_http_suspended($0)) } ?? 0 }
+
     /// Closes every connection and stops.
     package func stop() {
         guard let daemon else { return }
@@ -83,14 +95,15 @@ package final class HTTPDaemon: @unchecked Sendable {
         context = nil
     }
 
-    /// Answers the request; false for headers whose body is to be read.
-    private func handle(_ raw: UnsafePointer<prefs_http_request>) -> Bool {
+    /// Takes a request on a polling thread: copies it, and answers it from a worker.
+    private func handle(_ raw: UnsafePointer<prefs_http_request>) {
         let request = raw.pointee
         let connection = request.connection
+        let headers = Self.values(connection, headers: true)
+        let query = Self.values(connection, headers: false)
         var parsed = HTTPRequest(
             method: String(cString: request.method), path: String(cString: request.url),
-            query: { key in prefs_http_query(connection, key).map { String(cString: $0) } },
-            header: { name in prefs_http_header(connection, name).map { String(cString: $0) } },
+            query: { query[$0] }, header: { headers[$0.lowercased()] },
             body: request.body.map {
                 Array(UnsafeBufferPointer(start: $0, count: request.body_length))
             } ?? [])
@@ -100,21 +113,66 @@ package final class HTTPDaemon: @unchecked Sendable {
         parsed.isHeadersOnly = request.headers_only != 0
         parsed.isBadlyFramed = request.badly_framed != 0
         parsed.verifiedAccount = request.note.map { String(cString: $0) }
-        let response = router.respond(to: parsed)
-        if parsed.isHeadersOnly, response.status == HTTPResponse.proceed.status {
-            if let account = response.account { prefs_http_note(raw, account) }
-            return false
+        let ticket = Ticket(request.ticket)
+        let sent = SendableRequest(parsed)
+        workers.submit { [router] in
+            let request = sent.request
+            let response = router.respond(to: request)
+            if request.isHeadersOnly, response.status == HTTPResponse.proceed.status,
+                response.parked == nil
+            {
+                prefs_http_answer(ticket.pointer, 100, nil, response.account)
+                return
+            }
+            let closing = request.isBadlyFramed
+            response.map { response in
+                Self.send(response, to: ticket, closing: closing)
+                return response
+            }.parked?.whenAnswered { _ in }
         }
+    }
+
+    /// Sends a whole answer; `closing`: nothing after this request is read as another.
+    private static func send(_ response: HTTPResponse, to ticket: Ticket, closing: Bool) {
         let answer = response.body.withUnsafeBytes { bytes in
             prefs_http_response("application/json", bytes.baseAddress, bytes.count)
         }
-        guard let answer else { return true }
         for (name, value) in response.headers {
-            _ = prefs_http_response_header(answer, name, value)
+            _ = answer.map { prefs_http_response_header($0, name, value) }
         }
-        // Nothing after a request whose length is unclear is read as another request.
-        if parsed.isBadlyFramed { _ = prefs_http_response_header(answer, "Connection", "close") }
-        _ = prefs_http_respond(connection, UInt32(response.status), answer)
-        return true
+        if closing, let answer { _ = prefs_http_response_header(answer, "Connection", "close") }
+        // No memory for the answer: the connection is closed instead (a NULL response
+        // after a whole request is libmicrohttpd's 500, from the C part).
+        prefs_http_answer(ticket.pointer, UInt32(response.status), answer, nil)
     }
+
+    /// A request's headers (names in lower case; the first of a name told twice) or query.
+    private static func values(_ connection: OpaquePointer?, headers: Bool) -> [String: String] {
+        var pairs = [UnsafePointer<CChar>?](repeating: nil, count: 64)
+        var count = prefs_http_values(connection, headers ? 1 : 0, &pairs, 32)
+        if count > 32 {
+            pairs = [UnsafePointer<CChar>?](repeating: nil, count: 2 * count)
+            count = min(count, prefs_http_values(connection, headers ? 1 : 0, &pairs, count))
+        }
+        var values: [String: String] = [:]
+        for index in 0..<count {
+            guard let key = pairs[2 * index], let value = pairs[2 * index + 1] else { continue }
+            let name = String(cString: key)
+            let keyed = headers ? name.lowercased() : name
+            if values[keyed] == nil { values[keyed] = String(cString: value) }
+        }
+        return values
+    }
+}
+
+/// A question of the C part, answered once from a worker thread.
+private struct Ticket: @unchecked Sendable {
+    let pointer: OpaquePointer?
+    init(_ pointer: OpaquePointer?) { self.pointer = pointer }
+}
+
+/// A request copied out of the C part (its closures read copies only), for a worker.
+private struct SendableRequest: @unchecked Sendable {
+    let request: HTTPRequest
+    init(_ request: HTTPRequest) { self.request = request }
 }

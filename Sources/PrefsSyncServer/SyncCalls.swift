@@ -50,6 +50,8 @@ struct SyncCalls: Sendable {
     let pool: SyncHubPool
     let listener: ChangeListener
     let stopping: StopSignal
+    /// Where a parked long poll looks again when it is woken.
+    let workers: RequestWorkers
     let waiting = WaitingPolls()
 
     /// The route table: every call of docs/sync-protocol.md.
@@ -176,8 +178,9 @@ struct SyncCalls: Sendable {
 
     /// `GET /v1/changes?after=N&wait=MS`: answers once the account's position passed
     /// `after`, or when the wait ran out, with the position. While it waits it holds no
-    /// connection of the pool: the listener wakes it when the account's channel is
-    /// notified (every push and every write of the account notifies it).
+    /// connection of the pool and no thread: it is parked, and the listener wakes it when
+    /// the account's channel is notified (every push and every write of the account
+    /// notifies it).
     private func changes(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
         guard let after = request.query("after").flatMap({ Int64($0) }) else {
             throw HTTPError(400, .malformed, "after= must be a number")
@@ -186,39 +189,62 @@ struct SyncCalls: Sendable {
             max(0, request.query("wait").flatMap { Int($0) } ?? 0),
             configuration.longPollMilliseconds)
         let deadline = DispatchTime.now() + .milliseconds(wait)
-        // Each waiting poll holds a connection of the server (one thread each): one token
-        // may not take them all.
+        // Each waiting poll holds a connection of the server: one token may not take them
+        // all.
         guard waiting.enter(token.value, limit: configuration.maxLongPollsPerToken) else {
             throw HTTPError(
                 429, .tooManyPolls,
                 "this device token has \(configuration.maxLongPollsPerToken) long polls waiting"
                     + " already", retryAfter: 1)
         }
-        defer { waiting.leave(token.value) }
-        var account: String?
-        var channel = ""
-        func position() throws -> Int64 {
+        var parked = false
+        defer { if !parked { waiting.leave(token.value) } }
+        let found = Mutex<(account: String?, channel: String)>((nil, ""))
+        @Sendable func position() throws -> Int64 {
             try forAccountRaw(token) { hub in
-                account = hub.account
-                channel = hub.channel
+                found.withLock { $0 = (hub.account, hub.channel) }
                 return try hub.position()
             }
         }
-        var now = try position()
-        if now <= after, wait > 0, !channel.isEmpty, !stopping.isStopped {
-            let waiter = listener.register(channel: channel)
-            defer { listener.unregister(waiter) }
-            // Read again once the channel is listened to: a push between the first read
-            // and the LISTEN is not missed.
-            now = try position()
-            while now <= after, !stopping.isStopped,
-                waiter.woken.wait(timeout: deadline) == .success
-            {
-                now = try position()
-            }
+        @Sendable func answer(_ position: Int64) -> HTTPResponse {
+            var response = Self.ok(SyncWire.ChangesResponse(position: position))
+            response.account = found.withLock { $0.account }
+            return response
         }
-        var response = Self.ok(SyncWire.ChangesResponse(position: now))
-        response.account = account
+        let now = try position()
+        let channel = found.withLock { $0.channel }
+        guard now <= after, wait > 0, !channel.isEmpty, !stopping.isStopped else {
+            return answer(now)
+        }
+        let listener = listener
+        let stopping = stopping
+        let waiting = waiting
+        let box = Mutex<ChangeListener.Waiter?>(nil)
+        let poll = ParkedPoll(
+            deadline: deadline, workers: workers,
+            look: { timeIsUp in
+                do {
+                    let now = try position()
+                    return now > after || timeIsUp || stopping.isStopped ? answer(now) : nil
+                } catch {
+                    var failure = HTTPError(error)
+                    failure.account = failure.account ?? found.withLock { $0.account }
+                    return failure.response
+                }
+            },
+            finished: {
+                if let waiter = box.withLock({ $0 }) { listener.unregister(waiter) }
+                waiting.leave(token.value)
+            })
+        box.withLock { $0 = listener.register(channel: channel) { poll.wake() } }
+        parked = true
+        // Read again once the channel is listened to: a push between the first read and
+        // the LISTEN is not missed.
+        if let response = poll.lookFirst() {
+            return response
+        }
+        var response = HTTPResponse.later(poll.answer)
+        response.account = found.withLock { $0.account }
         return response
     }
 

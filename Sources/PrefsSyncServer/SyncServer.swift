@@ -50,6 +50,8 @@ package final class SyncServer: Sendable {
     package let configuration: Configuration
     /// Every request's way in.
     package let router: Router
+    /// The threads that make the answers (``HTTPDaemon`` runs the requests on them).
+    package let workers = RequestWorkers()
     private let pool: SyncHubPool
     private let calls: SyncCalls
     /// Wakes long polls when their account changes.
@@ -69,7 +71,8 @@ package final class SyncServer: Sendable {
             statementTimeoutMilliseconds: configuration.statementTimeoutMilliseconds)
         let listener = ChangeListener(target: configuration.notificationHub ?? configuration.hub)
         let calls = SyncCalls(
-            configuration: configuration, pool: pool, listener: listener, stopping: stopping)
+            configuration: configuration, pool: pool, listener: listener, stopping: stopping,
+            workers: workers)
         self.pool = pool
         self.calls = calls
         self.listener = listener
@@ -89,8 +92,10 @@ package final class SyncServer: Sendable {
     /// its start.
     package func prepare() throws { try pool.ping() }
 
-    /// The answer to a request.
-    package func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
+    /// The answer to a request, on the calling thread (a long poll's too: this waits for it).
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
+        router.respond(to: request).waited()
+    }
 
     /// How many long polls of a token are in progress on this server.
     package func longPolls(ofToken token: String) -> Int { calls.waiting.count(token) }

@@ -11,7 +11,8 @@ import Synchronization
 
 /// One connection per server that listens on the channels of the accounts whose devices
 /// wait in a long poll (`GET /v1/changes`), and wakes them when their account changes: a
-/// waiting device costs a semaphore, not a query every few milliseconds. The connection is
+/// waiting device costs an entry here (and, in prefs-server, a parked answer: no thread),
+/// not a query every few milliseconds. The connection is
 /// a session of its own, straight to the server (a transaction pooler would not keep its
 /// `LISTEN`), touched by the listening thread only.
 package final class ChangeListener: @unchecked Sendable {
@@ -19,8 +20,18 @@ package final class ChangeListener: @unchecked Sendable {
     package final class Waiter: @unchecked Sendable {
         let channel: String
         package let woken = DispatchSemaphore(value: 0)
+        private let onWake: @Sendable () -> Void
 
-        init(channel: String) { self.channel = channel }
+        init(channel: String, onWake: @escaping @Sendable () -> Void) {
+            self.channel = channel
+            self.onWake = onWake
+        }
+
+        /// Signals `woken` and calls the waiter's own wake-up.
+        func wake() {
+            woken.signal()
+            onWake()
+        }
     }
 
     private struct State {
@@ -51,9 +62,10 @@ package final class ChangeListener: @unchecked Sendable {
 
     /// Registers a waiter on the channel and returns once the channel is listened to (or
     /// after a second, when the listener cannot reach the server: the waiter then wakes at
-    /// its time).
-    package func register(channel: String) -> Waiter {
-        let waiter = Waiter(channel: channel)
+    /// its time). Each time the channel is notified, the waiter's `woken` is signalled and
+    /// `onWake` called (on the listening thread: it must not wait).
+    package func register(channel: String, onWake: @escaping @Sendable () -> Void = {}) -> Waiter {
+        let waiter = Waiter(channel: channel, onWake: onWake)
         let confirmed = DispatchSemaphore(value: 0)
         let start = state.withLock { state -> Bool in
             state.waiters[channel, default: [:]][ObjectIdentifier(waiter)] = waiter
@@ -106,7 +118,7 @@ package final class ChangeListener: @unchecked Sendable {
                 state.withLock { state in
                     state.listening = []
                     for waiters in state.waiters.values {
-                        for waiter in waiters.values { waiter.woken.signal() }
+                        for waiter in waiters.values { waiter.wake() }
                     }
                 }
                 usleep(200_000)
@@ -145,7 +157,7 @@ package final class ChangeListener: @unchecked Sendable {
     package func wakeAll() {
         state.withLock { state in
             for waiters in state.waiters.values {
-                for waiter in waiters.values { waiter.woken.signal() }
+                for waiter in waiters.values { waiter.wake() }
             }
         }
     }
@@ -153,7 +165,7 @@ package final class ChangeListener: @unchecked Sendable {
     private func wake(_ channel: String) {
         state.withLock { state in
             guard let waiters = state.waiters[channel] else { return }
-            for waiter in waiters.values { waiter.woken.signal() }
+            for waiter in waiters.values { waiter.wake() }
         }
     }
 }

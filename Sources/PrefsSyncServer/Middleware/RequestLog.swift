@@ -24,23 +24,32 @@ package struct RequestLog: HTTPMiddleware {
             response = HTTPError(error).response
         }
         // Headers let through to their body: the line comes with the whole request.
-        if response.status == HTTPResponse.proceed.status { return response }
-        let elapsed = ContinuousClock.now - started
-        let milliseconds =
-            Double(elapsed.components.attoseconds) / 1e15
-            + Double(elapsed.components.seconds) * 1000
-        var line =
-            "\(Self.now()) \(request.peer ?? "-") \(request.method.prefix(16))"
-            + " \(Self.shown(request.path)) \(response.status) \(response.body.count)B"
-            + " \(Self.tenths(milliseconds))ms account=\(response.account ?? "-")"
-            + " in=\(request.body.count)B"
-            + (request.header("Content-Encoding") == nil ? "" : " gzip")
-        if response.status >= 500 {
-            let cause = (response.cause ?? "none given").replacing("\"", with: "'")
-            line += " cause=\"\(cause)\""
+        if response.status == HTTPResponse.proceed.status, response.parked == nil {
+            return response
         }
-        write(line + "\n")
-        return response
+        let start =
+            "\(Self.now()) \(request.peer ?? "-") \(request.method.prefix(16))"
+            + " \(Self.shown(request.path))"
+        let end =
+            " in=\(request.body.count)B"
+            + (request.header("Content-Encoding") == nil ? "" : " gzip")
+        let write = write
+        // A parked answer (a long poll) is logged when it is given.
+        return response.map { response in
+            let elapsed = ContinuousClock.now - started
+            let milliseconds =
+                Double(elapsed.components.attoseconds) / 1e15
+                + Double(elapsed.components.seconds) * 1000
+            var line =
+                start + " \(response.status) \(response.body.count)B"
+                + " \(Self.tenths(milliseconds))ms account=\(response.account ?? "-")" + end
+            if response.status >= 500 {
+                let cause = (response.cause ?? "none given").replacing("\"", with: "'")
+                line += " cause=\"\(cause)\""
+            }
+            write(line + "\n")
+            return response
+        }
     }
 
     /// Control characters, spaces and quotes as `%xx`; at most 200 characters.

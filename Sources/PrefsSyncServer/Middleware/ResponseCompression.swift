@@ -7,13 +7,14 @@ package struct ResponseCompression: HTTPMiddleware {
     package func respond(
         to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse
     ) throws -> HTTPResponse {
-        var response = try next(request)
-        guard response.body.count >= 1024,
-            request.header("Accept-Encoding")?.lowercased().contains("gzip") == true,
-            let compressed = Gzip.deflate(response.body)
-        else { return response }
-        response.body = compressed
-        response.headers.append(("Content-Encoding", "gzip"))
-        return response
+        let accepts = request.header("Accept-Encoding")?.lowercased().contains("gzip") == true
+        return try next(request).map { response in
+            guard accepts, response.body.count >= 1024, let compressed = Gzip.deflate(response.body)
+            else { return response }
+            var response = response
+            response.body = compressed
+            response.headers.append(("Content-Encoding", "gzip"))
+            return response
+        }
     }
 }
