@@ -19,6 +19,9 @@
 //                                         instances, next to the same made directly)
 //                                         (the PostgreSQL engine next to raw libpq, on a
 //                                         throwaway server started for the run)
+//   prefs-bench --watchers N [--writes 3]  (N devices in a long poll on one prefs-server:
+//                                         its threads and memory, and when each hears a
+//                                         write)
 //
 // A full run (not --quick) also counts instructions per operation with callgrind when
 // valgrind is installed; --instructions does only that.
@@ -51,6 +54,23 @@ if let index = arguments.firstIndex(of: "--commit-writer"), arguments.count > in
     try ObservationWorkloads.runWriter(path: arguments[index + 1], samples: samples)
     exit(0)
 }
+if let index = arguments.firstIndex(of: "--watchers"), arguments.count > index + 1,
+    let devices = Int(arguments[index + 1]), devices > 0
+{
+    let writes =
+        arguments.firstIndex(of: "--writes").flatMap {
+            arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil
+        } ?? 3
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+        .split(separator: " ").first ?? "?"
+    print(
+        "Devices waiting in a long poll on one prefs-server (pool 8), straight to it, PostgreSQL"
+            + " 15 on loopback, all devices in one account; load \(load) at the start.")
+    let workload = try WatcherWorkloads(devices: devices)
+    print(try workload.run(writes: writes), terminator: "")
+    exit(0)
+}
+
 if arguments.contains("--https") {
     let https = try HTTPSWorkloads(quick: quick)
     func value(_ name: String) -> String? {

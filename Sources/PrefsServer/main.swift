@@ -72,7 +72,8 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
         server = try SyncServer(configuration) { line in put(line, to: 2) }
         try server.prepare()
         daemon = try HTTPDaemon(
-            router: server.router, address: flags.address, port: flags.port, limits: limits)
+            router: server.router, workers: server.workers, address: flags.address,
+            port: flags.port, limits: limits)
     } catch {
         fail(error)
     }

@@ -43,7 +43,7 @@ package final class HTTPDaemon: @unchecked Sendable {
     /// Listens on `address` (IPv4 or IPv6 text, brackets allowed) and `port` (0: any free);
     /// the requests run on `workers`.
     package init(
-        router: Router, workers: RequestWorkers = RequestWorkers(), address: String,
+        router: Router, workers: RequestWorkers, address: String,
         port: UInt16, limits: Limits
     ) throws {
         self.router = router
@@ -125,10 +125,11 @@ package final class HTTPDaemon: @unchecked Sendable {
                 return
             }
             let closing = request.isBadlyFramed
-            response.map { response in
+            guard let parked = response.parked else {
                 Self.send(response, to: ticket, closing: closing)
-                return response
-            }.parked?.whenAnswered { _ in }
+                return
+            }
+            parked.whenAnswered { Self.send($0, to: ticket, closing: closing) }
         }
     }
 

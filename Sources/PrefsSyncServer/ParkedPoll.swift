@@ -15,17 +15,21 @@ final class ParkedPoll: Sendable {
     private let phase = Mutex(Phase.looking)
     private let deadline: DispatchTime
     private let workers: RequestWorkers
-    private let look: @Sendable (_ timeIsUp: Bool) -> HTTPResponse?
+    private let look: Look
     private let finished: @Sendable () -> Void
+
+    /// Finds whether the wait is over, and hands `then` the answer, or nil to wait on;
+    /// when the time is up it must answer. It may hand it on another thread, later.
+    typealias Look = @Sendable (
+        _ timeIsUp: Bool, _ then: @escaping @Sendable (HTTPResponse?) -> Void
+    ) -> Void
 
     /// A poll about to make its first look (``lookFirst()``).
     /// - Parameters:
-    ///   - look: Whether the wait is over: the answer, or nil to wait on; when the time is
-    ///     up it must answer.
+    ///   - look: Whether the wait is over.
     ///   - finished: Called once, before the answer is given.
     init(
-        deadline: DispatchTime, workers: RequestWorkers,
-        look: @escaping @Sendable (_ timeIsUp: Bool) -> HTTPResponse?,
+        deadline: DispatchTime, workers: RequestWorkers, look: @escaping Look,
         finished: @escaping @Sendable () -> Void
     ) {
         self.deadline = deadline
@@ -34,16 +38,12 @@ final class ParkedPoll: Sendable {
         self.finished = finished
     }
 
-    /// The first look, on the caller's thread: the answer if the wait is over already;
-    /// else nil, and the poll waits, until its deadline at most, for ``answer``.
-    func lookFirst() -> HTTPResponse? {
-        if let response = look(false) {
-            finish(response)
-            return response
-        }
+    /// Starts waiting, with a first look (the caller's own read came before the account's
+    /// channel was listened to): answers ``answer`` when the wait is over, by its deadline at
+    /// most.
+    func start() {
         DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in wake() }
-        settle()
-        return nil
+        lookNow()
     }
 
     /// Ends the poll now, with `response`.
@@ -77,10 +77,12 @@ final class ParkedPoll: Sendable {
     private func lookNow() {
         // A timer may fire a moment early.
         let timeIsUp = DispatchTime.now() + .milliseconds(5) >= deadline
-        if let response = look(timeIsUp) {
-            finish(response)
-        } else {
-            settle()
+        look(timeIsUp) { [self] response in
+            if let response {
+                finish(response)
+            } else {
+                settle()
+            }
         }
     }
 
@@ -99,5 +101,72 @@ final class ParkedPoll: Sendable {
             }
         }
         if again { workers.submit { [self] in lookNow() } }
+    }
+}
+
+/// The account positions that parked polls read, one read at a time per account: the polls
+/// an account's notification wakes share the read that starts after it, where each would
+/// have made its own (a thousand devices of an account waiting: one query, not a thousand,
+/// and never more than the account's share of the pool).
+final class PositionReads: Sendable {
+    typealias Reader = @Sendable () throws -> Int64
+
+    private struct Waiting {
+        let ticket: Int
+        let then: @Sendable (Result<Int64, any Error>) -> Void
+    }
+
+    private struct Channel {
+        /// Tickets given so far; a read covers every ticket given before it started.
+        var tickets = 0
+        var reading = false
+        var waiting: [Waiting] = []
+        /// A reader of a waiting poll, for the next read (any of the account's tokens).
+        var reader: Reader?
+    }
+
+    private let channels = Mutex<[String: Channel]>([:])
+    private let workers: RequestWorkers
+
+    init(workers: RequestWorkers) { self.workers = workers }
+
+    /// Hands `then` the channel's position, as read by a read that started after this call.
+    func read(
+        _ channel: String, with reader: @escaping Reader,
+        then: @escaping @Sendable (Result<Int64, any Error>) -> Void
+    ) {
+        let start = channels.withLock { channels -> Bool in
+            var entry = channels[channel, default: Channel()]
+            entry.tickets += 1
+            entry.waiting.append(Waiting(ticket: entry.tickets, then: then))
+            entry.reader = entry.reader ?? reader
+            defer { channels[channel] = entry }
+            guard !entry.reading else { return false }
+            entry.reading = true
+            return true
+        }
+        if start { workers.submit { [self] in readNow(channel) } }
+    }
+
+    private func readNow(_ channel: String) {
+        let (covered, reader) = channels.withLock { channels -> (Int, Reader?) in
+            let entry = channels[channel]
+            channels[channel]?.reader = nil
+            return (entry?.tickets ?? 0, entry?.reader)
+        }
+        let result: Result<Int64, any Error> = Result { () throws(any Error) -> Int64 in
+            guard let reader else { throw HTTPError(500, .internal, "no poll to read for") }
+            return try reader()
+        }
+        let (served, again) = channels.withLock { channels -> ([Waiting], Bool) in
+            guard var entry = channels[channel] else { return ([], false) }
+            let served = entry.waiting.filter { $0.ticket <= covered }
+            entry.waiting.removeAll { $0.ticket <= covered }
+            entry.reading = !entry.waiting.isEmpty
+            channels[channel] = entry.waiting.isEmpty ? nil : entry
+            return (served, !entry.waiting.isEmpty)
+        }
+        for waiting in served { waiting.then(result) }
+        if again { workers.submit { [self] in readNow(channel) } }
     }
 }

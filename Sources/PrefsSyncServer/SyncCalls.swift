@@ -53,6 +53,8 @@ struct SyncCalls: Sendable {
     /// Where a parked long poll looks again when it is woken.
     let workers: RequestWorkers
     let waiting = WaitingPolls()
+    /// The positions parked polls read, one read per account at a time.
+    let positions: PositionReads
 
     /// The route table: every call of docs/sync-protocol.md.
     var routes: [Route] {
@@ -219,17 +221,21 @@ struct SyncCalls: Sendable {
         let listener = listener
         let stopping = stopping
         let waiting = waiting
+        let positions = positions
         let box = Mutex<ChangeListener.Waiter?>(nil)
         let poll = ParkedPoll(
             deadline: deadline, workers: workers,
-            look: { timeIsUp in
-                do {
-                    let now = try position()
-                    return now > after || timeIsUp || stopping.isStopped ? answer(now) : nil
-                } catch {
-                    var failure = HTTPError(error)
-                    failure.account = failure.account ?? found.withLock { $0.account }
-                    return failure.response
+            look: { timeIsUp, then in
+                // The account's polls share one read (`position` with any of their tokens).
+                positions.read(channel, with: { try position() }) { result in
+                    switch result {
+                    case .success(let now):
+                        then(now > after || timeIsUp || stopping.isStopped ? answer(now) : nil)
+                    case .failure(let error):
+                        var failure = HTTPError(error)
+                        failure.account = failure.account ?? found.withLock { $0.account }
+                        then(failure.response)
+                    }
                 }
             },
             finished: {
@@ -240,9 +246,7 @@ struct SyncCalls: Sendable {
         parked = true
         // Read again once the channel is listened to: a push between the first read and
         // the LISTEN is not missed.
-        if let response = poll.lookFirst() {
-            return response
-        }
+        poll.start()
         var response = HTTPResponse.later(poll.answer)
         response.account = found.withLock { $0.account }
         return response

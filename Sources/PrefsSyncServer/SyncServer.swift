@@ -72,7 +72,7 @@ package final class SyncServer: Sendable {
         let listener = ChangeListener(target: configuration.notificationHub ?? configuration.hub)
         let calls = SyncCalls(
             configuration: configuration, pool: pool, listener: listener, stopping: stopping,
-            workers: workers)
+            workers: workers, positions: PositionReads(workers: workers))
         self.pool = pool
         self.calls = calls
         self.listener = listener

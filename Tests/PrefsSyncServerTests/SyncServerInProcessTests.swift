@@ -64,7 +64,8 @@ import Testing
         var limits = HTTPDaemon.Limits()
         limits.connections = 16
         let daemon = try HTTPDaemon(
-            router: server.router, address: "127.0.0.1", port: 0, limits: limits)
+            router: server.router, workers: server.workers, address: "127.0.0.1", port: 0,
+            limits: limits)
         defer { daemon.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(daemon.port)"))
         let phone = try AppDatabase(path: folder.path("phone.db"))
@@ -83,7 +84,8 @@ import Testing
     @Test func aBodyWithAnUnknownTokenIsRefusedBeforeAByteOfItIsRead() throws {
         let server = try server()
         let daemon = try HTTPDaemon(
-            router: server.router, address: "127.0.0.1", port: 0, limits: HTTPDaemon.Limits())
+            router: server.router, workers: server.workers, address: "127.0.0.1", port: 0,
+            limits: HTTPDaemon.Limits())
         defer { daemon.stop() }
         let alice = try token("alice")
         // Headers that announce 8 MB and wait for "100 Continue": none comes, the refusal
@@ -211,8 +213,10 @@ import Testing
         let held = (0..<1_100).map { _ in open("/dev/null", O_RDONLY) }
         defer { for descriptor in held where descriptor >= 0 { close(descriptor) } }
         #expect(held.allSatisfy { $0 >= 0 })
+        let server = try server()
         let daemon = try HTTPDaemon(
-            router: try server().router, address: "127.0.0.1", port: 0, limits: HTTPDaemon.Limits())
+            router: server.router, workers: server.workers, address: "127.0.0.1", port: 0,
+            limits: HTTPDaemon.Limits())
         defer { daemon.stop() }
         let answer = RawHTTP.exchange(
             port: Int(daemon.port),

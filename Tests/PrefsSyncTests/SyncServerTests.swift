@@ -303,6 +303,110 @@ import Testing
         #expect(elapsed < 12, "\(elapsed) s")
     }
 
+    /// A thousand devices waiting in a long poll hold no thread of the server: they are
+    /// parked, the server's threads stay few (where a thread per connection made over a
+    /// thousand), a request made meanwhile is answered at once, and one write reaches all of
+    /// them.
+    @Test func aThousandWaitingDevicesHoldNoThreadAndAllHearOneWrite() throws {
+        let waiters = 1_000
+        let busy = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"),
+            arguments: ["--connection-limit", "2000", "--max-polls-per-token", "250"])
+        let tokens = try (0..<4).map { try token("crowd", "watcher\($0)").token }
+        let account = try #require(
+            RawHTTP.exchange(
+                port: busy.port,
+                "GET /v1/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(tokens[0])\r\n"
+                    + "Connection: close\r\n\r\n"))
+        let position = try #require(
+            (try JSONSerialization.jsonObject(with: Data(account.body.utf8)) as? [String: Any])?[
+                "position"] as? Int)
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        func startPoll(_ index: Int) throws -> Int32 {
+            let socket = try #require(RawHTTP.connect(port: busy.port), "connection \(index)")
+            #expect(
+                RawHTTP.send(
+                    socket,
+                    Array(
+                        ("GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
+                            + "Authorization: Bearer \(tokens[index % tokens.count])\r\n"
+                            + "Connection: close\r\n\r\n").utf8)))
+            return socket
+        }
+        // Devices come one after another; one told 503 (the account holds its share of the
+        // hub's connections in that moment) asks again, as a client does.
+        for index in 0..<waiters {
+            sockets.append(try startPoll(index))
+            if index % 50 == 49 { usleep(20_000) }
+        }
+        for _ in 0..<5 {
+            usleep(500_000)
+            var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&sets, nfds_t(sets.count), 0) > 0 else { break }
+            for (index, set) in sets.enumerated() where set.revents != 0 {
+                let early = RawHTTP.readResponse(sockets[index])
+                #expect(early?.status == 503, "\(String(describing: early))")
+                close(sockets[index])
+                sockets[index] = try startPoll(index)
+            }
+        }
+        // Once every poll is parked and the workers that took them idled out, the server
+        // has a few threads: the sockets', the listener's, the runtime's.
+        func threads() -> Int? {
+            (try? String(contentsOfFile: "/proc/\(busy.process.pid)/status", encoding: .utf8))?
+                .split(separator: "\n").first { $0.hasPrefix("Threads:") }
+                .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        _ = waitUntilSync(upTo: 20) { (threads() ?? .max) < 40 }
+        let held = try #require(threads())
+        #expect(held < 40, "\(held) threads with \(waiters) devices waiting")
+        // Still waiting, all of them; and the server answers another request at once.
+        var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        #expect(poll(&sets, nfds_t(sets.count), 0) == 0)
+        let asked = ContinuousClock.now
+        #expect(request("GET", "/healthz", token: nil)?.status == 200)
+        let healthz = RawHTTP.exchange(
+            port: busy.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(healthz?.status == 200)
+        #expect(ContinuousClock.now - asked < .seconds(2))
+        // One write: every device hears it.
+        let phone = try device("crowd-phone")
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        let pushed = ContinuousClock.now
+        try sync(phone, try token("crowd", "phone").token)
+        var answered = [Bool](repeating: false, count: waiters)
+        var texts = [String](repeating: "", count: waiters)
+        while answered.contains(false), ContinuousClock.now - pushed < .seconds(15) {
+            var waiting = sockets.enumerated().filter { !answered[$0.offset] }
+            var descriptors = waiting.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
+            guard poll(&descriptors, nfds_t(descriptors.count), 500) > 0 else { continue }
+            for (slot, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
+                let index = waiting[slot].offset
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(descriptor.fd, $0.baseAddress, $0.count, 0)
+                }
+                if count > 0 {
+                    texts[index] += String(decoding: buffer[0..<count], as: UTF8.self)
+                } else {
+                    answered[index] = true
+                }
+            }
+            waiting = []
+        }
+        let heard = ContinuousClock.now - pushed
+        #expect(!answered.contains(false), "\(answered.filter { !$0 }.count) never answered")
+        let moved = texts.filter {
+            $0.hasPrefix("HTTP/1.1 200") && !$0.hasSuffix(#""position":\#(position)}"#)
+        }
+        #expect(
+            moved.count == waiters,
+            "\(moved.count) of \(waiters) heard the write; others: \(Set(texts.filter { !moved.contains($0) }.map { $0.suffix(120) }).prefix(3))")
+        // Well before the polls' 25 s: the write woke them.
+        #expect(heard < .seconds(10), "all answered \(heard) after the push")
+    }
+
     /// SIGTERM with a long poll in flight: the poll is answered at once (with the position
     /// it has) and the server stops well within its 10 s, where it waited out the poll
     /// (24-25 s) and closed it unanswered.

@@ -1,0 +1,215 @@
+import Foundation
+import PrefsCommandLine
+import PrefsKit
+import PrefsPostgreSQL
+import PrefsSync
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `prefs-bench --watchers N`: N devices waiting in a long poll (`GET /v1/changes`, what
+/// `prefs sync --watch` sends) on one prefs-server, straight to it (no nginx: the server's
+/// own cost). Reports the server's threads and peak memory while they wait, how long a
+/// normal request takes meanwhile against none waiting, and, for each of a few writes, when
+/// each device heard it (median, p99, last) with the server's CPU for the wake-up.
+struct WatcherWorkloads {
+    let server: PostgresServer
+    let database: String
+    let instance: SyncServerProcess
+    let devices: Int
+
+    init(devices: Int) throws {
+        self.devices = devices
+        server = try PostgresServer.startPrivate()
+        database = try server.makeDatabase()
+        var owner = PostgreSQLOptions()
+        owner.account = "admin"
+        owner.watchesForChanges = false
+        _ = try AppDatabase.postgreSQL(server.target(database: database), options: owner)
+        try server.makeLoginRoles([("sync_service", "prefs_service")])
+        instance = try SyncServerProcess(
+            hub: server.target(database: database, user: "sync_service"),
+            arguments: [
+                "--connection-limit", String(devices + 100), "--max-polls-per-token", "1000",
+            ])
+    }
+
+    private func hub() throws -> AppDatabase {
+        var options = PostgreSQLOptions()
+        options.account = "crowd"
+        options.watchesForChanges = false
+        return try AppDatabase.postgreSQL(
+            server.target(database: database, user: "sync_service"), options: options)
+    }
+
+    /// The server's `Threads:` and `VmHWM:` (peak resident memory, kB).
+    private func status() -> (threads: Int, peakKB: Int) {
+        let text =
+            (try? String(contentsOfFile: "/proc/\(instance.process.pid)/status", encoding: .utf8))
+            ?? ""
+        func field(_ name: String) -> Int {
+            text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.flatMap {
+                Int(
+                    $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+                        .split(separator: " ").first ?? "")
+            } ?? -1
+        }
+        return (field("Threads"), field("VmHWM"))
+    }
+
+    private func serverCPU() -> Double { ProcessTimes(pid: instance.process.pid)?.seconds ?? .nan }
+
+    private func exchange(_ request: String) -> (status: Int, body: String)? {
+        RawHTTP.exchange(port: instance.port, request)
+    }
+
+    private func position(_ token: String) -> Int? {
+        guard
+            let answer = exchange(
+                "GET /v1/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Connection: close\r\n\r\n"),
+            let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))
+                as? [String: Any]
+        else { return nil }
+        return object["position"] as? Int
+    }
+
+    /// Milliseconds of `GET /v1/account`, `count` times one after another.
+    private func accountRequests(_ token: String, count: Int) -> [Double] {
+        (0..<count).map { _ in
+            let started = ContinuousClock.now
+            _ = position(token)
+            return milliseconds(ContinuousClock.now - started)
+        }
+    }
+
+    private func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000
+            + Double(duration.components.attoseconds) / 1e15
+    }
+
+    /// Opens the devices' polls from `position`; one refused (503: the account held its
+    /// share of the hub's connections that moment) asks again, as a client does.
+    private func openPolls(
+        _ tokens: [String], after position: Int, into sockets: inout [Int32]
+    ) throws {
+        func start(_ index: Int) throws -> Int32 {
+            guard let socket = RawHTTP.connect(port: instance.port) else {
+                throw BenchmarkError(description: "connection \(index) was refused")
+            }
+            RawHTTP.send(
+                socket,
+                Array(
+                    ("GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
+                        + "Authorization: Bearer \(tokens[index % tokens.count])\r\n"
+                        + "Connection: close\r\n\r\n").utf8))
+            return socket
+        }
+        sockets = []
+        for index in 0..<devices {
+            sockets.append(try start(index))
+            if index % 100 == 99 { usleep(10_000) }
+        }
+        for _ in 0..<20 {
+            usleep(300_000)
+            var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&sets, nfds_t(sets.count), 0) > 0 else { return }
+            for (index, set) in sets.enumerated() where set.revents != 0 {
+                close(sockets[index])
+                sockets[index] = try start(index)
+            }
+        }
+        throw BenchmarkError(description: "the polls kept being answered before any write")
+    }
+
+    /// Milliseconds from `start` until each socket's answer was whole (the server closed).
+    private func answers(_ sockets: [Int32], since start: ContinuousClock.Instant) -> [Double] {
+        var times = [Double?](repeating: nil, count: sockets.count)
+        var open = Array(sockets.indices)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !open.isEmpty, ContinuousClock.now - start < .seconds(30) {
+            var sets = open.map { pollfd(fd: sockets[$0], events: Int16(POLLIN), revents: 0) }
+            guard poll(&sets, nfds_t(sets.count), 500) > 0 else { continue }
+            var still: [Int] = []
+            for (slot, set) in sets.enumerated() {
+                let index = open[slot]
+                guard set.revents != 0 else {
+                    still.append(index)
+                    continue
+                }
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(sockets[index], $0.baseAddress, $0.count, 0)
+                }
+                if count > 0 {
+                    still.append(index)
+                } else {
+                    times[index] = milliseconds(ContinuousClock.now - start)
+                }
+            }
+            open = still
+        }
+        return times.map { $0 ?? .infinity }
+    }
+
+    /// Runs `writes` writes with every device waiting, and returns the report's lines.
+    func run(writes: Int) throws -> String {
+        let tokens = try (0..<max(1, (devices + 999) / 1000)).map {
+            try DeviceTokens.issue(on: try hub(), name: "watcher\($0)").token
+        }
+        let writer = try DeviceTokens.issue(on: try hub(), name: "writer").token
+        let folder = try TemporaryFolder()
+        let phone = try AppDatabase(path: folder.path("writer.db"))
+        let sync = try DeviceSync(
+            database: phone,
+            connector: HTTPHubConnector(
+                transport: CurlTransport(server: instance.url.absoluteString, certificateAuthorityFile: nil),
+                token: writer),
+            account: nil)
+        try sync.sync()
+        let quiet = accountRequests(writer, count: 200)
+        var lines: [String] = []
+        func percentile(_ values: [Double], _ share: Double) -> Double {
+            let sorted = values.sorted()
+            return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * share))]
+        }
+        let before = status()
+        lines.append(
+            "prefs-server before the devices: \(before.threads) threads, peak RSS"
+                + " \(before.peakKB / 1024) MB")
+        for write in 0..<writes {
+            guard let now = position(writer) else {
+                throw BenchmarkError(description: "the account's position could not be read")
+            }
+            var sockets: [Int32] = []
+            defer { for socket in sockets { close(socket) } }
+            try openPolls(tokens, after: now, into: &sockets)
+            // The workers that took the polls in idle out.
+            Thread.sleep(forTimeInterval: 12)
+            let waiting = status()
+            let busy = accountRequests(writer, count: 200)
+            let cpuBefore = serverCPU()
+            try PreferenceStore(database: phone).setValue(.int(write), forKey: "counter")
+            let pushed = ContinuousClock.now
+            try sync.sync()
+            let heard = answers(sockets, since: pushed)
+            let cpu = serverCPU() - cpuBefore
+            let late = heard.filter { !$0.isFinite }.count
+            lines.append(
+                String(
+                    format:
+                        "write %d: %d devices waiting: %d threads, peak RSS %d MB; heard after"
+                        + " median %.0f ms, p99 %.0f ms, last %.0f ms (%d not at all); server CPU"
+                        + " %.0f ms for the round and the wake-up (%.1f us a device);"
+                        + " GET /v1/account meanwhile median %.2f ms, p99 %.2f ms (none waiting:"
+                        + " %.2f ms, %.2f ms)",
+                    write + 1, devices, waiting.threads, waiting.peakKB / 1024,
+                    percentile(heard, 0.5), percentile(heard, 0.99),
+                    heard.filter(\.isFinite).max() ?? .nan, late, cpu * 1000,
+                    cpu * 1e6 / Double(devices), percentile(busy, 0.5), percentile(busy, 0.99),
+                    percentile(quiet, 0.5), percentile(quiet, 0.99)))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
