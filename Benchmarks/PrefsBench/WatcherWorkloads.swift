@@ -44,8 +44,8 @@ struct WatcherWorkloads {
             server.target(database: database, user: "sync_service"), options: options)
     }
 
-    /// The server's `Threads:` and `VmHWM:` (peak resident memory, kB).
-    private func status() -> (threads: Int, peakKB: Int) {
+    /// The server's `Threads:`, `VmHWM:` (peak resident memory, kB) and `VmRSS:` (now).
+    private func status() -> (threads: Int, peakKB: Int, residentKB: Int) {
         let text =
             (try? String(contentsOfFile: "/proc/\(instance.process.pid)/status", encoding: .utf8))
             ?? ""
@@ -56,7 +56,7 @@ struct WatcherWorkloads {
                         .split(separator: " ").first ?? "")
             } ?? -1
         }
-        return (field("Threads"), field("VmHWM"))
+        return (field("Threads"), field("VmHWM"), field("VmRSS"))
     }
 
     private func serverCPU() -> Double { ProcessTimes(pid: instance.process.pid)?.seconds ?? .nan }
@@ -108,25 +108,35 @@ struct WatcherWorkloads {
             return socket
         }
         sockets = []
+        var last = ""
         for index in 0..<devices {
             sockets.append(try start(index))
-            if index % 100 == 99 { usleep(10_000) }
+            // 2,000 a second: all of one account, whose reads hold at most its share of
+            // the hub's connections at once.
+            if index % 100 == 99 { usleep(50_000) }
         }
-        for _ in 0..<20 {
-            usleep(300_000)
+        for _ in 0..<40 {
+            usleep(500_000)
             var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard poll(&sets, nfds_t(sets.count), 0) > 0 else { return }
             for (index, set) in sets.enumerated() where set.revents != 0 {
+                let early = RawHTTP.readResponse(sockets[index])
+                last = early.map { "\($0.status) \($0.body)" } ?? "no answer"
                 close(sockets[index])
                 sockets[index] = try start(index)
             }
         }
-        throw BenchmarkError(description: "the polls kept being answered before any write")
+        throw BenchmarkError(
+            description: "the polls kept being answered before any write (the last: \(last))")
     }
 
-    /// Milliseconds from `start` until each socket's answer was whole (the server closed).
-    private func answers(_ sockets: [Int32], since start: ContinuousClock.Instant) -> [Double] {
+    /// Milliseconds from `start` until each socket's answer was whole (the server closed),
+    /// and how many answers were a 200 with a position past `position`.
+    private func answers(
+        _ sockets: [Int32], since start: ContinuousClock.Instant, position: Int
+    ) -> (times: [Double], moved: Int) {
         var times = [Double?](repeating: nil, count: sockets.count)
+        var texts = [String](repeating: "", count: sockets.count)
         var open = Array(sockets.indices)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !open.isEmpty, ContinuousClock.now - start < .seconds(30) {
@@ -143,6 +153,7 @@ struct WatcherWorkloads {
                     recv(sockets[index], $0.baseAddress, $0.count, 0)
                 }
                 if count > 0 {
+                    texts[index] += String(decoding: buffer[0..<count], as: UTF8.self)
                     still.append(index)
                 } else {
                     times[index] = milliseconds(ContinuousClock.now - start)
@@ -150,7 +161,10 @@ struct WatcherWorkloads {
             }
             open = still
         }
-        return times.map { $0 ?? .infinity }
+        let moved = texts.filter {
+            $0.hasPrefix("HTTP/1.1 200") && !$0.hasSuffix(#""position":\#(position)}"#)
+        }.count
+        return (times.map { $0 ?? .infinity }, moved)
     }
 
     /// Runs `writes` writes with every device waiting, and returns the report's lines.
@@ -164,7 +178,8 @@ struct WatcherWorkloads {
         let sync = try DeviceSync(
             database: phone,
             connector: HTTPHubConnector(
-                transport: CurlTransport(server: instance.url.absoluteString, certificateAuthorityFile: nil),
+                transport: CurlTransport(
+                    server: instance.url.absoluteString, certificateAuthorityFile: nil),
                 token: writer),
             account: nil)
         try sync.sync()
@@ -185,31 +200,45 @@ struct WatcherWorkloads {
             var sockets: [Int32] = []
             defer { for socket in sockets { close(socket) } }
             try openPolls(tokens, after: now, into: &sockets)
-            // The workers that took the polls in idle out.
-            Thread.sleep(forTimeInterval: 12)
+            // The workers that took the polls in idle out (10 s after their last work).
+            let settling = ContinuousClock.now
+            // (15 s at most: the polls wait 25 s.)
+            while status().threads > 16, ContinuousClock.now - settling < .seconds(15) {
+                Thread.sleep(forTimeInterval: 0.5)
+            }
             let waiting = status()
             let busy = accountRequests(writer, count: 200)
             let cpuBefore = serverCPU()
             try PreferenceStore(database: phone).setValue(.int(write), forKey: "counter")
             let pushed = ContinuousClock.now
             try sync.sync()
-            let heard = answers(sockets, since: pushed)
+            let (heard, moved) = answers(sockets, since: pushed, position: now)
             let cpu = serverCPU() - cpuBefore
+            let woken = status()
             let late = heard.filter { !$0.isFinite }.count
             lines.append(
                 String(
                     format:
-                        "write %d: %d devices waiting: %d threads, peak RSS %d MB; heard after"
-                        + " median %.0f ms, p99 %.0f ms, last %.0f ms (%d not at all); server CPU"
+                        "write %d: %d devices waiting: %d threads, RSS %d MB (peak %d MB); heard after"
+                        + " median %.0f ms, p99 %.0f ms, last %.0f ms (%d not at all, %d with the new"
+                        + " position); server CPU"
                         + " %.0f ms for the round and the wake-up (%.1f us a device);"
                         + " GET /v1/account meanwhile median %.2f ms, p99 %.2f ms (none waiting:"
-                        + " %.2f ms, %.2f ms)",
-                    write + 1, devices, waiting.threads, waiting.peakKB / 1024,
+                        + " %.2f ms, %.2f ms); once all were answered: %d threads, RSS %d MB (peak"
+                        + " %d MB)",
+                    write + 1, devices, waiting.threads, waiting.residentKB / 1024,
+                    waiting.peakKB / 1024,
                     percentile(heard, 0.5), percentile(heard, 0.99),
-                    heard.filter(\.isFinite).max() ?? .nan, late, cpu * 1000,
+                    heard.filter(\.isFinite).max() ?? .nan, late, moved, cpu * 1000,
                     cpu * 1e6 / Double(devices), percentile(busy, 0.5), percentile(busy, 0.99),
-                    percentile(quiet, 0.5), percentile(quiet, 0.99)))
+                    percentile(quiet, 0.5), percentile(quiet, 0.99), woken.threads,
+                    woken.residentKB / 1024, woken.peakKB / 1024))
         }
+        Thread.sleep(forTimeInterval: 12)
+        let after = status()
+        lines.append(
+            "prefs-server after the writes, idle: \(after.threads) threads, RSS"
+                + " \(after.residentKB / 1024) MB (peak \(after.peakKB / 1024) MB)")
         return lines.joined(separator: "\n") + "\n"
     }
 }

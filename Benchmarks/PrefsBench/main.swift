@@ -61,7 +61,8 @@ if let index = arguments.firstIndex(of: "--watchers"), arguments.count > index +
         arguments.firstIndex(of: "--writes").flatMap {
             arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil
         } ?? 3
-    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+    let load =
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
         .split(separator: " ").first ?? "?"
     print(
         "Devices waiting in a long poll on one prefs-server (pool 8), straight to it, PostgreSQL"

@@ -20,9 +20,10 @@ final class ParkedPoll: Sendable {
 
     /// Finds whether the wait is over, and hands `then` the answer, or nil to wait on;
     /// when the time is up it must answer. It may hand it on another thread, later.
-    typealias Look = @Sendable (
-        _ timeIsUp: Bool, _ then: @escaping @Sendable (HTTPResponse?) -> Void
-    ) -> Void
+    typealias Look =
+        @Sendable (
+            _ timeIsUp: Bool, _ then: @escaping @Sendable (HTTPResponse?) -> Void
+        ) -> Void
 
     /// A poll about to make its first look (``lookFirst()``).
     /// - Parameters:
@@ -136,13 +137,14 @@ final class PositionReads: Sendable {
         then: @escaping @Sendable (Result<Int64, any Error>) -> Void
     ) {
         let start = channels.withLock { channels -> Bool in
-            var entry = channels[channel, default: Channel()]
-            entry.tickets += 1
-            entry.waiting.append(Waiting(ticket: entry.tickets, then: then))
-            entry.reader = entry.reader ?? reader
-            defer { channels[channel] = entry }
-            guard !entry.reading else { return false }
-            entry.reading = true
+            // In place: a copy of the entry would copy its waiting list at every poll.
+            channels[channel, default: Channel()].tickets += 1
+            let ticket = channels[channel, default: Channel()].tickets
+            channels[channel, default: Channel()].waiting.append(
+                Waiting(ticket: ticket, then: then))
+            if channels[channel]?.reader == nil { channels[channel]?.reader = reader }
+            guard channels[channel]?.reading == false else { return false }
+            channels[channel]?.reading = true
             return true
         }
         if start { workers.submit { [self] in readNow(channel) } }
@@ -159,12 +161,12 @@ final class PositionReads: Sendable {
             return try reader()
         }
         let (served, again) = channels.withLock { channels -> ([Waiting], Bool) in
-            guard var entry = channels[channel] else { return ([], false) }
+            guard var entry = channels.removeValue(forKey: channel) else { return ([], false) }
             let served = entry.waiting.filter { $0.ticket <= covered }
             entry.waiting.removeAll { $0.ticket <= covered }
-            entry.reading = !entry.waiting.isEmpty
-            channels[channel] = entry.waiting.isEmpty ? nil : entry
-            return (served, !entry.waiting.isEmpty)
+            guard !entry.waiting.isEmpty else { return (served, false) }
+            channels[channel] = entry
+            return (served, true)
         }
         for waiting in served { waiting.then(result) }
         if again { workers.submit { [self] in readNow(channel) } }

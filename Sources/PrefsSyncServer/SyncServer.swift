@@ -50,8 +50,10 @@ package final class SyncServer: Sendable {
     package let configuration: Configuration
     /// Every request's way in.
     package let router: Router
-    /// The threads that make the answers (``HTTPDaemon`` runs the requests on them).
-    package let workers = RequestWorkers()
+    /// The threads that make the answers (``HTTPDaemon`` runs the requests on them): eight
+    /// for each connection of the pool, so that requests waiting for one do not keep the
+    /// others from the free ones, and no more (a burst past them waits its turn in order).
+    package let workers: RequestWorkers
     private let pool: SyncHubPool
     private let calls: SyncCalls
     /// Wakes long polls when their account changes.
@@ -65,6 +67,8 @@ package final class SyncServer: Sendable {
         throws
     {
         self.configuration = configuration
+        let workers = RequestWorkers(limit: max(32, configuration.poolSize * 8))
+        self.workers = workers
         let pool = try SyncHubPool(
             target: configuration.hub, size: configuration.poolSize,
             waitMilliseconds: configuration.poolWaitMilliseconds,

@@ -356,7 +356,9 @@ import Testing
         func threads() -> Int? {
             (try? String(contentsOfFile: "/proc/\(busy.process.pid)/status", encoding: .utf8))?
                 .split(separator: "\n").first { $0.hasPrefix("Threads:") }
-                .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+                .flatMap {
+                    Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+                }
         }
         _ = waitUntilSync(upTo: 20) { (threads() ?? .max) < 40 }
         let held = try #require(threads())
@@ -378,8 +380,10 @@ import Testing
         var answered = [Bool](repeating: false, count: waiters)
         var texts = [String](repeating: "", count: waiters)
         while answered.contains(false), ContinuousClock.now - pushed < .seconds(15) {
-            var waiting = sockets.enumerated().filter { !answered[$0.offset] }
-            var descriptors = waiting.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
+            let waiting = sockets.enumerated().filter { !answered[$0.offset] }
+            var descriptors = waiting.map {
+                pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0)
+            }
             guard poll(&descriptors, nfds_t(descriptors.count), 500) > 0 else { continue }
             for (slot, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
                 let index = waiting[slot].offset
@@ -393,16 +397,16 @@ import Testing
                     answered[index] = true
                 }
             }
-            waiting = []
         }
         let heard = ContinuousClock.now - pushed
         #expect(!answered.contains(false), "\(answered.filter { !$0 }.count) never answered")
         let moved = texts.filter {
             $0.hasPrefix("HTTP/1.1 200") && !$0.hasSuffix(#""position":\#(position)}"#)
         }
+        let others = Set(texts.filter { !moved.contains($0) }.map { $0.suffix(120) })
         #expect(
             moved.count == waiters,
-            "\(moved.count) of \(waiters) heard the write; others: \(Set(texts.filter { !moved.contains($0) }.map { $0.suffix(120) }).prefix(3))")
+            "\(moved.count) of \(waiters) heard the write; others: \(others.prefix(3))")
         // Well before the polls' 25 s: the write woke them.
         #expect(heard < .seconds(10), "all answered \(heard) after the push")
     }
