@@ -61,6 +61,15 @@ struct WatcherWorkloads {
 
     private func serverCPU() -> Double { ProcessTimes(pid: instance.process.pid)?.seconds ?? .nan }
 
+    /// The hub's CPU: the postmaster's, its ended children's and its running ones'.
+    private func hubCPU() -> Double {
+        guard let postmaster = server.pid, let own = ProcessTimes(pid: postmaster) else {
+            return .nan
+        }
+        return own.seconds + own.childrenSeconds
+            + ProcessTimes.children(of: postmaster).map(\.seconds).reduce(0, +)
+    }
+
     private func exchange(_ request: String) -> (status: Int, body: String)? {
         RawHTTP.exchange(port: instance.port, request)
     }
@@ -90,40 +99,51 @@ struct WatcherWorkloads {
             + Double(duration.components.attoseconds) / 1e15
     }
 
-    /// Opens the devices' polls from `position`; one refused (503: the account held its
-    /// share of the hub's connections that moment) asks again, as a client does.
+    /// One device's poll from `position`, on a new connection.
+    private func startPoll(_ index: Int, _ tokens: [String], after position: Int) throws -> Int32 {
+        guard let socket = RawHTTP.connect(port: instance.port) else {
+            throw BenchmarkError(description: "connection \(index) was refused")
+        }
+        RawHTTP.send(
+            socket,
+            Array(
+                ("GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer \(tokens[index % tokens.count])\r\n"
+                    + "Connection: close\r\n\r\n").utf8))
+        return socket
+    }
+
+    /// Opens the devices' polls from `position`, 2,000 a second (all of one account, whose
+    /// reads hold at most its share of the hub's connections at once).
     private func openPolls(
         _ tokens: [String], after position: Int, into sockets: inout [Int32]
     ) throws {
-        func start(_ index: Int) throws -> Int32 {
-            guard let socket = RawHTTP.connect(port: instance.port) else {
-                throw BenchmarkError(description: "connection \(index) was refused")
-            }
-            RawHTTP.send(
-                socket,
-                Array(
-                    ("GET /v1/changes?after=\(position)&wait=25000 HTTP/1.1\r\nHost: x\r\n"
-                        + "Authorization: Bearer \(tokens[index % tokens.count])\r\n"
-                        + "Connection: close\r\n\r\n").utf8))
-            return socket
-        }
         sockets = []
-        var last = ""
         for index in 0..<devices {
-            sockets.append(try start(index))
-            // 2,000 a second: all of one account, whose reads hold at most its share of
-            // the hub's connections at once.
+            sockets.append(try startPoll(index, tokens, after: position))
             if index % 100 == 99 { usleep(50_000) }
         }
+        _ = try reopenAnswered(tokens, after: position, in: &sockets)
+    }
+
+    /// Polls answered before any write (503 when the account held its share of the hub's
+    /// connections that moment, or a poll's 25 s ran out) ask again, as a client does, until
+    /// none is; returns how many asked again.
+    private func reopenAnswered(
+        _ tokens: [String], after position: Int, in sockets: inout [Int32]
+    ) throws -> Int {
+        var last = ""
+        var again = 0
         for _ in 0..<40 {
             usleep(500_000)
             var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            guard poll(&sets, nfds_t(sets.count), 0) > 0 else { return }
+            guard poll(&sets, nfds_t(sets.count), 0) > 0 else { return again }
             for (index, set) in sets.enumerated() where set.revents != 0 {
                 let early = RawHTTP.readResponse(sockets[index])
                 last = early.map { "\($0.status) \($0.body)" } ?? "no answer"
                 close(sockets[index])
-                sockets[index] = try start(index)
+                sockets[index] = try startPoll(index, tokens, after: position)
+                again += 1
             }
         }
         throw BenchmarkError(
@@ -199,7 +219,9 @@ struct WatcherWorkloads {
             }
             var sockets: [Int32] = []
             defer { for socket in sockets { close(socket) } }
+            let arrivalCPU = (serverCPU(), hubCPU())
             try openPolls(tokens, after: now, into: &sockets)
+            let arrival = (serverCPU() - arrivalCPU.0, hubCPU() - arrivalCPU.1)
             // The workers that took the polls in idle out (10 s after their last work).
             let settling = ContinuousClock.now
             // (15 s at most: the polls wait 25 s.)
@@ -207,30 +229,39 @@ struct WatcherWorkloads {
                 Thread.sleep(forTimeInterval: 0.5)
             }
             let waiting = status()
+            // Any poll whose 25 s ran out meanwhile asks again before the write.
+            let renewed = try reopenAnswered(tokens, after: now, in: &sockets)
             let busy = accountRequests(writer, count: 200)
             let cpuBefore = serverCPU()
+            let hubBefore = hubCPU()
             try PreferenceStore(database: phone).setValue(.int(write), forKey: "counter")
             let pushed = ContinuousClock.now
             try sync.sync()
             let (heard, moved) = answers(sockets, since: pushed, position: now)
             let cpu = serverCPU() - cpuBefore
+            let hub = hubCPU() - hubBefore
             let woken = status()
             let late = heard.filter { !$0.isFinite }.count
             lines.append(
                 String(
                     format:
-                        "write %d: %d devices waiting: %d threads, RSS %d MB (peak %d MB); heard after"
+                        "write %d: %d devices waiting: %d threads, RSS %d MB (peak %d MB) (%d asked"
+                        + " again just before the write); heard after"
                         + " median %.0f ms, p99 %.0f ms, last %.0f ms (%d not at all, %d with the new"
                         + " position); server CPU"
-                        + " %.0f ms for the round and the wake-up (%.1f us a device);"
+                        + " %.0f ms for the round and the wake-up (%.1f us a device), the hub's"
+                        + " %.0f ms; taking the polls in (with the retries): the server's CPU %.1f"
+                        + " us a device, the hub's %.1f us;"
                         + " GET /v1/account meanwhile median %.2f ms, p99 %.2f ms (none waiting:"
                         + " %.2f ms, %.2f ms); once all were answered: %d threads, RSS %d MB (peak"
                         + " %d MB)",
                     write + 1, devices, waiting.threads, waiting.residentKB / 1024,
-                    waiting.peakKB / 1024,
+                    waiting.peakKB / 1024, renewed,
                     percentile(heard, 0.5), percentile(heard, 0.99),
                     heard.filter(\.isFinite).max() ?? .nan, late, moved, cpu * 1000,
-                    cpu * 1e6 / Double(devices), percentile(busy, 0.5), percentile(busy, 0.99),
+                    cpu * 1e6 / Double(devices), hub * 1000, arrival.0 * 1e6 / Double(devices),
+                    arrival.1 * 1e6 / Double(devices), percentile(busy, 0.5),
+                    percentile(busy, 0.99),
                     percentile(quiet, 0.5), percentile(quiet, 0.99), woken.threads,
                     woken.residentKB / 1024, woken.peakKB / 1024))
         }

@@ -199,8 +199,14 @@ struct SyncCalls: Sendable {
                 "this device token has \(configuration.maxLongPollsPerToken) long polls waiting"
                     + " already", retryAfter: 1)
         }
-        var parked = false
-        defer { if !parked { waiting.leave(token.value) } }
+        // The token's count goes down once, when the poll is answered, however it is.
+        let left = Atomic(false)
+        let waiting = waiting
+        @Sendable func leave() {
+            if !left.exchange(true, ordering: .sequentiallyConsistent) {
+                waiting.leave(token.value)
+            }
+        }
         let found = Mutex<(account: String?, channel: String)>((nil, ""))
         @Sendable func position() throws -> Int64 {
             try forAccountRaw(token) { hub in
@@ -213,43 +219,88 @@ struct SyncCalls: Sendable {
             response.account = found.withLock { $0.account }
             return response
         }
-        let now = try position()
-        let channel = found.withLock { $0.channel }
-        guard now <= after, wait > 0, !channel.isEmpty, !stopping.isStopped else {
-            return answer(now)
+        @Sendable func failure(_ error: any Error) -> HTTPResponse {
+            var failure = HTTPError(error)
+            failure.account = failure.account ?? found.withLock { $0.account }
+            return failure.response
         }
         let listener = listener
         let stopping = stopping
-        let waiting = waiting
         let positions = positions
-        let box = Mutex<ChangeListener.Waiter?>(nil)
-        let poll = ParkedPoll(
-            deadline: deadline, workers: workers,
-            look: { timeIsUp, then in
-                // The account's polls share one read (`position` with any of their tokens).
-                positions.read(channel, with: { try position() }) { result in
-                    switch result {
-                    case .success(let now):
-                        then(now > after || timeIsUp || stopping.isStopped ? answer(now) : nil)
-                    case .failure(let error):
-                        var failure = HTTPError(error)
-                        failure.account = failure.account ?? found.withLock { $0.account }
-                        then(failure.response)
+        let workers = workers
+        /// After the first read: the answer now, or a parked one.
+        @Sendable func waitOn(from now: Int64) -> HTTPResponse {
+            let channel = found.withLock { $0.channel }
+            guard now <= after, wait > 0, !channel.isEmpty, !stopping.isStopped else {
+                leave()
+                return answer(now)
+            }
+            let box = Mutex<ChangeListener.Waiter?>(nil)
+            let poll = ParkedPoll(
+                deadline: deadline, workers: workers,
+                look: { timeIsUp, then in
+                    // The account's polls share one read (`position` with any of their
+                    // tokens).
+                    positions.read(channel, with: { try position() }) { result in
+                        switch result {
+                        case .success(let now):
+                            then(now > after || timeIsUp || stopping.isStopped ? answer(now) : nil)
+                        case .failure(let error):
+                            then(failure(error))
+                        }
+                    }
+                },
+                finished: {
+                    if let waiter = box.withLock({ $0 }) { listener.unregister(waiter) }
+                    leave()
+                })
+            box.withLock { $0 = listener.register(channel: channel) { poll.wake() } }
+            // Read again once the channel is listened to: a push between the first read and
+            // the LISTEN is not missed.
+            poll.start()
+            var response = HTTPResponse.later(poll.answer)
+            response.account = found.withLock { $0.account }
+            return response
+        }
+        do {
+            return waitOn(from: try position())
+        } catch let error as HTTPError where error.status == 503 && error.code == .busy {
+            // The account holds its share of the hub's connections this moment (its devices
+            // came back at once): the poll waits for a turn instead of being sent away, a
+            // few tens of milliseconds at a time, within its own wait.
+            guard wait > 0 else {
+                leave()
+                throw error
+            }
+            let later = ParkedAnswer()
+            @Sendable func retry() {
+                let pause = DispatchTimeInterval.milliseconds(Int.random(in: 20...80))
+                DispatchQueue.global().asyncAfter(deadline: .now() + pause) {
+                    workers.submit {
+                        do {
+                            let response = waitOn(from: try position())
+                            guard let parked = response.parked else {
+                                return later.answer(response)
+                            }
+                            parked.whenAnswered { later.answer($0) }
+                        } catch let error as HTTPError
+                            where error.status == 503 && error.code == .busy
+                            && DispatchTime.now() + .milliseconds(100) < deadline
+                        {
+                            retry()
+                        } catch {
+                            leave()
+                            later.answer(failure(error))
+                        }
                     }
                 }
-            },
-            finished: {
-                if let waiter = box.withLock({ $0 }) { listener.unregister(waiter) }
-                waiting.leave(token.value)
-            })
-        box.withLock { $0 = listener.register(channel: channel) { poll.wake() } }
-        parked = true
-        // Read again once the channel is listened to: a push between the first read and
-        // the LISTEN is not missed.
-        poll.start()
-        var response = HTTPResponse.later(poll.answer)
-        response.account = found.withLock { $0.account }
-        return response
+            }
+            retry()
+            return .later(later)
+        } catch {
+            leave()
+            throw error
+        }
     }
 
     /// Whether the hub knows the token: asked before a body is read, so that a device
