@@ -141,3 +141,5 @@ int raw_pg_insert_bookmarks(raw_pg *db, const char *prefix, int count, double no
     }
     return ok(PQexecPrepared(db->conn, "commit", 0, NULL, NULL, NULL, 0)) ? 0 : -1;
 }
+
+int raw_pg_exec(raw_pg *db, const char *sql) { return ok(PQexec(db->conn, sql)); }

@@ -1,3 +1,4 @@
+import CRawLibPQ
 import Dispatch
 import Foundation
 import PrefsCommandLine
@@ -270,6 +271,52 @@ struct HTTPSWorkloads {
             changes: changes.load(ordering: .relaxed), seconds: seconds,
             connections: connections, serversCPU: (after.0 - before.0) / count,
             nginxCPU: (after.1 - before.1) / count, postgresCPU: (after.2 - before.2) / count)
+    }
+
+    /// The floor of the hub's CPU per change: `changes` changes, `changesPerRound` a
+    /// transaction as a round pushes them, each transaction one `INSERT ... ON CONFLICT DO
+    /// UPDATE` of its rows into a table of sync_change's shape, on one connection (none of
+    /// the hub's checks, clocks, history or notifications). PostgreSQL's CPU per change.
+    func floorCPU(changes: Int) throws -> Double {
+        guard let raw = raw_pg_open(server.target(database: database), "floor") else {
+            throw BenchmarkError(description: "the floor's connection could not be opened")
+        }
+        defer { raw_pg_close(raw) }
+        guard
+            raw_pg_exec(
+                raw,
+                """
+                CREATE TABLE IF NOT EXISTS floor_change (
+                    account text, ident text, field text, clock text COLLATE "C", device text,
+                    present boolean, type text, value text, sequence bigserial,
+                    PRIMARY KEY (account, ident, field))
+                """) == 1
+        else { throw BenchmarkError(description: "the floor's table could not be made") }
+        var generator = SeededGenerator(seed: 63)
+        let before = postgresCPU()
+        let transactions = max(1, changes / Self.changesPerRound)
+        for round in 0..<transactions {
+            // Distinct keys within one statement (ON CONFLICT takes a row once).
+            let offset = Int(generator.next() % UInt64(Self.preferences / Self.changesPerRound))
+            let rows = (0..<Self.changesPerRound).map { index in
+                let clock = String(1_796_000_000_000 + round * 10 + index)
+                return "('user\(round % 500)', 's\(offset * Self.changesPerRound + index)',"
+                    + " 'value', '\(clock)', 'device\(round % 1000)', true, 'int',"
+                    + " '\(generator.next() % 1_000_000)')"
+            }
+            let sql =
+                "BEGIN; INSERT INTO floor_change"
+                + " (account, ident, field, clock, device, present, type, value) VALUES "
+                + rows.joined(separator: ", ")
+                + " ON CONFLICT (account, ident, field) DO UPDATE SET clock = excluded.clock,"
+                + " device = excluded.device, present = excluded.present, type = excluded.type,"
+                + " value = excluded.value, sequence = nextval('floor_change_sequence_seq');"
+                + " COMMIT"
+            guard raw_pg_exec(raw, sql) == 1 else {
+                throw BenchmarkError(description: "the floor's write failed")
+            }
+        }
+        return (postgresCPU() - before) / Double(transactions * Self.changesPerRound)
     }
 
     func scale(steps: [Int], rounds: Int, workers: Int, progress: (String) -> Void) throws

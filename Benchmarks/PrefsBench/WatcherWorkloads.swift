@@ -7,6 +7,8 @@ import TestSupport
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `prefs-bench --watchers N`: N devices waiting in a long poll (`GET /v1/changes`, what
@@ -46,9 +48,14 @@ struct WatcherWorkloads {
 
     /// The server's `Threads:`, `VmHWM:` (peak resident memory, kB) and `VmRSS:` (now).
     private func status() -> (threads: Int, peakKB: Int, residentKB: Int) {
-        let text =
-            (try? String(contentsOfFile: "/proc/\(instance.process.pid)/status", encoding: .utf8))
-            ?? ""
+        #if os(Linux)
+            let text =
+                (try? String(
+                    contentsOfFile: "/proc/\(instance.process.pid)/status", encoding: .utf8))
+                ?? ""
+        #else
+            let text = ""
+        #endif
         func field(_ name: String) -> Int {
             text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.flatMap {
                 Int(

@@ -61,9 +61,13 @@ if let index = arguments.firstIndex(of: "--watchers"), arguments.count > index +
         arguments.firstIndex(of: "--writes").flatMap {
             arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil
         } ?? 3
-    let load =
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
-        .split(separator: " ").first ?? "?"
+    #if os(Linux)
+        let load =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+            .split(separator: " ").first ?? "?"
+    #else
+        let load = "?"
+    #endif
     print(
         "Devices waiting in a long poll on one prefs-server (pool 8), straight to it, PostgreSQL"
             + " 15 on loopback, all devices in one account; load \(load) at the start.")
@@ -120,6 +124,22 @@ if arguments.contains("--https") {
         let results = try https.scale(
             steps: steps, rounds: rounds, workers: workers, progress: progress)
         print(HTTPSWorkloads.report(results, rounds: rounds, workers: workers), terminator: "")
+        progress("the floor: the same changes by one INSERT ... ON CONFLICT a transaction")
+        let changes = results.map(\.changes).max() ?? rounds * HTTPSWorkloads.changesPerRound
+        let floor = try https.floorCPU(changes: changes)
+        print(
+            String(
+                format:
+                    "The hub's floor: %d changes, %d a transaction, each one INSERT ... ON"
+                    + " CONFLICT DO UPDATE on one connection: PostgreSQL %.0f us/change.",
+                changes, HTTPSWorkloads.changesPerRound, floor * 1e6))
+        for result in results {
+            print(
+                "  \(result.route) at \(result.devices) devices: "
+                    + String(
+                        format: "PostgreSQL %.0f us/change, %.1fx the floor",
+                        result.postgresCPU * 1e6, result.postgresCPU / floor))
+        }
     }
     try? FileManager.default.removeItem(at: https.folder.url)
     exit(0)

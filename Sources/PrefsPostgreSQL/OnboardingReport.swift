@@ -147,3 +147,42 @@ public struct OnboardingReport: Sendable, Hashable {
         }
     }
 }
+
+extension OnboardingReport {
+    /// The report as `prefs --json onboarding report` prints it and `prefs-server` serves
+    /// it: `threshold`, and `groups` with `week` (null for all), `finished`, `skipped` and
+    /// `stopped` (`page` from 0, `accounts`), `skippedOnUnknownPage` and `neverStarted`;
+    /// each count a number, or `"<5"` below the threshold.
+    public var json: Prefs.JSONValue {
+        func json(_ count: Count?) -> Prefs.JSONValue {
+            switch count {
+            case .exactly(let count)?: .integer(Int64(count))
+            case .fewerThan(let threshold)?: .string("<\(threshold)")
+            case nil: .integer(0)
+            }
+        }
+        func json(_ pages: [Int: Count]) -> Prefs.JSONValue {
+            .array(
+                pages.keys.sorted().map {
+                    .object([("page", .integer(Int64($0))), ("accounts", json(pages[$0]))])
+                })
+        }
+        return .object([
+            ("threshold", .integer(Int64(threshold))),
+            (
+                "groups",
+                .array(
+                    groups.map { group in
+                        .object([
+                            ("week", group.week.map(Prefs.JSONValue.string) ?? .null),
+                            ("finished", json(group.finished)),
+                            ("skipped", json(group.skipped)),
+                            ("skippedOnUnknownPage", json(group.skippedOnUnknownPage)),
+                            ("stopped", json(group.stopped)),
+                            ("neverStarted", json(group.neverStarted)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}

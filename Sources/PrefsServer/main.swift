@@ -50,6 +50,37 @@ func warn(listeningOn address: String?) {
     }
 }
 
+/// The service token in `path`: a regular file of one line of 32 to 1,024 visible
+/// characters; anything else stops the server with one line (66 for a file that cannot be
+/// read, 64 for one that is not a token).
+func serviceToken(fromFile path: String) -> String {
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+        fail(
+            "cannot read the service token file \(path): \(String(cString: strerror(errno)))",
+            ExitCode.noInput)
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        fail("the service token file \(path) is not a regular file", ExitCode.noInput)
+    }
+    var bytes = [UInt8](repeating: 0, count: 1_100)
+    let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    guard count >= 0 else {
+        fail("cannot read the service token file \(path)", ExitCode.noInput)
+    }
+    var token = bytes[0..<count]
+    while let last = token.last, last == 0x0A || last == 0x0D { token.removeLast() }
+    guard (32...1_024).contains(token.count), token.allSatisfy({ (0x21...0x7E).contains($0) })
+    else {
+        fail(
+            "the service token file \(path) must hold one line of 32 to 1024 visible"
+                + " characters", ExitCode.usage)
+    }
+    return String(decoding: token, as: UTF8.self)
+}
+
 func serve(_ flags: ServerCommandLine.Serve) -> Never {
     var configuration = SyncServer.Configuration(hub: flags.hub)
     configuration.poolSize = flags.poolSize
@@ -59,6 +90,9 @@ func serve(_ flags: ServerCommandLine.Serve) -> Never {
     configuration.pullLimit = SyncPullLimit(
         changes: flags.maxPullChanges, bytes: flags.maxPullBytes)
     configuration.notificationHub = flags.notificationHub
+    if let file = flags.serviceTokenFile {
+        configuration.serviceToken = serviceToken(fromFile: file)
+    }
     var limits = HTTPDaemon.Limits()
     limits.connections = flags.connectionLimit
     limits.timeoutSeconds = flags.timeoutSeconds

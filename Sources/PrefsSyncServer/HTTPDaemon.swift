@@ -136,7 +136,7 @@ package final class HTTPDaemon: @unchecked Sendable {
     /// Sends a whole answer; `closing`: nothing after this request is read as another.
     private static func send(_ response: HTTPResponse, to ticket: Ticket, closing: Bool) {
         let answer = response.body.withUnsafeBytes { bytes in
-            prefs_http_response("application/json", bytes.baseAddress, bytes.count)
+            prefs_http_response(response.contentType, bytes.baseAddress, bytes.count)
         }
         for (name, value) in response.headers {
             _ = answer.map { prefs_http_response_header($0, name, value) }

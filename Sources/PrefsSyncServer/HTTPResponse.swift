@@ -1,11 +1,13 @@
 import Dispatch
 import Synchronization
 
-/// An answer: a status, its headers and a JSON body; with, for the request log only, the
-/// account the token opened and the cause of a failure.
+/// An answer: a status, its headers and a body (JSON but for a picture); with, for the
+/// request log only, the account the token opened and the cause of a failure.
 package struct HTTPResponse: Sendable {
     package var status: Int
     package var body: [UInt8]
+    /// The body's `Content-Type`.
+    package var contentType = "application/json"
     /// Headers beyond Content-Type and Cache-Control.
     package var headers: [(name: String, value: String)] = []
     /// The account the token opened (never the token).

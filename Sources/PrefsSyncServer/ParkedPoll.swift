@@ -122,7 +122,8 @@ final class PositionReads: Sendable {
         var tickets = 0
         var reading = false
         var waiting: [Waiting] = []
-        /// A reader of a waiting poll, for the next read (any of the account's tokens).
+        /// The newest waiting poll's reader, for the next read (any of the account's tokens
+        /// reads its position).
         var reader: Reader?
     }
 
@@ -142,7 +143,8 @@ final class PositionReads: Sendable {
             let ticket = channels[channel, default: Channel()].tickets
             channels[channel, default: Channel()].waiting.append(
                 Waiting(ticket: ticket, then: then))
-            if channels[channel]?.reader == nil { channels[channel]?.reader = reader }
+            // The newest poll's reader: its token was the latest found good.
+            channels[channel]?.reader = reader
             guard channels[channel]?.reading == false else { return false }
             channels[channel]?.reading = true
             return true
@@ -150,15 +152,26 @@ final class PositionReads: Sendable {
         if start { workers.submit { [self] in readNow(channel) } }
     }
 
-    private func readNow(_ channel: String) {
+    private func readNow(_ channel: String, since: ContinuousClock.Instant = .now) {
         let (covered, reader) = channels.withLock { channels -> (Int, Reader?) in
             let entry = channels[channel]
-            channels[channel]?.reader = nil
             return (entry?.tickets ?? 0, entry?.reader)
         }
         let result: Result<Int64, any Error> = Result { () throws(any Error) -> Int64 in
             guard let reader else { throw HTTPError(500, .internal, "no poll to read for") }
             return try reader()
+        }
+        // The account holds its share of the hub's connections this moment (its devices
+        // came back at once): the read waits for a turn, for 2 s at most, rather than send
+        // every poll it covers away.
+        if case .failure(let error as HTTPError) = result, error.status == 503,
+            error.code == .busy, ContinuousClock.now - since < .seconds(2)
+        {
+            let pause = DispatchTimeInterval.milliseconds(Int.random(in: 20...80))
+            DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
+                workers.submit { [self] in readNow(channel, since: since) }
+            }
+            return
         }
         let (served, again) = channels.withLock { channels -> ([Waiting], Bool) in
             guard var entry = channels.removeValue(forKey: channel) else { return ([], false) }

@@ -30,6 +30,8 @@ package enum ServerCommandLine {
         package var maxPullChanges: Int
         package var maxPullBytes: Int
         package var portFile: String?
+        /// The file holding the service token (`--service-token-file`).
+        package var serviceTokenFile: String?
     }
 
     /// A command line that does not parse: its message, for exit code 64.
@@ -44,6 +46,7 @@ package enum ServerCommandLine {
                             [--max-changes N] [--max-polls-per-token N]
                             [--max-pull-changes N] [--max-pull-bytes BYTES]
                             [--listen-hub CONNECTION] [--port-file FILE]
+                            [--service-token-file FILE]
                prefs-server token issue --account ACCOUNT --name NAME [--hub CONNECTION]
                prefs-server token list --account ACCOUNT [--hub CONNECTION] [--json]
                prefs-server token revoke ID --account ACCOUNT [--hub CONNECTION]
@@ -54,12 +57,14 @@ package enum ServerCommandLine {
         wake long polls. serve listens on --listen or PREFS_SERVER_LISTEN (default
         127.0.0.1:8080; port 0 takes a free one, written to --port-file). Each number may
         come from a variable instead: --pool-size from PREFS_SERVER_POOL_SIZE, and so on.
+        --service-token-file (or PREFS_SERVICE_TOKEN_FILE) names a file whose one line, 32
+        characters or more, opens the calls across accounts (GET /v1/admin/onboarding).
         """
 
     private static let serveFlags: Set<String> = [
         "listen", "hub", "pool-size", "connection-limit", "timeout", "max-body", "max-changes",
         "max-polls-per-token", "header-timeout", "max-pull-changes", "max-pull-bytes",
-        "listen-hub", "port-file",
+        "listen-hub", "port-file", "service-token-file",
     ]
 
     /// Parses the arguments (without the program's name).
@@ -108,7 +113,9 @@ package enum ServerCommandLine {
                 maxPollsPerToken: try number("max-polls-per-token", 4, 1...1000),
                 maxPullChanges: try number("max-pull-changes", 10_000, 1...1_000_000),
                 maxPullBytes: try number("max-pull-bytes", 8 << 20, 1024...(1 << 30)),
-                portFile: parsed["port-file"]))
+                portFile: parsed["port-file"],
+                serviceTokenFile: parsed["service-token-file"]
+                    ?? environment["PREFS_SERVICE_TOKEN_FILE"]))
     }
 
     private static func token(_ arguments: [String], environment: [String: String])

@@ -77,6 +77,9 @@ struct SyncCalls: Sendable {
                 try changes(request, token: token)
             },
             .withToken("POST", "/v1/push") { request, token in try push(request, token: token) },
+            .withToken("GET", "/v1/admin/onboarding") { request, token in
+                try onboarding(request, token: token)
+            },
             .withToken("POST", "/v1/pull") { request, token in
                 let pull = try Self.decode(SyncWire.PullRequest.self, request)
                 try Self.checkDevice(pull.device)
@@ -214,6 +217,21 @@ struct SyncCalls: Sendable {
                 return try hub.position()
             }
         }
+        let pool = pool
+        /// The account's position, read for the account the token opened at the poll's
+        /// first read: any poll's read serves them all, and a token revoked since then
+        /// answers no other device's poll 401.
+        @Sendable func accountPosition() throws -> Int64 {
+            guard let account = found.withLock({ $0.account }) else { return try position() }
+            do {
+                return try pool.withAccount(token: "", verifiedAccount: account) { hub in
+                    try hub.position()
+                }
+            } catch SyncHubPool.Refusal.busy {
+                throw HTTPError(
+                    503, .busy, "every connection to the hub is in use", retryAfter: 1)
+            }
+        }
         @Sendable func answer(_ position: Int64) -> HTTPResponse {
             var response = Self.ok(SyncWire.ChangesResponse(position: position))
             response.account = found.withLock { $0.account }
@@ -239,9 +257,8 @@ struct SyncCalls: Sendable {
             let poll = ParkedPoll(
                 deadline: deadline, workers: workers,
                 look: { timeIsUp, then in
-                    // The account's polls share one read (`position` with any of their
-                    // tokens).
-                    positions.read(channel, with: { try position() }) { result in
+                    // The account's polls share one read.
+                    positions.read(channel, with: { try accountPosition() }) { result in
                         switch result {
                         case .success(let now):
                             then(now > after || timeIsUp || stopping.isStopped ? answer(now) : nil)
@@ -301,6 +318,66 @@ struct SyncCalls: Sendable {
             leave()
             throw error
         }
+    }
+
+    /// `GET /v1/admin/onboarding[?by=week][&format=svg][&threshold=N]`: the onboarding
+    /// funnel across the accounts, as `prefs onboarding report` gives it (JSON, or the SVG
+    /// picture), to the service token only: an account's token is 403, another 401.
+    private func onboarding(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
+        guard let expected = configuration.serviceToken else {
+            throw HTTPError(
+                403, .forbidden,
+                "this server has no service token (prefs-server serve --service-token-file)")
+        }
+        guard Self.sameSecret(token.value, expected) else {
+            // An account's token is known, and still may not read across accounts.
+            if try authenticate(token) != nil {
+                throw HTTPError(
+                    403, .forbidden,
+                    "a device token reads its own account; this takes the"
+                        + " server's service token")
+            }
+            throw HTTPError(401, .badToken, "the token is not this server's service token")
+        }
+        let byWeek: Bool
+        switch request.query("by") {
+        case nil: byWeek = false
+        case "week": byWeek = true
+        default: throw HTTPError(400, .malformed, "by= takes week")
+        }
+        let svg: Bool
+        switch request.query("format") {
+        case nil, "json": svg = false
+        case "svg": svg = true
+        default: throw HTTPError(400, .malformed, "format= takes json or svg")
+        }
+        let threshold =
+            try request.query("threshold").map { text -> Int in
+                guard let value = Int(text), (1...1_000_000).contains(value) else {
+                    throw HTTPError(400, .malformed, "threshold= takes a number from 1 to 1000000")
+                }
+                return value
+            } ?? 5
+        let report = try OnboardingReport.read(
+            target: configuration.hub, byWeek: byWeek, threshold: threshold)
+        if svg {
+            var response = HTTPResponse(status: 200, body: Array(report.svg().utf8))
+            response.contentType = "image/svg+xml"
+            return response
+        }
+        return HTTPResponse(status: 200, body: Array(report.json.serialized().utf8))
+    }
+
+    /// Whether two secrets are the same, in a time that does not depend on where they
+    /// differ.
+    private static func sameSecret(_ given: String, _ expected: String) -> Bool {
+        let given = Array(given.utf8)
+        let expected = Array(expected.utf8)
+        var difference = given.count ^ expected.count
+        for index in expected.indices {
+            difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0))
+        }
+        return difference == 0
     }
 
     /// Whether the hub knows the token: asked before a body is read, so that a device

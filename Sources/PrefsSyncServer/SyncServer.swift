@@ -39,6 +39,9 @@ package final class SyncServer: Sendable {
         package var longPollMilliseconds = 25_000
         /// The long polls one token may have waiting at once on this server.
         package var maxLongPollsPerToken = 4
+        /// The service token: the one that opens the calls across accounts
+        /// (`/v1/admin/...`); nil: none does.
+        package var serviceToken: String?
         /// Where the server listens for the accounts' notifications: a session of its own,
         /// straight to PostgreSQL (nil: the hub's string; behind a transaction pooler, name
         /// the server itself).

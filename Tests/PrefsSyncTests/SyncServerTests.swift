@@ -303,6 +303,74 @@ import Testing
         #expect(elapsed < 12, "\(elapsed) s")
     }
 
+    /// The onboarding funnel across accounts goes to the server's service token alone: a
+    /// device's token is 403 (it is known, and reads its own account only), another 401;
+    /// the JSON is the command line's and the picture an SVG.
+    @Test func theFunnelGoesToTheServiceTokenAndToNoDevicesToken() throws {
+        let secret = String(repeating: "s3rvice-", count: 5)
+        let file = folder.path("service.token")
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let admin = try SyncServerProcess(
+            hub: postgres.target(database: database, user: "sync_service"),
+            arguments: ["--service-token-file", file])
+        try PreferenceStore(database: try hub("funnel")).set(true, for: .hasViewedWalkthrough)
+        let device = try token("funnel", "phone").token
+        func get(_ path: String, _ token: String?, on port: Int? = nil) -> (
+            status: Int, body: String
+        )? {
+            RawHTTP.exchange(
+                port: port ?? admin.port,
+                "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                    + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "") + "\r\n")
+        }
+        let json = try #require(get("/v1/admin/onboarding?threshold=1", secret))
+        #expect(json.status == 200, "\(json.body)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any])
+        #expect(object["threshold"] as? Int == 1)
+        let groups = try #require(object["groups"] as? [[String: Any]])
+        #expect(groups.count == 1)
+        #expect((groups.first?["finished"] as? Int ?? 0) >= 1, "\(json.body)")
+        #expect(!json.body.contains("funnel"), "no account is named")
+        let weeks = try #require(get("/v1/admin/onboarding?by=week", secret))
+        #expect(weeks.status == 200 && weeks.body.contains(#""week":"20"#), "\(weeks.body)")
+        let picture = try #require(get("/v1/admin/onboarding?format=svg", secret))
+        #expect(picture.status == 200)
+        #expect(picture.body.contains("<svg") && picture.body.contains("</svg>"))
+        // A device's token, another token, none, a query it does not take.
+        let asDevice = try #require(get("/v1/admin/onboarding", device))
+        #expect(asDevice.status == 403 && asDevice.body.contains("forbidden"), "\(asDevice)")
+        let other = try #require(get("/v1/admin/onboarding", secret + "x"))
+        #expect(other.status == 401 && other.body.contains("bad_token"))
+        #expect(get("/v1/admin/onboarding", nil)?.status == 401)
+        #expect(get("/v1/admin/onboarding?by=month", secret)?.status == 400)
+        #expect(get("/v1/admin/onboarding?threshold=0", secret)?.status == 400)
+        // The suite's server has no service token: it answers 403 to every one.
+        let none = try #require(get("/v1/admin/onboarding", secret, on: server.port))
+        #expect(none.status == 403 && none.body.contains("service-token-file"))
+        // A service token file that is not one stops the server with one line: too short,
+        // missing, a FIFO (read without waiting for a writer).
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: folder.path("short.token")))
+        let fifo = folder.path("fifo.token")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, code) in [
+            (folder.path("short.token"), Int32(64)), (folder.path("none.token"), 66),
+            (fifo, 66),
+        ] {
+            let started = ContinuousClock.now
+            let run = try runProcess(
+                SyncServerProcess.executable,
+                [
+                    "serve", "--hub", postgres.target(database: database, user: "sync_service"),
+                    "--listen", "127.0.0.1:0", "--service-token-file", path,
+                ])
+            #expect(run.status == code, "\(path): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains("service token file"))
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
     /// A thousand devices waiting in a long poll hold no thread of the server: they are
     /// parked, the server's threads stay few (where a thread per connection made over a
     /// thousand), a request made meanwhile is answered at once, and one write reaches all of
@@ -352,17 +420,21 @@ import Testing
             }
         }
         // Once every poll is parked and the workers that took them idled out, the server
-        // has a few threads: the sockets', the listener's, the runtime's.
-        func threads() -> Int? {
-            (try? String(contentsOfFile: "/proc/\(busy.process.pid)/status", encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("Threads:") }
-                .flatMap {
-                    Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
-                }
-        }
-        _ = waitUntilSync(upTo: 20) { (threads() ?? .max) < 40 }
-        let held = try #require(threads())
-        #expect(held < 40, "\(held) threads with \(waiters) devices waiting")
+        // has a few threads: the sockets', the listener's, the runtime's. (Counted where
+        // /proc tells it.)
+        #if os(Linux)
+            func threads() -> Int? {
+                (try? String(
+                    contentsOfFile: "/proc/\(busy.process.pid)/status", encoding: .utf8))?
+                    .split(separator: "\n").first { $0.hasPrefix("Threads:") }
+                    .flatMap {
+                        Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+                    }
+            }
+            _ = waitUntilSync(upTo: 20) { (threads() ?? .max) < 40 }
+            let held = try #require(threads())
+            #expect(held < 40, "\(held) threads with \(waiters) devices waiting")
+        #endif
         // Still waiting, all of them; and the server answers another request at once.
         var sets = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         #expect(poll(&sets, nfds_t(sets.count), 0) == 0)

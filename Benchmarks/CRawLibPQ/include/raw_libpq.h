@@ -25,6 +25,9 @@ int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value
 int raw_pg_set_int_floor(raw_pg *db, const char *suite, const char *key, int64_t value,
                          double now);
 
+// Runs SQL text (one or more statements, no parameters) as it is: 1 when it succeeded.
+int raw_pg_exec(raw_pg *db, const char *sql);
+
 // Inserts `count` bookmarks (kind 'movie', item IDs prefix0..., two tags each, the search
 // text as PrefsKit builds it) in one transaction. Returns 0 on success.
 int raw_pg_insert_bookmarks(raw_pg *db, const char *prefix, int count, double now);

@@ -140,38 +140,8 @@ extension OnboardingReportCommand {
         let report = try OnboardingReport.read(
             target: context.databasePath, options: context.serverOptions(), suite: context.suite,
             since: since?.date, byWeek: byWeek, threshold: threshold ?? 5)
-        func json(_ count: OnboardingReport.Count?) -> JSONValue {
-            switch count {
-            case .exactly(let count)?: .integer(Int64(count))
-            case .fewerThan(let threshold)?: .string("<\(threshold)")
-            case nil: .integer(0)
-            }
-        }
-        func json(_ pages: [Int: OnboardingReport.Count]) -> JSONValue {
-            .array(
-                pages.keys.sorted().map {
-                    .object([("page", .integer(Int64($0))), ("accounts", json(pages[$0]))])
-                })
-        }
         if context.globals.isJSON {
-            context.printJSON(
-                .object([
-                    ("threshold", .integer(Int64(report.threshold))),
-                    (
-                        "groups",
-                        .array(
-                            report.groups.map { group in
-                                .object([
-                                    ("week", group.week.map(JSONValue.string) ?? .null),
-                                    ("finished", json(group.finished)),
-                                    ("skipped", json(group.skipped)),
-                                    ("skippedOnUnknownPage", json(group.skippedOnUnknownPage)),
-                                    ("stopped", json(group.stopped)),
-                                    ("neverStarted", json(group.neverStarted)),
-                                ])
-                            })
-                    ),
-                ]))
+            context.printJSON(report.json)
             return
         }
         if format == .svg {
