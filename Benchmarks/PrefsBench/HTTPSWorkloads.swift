@@ -34,13 +34,7 @@ struct HTTPSWorkloads {
             throw BenchmarkError(description: "--https needs nginx and openssl")
         }
         if let reason = CurlTransport.loadFailure { throw BenchmarkError(description: reason) }
-        server = try PostgresServer.startPrivate(settings: ["shared_buffers=512MB"])
-        database = try server.makeDatabase()
-        var owner = PostgreSQLOptions()
-        owner.account = "admin"
-        owner.watchesForChanges = false
-        _ = try AppDatabase.postgreSQL(server.target(database: database), options: owner)
-        try server.makeLoginRoles([("sync_service", "prefs_service")])
+        (server, database) = try PostgresServer.syncHub(settings: ["shared_buffers=512MB"])
         let hub = server.target(database: database, user: "sync_service")
         instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -209,13 +203,7 @@ struct HTTPSWorkloads {
         return master + ProcessTimes.children(of: nginx.pid).map(\.seconds).reduce(0, +)
     }
 
-    private func postgresCPU() -> Double {
-        guard let postmaster = server.pid, let own = ProcessTimes(pid: postmaster) else {
-            return .nan
-        }
-        return own.seconds + own.childrenSeconds
-            + ProcessTimes.children(of: postmaster).map(\.seconds).reduce(0, +)
-    }
+    private func postgresCPU() -> Double { ProcessTimes.ofServer(server) }
 
     /// `rounds` rounds of random devices among the first `devices`, `workers` at once.
     func measure(devices: Int, tokens: [Int: String], isHTTPS: Bool, rounds: Int, workers: Int)

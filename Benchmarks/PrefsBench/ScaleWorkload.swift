@@ -503,3 +503,30 @@ struct ProcessTimes {
         #endif
     }
 }
+
+extension ProcessTimes {
+    /// A PostgreSQL server's CPU so far: the postmaster's, its ended children's and its
+    /// running ones' (each backend a child).
+    static func ofServer(_ server: PostgresServer) -> Double {
+        guard let postmaster = server.pid, let own = ProcessTimes(pid: postmaster) else {
+            return .nan
+        }
+        return own.seconds + own.childrenSeconds
+            + children(of: postmaster).map(\.seconds).reduce(0, +)
+    }
+}
+
+extension PostgresServer {
+    /// A throwaway server with a prefs hub in a database of its own (its owner's store
+    /// opened once, so migrated) and a service role `sync_service` for prefs-server.
+    static func syncHub(settings: [String] = []) throws -> (PostgresServer, String) {
+        let server = try PostgresServer.startPrivate(settings: settings)
+        let database = try server.makeDatabase()
+        var owner = PostgreSQLOptions()
+        owner.account = "admin"
+        owner.watchesForChanges = false
+        _ = try AppDatabase.postgreSQL(server.target(database: database), options: owner)
+        try server.makeLoginRoles([("sync_service", "prefs_service")])
+        return (server, database)
+    }
+}

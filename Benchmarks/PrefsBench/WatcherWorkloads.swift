@@ -24,13 +24,7 @@ struct WatcherWorkloads {
 
     init(devices: Int) throws {
         self.devices = devices
-        server = try PostgresServer.startPrivate()
-        database = try server.makeDatabase()
-        var owner = PostgreSQLOptions()
-        owner.account = "admin"
-        owner.watchesForChanges = false
-        _ = try AppDatabase.postgreSQL(server.target(database: database), options: owner)
-        try server.makeLoginRoles([("sync_service", "prefs_service")])
+        (server, database) = try PostgresServer.syncHub()
         instance = try SyncServerProcess(
             hub: server.target(database: database, user: "sync_service"),
             arguments: [
@@ -68,14 +62,7 @@ struct WatcherWorkloads {
 
     private func serverCPU() -> Double { ProcessTimes(pid: instance.process.pid)?.seconds ?? .nan }
 
-    /// The hub's CPU: the postmaster's, its ended children's and its running ones'.
-    private func hubCPU() -> Double {
-        guard let postmaster = server.pid, let own = ProcessTimes(pid: postmaster) else {
-            return .nan
-        }
-        return own.seconds + own.childrenSeconds
-            + ProcessTimes.children(of: postmaster).map(\.seconds).reduce(0, +)
-    }
+    private func hubCPU() -> Double { ProcessTimes.ofServer(server) }
 
     private func exchange(_ request: String) -> (status: Int, body: String)? {
         RawHTTP.exchange(port: instance.port, request)
