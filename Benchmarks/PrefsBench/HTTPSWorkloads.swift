@@ -28,13 +28,29 @@ struct HTTPSWorkloads {
     static let changesPerRound = 5
     static let preferences = 20
 
-    init(quick: Bool) throws {
+    /// Whether the hub counts its statements (pg_stat_statements), to print where its CPU
+    /// goes.
+    let statements: Bool
+
+    init(quick: Bool, statements: Bool = false) throws {
         self.quick = quick
+        self.statements = statements
         guard NginxProxy.isInstalled else {
             throw BenchmarkError(description: "--https needs nginx and openssl")
         }
         if let reason = CurlTransport.loadFailure { throw BenchmarkError(description: reason) }
-        (server, database) = try PostgresServer.syncHub(settings: ["shared_buffers=512MB"])
+        (server, database) = try PostgresServer.syncHub(
+            settings: ["shared_buffers=512MB"]
+                + (statements
+                    ? [
+                        "shared_preload_libraries=pg_stat_statements",
+                        "pg_stat_statements.track=all",
+                    ]
+                    : []))
+        if statements {
+            _ = try server.psql(
+                "CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: database)
+        }
         let hub = server.target(database: database, user: "sync_service")
         instances = try (0..<2).map { _ in try SyncServerProcess(hub: hub) }
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -261,6 +277,23 @@ struct HTTPSWorkloads {
             nginxCPU: (after.1 - before.1) / count, postgresCPU: (after.2 - before.2) / count)
     }
 
+    /// The statements that took the hub's time since the last reset: calls and
+    /// microseconds per change, the statement's first 100 characters.
+    func topStatements(per changes: Int) throws -> String {
+        let rows = try server.psql(
+            """
+            SELECT calls, round(total_exec_time * 1000 / \(max(changes, 1))),
+                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
+            """, database: database
+        ).stdout
+        return rows.split(separator: "\n").map { line in
+            let parts = line.split(separator: "|", maxSplits: 2)
+            guard parts.count == 3 else { return "  " + line }
+            return "  \(parts[0]) calls, \(parts[1]) us/change: \(parts[2])"
+        }.joined(separator: "\n") + "\n"
+    }
+
     /// The floor of the hub's CPU per change: `changes` changes, `changesPerRound` a
     /// transaction as a round pushes them, each transaction one `INSERT ... ON CONFLICT DO
     /// UPDATE` of its rows into a table of sync_change's shape, on one connection (none of
@@ -320,10 +353,18 @@ struct HTTPSWorkloads {
             _ = try server.psql("VACUUM ANALYZE", database: database)
             for isHTTPS in [true, false] {
                 progress("\(rounds) rounds over \(step) devices, \(isHTTPS ? "https" : "direct")")
+                if statements {
+                    _ = try server.psql("SELECT pg_stat_statements_reset()", database: database)
+                }
                 results.append(
                     try measure(
                         devices: step, tokens: tokens, isHTTPS: isHTTPS, rounds: rounds,
                         workers: workers))
+                if statements {
+                    let route = isHTTPS ? "https" : "direct"
+                    print("The hub's statements, \(route) at \(step) devices (most time first):")
+                    print(try topStatements(per: results.last?.changes ?? 1), terminator: "")
+                }
             }
         }
         return results

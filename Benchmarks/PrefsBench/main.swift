@@ -14,7 +14,7 @@
 //               [--rounds 2000] [--workers 4] [--pool 4]
 //                                         (many accounts syncing through PgBouncer)
 //   prefs-bench --https [--quick] [--only round|arrival|scale] [--devices-steps 100,1000,10000]
-//               [--rounds 2000] [--workers 4]
+//               [--rounds 2000] [--workers 4] [--statements]
 //                                         (sync through nginx and two prefs-server
 //                                         instances, next to the same made directly)
 //                                         (the PostgreSQL engine next to raw libpq, on a
@@ -77,7 +77,7 @@ if let index = arguments.firstIndex(of: "--watchers"), arguments.count > index +
 }
 
 if arguments.contains("--https") {
-    let https = try HTTPSWorkloads(quick: quick)
+    let https = try HTTPSWorkloads(quick: quick, statements: arguments.contains("--statements"))
     func value(_ name: String) -> String? {
         arguments.firstIndex(of: name).flatMap {
             arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
