@@ -15,7 +15,7 @@ enum OperationCounter {
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
         "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000", "raw-set",
-        "pg-set", "raw-pg-set", "pg-get", "raw-pg-get",
+        "pg-set", "raw-pg-set", "pg-get", "raw-pg-get", "set-unwatched",
     ]
 
     /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
@@ -52,6 +52,8 @@ enum OperationCounter {
         var options = AppDatabase.Options()
         options.synchronous = .off  // count CPU work, not waiting for the disk
         if kind.hasPrefix("uncached-get") { options.cachesValues = false }
+        // The same sets with no file monitor: what the monitor costs the process.
+        if kind == "set-unwatched" { options.watchesForChanges = false }
         let path = folder.appendingPathComponent("count.sqlite").path
         let database = try AppDatabase(path: path, options: options)
         if kind.hasPrefix("raw-") {
@@ -88,7 +90,7 @@ enum OperationCounter {
             }
             for key in keys { sink &+= store[key] }
             counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
-        case "set":
+        case "set", "set-unwatched":
             try counted { for i in 0..<count { try store.set(i, for: key) } }
         case "bookmark":
             // As in the timed row: the app holds its drafts before it stores them.
