@@ -103,7 +103,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         let query = Self.values(connection, headers: false)
         var parsed = HTTPRequest(
             method: String(cString: request.method), path: String(cString: request.url),
-            query: { query[$0] }, header: { headers[$0.lowercased()] },
+            query: { query[$0] }, header: { headers[HTTPRequest.headerKey($0)] },
             body: request.body.map {
                 Array(UnsafeBufferPointer(start: $0, count: request.body_length))
             } ?? [])
@@ -159,7 +159,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         for index in 0..<count {
             guard let key = pairs[2 * index], let value = pairs[2 * index + 1] else { continue }
             let name = String(cString: key)
-            let keyed = headers ? name.lowercased() : name
+            let keyed = headers ? HTTPRequest.headerKey(name) : name
             if values[keyed] == nil { values[keyed] = String(cString: value) }
         }
         return values

@@ -45,10 +45,19 @@ package struct HTTPRequest {
         headers: [String: String] = [:], body: [UInt8] = []
     ) {
         var byName: [String: String] = [:]
-        for (name, value) in headers { byName[name.lowercased()] = value }
+        for (name, value) in headers { byName[Self.headerKey(name)] = value }
         self.init(
-            method: method, path: path, query: { query[$0] }, header: { byName[$0.lowercased()] },
+            method: method, path: path, query: { query[$0] },
+            header: { byName[Self.headerKey($0)] },
             body: body)
         largestHeader = headers.map { $0.key.utf8.count + $0.value.utf8.count }.max() ?? 0
+    }
+
+    /// A header name as it is looked up: ASCII letters in lower case and nothing else, as
+    /// HTTP compares names. Unicode's lower case would make other spellings the same name
+    /// (`Idempotency-\u{212A}ey`, with a Kelvin sign, as `idempotency-key`).
+    package static func headerKey(_ name: String) -> String {
+        String(
+            decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -59,7 +59,7 @@ package struct HTTPResponse: Sendable {
 
     /// A header's value, by name in any case.
     package func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { HTTPRequest.headerKey($0.name) == HTTPRequest.headerKey(name) }?.value
     }
 }
 

@@ -82,6 +82,19 @@ import Testing
         }
     }
 
+    /// A header name in another spelling is another header: `Idempotency-\u{212A}ey` (a
+    /// Kelvin sign, which Unicode lowercases to `k`) is not `Idempotency-Key`, while ASCII
+    /// case is ignored, as HTTP says.
+    @Test func aHeaderNameSpelledWithAKelvinSignIsNotTheHeader() {
+        let spoofed = HTTPRequest(
+            "POST", "/v1/push", headers: ["Idempotency-\u{212A}ey": "key-1"])
+        #expect(spoofed.header("Idempotency-Key") == nil)
+        #expect(spoofed.header("idempotency-key") == nil)
+        let plain = HTTPRequest("POST", "/v1/push", headers: ["IDEMPOTENCY-KEY": "key-1"])
+        #expect(plain.header("Idempotency-Key") == "key-1")
+        #expect(HTTPRequest.headerKey("Idempotency-\u{212A}ey") != "idempotency-key")
+    }
+
     /// The scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are
     /// `Bearer`.
     @Test func theBearerSchemeIsReadInAnyCase() {
