@@ -95,9 +95,15 @@ package struct Migrator: Sendable {
     @discardableResult
     package func migrate(_ connection: Connection) throws -> [Int] {
         var applied: [Int] = []
-        let found = try validate(connection)
+        // The version and the record of migrations from one snapshot: read in two
+        // transactions, another process's migration committed between them made a file in
+        // the middle of its first migrations look damaged.
+        let found = try connection.transaction(.deferred) { () throws -> Int in
+            let found = try validate(connection)
+            try checkRecordedVersion(connection, version: found)
+            return found
+        }
         guard found < latestVersion else { return applied }
-        try checkRecordedVersion(connection, version: found)
         for migration in migrations {
             let didApply = try connection.transaction(.immediate) { () throws -> Bool in
                 let current = try validate(connection)

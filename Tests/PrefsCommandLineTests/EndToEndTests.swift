@@ -328,8 +328,11 @@ import Testing
         #expect(
             FileManager.default.createFile(
                 atPath: db, contents: nil, attributes: [.posixPermissions: 0o600]))
+        // Its errors: a file made while `set` migrated it once read as damaged, and `watch`
+        // ended with that line.
+        let errors = db + ".watch-errors"
         let watcher = try ChildProcess(
-            prefsExecutable().path, ["--db", db, "watch"], stdout: .pipe)
+            prefsExecutable().path, ["--db", db, "watch"], stdout: .pipe, stderr: .file(errors))
         defer { watcher.send(SIGKILL) }
         let output = watcher.output
         let watchdog = DispatchWorkItem { watcher.send(SIGKILL) }
@@ -337,9 +340,10 @@ import Testing
         defer { watchdog.cancel() }
         usleep(300_000)
         try prefs("set", "theme", "dark")
-        #expect(readLine(from: output, timeout: 20) == "theme=dark\n")
+        let said = { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+        #expect(readLine(from: output, timeout: 20) == "theme=dark\n", "\(said())")
         try prefs("set", "theme", "light")
-        #expect(readLine(from: output, timeout: 20) == "theme=light\n")
+        #expect(readLine(from: output, timeout: 20) == "theme=light\n", "\(said())")
         watcher.send(SIGINT)
         waitForExit(watcher)
     }

@@ -76,3 +76,48 @@ import Testing
         }
     }
 }
+
+/// Processes that meet a new file at once: each of them migrates it or waits for the one
+/// that does, and none mistakes a migration committed by another for damage.
+@Suite(.serialized) struct NewFileRaceTests {
+    /// Six `prefs set` and two readers started together on an empty file, twenty times. The
+    /// migrator read the schema version and its record of migrations in two transactions,
+    /// and a migration another process committed between them made the file look damaged
+    /// ("its schema version (10) is not the one its migrations record (12)").
+    @Test func processesMeetingAnEmptyFileAtOnceAllMigrateOrReadIt() throws {
+        let rounds = Reliability.isLong ? 200 : 20
+        let folder = try TemporaryFolder()
+        let script = """
+            for round in $(seq 1 \(rounds)); do
+              db="$FOLDER/r$round.sqlite"
+              : > "$db"; chmod 600 "$db"
+              for writer in 1 2 3 4 5 6; do
+                ( "$PREFS" --db "$db" set "w$writer" "$round" --type int 2>>"$ERRORS"
+                  echo "set $?" >> "$CODES" ) &
+              done
+              for reader in 1 2; do
+                ( "$PREFS" --db "$db" list >/dev/null 2>>"$ERRORS"; echo "list $?" >> "$CODES" ) &
+              done
+              wait
+            done
+            """
+        let codes = folder.path("codes")
+        let errors = folder.path("errors")
+        let result = try runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: [
+                "PREFS": prefsExecutable().path, "FOLDER": folder.url.path, "CODES": codes,
+                "ERRORS": errors, "NO_COLOR": "1",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = ((try? String(contentsOfFile: codes, encoding: .utf8)) ?? "")
+            .split(separator: "\n")
+        let failures = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(lines.count == rounds * 8)
+        // A write waits for the lock (exit 0); a list of a file with no schema yet reads
+        // nothing (exit 0); 75 would be a lock held past the busy timeout, not damage.
+        let unexpected = lines.filter { $0 != "set 0" && $0 != "list 0" }
+        #expect(unexpected.isEmpty, "\(unexpected.count) of \(lines.count): \(failures)")
+        #expect(!failures.contains("corrupt"), "\(failures)")
+    }
+}

@@ -1,6 +1,12 @@
 internal import SQLiteCore
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if canImport(FoundationEssentials) && !PREFS_FULL_FOUNDATION
     import FoundationEssentials
 #else
@@ -143,9 +149,8 @@ extension SQLiteEngine {
             // Deleted content is overwritten, not left in free pages (Debian's SQLite does
             // this by default; other builds may not): `forgetValue(forKey:)` relies on it.
             try connection.execute(sql: "PRAGMA secure_delete = ON")
-            let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
-            if mode.lowercased() != "wal" && path != ":memory:" {
-                try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            if path != ":memory:" {
+                try switchToWAL(connection, waitingAtMost: options.busyTimeoutMilliseconds)
             }
             if opened.version < migrator.latestVersion {
                 try migrator.migrate(connection)
@@ -156,6 +161,30 @@ extension SQLiteEngine {
                 path: path, found: opened.version, supported: migrator.latestVersion)
         }
         return opened
+    }
+
+    /// Puts the file in WAL mode unless it is. SQLite answers `SQLITE_BUSY` at once, without
+    /// its busy handler, when another connection holds the file's shared lock (a process
+    /// reading a new file that another one is making), so the switch is retried here,
+    /// within the busy timeout like any other wait for the lock.
+    private static func switchToWAL(_ connection: Connection, waitingAtMost milliseconds: Int)
+        throws
+    {
+        let deadline = FileChangeMonitor.now() + max(0, milliseconds) * 1000
+        var pause: UInt32 = 500
+        while true {
+            let mode = try connection.scalar(String.self, sql: "PRAGMA journal_mode") ?? ""
+            guard mode.lowercased() != "wal" else { return }
+            do {
+                try connection.execute(sql: "PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError
+                where error.isBusy && FileChangeMonitor.now() < deadline
+            {
+                usleep(pause + UInt32.random(in: 0...pause))
+                pause = min(pause * 2, 20_000)
+            }
+        }
     }
 
     /// Closes the connection's temporary database, which migrating opens (dropping a
