@@ -19,8 +19,11 @@ extension DeviceSync {
     /// Pulls every change after the cursor, a page at a time: each page is applied in one
     /// device transaction with its cursor, and holds whole pushes, so that a push of another
     /// device is never applied in part; a round cut short keeps the pages it applied, and
-    /// the next one goes on from there. `pushed`: the number of this round's push.
-    func pull(mayReadStandby: Bool, pushed: Int64?, everything: Bool) throws -> (
+    /// the next one goes on from there. `pushed`: the number of this round's push;
+    /// `firstPage`: the first page, when a round in one request brought it.
+    func pull(
+        mayReadStandby: Bool, pushed: Int64?, everything: Bool, firstPage: RoundPage? = nil
+    ) throws -> (
         pulled: Int, conflicts: Int, refused: Int, fromStandby: Bool, restored: Bool,
         clockOffset: Int64?
     ) {
@@ -33,17 +36,23 @@ extension DeviceSync {
         var total = (applied: 0, conflicts: 0, refused: 0)
         var first: (fromStandby: Bool, restored: Bool, offset: Int64?)?
         var hasMore = true
+        var pages = 0
         while hasMore {
             var from = cursor
-            let before = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+            pages += 1
+            var before = try database.withReader {
+                try Self.repository($0).wallClockMilliseconds()
+            }
             // The first page only may come from a standby, and only it carries the device's
             // clock (a restored file is found at the first page, which then starts at 0).
             let fromStandby =
-                mayReadStandby && first == nil
+                mayReadStandby && first == nil && firstPage == nil
                 ? pullFromStandby(after: cursor, holding: seen, pushed: pushed, clock: device.clock)
                 : nil
+            let brought = first == nil ? firstPage : nil
             let (pulled, bound) =
                 try fromStandby
+                ?? brought.map { ($0.pull, $0.clockBound) }
                 ?? withHub {
                     (
                         try $0.pullRound(
@@ -53,7 +62,8 @@ extension DeviceSync {
                         try $0.clockBound()
                     )
                 }
-            let after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+            var after = try database.withReader { try Self.repository($0).wallClockMilliseconds() }
+            if let brought { (before, after) = (brought.sent, brought.answered) }
             if first == nil {
                 // The device's clock against the hub's, read halfway through the round trip;
                 // reported beyond the tolerance and half the trip (the reading's own
@@ -93,7 +103,11 @@ extension DeviceSync {
             // A page that moves the cursor nowhere ends the pull, whatever it says.
             hasMore = pulled.hasMore && cursor > from
         }
-        try withHub { try $0.report(device: deviceID, cursor: cursor) }
+        // A round in one request reported the cursor it started from; the next round
+        // reports this one, unless more pages were pulled here.
+        if firstPage == nil || pages > 1 {
+            try withHub { try $0.report(device: deviceID, cursor: cursor) }
+        }
         let pulledAt = Date()
         try database.withWriter { state in
             try Self.repository(state).setCursor(cursor, pulledAt: pulledAt)

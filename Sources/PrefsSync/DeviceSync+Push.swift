@@ -40,6 +40,12 @@ extension DeviceSync {
         guard !pending.isEmpty else { return PushResult() }
         if let tap = Self.pushTap.withLock({ $0 }) { tap(deviceID, pending) }
         let outcome = try withHub { try $0.push(pending, device: deviceID, cursor: cursor) }
+        return try apply(outcome, of: pending)
+    }
+
+    /// Takes what the hub answered to a push of `pending`: confirms what it took, records
+    /// conflicts and refusals, applies the winners, stamps again what must go again.
+    func apply(_ outcome: SyncPushOutcome, of pending: [SyncChange]) throws -> PushResult {
         let now = Date()
         return try database.withWriter { state in
             let sync = try Self.repository(state)

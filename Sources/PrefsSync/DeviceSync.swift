@@ -162,7 +162,11 @@ public final class DeviceSync: Sendable {
             )
         }
         do {
-            var pushed = try push()
+            // Through a sync server that takes it, the push, the pull's first page and the
+            // names come in one request; the rest (a second push, more pages) one by one.
+            let round = try roundInOneRequest()
+            var pushed = try round?.pushed ?? push()
+            var page = round?.page
             // Stamped again after a clock that was ahead came right, or above the hub's record
             // of this device: they go now (a change stamped again for the one may be stamped
             // again for the other).
@@ -176,11 +180,14 @@ public final class DeviceSync: Sendable {
                 pushed.waitingForClock = again.waitingForClock
                 pushed.clockAhead = again.clockAhead
                 pushed.sequence = again.sequence ?? pushed.sequence
+                // The round's page was read before this push: the pull asks again.
+                page = nil
             }
+            if pushed.restored { page = nil }
             let pull = try pull(
                 mayReadStandby: !isFirstRound, pushed: pushed.sequence,
-                everything: pushed.restored)
-            try exchangeNames()
+                everything: pushed.restored, firstPage: page)
+            try exchangeNames(known: round?.names)
             try database.withWriter { state in try Self.repository(state).recordError(nil) }
             return SyncReport(
                 pushed: pushed.accepted, pulled: pull.pulled,
@@ -220,7 +227,8 @@ public final class DeviceSync: Sendable {
 
     /// Sends this device's name when it changed, and keeps the names of the account's
     /// devices for conflict listings (written only when they changed).
-    func exchangeNames() throws {
+    /// `known`: the names as a round in one request brought them (asked for otherwise).
+    func exchangeNames(known given: [String: String]? = nil) throws {
         let (unsent, known) = try database.withReader { state in
             let sync = try Self.repository(state)
             return (try sync.unsentDeviceName(), try sync.deviceNames())
@@ -229,7 +237,9 @@ public final class DeviceSync: Sendable {
             try withHub { try $0.setName(unsent, device: deviceID) }
             try database.withWriter { state in try Self.repository(state).markDeviceNameSent() }
         }
-        let names = try withHub { try $0.deviceNames() }
+        // A name sent just now is not in what the round brought.
+        let brought = unsent == nil ? given : nil
+        let names = try brought ?? withHub { try $0.deviceNames() }
         if names != known {
             try database.withWriter { state in try Self.repository(state).setDeviceNames(names) }
         }

@@ -78,6 +78,9 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
     private let heard = Mutex<(position: Int64, polling: Bool)>((0, false))
     /// How many times a request is sent when no answer came.
     static let attempts = 5
+    /// Whether the server takes a round in one request (`POST /v1/round`: it says protocol
+    /// version 2 or more).
+    package let speaksRound: Bool
 
     /// Asks the server who the token acts for.
     ///
@@ -90,6 +93,7 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
             transport, token: token, "GET", "/v1/account", body: nil as [UInt8]?)
         account = who.account
         bound = Mutex(who.clockBound)
+        speaksRound = who.protocolVersion >= 2
         heard.withLock { $0.position = who.position }
     }
 
@@ -135,6 +139,28 @@ package final class HTTPSyncHub: SyncHub, @unchecked Sendable {
         guard let pull = response.pull else { throw malformed("pull") }
         bound.withLock { $0 = response.clockBound }
         return pull
+    }
+
+    /// A round in one request (`POST /v1/round`): the server reports `cursor`, pushes the
+    /// changes, and answers the push, the first page of the pull after `cursor` (the push
+    /// left out) and the devices' names. Call only when ``speaksRound``.
+    package func round(
+        _ changes: [SyncChange], device: String, cursor: Int64, deviceClock: String?,
+        limit: SyncPullLimit?
+    ) throws -> (push: SyncPushOutcome?, pull: SyncPull, names: [String: String]) {
+        let request = SyncWire.RoundRequest(
+            device: device, cursor: cursor, changes: changes.map(SyncWire.Change.init),
+            deviceClock: deviceClock, limit: limit?.changes, limitBytes: limit?.bytes)
+        let response: SyncWire.RoundResponse = try call(
+            "POST", "/v1/round", request, idempotencyKey: changes.isEmpty ? nil : Self.newKey())
+        guard let pull = response.pull.pull else { throw malformed("pull") }
+        var pushed: SyncPushOutcome?
+        if let push = response.push {
+            guard let outcome = push.outcome else { throw malformed("push") }
+            pushed = outcome
+        }
+        bound.withLock { $0 = response.pull.clockBound }
+        return (pushed, pull, response.names)
     }
 
     package func position() throws -> Int64 {

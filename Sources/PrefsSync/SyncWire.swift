@@ -13,6 +13,11 @@ package enum SyncWire {
     /// The protocol's version, the first part of every path (`/v1/...`).
     package static let version = 1
 
+    /// What `GET /v1/account` says a server speaks: 1, the calls of a round one by one; 2,
+    /// those and `POST /v1/round`, a round in one request. A device sends a round to a
+    /// server that says 2 or more, and the calls one by one to any other.
+    package static let protocolVersion = 2
+
     /// A body as the protocol sends it: JSON with its keys in order, so that the same
     /// answer is the same bytes.
     package static func json<T: Encodable>(_ value: T) -> [UInt8] {
@@ -202,6 +207,35 @@ package enum SyncWire {
         }
     }
 
+    /// `POST /v1/round`: a device's round in one request. The server reports `cursor` (what
+    /// the device applied), pushes `changes` (under the request's idempotency key), pulls
+    /// the first page after `cursor` leaving the push out, and reads the devices' names.
+    package struct RoundRequest: Codable, Sendable {
+        package var device: String
+        package var cursor: Int64
+        package var changes: [Change]
+        package var deviceClock: String?
+        /// How many changes at most in the page (the server has its own limit too).
+        package var limit: Int?
+        /// About how many bytes of values at most (the server has its own limit too).
+        package var limitBytes: Int?
+
+        /// The limit a server takes: the request's within its own.
+        package func limit(within server: SyncPullLimit) -> SyncPullLimit {
+            PullRequest(
+                device: device, after: cursor, limit: limit, limitBytes: limitBytes
+            ).limit(within: server)
+        }
+    }
+
+    /// The answer to a round: the push's answer (nil when it carried no change), the pull's
+    /// first page, the names of the account's devices.
+    package struct RoundResponse: Codable, Sendable {
+        package var names: [String: String]
+        package var pull: PullResponse
+        package var push: PushResponse?
+    }
+
     /// `POST /v1/report`: ``SyncHub/report(device:cursor:)``.
     package struct ReportRequest: Codable, Sendable {
         package var device: String
@@ -230,7 +264,7 @@ package enum SyncWire {
             self.account = account
             self.position = position
             self.clockBound = clockBound
-            protocolVersion = SyncWire.version
+            protocolVersion = SyncWire.protocolVersion
         }
     }
 

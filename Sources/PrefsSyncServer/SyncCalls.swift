@@ -77,6 +77,9 @@ struct SyncCalls: Sendable {
                 try changes(request, token: token)
             },
             .withToken("POST", "/v1/push") { request, token in try push(request, token: token) },
+            .withToken("POST", "/v1/round") { request, token in
+                try round(request, token: token)
+            },
             .withToken("GET", "/v1/admin/onboarding") { request, token in
                 try onboarding(request, token: token)
             },
@@ -139,45 +142,127 @@ struct SyncCalls: Sendable {
     /// an `Idempotency-Key`, the answer is kept and the same push gets it again.
     private func push(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
         let push = try Self.decode(SyncWire.PushRequest.self, request)
-        guard push.changes.count <= configuration.maxChanges else {
-            throw HTTPError(
-                413, .tooManyChanges, "a push carries at most \(configuration.maxChanges) changes")
-        }
-        let changes = try push.changes.map { change in
-            guard let read = change.change else {
-                throw HTTPError(400, .malformed, "a change's value does not read as its type")
-            }
-            return read
-        }
+        let changes = try checkedChanges(push.changes)
         try Self.checkDevice(push.device)
-        guard let key = request.header("Idempotency-Key") else {
+        guard let key = try Self.idempotencyKey(request) else {
             return try forAccount(token) { hub in
                 SyncWire.PushResponse(
                     try hub.push(changes, device: push.device, cursor: push.cursor))
             }
         }
+        return try forAccountRaw(token) { hub in
+            let text = try Self.push(
+                changes, device: push.device, cursor: push.cursor, key: key, on: hub)
+            var response = HTTPResponse(status: 200, body: Array(text.utf8))
+            response.account = hub.account
+            return response
+        }
+    }
+
+    /// `POST /v1/round`: a device's round in one request, on one connection of the pool:
+    /// the cursor reported, the changes pushed (under the request's `Idempotency-Key`, like
+    /// a push), the pull's first page after the cursor with the push left out, and the
+    /// devices' names. Each step is the hub's own call, in its own transaction, as when the
+    /// device sends them one by one: a round cut short anywhere is a round the device
+    /// repeats.
+    private func round(_ request: HTTPRequest, token: BearerToken) throws -> HTTPResponse {
+        let round = try Self.decode(SyncWire.RoundRequest.self, request)
+        let changes = try checkedChanges(round.changes)
+        try Self.checkDevice(round.device)
+        let key = try Self.idempotencyKey(request)
+        let limit = round.limit(within: configuration.pullLimit)
+        var account: String?
+        do {
+            return try forAccountRaw(token) { hub in
+                account = hub.account
+                try hub.report(device: round.device, cursor: round.cursor)
+                var pushed: (text: String, sequence: Int64?)?
+                if !changes.isEmpty {
+                    if let key {
+                        // A push sent again under its key is answered as it was, byte for
+                        // byte; its number is read back from that answer.
+                        let text = try Self.push(
+                            changes, device: round.device, cursor: round.cursor, key: key,
+                            on: hub)
+                        let kept = try? JSONDecoder().decode(
+                            SyncWire.PushResponse.self, from: Data(text.utf8))
+                        pushed = (text, kept?.sequence)
+                    } else {
+                        let outcome = try hub.push(
+                            changes, device: round.device, cursor: round.cursor)
+                        pushed = (
+                            String(
+                                decoding: SyncWire.json(SyncWire.PushResponse(outcome)),
+                                as: UTF8.self),
+                            outcome.sequence
+                        )
+                    }
+                }
+                let pull = try hub.pullRound(
+                    after: round.cursor, device: round.device, leavingOut: pushed?.sequence,
+                    deviceClock: round.deviceClock, limit: limit)
+                let names = try hub.deviceNames()
+                // The answer's keys in order, the push's answer as the hub kept it.
+                var body = Array(#"{"names":"#.utf8)
+                body += SyncWire.json(names)
+                body += Array(#","pull":"#.utf8)
+                body += SyncWire.json(SyncWire.PullResponse(pull, clockBound: try hub.clockBound()))
+                body += Array(#","push":"#.utf8)
+                body += Array((pushed?.text ?? "null").utf8)
+                body += Array("}".utf8)
+                var response = HTTPResponse(status: 200, body: body)
+                response.account = hub.account
+                return response
+            }
+        } catch {
+            var failure = HTTPError(error)
+            failure.account = failure.account ?? account ?? token.verifiedAccount
+            throw failure
+        }
+    }
+
+    /// A push's changes, each read as its type, at most
+    /// ``SyncServer/Configuration/maxChanges``.
+    private func checkedChanges(_ changes: [SyncWire.Change]) throws -> [SyncChange] {
+        guard changes.count <= configuration.maxChanges else {
+            throw HTTPError(
+                413, .tooManyChanges, "a push carries at most \(configuration.maxChanges) changes")
+        }
+        return try changes.map { change in
+            guard let read = change.change else {
+                throw HTTPError(400, .malformed, "a change's value does not read as its type")
+            }
+            return read
+        }
+    }
+
+    /// The request's `Idempotency-Key`, 1 to 128 visible characters; nil when it has none.
+    private static func idempotencyKey(_ request: HTTPRequest) throws -> String? {
+        guard let key = request.header("Idempotency-Key") else { return nil }
         guard (1...128).contains(key.utf8.count),
             key.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
             throw HTTPError(
                 400, .badIdempotencyKey, "an idempotency key is 1 to 128 visible characters")
         }
-        return try forAccountRaw(token) { hub in
-            do {
-                let text = try hub.push(
-                    changes, device: push.device, cursor: push.cursor, idempotencyKey: key
-                ) { outcome in
-                    String(decoding: SyncWire.json(SyncWire.PushResponse(outcome)), as: UTF8.self)
-                }
-                var response = HTTPResponse(status: 200, body: Array(text.utf8))
-                response.account = hub.account
-                return response
-            } catch is IdempotencyKeyReused {
-                throw HTTPError(
-                    422, .idempotencyKeyReused,
-                    "this idempotency key was used for another push (another device, or other"
-                        + " changes): send a new key")
+        return key
+    }
+
+    /// A push under an idempotency key: the answer's text, kept by the hub with the push.
+    private static func push(
+        _ changes: [SyncChange], device: String, cursor: Int64, key: String,
+        on hub: any SyncServerHub
+    ) throws -> String {
+        do {
+            return try hub.push(changes, device: device, cursor: cursor, idempotencyKey: key) {
+                outcome in
+                String(decoding: SyncWire.json(SyncWire.PushResponse(outcome)), as: UTF8.self)
             }
+        } catch is IdempotencyKeyReused {
+            throw HTTPError(
+                422, .idempotencyKeyReused,
+                "this idempotency key was used for another push (another device, or other"
+                    + " changes): send a new key")
         }
     }
 

@@ -131,6 +131,88 @@ import Testing
 
     /// One NUL stopped a device for good (every round a 500): refused alone now, reported,
     /// and the device's other changes reach the hub.
+    /// A round is one request (`POST /v1/round`) after the hub's first `GET /v1/account`:
+    /// the push, the pull's first page, the cursor's report and the names come in it. A
+    /// round used to be five requests (account, push, pull, report, devices).
+    @Test func aRoundThroughTheServerIsOneRequest() throws {
+        let phoneToken = try token("alice", "phone")
+        let laptopToken = try token("alice", "laptop")
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        try PreferenceStore(database: phone).set(true, for: .hasViewedWalkthrough)
+        PreferenceStore(database: laptop).set("dark", forKey: "theme")
+        let phoneSync = try DeviceSync(database: phone, server: server.url, token: phoneToken.token)
+        let laptopSync = try DeviceSync(
+            database: laptop, server: server.url, token: laptopToken.token)
+        #expect(try phoneSync.sync().pushed == 1)
+        let before = server.log.split(separator: "\n").count
+        let both = try laptopSync.sync()
+        #expect(both.pushed == 1 && both.pulled == 1)
+        PreferenceStore(database: phone).set(3, forKey: "volume")
+        let again = try phoneSync.sync()
+        #expect(again.pushed == 1 && again.pulled == 1)
+        #expect(PreferenceStore(database: phone).string(forKey: "theme") == "dark")
+        #expect(PreferenceStore(database: laptop)[.hasViewedWalkthrough] == true)
+        let lines = server.log.split(separator: "\n").dropFirst(before)
+        let calls = lines.compactMap { line in
+            line.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ")
+        }
+        #expect(calls == ["POST /v1/round", "POST /v1/round"], "\(lines)")
+        // What the hub knows of the laptop: the cursor its round reported.
+        let status = try #require(try DeviceSync.status(of: laptop))
+        #expect(status.account == "alice")
+
+        // A client of version 1 still makes its round call by call.
+        let account = request("GET", "/v1/account", token: phoneToken.token)
+        #expect(account?.body.contains(#""protocolVersion":2"#) == true)
+        let pull = request(
+            "POST", "/v1/pull", token: phoneToken.token, body: #"{"device":"old","after":0}"#)
+        #expect(pull?.status == 200 && pull?.body.contains(#""more":false"#) == true)
+        #expect(
+            request(
+                "POST", "/v1/report", token: phoneToken.token,
+                body: #"{"device":"old","cursor":2}"#)?.status == 200)
+    }
+
+    /// A round sent again under its idempotency key (its answer lost) is answered with the
+    /// same push, applied once, and a page that leaves that push out.
+    @Test func aRoundSentAgainUnderItsKeyPushesOnce() throws {
+        let issued = try token("alice", "phone")
+        let clock = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: 0, device: "d1"
+        ).text
+        let body = """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
+            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
+            """
+        let first = request(
+            "POST", "/v1/round", token: issued.token, body: body,
+            headers: ["Idempotency-Key": "round-1"])
+        let second = request(
+            "POST", "/v1/round", token: issued.token, body: body,
+            headers: ["Idempotency-Key": "round-1"])
+        #expect(first?.status == 200 && second?.status == 200)
+        let answers = try [first, second].map { response in
+            try JSONDecoder().decode(
+                SyncWire.RoundResponse.self, from: Data((response?.body ?? "").utf8))
+        }
+        #expect(answers.map { $0.push?.accepted } == [1, 1])
+        #expect(answers[0].push?.sequence != nil)
+        #expect(answers[0].push?.sequence == answers[1].push?.sequence)
+        #expect(answers.allSatisfy { $0.pull.rows.isEmpty })
+        // The hub numbered one push: the second ran nothing.
+        let pulled = try #require(
+            request("POST", "/v1/pull", token: issued.token, body: #"{"device":"d2","after":0}"#))
+        #expect(pulled.body.components(separatedBy: #""sequence""#).count == 2)
+        // A round that says a key that is not one is refused before anything runs.
+        #expect(
+            isError(
+                request(
+                    "POST", "/v1/round", token: issued.token, body: body,
+                    headers: ["Idempotency-Key": String(repeating: "k", count: 129)]),
+                400, "bad_idempotency_key"))
+    }
+
     @Test func aValueWithANULIsRefusedAloneThroughTheServer() throws {
         let issued = try token("nul", "phone")
         let phone = try device("nul-phone")
