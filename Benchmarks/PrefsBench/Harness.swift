@@ -90,11 +90,22 @@ enum Clock {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    /// The CPU time every thread of this process has used.
+    /// The CPU time every thread of this process has used, and the processes it started and
+    /// waited for (a whole-process row's programs, user and system time): what users pay.
     static func processCPUNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        var children = rusage()
+        #if os(Linux)
+            getrusage(RUSAGE_CHILDREN.rawValue, &children)
+        #else
+            getrusage(RUSAGE_CHILDREN, &children)
+        #endif
+        let childMicroseconds =
+            (Int64(children.ru_utime.tv_sec) + Int64(children.ru_stime.tv_sec)) * 1_000_000
+            + Int64(children.ru_utime.tv_usec) + Int64(children.ru_stime.tv_usec)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+            + UInt64(max(0, childMicroseconds)) * 1000
     }
 
     /// The machine's load averages over 1, 5 and 15 minutes (`getloadavg`), for the report:

@@ -74,9 +74,11 @@ enum Report {
                     line += String(
                         format: "; thread CPU %.2fx (rounds %.2fx-%.2fx)", median(cpu), low, high)
                 }
-                // Every thread of the process: what users pay, background threads included.
+                // Every thread of the process: what users pay, background threads included;
+                // for whole processes, the programs' own user and system time (and the
+                // bench's spawning and waiting, the same for both).
                 let process = result.roundProcessCPURatios(of: sample.contender)
-                if result.peakKilobytes.isEmpty, let low = process.first, let high = process.last {
+                if let low = process.first, let high = process.last {
                     line += String(
                         format: "; process CPU %.2fx (rounds %.2fx-%.2fx, %@ against %@ a op)",
                         median(process), low, high,
