@@ -78,6 +78,17 @@ import Testing
     /// The ident of the key `theme` of the standard suite.
     private let theme = SyncIdent.make(["standard", "theme"])
 
+    /// The body of a push (or a round) of device d1 that sets `theme` to dark, stamped now.
+    private func themePush() -> String {
+        let clock = HybridClock(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: 0, device: "d1"
+        ).text
+        return """
+            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
+            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
+            """
+    }
+
     /// The server still answers a device with a good token.
     private func stillServes() throws -> Bool {
         let issued = try token("zoe", "control")
@@ -178,13 +189,7 @@ import Testing
     /// same push, applied once, and a page that leaves that push out.
     @Test func aRoundSentAgainUnderItsKeyPushesOnce() throws {
         let issued = try token("alice", "phone")
-        let clock = HybridClock(
-            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: 0, device: "d1"
-        ).text
-        let body = """
-            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
-            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
-            """
+        let body = themePush()
         let first = request(
             "POST", "/v1/round", token: issued.token, body: body,
             headers: ["Idempotency-Key": "round-1"])
@@ -892,14 +897,7 @@ import Testing
 
     @Test func aReplayedPushIsAnsweredAgainAndAppliedOnce() throws {
         let issued = try token("alice", "phone")
-        let clock = HybridClock(
-            milliseconds: Int64(Date().timeIntervalSince1970 * 1000),
-            counter: 0, device: "d1"
-        ).text
-        let push = """
-            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
-            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
-            """
+        let push = themePush()
         let first = try #require(
             request(
                 "POST", "/v1/push", token: issued.token, body: push,
@@ -1059,13 +1057,7 @@ import Testing
 
     @Test func aCompressedPushIsTaken() throws {
         let issued = try token("alice", "phone")
-        let clock = HybridClock(
-            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: 0, device: "d1"
-        ).text
-        let push = """
-            {"device":"d1","cursor":0,"changes":[{"entity":"preference","ident":"\(theme)",\
-            "field":"value","clock":"\(clock)","present":true,"type":"string","value":"dark"}]}
-            """
+        let push = themePush()
         let answer = request(
             "POST", "/v1/push", token: issued.token, bytes: try gzip(Array(push.utf8)),
             headers: ["Content-Encoding": "gzip", "Content-Type": "application/json"])
