@@ -120,18 +120,22 @@ import Testing
         let url = server.url.absoluteString
         #expect(
             try runPrefs(onLaptop + ["sync", "--hub", url, "--token-file", laptop]).status == 0)
-        let pushes = server.log.split(separator: "\n").filter { $0.contains("POST /v1/push 200") }
-        #expect(pushes.last?.hasSuffix(" gzip") == true, "\(pushes)")
+        let rounds = server.log.split(separator: "\n").filter { $0.contains("POST /v1/round 200") }
+        #expect(rounds.last?.hasSuffix(" gzip") == true, "\(rounds)")
         let onPhone = ["--db", folder.path("erin-phone.db")]
         #expect(try runPrefs(onPhone + ["sync", "--hub", url, "--token-file", phone]).status == 0)
         #expect(try runPrefs(onPhone + ["get", "notes"]).stdout == value + "\n")
-        // The pull's answer went compressed (curl asks for gzip).
-        let pulls = server.log.split(separator: "\n").filter { $0.contains("POST /v1/pull 200") }
-        let sizes = pulls.compactMap { line in
+        // The phone's round brought the value in its pull, and its answer went compressed
+        // (curl asks for gzip).
+        let answered = server.log.split(separator: "\n").filter {
+            $0.contains("POST /v1/round 200")
+        }
+        let size = answered.last.flatMap { line in
             line.split(separator: " ").first { $0.hasSuffix("B") && !$0.hasPrefix("in=") }
                 .flatMap { Int($0.dropLast()) }
         }
-        #expect(sizes.contains { $0 > 0 && $0 < value.utf8.count / 2 }, "\(pulls)")
+        #expect(answered.count == rounds.count + 1, "\(answered)")
+        #expect(size.map { $0 > 0 && $0 < value.utf8.count / 2 } == true, "\(answered)")
     }
 
     @Test func prefsServersBadInputExitsWithItsCodeAndOneLine() throws {
