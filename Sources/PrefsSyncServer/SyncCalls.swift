@@ -150,12 +150,10 @@ struct SyncCalls: Sendable {
                     try hub.push(changes, device: push.device, cursor: push.cursor))
             }
         }
-        return try forAccountRaw(token) { hub in
+        return try respond(token) { hub in
             let text = try Self.push(
                 changes, device: push.device, cursor: push.cursor, key: key, on: hub)
-            var response = HTTPResponse(status: 200, body: Array(text.utf8))
-            response.account = hub.account
-            return response
+            return HTTPResponse(status: 200, body: Array(text.utf8))
         }
     }
 
@@ -171,53 +169,43 @@ struct SyncCalls: Sendable {
         try Self.checkDevice(round.device)
         let key = try Self.idempotencyKey(request)
         let limit = round.limit(within: configuration.pullLimit)
-        var account: String?
-        do {
-            return try forAccountRaw(token) { hub in
-                account = hub.account
-                try hub.report(device: round.device, cursor: round.cursor)
-                var pushed: (text: String, sequence: Int64?)?
-                if !changes.isEmpty {
-                    if let key {
-                        // A push sent again under its key is answered as it was, byte for
-                        // byte; its number is read back from that answer.
-                        let text = try Self.push(
-                            changes, device: round.device, cursor: round.cursor, key: key,
-                            on: hub)
-                        let kept = try? JSONDecoder().decode(
-                            SyncWire.PushResponse.self, from: Data(text.utf8))
-                        pushed = (text, kept?.sequence)
-                    } else {
-                        let outcome = try hub.push(
-                            changes, device: round.device, cursor: round.cursor)
-                        pushed = (
-                            String(
-                                decoding: SyncWire.json(SyncWire.PushResponse(outcome)),
-                                as: UTF8.self),
-                            outcome.sequence
-                        )
-                    }
+        return try respond(token) { hub in
+            try hub.report(device: round.device, cursor: round.cursor)
+            var pushed: (text: String, sequence: Int64?)?
+            if !changes.isEmpty {
+                if let key {
+                    // A push sent again under its key is answered as it was, byte for
+                    // byte; its number is read back from that answer.
+                    let text = try Self.push(
+                        changes, device: round.device, cursor: round.cursor, key: key,
+                        on: hub)
+                    let kept = try? JSONDecoder().decode(
+                        SyncWire.PushResponse.self, from: Data(text.utf8))
+                    pushed = (text, kept?.sequence)
+                } else {
+                    let outcome = try hub.push(
+                        changes, device: round.device, cursor: round.cursor)
+                    pushed = (
+                        String(
+                            decoding: SyncWire.json(SyncWire.PushResponse(outcome)),
+                            as: UTF8.self),
+                        outcome.sequence
+                    )
                 }
-                let pull = try hub.pullRound(
-                    after: round.cursor, device: round.device, leavingOut: pushed?.sequence,
-                    deviceClock: round.deviceClock, limit: limit)
-                let names = try hub.deviceNames()
-                // The answer's keys in order, the push's answer as the hub kept it.
-                var body = Array(#"{"names":"#.utf8)
-                body += SyncWire.json(names)
-                body += Array(#","pull":"#.utf8)
-                body += SyncWire.json(SyncWire.PullResponse(pull, clockBound: try hub.clockBound()))
-                body += Array(#","push":"#.utf8)
-                body += Array((pushed?.text ?? "null").utf8)
-                body += Array("}".utf8)
-                var response = HTTPResponse(status: 200, body: body)
-                response.account = hub.account
-                return response
             }
-        } catch {
-            var failure = HTTPError(error)
-            failure.account = failure.account ?? account ?? token.verifiedAccount
-            throw failure
+            let pull = try hub.pullRound(
+                after: round.cursor, device: round.device, leavingOut: pushed?.sequence,
+                deviceClock: round.deviceClock, limit: limit)
+            let names = try hub.deviceNames()
+            // The answer's keys in order, the push's answer as the hub kept it.
+            var body = Array(#"{"names":"#.utf8)
+            body += SyncWire.json(names)
+            body += Array(#","pull":"#.utf8)
+            body += SyncWire.json(SyncWire.PullResponse(pull, clockBound: try hub.clockBound()))
+            body += Array(#","push":"#.utf8)
+            body += Array((pushed?.text ?? "null").utf8)
+            body += Array("}".utf8)
+            return HTTPResponse(status: 200, body: body)
         }
     }
 
@@ -484,22 +472,27 @@ struct SyncCalls: Sendable {
     private func forAccount<Answer: Encodable>(
         _ token: BearerToken, _ body: (any SyncServerHub) throws -> Answer
     ) throws -> HTTPResponse {
+        try respond(token) { hub in Self.ok(try body(hub)) }
+    }
+
+    /// Runs the body for the account the token opens, and answers its response; the log
+    /// line names the account, of a failure too.
+    private func respond(
+        _ token: BearerToken, _ body: (any SyncServerHub) throws -> HTTPResponse
+    ) throws -> HTTPResponse {
         var account: String?
-        let answer: Answer
         do {
-            answer = try forAccountRaw(token) { hub in
+            var response = try forAccountRaw(token) { hub in
                 account = hub.account
                 return try body(hub)
             }
+            response.account = response.account ?? account
+            return response
         } catch {
-            // The log line of a failure names the account it acted for.
             var failure = HTTPError(error)
             failure.account = failure.account ?? account ?? token.verifiedAccount
             throw failure
         }
-        var response = Self.ok(answer)
-        response.account = account
-        return response
     }
 
     /// Runs the body on a connection of the pool, acting for the token's account.

@@ -218,6 +218,36 @@ import Testing
                 400, "bad_idempotency_key"))
     }
 
+    /// A hostile round: a change whose value does not read as its type, 10,001 changes in
+    /// a body past the server's limit, a device id with a control character. Each is refused before the
+    /// hub is touched: no report of the cursor, no push.
+    @Test func aBadRoundIsRefusedBeforeItReportsOrPushesAnything() throws {
+        let issued = try token("alice", "phone")
+        let good = themePush()
+        let badValue = good.replacingOccurrences(
+            of: #""type":"string","value":"dark""#, with: #""type":"int","value":"dark""#)
+        let start = try #require(good.range(of: #"{"entity""#)).lowerBound
+        let change = String(good[start...].dropLast(2))
+        let many =
+            #"{"device":"d1","cursor":7,"changes":["#
+            + Array(repeating: change, count: 10_001).joined(separator: ",") + "]}"
+        let badDevice = good.replacingOccurrences(
+            of: #""device":"d1""#, with: #""device":"d\u0001""#)
+        for (body, status, code) in [
+            (badValue, 400, "malformed"), (many, 413, "body_too_large"),
+            (badDevice, 400, "bad_device"),
+        ] {
+            let answer = request(
+                "POST", "/v1/round", token: issued.token, body: body,
+                headers: ["Idempotency-Key": "bad-round"])
+            #expect(isError(answer, status, code), "\(String(describing: answer))")
+        }
+        let reported = try postgres.psql(
+            "SELECT count(*) FROM sync_device; SELECT count(*) FROM sync_change",
+            database: database)
+        #expect(reported.stdout.split(separator: "\n") == ["0", "0"], "\(reported.stdout)")
+    }
+
     @Test func aValueWithANULIsRefusedAloneThroughTheServer() throws {
         let issued = try token("nul", "phone")
         let phone = try device("nul-phone")
