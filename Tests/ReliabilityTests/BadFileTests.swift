@@ -178,6 +178,18 @@ import Testing
         #expect(search.stderr.contains("is not the one its migrations record"), "\(search.stderr)")
     }
 
+    /// A schema format number (header bytes 44-47) SQLite never writes: SQLite says
+    /// "unsupported file format" as a plain error, which is damage (65), not our bug (70).
+    /// Found by the random copies below in CI.
+    @Test(arguments: [UInt8(5), 0x39, 0xFF])
+    func aDamagedSchemaFormatIsRefusedAsDamaged(format: UInt8) throws {
+        let path = try sampleDatabase()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[47] = format
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, code: 65)
+    }
+
     @Test func randomlyCorruptedCopiesNeverCrashHangOrChange() throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: try sampleDatabase()))
         let copies = Reliability.isLong ? 1_000 : 200

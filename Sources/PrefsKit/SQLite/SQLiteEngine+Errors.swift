@@ -73,7 +73,9 @@ extension DatabaseError {
             return .diskFull(path: path)
         } else if error.isReadOnly {
             return .readOnly(path: path)
-        } else if error.isCorrupt {
+        } else if error.isCorrupt || error.message == "unsupported file format" {
+            // A schema format number (header bytes 44-47) past the 4 SQLite writes is
+            // damage: no SQLite ever made it, and it is a plain SQLITE_ERROR.
             return .notADatabase(path: path, detail: error.message)
         } else if error.isIOError {
             return .ioError(path: path, detail: error.message)
