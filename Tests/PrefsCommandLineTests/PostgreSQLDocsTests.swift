@@ -2,20 +2,50 @@ import Foundation
 import TestSupport
 import Testing
 
+/// The system user the documents' lines run as: `nobody`, with a home of the test's.
+enum Newcomer {
+    static let uid: uid_t = 65534
+    static let gid: gid_t = 65534
+
+    /// Whether `nobody` can run the built `prefs` (no folder above it closed to others).
+    static var canRunPrefs: Bool {
+        guard geteuid() == 0 else { return false }
+        let check = try? runProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            [
+                "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "test", "-x",
+                prefsExecutable().path,
+            ])
+        return check?.status == 0
+    }
+}
+
 /// Every shell block of docs/postgresql.md and then docs/sync.md, run as a new user pastes
 /// them, in one shell (a folder of its own for each document's files), on a server pair of
-/// its own: a primary with a streaming standby and
-/// PgBouncer beside it on port 6432. The shell has what such a user's machine has and no
-/// more: the server's socket in `PGHOST` (libpq's default host on the server's machine), the
-/// two hosts in `PRIMARY` and `STANDBY` (as the failover block asks), and no `PGUSER`, so a
-/// line that names no role connects as the user running it, as a new user's did. Each line
-/// exits as its comment says ("exit 1: ...", else 0), prints the comment lines below it and
-/// a one-word comment of its own; a `sql` block runs in `psql -U postgres -d prefs`, as the
-/// document says.
+/// its own configured as Debian configures one: run by the system user `postgres`, peer
+/// authentication on the socket, `scram-sha-256` on 127.0.0.1 (``ReplicatedPostgres``'s
+/// `.debian`); a streaming standby, and PgBouncer beside them on 127.0.0.1 port 6432.
+///
+/// The shell is a user's who is not the superuser: the system user `nobody`, with a home of
+/// its own and no `PGUSER`, so a line that names no role logs in as `nobody`, and one that
+/// names a role over the socket is refused by peer authentication, as a new user's was. A
+/// `sudo -u postgres` line runs as the system user `postgres` (the shell keeps only the
+/// capability to become another user, which the `sudo` in its `PATH` uses). `PGHOST` (the
+/// servers' socket folder) and `PGPORT` (the primary's port) stand for libpq's defaults on
+/// a Debian server; `PRIMARY` and `STANDBY` are the two servers' `host:port`, as the
+/// failover block asks. Each line exits as its comment says ("exit 1: ...", else 0), prints
+/// the comment lines below it and a one-word comment of its own; a `sql` block runs in
+/// `sudo -u postgres psql -d prefs`, as the document says.
 @Suite(
     .serialized,
     .enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"),
-    .enabled(if: Installed.faketime, "faketime is not installed"))
+    .enabled(if: Installed.faketime, "faketime is not installed"),
+    .enabled(
+        if: ReplicatedPostgres.canRunAsDebian,
+        "a server configured as Debian's needs root and the system user 'postgres'"),
+    .enabled(
+        if: Newcomer.canRunPrefs,
+        "the system user 'nobody' cannot run the built prefs (a folder above it is closed)"))
 struct PostgreSQLDocsTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -36,19 +66,56 @@ struct PostgreSQLDocsTests {
         }
     }
 
+    /// `sudo -u USER COMMAND...` as the documents use it: the command as that system user,
+    /// with the environment kept (its `PGHOST` and `PGPORT` stand for libpq's defaults).
+    static let sudo = """
+        #!/bin/sh
+        [ "$1" = "-u" ] && [ -n "$2" ] || { echo "sudo: only -u USER COMMAND is played" >&2; exit 1; }
+        user=$2
+        shift 2
+        exec /usr/bin/setpriv --reuid="$user" --regid="$user" --init-groups \\
+            --inh-caps=-all --ambient-caps=-all -- "$@"
+
+        """
+
+    /// The passwords the documents put in `~/.pgpass` (`127.0.0.1:*:prefs:ROLE:PASSWORD`),
+    /// which the pooler is given too.
+    static func passwords(in steps: [DocumentedShell.Step]) -> [String: String] {
+        var passwords: [String: String] = [:]
+        for step in steps {
+            for match in step.command.matches(of: /'127\.0\.0\.1:\*:prefs:([a-z_]+):([^'\s]+)'/) {
+                passwords[String(match.1)] = String(match.2)
+            }
+        }
+        return passwords
+    }
+
     @Test func everyShellBlockOfTheServerDocsRunsAsItSays() throws {
         let steps = try Self.documents.flatMap { document in
             try Self.steps(of: document).map { (document: document, step: $0) }
         }
         #expect(steps.count >= 25)
-        let pair = try ReplicatedPostgres()
+        let passwords = Self.passwords(in: steps.map(\.step))
+        #expect(Set(passwords.keys) == ["owner", "app", "alice"], "\(passwords)")
+        let pair = try ReplicatedPostgres(authentication: .debian)
         defer { pair.stop() }
         let pooler = try PgBouncer(
-            serverSocket: pair.primarySocket, socketFolder: pair.primarySocket,
-            users: ["postgres", "owner", "app", "alice"])
+            serverSocket: pair.primarySocket, users: [], passwords: passwords,
+            serverHost: "127.0.0.1", serverPort: pair.primaryPort)
         defer { if let pid = pooler.pid { kill(pid, SIGTERM) } }
         let folder = try TemporaryFolder()
         let binaries = try #require(PostgresServer.findBinaries())
+        let tools = folder.path("tools")
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        try Self.sudo.write(toFile: tools + "/sudo", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: tools + "/sudo")
+        // The newcomer's home, which `sudo -u postgres psql -f` reads files in.
+        try FileManager.default.setAttributes(
+            [
+                .posixPermissions: 0o755, .ownerAccountID: Newcomer.uid,
+                .groupOwnerAccountID: Newcomer.gid,
+            ], ofItemAtPath: folder.url.path)
         var script = ""
         for (index, (document, step)) in steps.enumerated() {
             if index == 0 || steps[index - 1].document != document {
@@ -60,7 +127,7 @@ struct PostgreSQLDocsTests {
                 try step.command.write(
                     toFile: folder.path("step-\(index).sql"), atomically: true, encoding: .utf8)
                 script +=
-                    "psql -U postgres -d prefs -v ON_ERROR_STOP=1 -q -f '\(output).sql'"
+                    "sudo -u postgres psql -d prefs -v ON_ERROR_STOP=1 -q -f '\(output).sql'"
                     + " >'\(output)' 2>&1\n"
             } else {
                 script += "{ \(step.command)\n} >'\(output)' 2>&1\n"
@@ -69,12 +136,19 @@ struct PostgreSQLDocsTests {
         }
         // What a line left in the background (`sync --watch &`) ends with the shell.
         script += "kill $(jobs -p) 2>/dev/null; wait\n"
-        let path = "\(prefsExecutable().deletingLastPathComponent().path):\(binaries):/usr/bin:/bin"
+        let path =
+            "\(tools):\(prefsExecutable().deletingLastPathComponent().path):\(binaries):/usr/bin:/bin"
         let result = try runProcess(
-            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            [
+                "--reuid=\(Newcomer.uid)", "--regid=\(Newcomer.gid)", "--clear-groups",
+                "--inh-caps=+setuid,+setgid", "--ambient-caps=+setuid,+setgid", "/bin/bash", "-c",
+                script,
+            ],
             environment: [
                 "PATH": path, "HOME": folder.url.path, "PGHOST": pair.primarySocket,
-                "PRIMARY": pair.primarySocket, "STANDBY": pair.standbySocket,
+                "PGPORT": "\(pair.primaryPort)", "PRIMARY": "127.0.0.1:\(pair.primaryPort)",
+                "STANDBY": "127.0.0.1:\(pair.standbyPort)",
             ])
         let statuses = result.stdout.split(separator: "\n").compactMap { line -> Int32? in
             line.split(separator: " ").last.flatMap { Int32($0) }

@@ -67,9 +67,15 @@ public final class PgBouncer: @unchecked Sendable {
     /// A pooler in front of the server whose socket is in `serverSocket` (port 5432), letting
     /// in `users`; its own socket goes in `socketFolder` when given (beside a server's, as a
     /// pooler on the server's machine listens), else in its own folder.
+    ///
+    /// With `passwords` (role: password), as beside a server configured as Debian's is:
+    /// clients log in with `scram-sha-256` on 127.0.0.1 (`listen_addr`) and on the socket,
+    /// and the pooler logs in to the server at `serverHost` and `serverPort` with the same
+    /// passwords.
     public init(
         serverSocket: String, socketFolder: String? = nil, users: [String] = PgBouncer.users,
-        poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500
+        poolSize: Int = PgBouncer.defaultPoolSize, maxClients: Int = 500,
+        passwords: [String: String]? = nil, serverHost: String? = nil, serverPort: Int = 5432
     ) throws {
         guard let executable = Self.executable else {
             throw PostgresServerError("PgBouncer is not installed: install the 'pgbouncer' package")
@@ -82,13 +88,13 @@ public final class PgBouncer: @unchecked Sendable {
             attributes: [.posixPermissions: 0o700])
         let configuration = """
             [databases]
-            * = host=\(serverSocket) port=5432
+            * = host=\(serverHost ?? serverSocket) port=\(serverPort)
 
             [pgbouncer]
-            listen_addr =
+            listen_addr = \(passwords == nil ? "" : "127.0.0.1")
             listen_port = 6432
             unix_socket_dir = \(self.socketFolder)
-            auth_type = trust
+            auth_type = \(passwords == nil ? "trust" : "scram-sha-256")
             auth_file = \(folder)/users.txt
             pool_mode = transaction
             default_pool_size = \(poolSize)
@@ -102,7 +108,8 @@ public final class PgBouncer: @unchecked Sendable {
             """
         try configuration.write(
             toFile: folder + "/pgbouncer.ini", atomically: true, encoding: .utf8)
-        try users.map { "\"\($0)\" \"\"\n" }.joined()
+        let entries = passwords.map { $0.sorted { $0.key < $1.key } } ?? users.map { ($0, "") }
+        try entries.map { "\"\($0.0)\" \"\($0.1)\"\n" }.joined()
             .write(toFile: folder + "/users.txt", atomically: true, encoding: .utf8)
         // PgBouncer refuses to run as root: as the server, as nobody.
         var command = [executable, "-d", folder + "/pgbouncer.ini"]

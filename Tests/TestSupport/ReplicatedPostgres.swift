@@ -7,30 +7,73 @@ import Foundation
 ///
 /// ``target(database:)`` names both hosts with `target_session_attrs=read-write`, as clients
 /// of such a pair do: libpq connects to whichever is the primary.
+///
+/// With ``Authentication/debian`` the pair is configured as Debian's `pg_createcluster`
+/// configures a server: run by the system user `postgres`, peer authentication on the
+/// socket, `scram-sha-256` on 127.0.0.1 (each server on a free port of its own there).
 public final class ReplicatedPostgres: @unchecked Sendable {
+    /// How clients log in.
+    public enum Authentication: Sendable {
+        /// Trust, on the sockets only (the tests' own servers).
+        case trust
+        /// Debian's default `pg_hba.conf`: peer on the socket (the superuser `postgres` only
+        /// as the system user `postgres`), `scram-sha-256` on 127.0.0.1, for replication too.
+        /// Needs root and the system user `postgres` (the `postgresql` package makes it).
+        case debian
+    }
+
     /// The folder holding both servers' data and sockets.
     public let folder: String
     let binaries: String
+    public let authentication: Authentication
+    /// The ports of the primary and the standby: 5432 on their sockets alone, or free ports
+    /// of 127.0.0.1 with ``Authentication/debian``.
+    public let primaryPort: Int
+    public let standbyPort: Int
+    /// The system user the servers run as: `postgres` with ``Authentication/debian``, else
+    /// `nobody` when the tests run as root (initdb refuses root), else the tests' own.
+    let serverUser: String?
     public var primarySocket: String { folder + "/primary" }
     public var standbySocket: String { folder + "/standby" }
 
     /// Both hosts, the primary first; libpq picks the one that takes writes.
     public func target(database: String) -> String {
-        "host=\(primarySocket),\(standbySocket) port=5432,5432 dbname=\(database) user=postgres"
-            + " target_session_attrs=read-write connect_timeout=2"
+        "host=\(primarySocket),\(standbySocket) port=\(primaryPort),\(standbyPort)"
+            + " dbname=\(database) user=postgres target_session_attrs=read-write connect_timeout=2"
     }
 
     /// The standby alone (reads only, while it is one).
     public func standbyTarget(database: String) -> String {
-        "host=\(standbySocket) port=5432 dbname=\(database) user=postgres connect_timeout=2"
+        "host=\(standbySocket) port=\(standbyPort) dbname=\(database) user=postgres"
+            + " connect_timeout=2"
     }
 
     /// Both hosts, the standby preferred (`target_session_attrs=prefer-standby`), as a
     /// client that reads where it can reaches them.
     public func preferStandbyTarget(database: String) -> String {
-        "host=\(standbySocket),\(primarySocket) port=5432,5432 dbname=\(database) user=postgres"
-            + " target_session_attrs=prefer-standby connect_timeout=2"
+        "host=\(standbySocket),\(primarySocket) port=\(standbyPort),\(primaryPort)"
+            + " dbname=\(database) user=postgres target_session_attrs=prefer-standby"
+            + " connect_timeout=2"
     }
+
+    /// Whether ``Authentication/debian`` can be set up here: root, and the system user
+    /// `postgres`.
+    public static var canRunAsDebian: Bool {
+        geteuid() == 0 && getpwnam("postgres") != nil
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    }
+
+    /// Debian's default `pg_hba.conf` (PostgreSQL 15, as `pg_createcluster` writes it).
+    static let debianHostBasedAuthentication = """
+        local   all             postgres                                peer
+        local   all             all                                     peer
+        host    all             all             127.0.0.1/32            scram-sha-256
+        host    all             all             ::1/128                 scram-sha-256
+        local   replication     all                                     peer
+        host    replication     all             127.0.0.1/32            scram-sha-256
+        host    replication     all             ::1/128                 scram-sha-256
+
+        """
 
     /// Stops the standby's replay: it still receives and flushes the primary's log (so
     /// synchronous commits go on), but shows none of it until ``resumeReplay()``, as a
@@ -61,20 +104,39 @@ public final class ReplicatedPostgres: @unchecked Sendable {
         guard output.status == 0 else { throw PostgresServerError(output.stderr) }
     }
 
-    public init() throws {
+    public init(authentication: Authentication = .trust) throws {
         guard let binaries = PostgresServer.findBinaries() else {
             throw PostgresServerError(
                 "PostgreSQL is not installed (no initdb): install the 'postgresql' package")
         }
         self.binaries = binaries
+        self.authentication = authentication
         folder = "/tmp/prefs-repl-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        switch authentication {
+        case .trust:
+            (primaryPort, standbyPort) = (5432, 5432)
+            serverUser = geteuid() == 0 ? "nobody" : nil
+        case .debian:
+            guard Self.canRunAsDebian else {
+                throw PostgresServerError(
+                    "Debian's authentication needs root and the system user 'postgres'")
+            }
+            guard let primary = NginxProxy.freePort(), let standby = NginxProxy.freePort(),
+                primary != standby
+            else { throw PostgresServerError("no free port on 127.0.0.1") }
+            (primaryPort, standbyPort) = (primary, standby)
+            serverUser = "postgres"
+        }
+        let owner = serverUser.flatMap { getpwnam($0)?.pointee }
         for path in [folder, primarySocket, standbySocket] {
+            // Debian's socket folder is open to every user (peer says who may log in).
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-            if geteuid() == 0 {
+                attributes: [.posixPermissions: authentication == .debian ? 0o755 : 0o700])
+            if let owner {
                 try FileManager.default.setAttributes(
-                    [.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: path)
+                    [.ownerAccountID: owner.pw_uid, .groupOwnerAccountID: owner.pw_gid],
+                    ofItemAtPath: path)
             }
         }
         try run(
@@ -83,19 +145,26 @@ public final class ReplicatedPostgres: @unchecked Sendable {
                 "-D", primarySocket + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8",
                 "--no-locale", "-N",
             ])
+        if authentication == .debian {
+            try asServer([
+                "/bin/sh", "-c",
+                "printf '%s' \"$0\" > \(primarySocket)/data/pg_hba.conf",
+                Self.debianHostBasedAuthentication,
+            ])
+        }
         try start("primary", extra: "-c synchronous_standby_names=standby -c synchronous_commit=on")
         try run(
             "pg_basebackup",
             [
-                "-D", standbySocket + "/data", "-h", primarySocket, "-p", "5432", "-U", "postgres",
-                "-X", "stream", "-c", "fast",
+                "-D", standbySocket + "/data", "-h", primarySocket, "-p", "\(primaryPort)", "-U",
+                "postgres", "-X", "stream", "-c", "fast",
             ])
         // A standby of the primary, named for synchronous replication; once promoted it waits
         // for no standby of its own.
         let standbyData = standbySocket + "/data"
         try asServer([
             "/bin/sh", "-c",
-            "touch \(standbyData)/standby.signal && echo \"primary_conninfo = 'host=\(primarySocket) port=5432 user=postgres application_name=standby'\" >> \(standbyData)/postgresql.auto.conf",
+            "touch \(standbyData)/standby.signal && echo \"primary_conninfo = 'host=\(primarySocket) port=\(primaryPort) user=postgres application_name=standby'\" >> \(standbyData)/postgresql.auto.conf",
         ])
         try start("standby", extra: "-c synchronous_standby_names=")
         try waitUntilSynchronous()
@@ -104,12 +173,15 @@ public final class ReplicatedPostgres: @unchecked Sendable {
 
     private func start(_ name: String, extra: String) throws {
         let socket = folder + "/" + name
+        let port = name == "primary" ? primaryPort : standbyPort
+        let addresses = authentication == .debian ? "127.0.0.1" : ""
         try run(
             "pg_ctl",
             [
                 "-D", socket + "/data", "-l", socket + "/server.log", "-w", "-o",
-                "-c listen_addresses='' -k \(socket) -p 5432 -c fsync=off -c wal_level=replica"
-                    + " -c max_wal_senders=5 -c hot_standby=on -c max_connections=50 \(extra)",
+                "-c listen_addresses='\(addresses)' -k \(socket) -p \(port) -c fsync=off"
+                    + " -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on"
+                    + " -c max_connections=50 \(extra)",
                 "start",
             ], capturing: false)
     }
@@ -137,16 +209,19 @@ public final class ReplicatedPostgres: @unchecked Sendable {
 
     /// Runs SQL through psql on one server (`socket`: ``primarySocket`` or
     /// ``standbySocket``).
+    /// With ``Authentication/debian``, psql runs as the system user `postgres`, as peer
+    /// authentication asks.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres", on socket: String) throws
         -> ProcessOutput
     {
-        try runProcess(
-            URL(fileURLWithPath: PostgresServer.psqlPath(binaries)),
-            [
-                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
-                "host=\(socket) port=5432 dbname=\(database) user=postgres", "-c", sql,
-            ])
+        let port = socket == primarySocket ? primaryPort : standbyPort
+        var command = [
+            PostgresServer.psqlPath(binaries), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+            "-d", "host=\(socket) port=\(port) dbname=\(database) user=postgres", "-c", sql,
+        ]
+        if authentication == .debian { command = asServerCommand(command) }
+        return try runProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()))
     }
 
     private func waitUntilSynchronous() throws {
@@ -178,7 +253,7 @@ public final class ReplicatedPostgres: @unchecked Sendable {
     }
 
     private func asServerCommand(_ command: [String]) -> [String] {
-        geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] + command : command
+        serverUser.map { ["/usr/sbin/runuser", "-u", $0, "--"] + command } ?? command
     }
 
     private func asServer(_ command: [String]) throws {
