@@ -108,6 +108,27 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION public.prefs_bookmark_keep_replaced() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    next_revision integer;
+BEGIN
+    SELECT coalesce(max(h.revision), 0) + 1 INTO next_revision FROM bookmark_history AS h
+        WHERE h.account = OLD.account AND h.bookmark_id = OLD.id;
+    INSERT INTO bookmark_history
+        (account, bookmark_id, revision, title, url, category, folder_id, note, replaced_at)
+    VALUES (OLD.account, OLD.id, next_revision, OLD.title, OLD.url, OLD.category,
+        OLD.folder_id, OLD.note,
+        -- Seconds since 2001-01-01 UTC, as every time of the store is kept.
+        extract(epoch FROM clock_timestamp())::double precision - 978307200);
+    DELETE FROM bookmark_history AS h WHERE h.account = OLD.account
+        AND h.bookmark_id = OLD.id AND h.revision <= next_revision - 10;
+    RETURN NULL;
+END
+$$;
+
 CREATE FUNCTION public.prefs_current_account() RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1572,6 +1593,21 @@ CREATE TABLE public.bookmark_folder (
 
 ALTER TABLE ONLY public.bookmark_folder FORCE ROW LEVEL SECURITY;
 
+CREATE TABLE public.bookmark_history (
+    account text DEFAULT public.prefs_current_account() NOT NULL,
+    bookmark_id bigint NOT NULL,
+    revision integer NOT NULL,
+    title text NOT NULL,
+    url text,
+    category text,
+    folder_id bigint,
+    note text,
+    replaced_at double precision NOT NULL,
+    CONSTRAINT bookmark_history_revision_check CHECK ((revision > 0))
+);
+
+ALTER TABLE ONLY public.bookmark_history FORCE ROW LEVEL SECURITY;
+
 CREATE TABLE public.bookmark_tag (
     account text DEFAULT public.prefs_current_account() NOT NULL,
     bookmark_id bigint NOT NULL,
@@ -1779,6 +1815,9 @@ ALTER TABLE ONLY public.bookmark
 ALTER TABLE ONLY public.bookmark_folder
     ADD CONSTRAINT bookmark_folder_pkey PRIMARY KEY (account, id);
 
+ALTER TABLE ONLY public.bookmark_history
+    ADD CONSTRAINT bookmark_history_pkey PRIMARY KEY (account, bookmark_id, revision);
+
 ALTER TABLE ONLY public.bookmark
     ADD CONSTRAINT bookmark_pkey PRIMARY KEY (account, id);
 
@@ -1870,6 +1909,8 @@ CREATE TRIGGER bookmark_assign_id BEFORE INSERT ON public.bookmark FOR EACH ROW 
 
 CREATE TRIGGER bookmark_folder_assign_id BEFORE INSERT ON public.bookmark_folder FOR EACH ROW EXECUTE FUNCTION public.prefs_assign_id();
 
+CREATE TRIGGER bookmark_history_keeps_replaced AFTER UPDATE OF title, url, category, note, folder_id ON public.bookmark FOR EACH ROW WHEN (((old.title IS DISTINCT FROM new.title) OR (old.url IS DISTINCT FROM new.url) OR (old.category IS DISTINCT FROM new.category) OR (old.note IS DISTINCT FROM new.note) OR (old.folder_id IS DISTINCT FROM new.folder_id))) EXECUTE FUNCTION public.prefs_bookmark_keep_replaced();
+
 CREATE TRIGGER bookmark_sync_align BEFORE INSERT OR DELETE OR UPDATE OF "position" ON public.bookmark FOR EACH ROW EXECUTE FUNCTION public.prefs_sync_align();
 
 CREATE TRIGGER bookmark_sync_lock BEFORE INSERT OR DELETE OR UPDATE ON public.bookmark FOR EACH STATEMENT EXECUTE FUNCTION public.prefs_sync_lock();
@@ -1912,12 +1953,17 @@ ALTER TABLE ONLY public.bookmark
 ALTER TABLE ONLY public.bookmark_folder
     ADD CONSTRAINT bookmark_folder_account_parent_id_fkey FOREIGN KEY (account, parent_id) REFERENCES public.bookmark_folder(account, id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.bookmark_history
+    ADD CONSTRAINT bookmark_history_account_bookmark_id_fkey FOREIGN KEY (account, bookmark_id) REFERENCES public.bookmark(account, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.bookmark_tag
     ADD CONSTRAINT bookmark_tag_account_bookmark_id_fkey FOREIGN KEY (account, bookmark_id) REFERENCES public.bookmark(account, id) ON DELETE CASCADE;
 
 CREATE POLICY account_rows ON public.bookmark USING ((account = ( SELECT public.prefs_current_account() AS prefs_current_account))) WITH CHECK ((account = ( SELECT public.prefs_current_account() AS prefs_current_account)));
 
 CREATE POLICY account_rows ON public.bookmark_folder USING ((account = ( SELECT public.prefs_current_account() AS prefs_current_account))) WITH CHECK ((account = ( SELECT public.prefs_current_account() AS prefs_current_account)));
+
+CREATE POLICY account_rows ON public.bookmark_history USING ((account = ( SELECT public.prefs_current_account() AS prefs_current_account))) WITH CHECK ((account = ( SELECT public.prefs_current_account() AS prefs_current_account)));
 
 CREATE POLICY account_rows ON public.bookmark_tag USING ((account = ( SELECT public.prefs_current_account() AS prefs_current_account))) WITH CHECK ((account = ( SELECT public.prefs_current_account() AS prefs_current_account)));
 
@@ -1940,6 +1986,8 @@ CREATE POLICY account_rows ON public.sync_misaligned USING ((account = ( SELECT 
 ALTER TABLE public.bookmark ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE public.bookmark_folder ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE public.bookmark_history ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE public.bookmark_tag ENABLE ROW LEVEL SECURITY;
 
@@ -2127,6 +2175,9 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.bookmark TO prefs_service;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.bookmark_folder TO prefs_account;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.bookmark_folder TO prefs_service;
+
+GRANT SELECT,INSERT,DELETE ON TABLE public.bookmark_history TO prefs_account;
+GRANT SELECT,INSERT,DELETE ON TABLE public.bookmark_history TO prefs_service;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.bookmark_tag TO prefs_account;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.bookmark_tag TO prefs_service;

@@ -42,6 +42,26 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
         ).first
     }
 
+    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow] {
+        let result = try connection.execute(
+            prepared: "bookmark_revisions",
+            """
+            SELECT revision, title, url, category, folder_id, note, replaced_at
+            FROM bookmark_history WHERE account = $1 AND bookmark_id = $2
+            ORDER BY revision DESC
+            """, [account, String(id)])
+        return (0..<result.rowCount).map { row in
+            BookmarkRevisionRow(
+                revision: Int(result.integer(row: row, column: 0) ?? 0),
+                title: result.text(row: row, column: 1) ?? "",
+                urlString: result.text(row: row, column: 2),
+                category: result.text(row: row, column: 3),
+                folderID: result.integer(row: row, column: 4),
+                note: result.text(row: row, column: 5),
+                replacedAt: result.double(row: row, column: 6) ?? 0)
+        }
+    }
+
     func bookmark(kind: String, itemID: String) throws -> Bookmark? {
         try read(
             prepared: "bookmark_by_item",

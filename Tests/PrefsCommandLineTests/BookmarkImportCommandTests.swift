@@ -104,6 +104,54 @@ import Testing
         #expect(trips?.first?["category"] as? String == "AC/DC tour")
     }
 
+    /// A second browser file re-titles and moves a bookmark that is there (issue 64): the
+    /// title, URL and folder it replaced are kept, and `bookmark history` shows them, by
+    /// item or by id, in text and JSON. Importing the same file again replaces nothing.
+    @Test func aSecondBrowserFileKeepsTheTitleAndFolderItReplaced() throws {
+        let first = folder.path("first.html")
+        let second = folder.path("second.html")
+        try """
+        <!DOCTYPE NETSCAPE-Bookmark-file-1>
+        <DL><p>
+        <DT><H3>Travel</H3>
+        <DL><p><DT><A HREF="https://example.com/london">London guide</A></DL><p>
+        </DL><p>
+        """.write(toFile: first, atomically: true, encoding: .utf8)
+        try """
+        <!DOCTYPE NETSCAPE-Bookmark-file-1>
+        <DL><p>
+        <DT><H3>Reading</H3>
+        <DL><p><DT><H3>Later</H3>
+        <DL><p><DT><A HREF="https://example.com/london">London: the complete guide</A></DL><p>
+        </DL><p>
+        </DL><p>
+        """.write(toFile: second, atomically: true, encoding: .utf8)
+        #expect(try run("bookmark", "import", first).status == 0)
+        let none = try run("bookmark", "history", "link", "https://example.com/london")
+        #expect(none.status == 0 && none.stdout == "", "\(none.stderr)")
+        #expect(try run("bookmark", "import", second).status == 0)
+        #expect(try run("bookmark", "import", second).status == 0)
+        let listed = try run("bookmark", "list")
+        #expect(listed.stdout.contains("London: the complete guide\tLater"), "\(listed.stdout)")
+        let history = try run("bookmark", "history", "link", "https://example.com/london")
+        #expect(history.status == 0, "\(history.stderr)")
+        let fields = history.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        #expect(fields.count == 1, "\(history.stdout)")
+        #expect(
+            fields.first.map { [$0[0], $0[2], $0[3], $0[4]] } == [
+                "1", "London guide", "https://example.com/london", "Travel",
+            ])
+        let json = try run("--json", "bookmark", "history", "1")
+        #expect(json.status == 0, "\(json.stderr)")
+        let decoded =
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(decoded?.first?["title"] as? String == "London guide")
+        #expect(decoded?.first?["folder"] as? [String] == ["Travel"])
+        #expect(decoded?.first?["revision"] as? Int == 1)
+        let missing = try run("bookmark", "history", "9")
+        #expect(missing.status == 1 && missing.stderr == "Error: No bookmark with id 9\n")
+    }
+
     @Test func wrongFileHintsNameTheRightCommand() throws {
         let html = fixture("ddg_bookmarks_safari.html")
         let asPreferences = try run("import", html)

@@ -281,6 +281,14 @@ public final class BookmarkStore: Sendable {
         try observedRead(.id(id)) { try $0.bookmark(id: id) }
     }
 
+    /// What writes replaced in a bookmark (title, URL, category, folder, note), newest
+    /// first; at most the newest 10. Empty for a bookmark never changed, or none of this id.
+    ///
+    /// - Throws: ``DatabaseError`` when the read fails.
+    public func history(id: Int64) throws -> [BookmarkRevision] {
+        try database.read { state in state.isEmpty ? [] : try state.bookmarks.history(id: id) }
+    }
+
     /// The bookmark of an item, nil when there is none.
     ///
     /// - Throws: ``DatabaseError`` when the read fails.

@@ -104,6 +104,27 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return try read(statement, [kind, itemID]).first
     }
 
+    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow] {
+        let statement = try connection.cachedStatement(
+            sql: """
+                SELECT revision, title, url, category, folder_id, note, replaced_at
+                FROM bookmark_history WHERE bookmark_id = ? ORDER BY revision DESC
+                """)
+        try statement.bind(id, at: 1)
+        defer { statement.rewind() }
+        var rows: [BookmarkRevisionRow] = []
+        while try statement.step() {
+            rows.append(
+                BookmarkRevisionRow(
+                    revision: Int(statement.int64(at: 0)), title: statement.text(at: 1),
+                    urlString: statement.optionalText(at: 2),
+                    category: statement.optionalText(at: 3),
+                    folderID: statement.isNull(at: 4) ? nil : statement.int64(at: 4),
+                    note: statement.optionalText(at: 5), replacedAt: statement.double(at: 6)))
+        }
+        return rows
+    }
+
     func insertIfAbsent(
         _ draft: BookmarkDraft, in placement: BookmarkPlacement, at date: Date, id: Int64?,
         createdAt: Date?

@@ -73,6 +73,8 @@ package protocol BookmarkRepository: AnyObject {
     /// such bookmark of each in list order.
     func categoriesOutsideFolders() throws -> [String]
     func count(_ query: BookmarkQuery) throws -> Int
+    /// What writes replaced in a bookmark (`bookmark_history`), newest first.
+    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow]
     /// Full-text search over title, category, tags, note and URL, ignoring case and
     /// diacritics; best matches first, ties by id.
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark]
@@ -107,6 +109,14 @@ extension BookmarkRepository {
             }
             return parent
         }
+    }
+
+    /// What writes replaced in a bookmark, newest first, folder paths read from the tree.
+    package func history(id: Int64) throws -> [BookmarkRevision] {
+        let rows = try revisionRows(id: id)
+        guard !rows.isEmpty else { return [] }
+        let tree = try folderTree()
+        return rows.map { $0.revision(in: tree) }
     }
 
     package func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {

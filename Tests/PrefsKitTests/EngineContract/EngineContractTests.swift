@@ -598,4 +598,50 @@ import Testing
         try PreferenceStore(database: second).set(true, for: .hasViewedWalkthrough)
         #expect(try await waitUntil { try token() != beforeOther })
     }
+
+    /// What a write replaced in a bookmark is kept alike on every engine (migrations 0018
+    /// and postgres 0028): the title and folder a second write replaced, read by another
+    /// connection too; nothing for a write that changes nothing; numbered, newest first,
+    /// the newest 10 kept; gone with the bookmark.
+    @Test(arguments: ContractEngine.all)
+    func whatAWriteReplacedInABookmarkIsKeptNewestFirstAndBounded(engine: ContractEngine)
+        throws
+    {
+        let (database, other) = try engine.openPair(in: folder)
+        let bookmarks = BookmarkStore(database: database)
+        let item = "https://example.com/london"
+        let added = try bookmarks.add(
+            BookmarkDraft(
+                kind: "link", itemID: item, title: "London guide", url: URL(string: item),
+                category: "Travel"))
+        #expect(try bookmarks.history(id: added.id).isEmpty)
+        try bookmarks.update(kind: "link", itemID: item) { $0.title = "London guide" }
+        #expect(try bookmarks.history(id: added.id).isEmpty)
+        let before = Date()
+        try bookmarks.update(kind: "link", itemID: item) {
+            $0.title = "London: the complete guide"
+            $0.folder = ["Reading", "Later"]
+        }
+        for reader in [bookmarks, BookmarkStore(database: other)] {
+            let history = try reader.history(id: added.id)
+            #expect(history.map(\.title) == ["London guide"])
+            #expect(history.first?.folder == ["Travel"])
+            #expect(history.first?.category == "Travel")
+            #expect(history.first?.urlString == item)
+            #expect(history.first?.revision == 1)
+            if let replacedAt = history.first?.replacedAt {
+                #expect(abs(replacedAt.timeIntervalSince(before)) < 60, "\(replacedAt)")
+            }
+        }
+        for index in 1...12 {
+            try bookmarks.update(kind: "link", itemID: item) { $0.title = "Title \(index)" }
+        }
+        let bounded = try bookmarks.history(id: added.id)
+        #expect(bounded.map(\.revision) == Array((4...13).reversed()))
+        #expect(bounded.first?.title == "Title 11")
+        #expect(bounded.last?.title == "Title 2")
+        #expect(bounded.first?.folder == ["Reading", "Later"])
+        #expect(try bookmarks.remove(kind: "link", itemID: item))
+        #expect(try bookmarks.history(id: added.id).isEmpty)
+    }
 }

@@ -17,6 +17,7 @@ enum BookmarkGroup: CommandGroup {
             SubcommandEntry(BookmarkSearchCommand.self),
             SubcommandEntry(BookmarkCountCommand.self),
             SubcommandEntry(BookmarkMoveCommand.self),
+            SubcommandEntry(BookmarkHistoryCommand.self),
             SubcommandEntry(BookmarkImportCommand.self),
             SubcommandEntry(BookmarkExportCommand.self),
         ])
