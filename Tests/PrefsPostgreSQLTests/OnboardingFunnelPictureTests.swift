@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PrefsPostgreSQL
@@ -107,6 +108,115 @@ struct OnboardingFunnelPictureTests {
             let y = try #require(text.attributes["y"].flatMap(Double.init))
             #expect(x + 8.5 * Double(text.text.count) <= width, "\(text.text) is clipped")
             #expect(y <= height && y >= 0)
+        }
+    }
+
+    /// What a browser measures of the picture: the box of each bar and text, in the
+    /// picture's pixels, after layout with the machine's real fonts.
+    struct Measured: Decodable {
+        struct Item: Decodable {
+            var text: String?
+            var count: String?
+            var role: String?
+            /// x, y, width, height.
+            var box: [Double]
+        }
+        var width: Double
+        var height: Double
+        var bars: [Item]
+        var texts: [Item]
+    }
+
+    /// The page that shows the picture and writes what Chromium measured of it into the
+    /// document, for `--dump-dom` to print.
+    static func measuringPage(_ svg: String) -> String {
+        let picture = svg.split(separator: "\n", maxSplits: 1).last.map(String.init) ?? svg
+        return """
+            <!DOCTYPE html>
+            <html><head><meta charset="utf-8"></head><body style="margin:0">
+            \(picture)
+            <script>
+            const svg = document.querySelector('svg');
+            const origin = svg.getBoundingClientRect();
+            const box = (e) => { const b = e.getBoundingClientRect();
+                return [b.left - origin.left, b.top - origin.top, b.width, b.height]; };
+            document.body.setAttribute('data-measured', JSON.stringify({
+                width: svg.width.baseVal.value, height: svg.height.baseVal.value,
+                bars: [...svg.querySelectorAll('rect.bar')].map((e) =>
+                    ({count: e.getAttribute('data-count'), box: box(e)})),
+                texts: [...svg.querySelectorAll('text')].map((e) =>
+                    ({text: e.textContent, role: e.getAttribute('class'), box: box(e)}))}));
+            </script>
+            </body></html>
+            """
+    }
+
+    /// The picture as a real browser draws it (headless Chromium from Debian, issue 64):
+    /// every bar as long as its count (a count below the threshold as long as the
+    /// threshold), every label there, no label running into the bars, no count into its
+    /// bar, and nothing past the picture's edges, measured with the fonts the machine has.
+    @Test(.enabled(if: Installed.chromium, "Chromium is not installed (Debian's 'chromium')"))
+    func chromiumDrawsBarsAsLongAsTheirCountsAndEveryLabelInside() throws {
+        let folder = try TemporaryFolder()
+        let page = folder.path("funnel.html")
+        try Self.measuringPage(Self.report.svg()).write(
+            toFile: page, atomically: true, encoding: .utf8)
+        // Its profile and caches in the test's folder: nothing is written to $HOME.
+        let result = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/timeout"),
+            [
+                "-k", "5", "60", "/usr/bin/chromium", "--headless", "--no-sandbox",
+                "--disable-gpu", "--user-data-dir=\(folder.path("profile"))",
+                "--dump-dom", URL(fileURLWithPath: page).absoluteString,
+            ],
+            environment: [
+                "PATH": "/usr/bin:/bin", "HOME": folder.url.path,
+                "XDG_CONFIG_HOME": folder.path("config"), "XDG_CACHE_HOME": folder.path("cache"),
+            ])
+        #expect(result.status == 0, "\(result.stderr.suffix(500))")
+        let attribute = try #require(
+            result.stdout.firstMatch(of: /data-measured="([^"]*)"/)?.1,
+            "\(result.stdout.prefix(500))")
+        let json = attribute.replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+        let measured = try JSONDecoder().decode(Measured.self, from: Data(json.utf8))
+        #expect(measured.bars.count == 8)
+        var perAccount: [Double] = []
+        for bar in measured.bars {
+            let count = try #require(bar.count)
+            let accounts = count.hasPrefix("<") ? 5 : try #require(Double(count))
+            if accounts > 0 { perAccount.append(bar.box[2] / accounts) }
+            #expect(bar.box[2] > 0 || accounts == 0, "a bar of \(count) is not drawn")
+        }
+        // The same length per account for every bar (whole pixels: within one pixel).
+        #expect(
+            (perAccount.max() ?? 0) - (perAccount.min() ?? 0) <= 1.0 / 5 + 0.01, "\(perAccount)")
+        let barsStart = measured.bars.map { $0.box[0] }.min() ?? 0
+        for label in [
+            "Onboarding: how the walkthrough ended", "week 2026-W49", "finished",
+            "skipped on page 1", "skipped on page 2", "stopped on page 3", "never started",
+            "week 2026-W50", "skipped on a page not recorded",
+        ] {
+            let drawn = measured.texts.first { $0.text == label }
+            #expect((drawn?.box[2] ?? 0) > 0, "no label \(label)")
+        }
+        for text in measured.texts {
+            let (x, y, width, height) = (text.box[0], text.box[1], text.box[2], text.box[3])
+            let name = text.text ?? ""
+            #expect(x >= 0 && y >= 0, "\(name) starts outside")
+            #expect(
+                x + width <= measured.width && y + height <= measured.height,
+                "\(name) is clipped: \(text.box)")
+            if text.role == nil, name.hasPrefix("week") || !name.hasPrefix("Onboarding") {
+                #expect(x + width <= barsStart, "\(name) runs into the bars: \(text.box)")
+            }
+        }
+        // Each count is written after its bar's end.
+        let counts = measured.texts.filter { $0.role == "count" }
+        #expect(counts.count == measured.bars.count)
+        for (bar, count) in zip(measured.bars, counts) {
+            #expect(count.box[0] >= bar.box[0] + bar.box[2], "\(count.text ?? "") overlaps its bar")
         }
     }
 

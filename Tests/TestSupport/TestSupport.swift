@@ -92,6 +92,8 @@ public enum Installed {
     public static let script = isExecutable("/usr/bin/script")
     /// libfaketime's `faketime`, which runs a program with its clock moved.
     public static let faketime = isExecutable("/usr/bin/faketime")
+    /// Debian's Chromium, run headless to render what the tests draw.
+    public static let chromium = isExecutable("/usr/bin/chromium")
 
     /// Whether the shell of that name is installed.
     public static func shell(_ name: String) -> Bool {
