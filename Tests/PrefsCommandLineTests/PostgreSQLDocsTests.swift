@@ -20,9 +20,9 @@ enum Newcomer {
     }
 }
 
-/// Every shell block of docs/postgresql.md and then docs/sync.md, run as a new user pastes
-/// them, in one shell (a folder of its own for each document's files), on a server pair of
-/// its own configured as Debian configures one: run by the system user `postgres`, peer
+/// Every shell block of docs/postgresql.md, docs/sync.md and docs/deploy.md (up to its
+/// systemd unit: ``runUntil``), run as a new user pastes them, in one shell (a folder of
+/// its own for each document's files), on a server pair of its own configured as Debian configures one: run by the system user `postgres`, peer
 /// authentication on the socket, `scram-sha-256` on 127.0.0.1 (``ReplicatedPostgres``'s
 /// `.debian`); a streaming standby, and PgBouncer beside them on 127.0.0.1 port 6432.
 ///
@@ -40,6 +40,7 @@ enum Newcomer {
     .serialized,
     .enabled(if: PgBouncer.isInstalled, "PgBouncer is not installed"),
     .enabled(if: Installed.faketime, "faketime is not installed"),
+    .enabled(if: Installed.curl, "curl is not installed"),
     .enabled(
         if: ReplicatedPostgres.canRunAsDebian,
         "a server configured as Debian's needs root and the system user 'postgres'"),
@@ -50,11 +51,20 @@ struct PostgreSQLDocsTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let documents = ["docs/postgresql.md", "docs/sync.md"]
+    static let documents = ["docs/postgresql.md", "docs/sync.md", "docs/deploy.md"]
+
+    /// Where a document's blocks stop being run here, and why: deploy.md from its systemd
+    /// unit on (systemd is not this machine's init: `SyncServerSystemdUnitTests` checks the
+    /// unit; nginx with TLS and the devices behind it, on hosts the tests make up, are
+    /// `SyncServerDeploymentTests`).
+    static let runUntil = ["docs/deploy.md": "## Under systemd"]
 
     static func steps(of document: String) throws -> [DocumentedShell.Step] {
-        let markdown = try String(
+        var markdown = try String(
             contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+        if let end = runUntil[document].flatMap({ markdown.range(of: $0) }) {
+            markdown = String(markdown[..<end.lowerBound])
+        }
         return DocumentedShell.blocks(of: markdown, languages: ["sh", "sql"]).flatMap {
             block -> [DocumentedShell.Step] in
             if block.language == "sql" {
@@ -96,7 +106,7 @@ struct PostgreSQLDocsTests {
         }
         #expect(steps.count >= 25)
         let passwords = Self.passwords(in: steps.map(\.step))
-        #expect(Set(passwords.keys) == ["owner", "app", "alice"], "\(passwords)")
+        #expect(Set(passwords.keys) == ["owner", "app", "alice", "sync_server"], "\(passwords)")
         let pair = try ReplicatedPostgres(authentication: .debian)
         defer { pair.stop() }
         let pooler = try PgBouncer(

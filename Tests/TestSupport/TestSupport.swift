@@ -94,6 +94,8 @@ public enum Installed {
     public static let faketime = isExecutable("/usr/bin/faketime")
     /// Debian's Chromium, run headless to render what the tests draw.
     public static let chromium = isExecutable("/usr/bin/chromium")
+    /// curl, which docs/deploy.md fetches the funnel's picture with.
+    public static let curl = isExecutable("/usr/bin/curl")
 
     /// Whether the shell of that name is installed.
     public static func shell(_ name: String) -> Bool {
