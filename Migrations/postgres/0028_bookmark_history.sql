@@ -1,9 +1,8 @@
 -- What a write replaced in a bookmark: its title, URL, category, folder and note as they
--- were, whoever wrote the new ones (the server app, a device's push applied by the hub, a
--- second browser file). The same table and rule as the SQLite file's (its migration 0018):
+-- were, when the server app wrote the new ones (a second browser file imported over them,
+-- an edit). The same table and rule as the SQLite file's (its migration 0018):
 -- numbered per bookmark, the newest 10 of a bookmark kept, the rows going with their
--- bookmark. A device that pushes the same bookmark retitled without end makes 10 rows of it
--- here, not more.
+-- bookmark.
 --
 -- Numbering needs no lock of its own: the row trigger runs while the update holds the
 -- bookmark's row, so two transactions replacing the same bookmark number one after the
@@ -29,13 +28,25 @@ CREATE POLICY account_rows ON bookmark_history
 -- Written by the trigger, as the role whose update it follows; no role rewrites a row.
 GRANT SELECT, INSERT, DELETE ON bookmark_history TO prefs_account, prefs_service;
 
+-- What the hub's own functions write while they apply a device's push is not kept here: each
+-- device keeps its own edits in its file, and a device that pushed one bookmark retitled
+-- without end would otherwise make the hub keep 10 times the account's bookmarks, outside
+-- the account's bound (0027). The setting is trusted from the owner only, as the stamping
+-- triggers trust it (0017); another role that sets it only skips its own account's rows.
+DO $keep$
+BEGIN
+    EXECUTE format($function$
 CREATE FUNCTION prefs_bookmark_keep_replaced() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
+    AS $body$
 DECLARE
     next_revision integer;
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> ''
+            AND current_user = %L THEN
+        RETURN NULL;
+    END IF;
     SELECT coalesce(max(h.revision), 0) + 1 INTO next_revision FROM bookmark_history AS h
         WHERE h.account = OLD.account AND h.bookmark_id = OLD.id;
     INSERT INTO bookmark_history
@@ -48,7 +59,10 @@ BEGIN
         AND h.bookmark_id = OLD.id AND h.revision <= next_revision - 10;
     RETURN NULL;
 END
-$$;
+$body$
+$function$, current_user);
+END
+$keep$;
 
 CREATE TRIGGER bookmark_history_keeps_replaced
     AFTER UPDATE OF title, url, category, note, folder_id ON bookmark

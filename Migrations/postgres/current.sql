@@ -115,6 +115,10 @@ CREATE FUNCTION public.prefs_bookmark_keep_replaced() RETURNS trigger
 DECLARE
     next_revision integer;
 BEGIN
+    IF coalesce(current_setting('prefs.sync_applying', true), '') <> ''
+            AND current_user = 'postgres' THEN
+        RETURN NULL;
+    END IF;
     SELECT coalesce(max(h.revision), 0) + 1 INTO next_revision FROM bookmark_history AS h
         WHERE h.account = OLD.account AND h.bookmark_id = OLD.id;
     INSERT INTO bookmark_history

@@ -333,6 +333,37 @@ import Testing
         #expect(try folders(first) == folders(second))
     }
 
+    /// What a write replaced in a bookmark is kept where the write was made or pulled to:
+    /// the device that retitled it and the device that pulled the retitle keep the old
+    /// title; the hub keeps what the server app replaced, not what devices pushed (a device
+    /// pushing retitles without end would make it keep ten times the account's bookmarks,
+    /// outside the account's bound).
+    @Test func aRetitlePushedByADeviceIsKeptOnDevicesAndTheServerAppsOwnOnTheHub() throws {
+        let phone = try device("phone")
+        let laptop = try device("laptop")
+        let item = "https://swift.org"
+        let added = try BookmarkStore(database: phone).add(
+            BookmarkDraft(kind: "link", itemID: item, title: "Swift"))
+        try sync(phone)
+        try sync(laptop)
+        try BookmarkStore(database: phone).update(kind: "link", itemID: item) {
+            $0.title = "Swift.org"
+        }
+        try sync(phone)
+        try sync(laptop)
+        let app = BookmarkStore(database: try serverApp())
+        let onHub = try #require(try app.bookmark(kind: "link", itemID: item))
+        #expect(onHub.title == "Swift.org")
+        #expect(try app.history(id: onHub.id).isEmpty)
+        #expect(try BookmarkStore(database: phone).history(id: added.id).map(\.title) == ["Swift"])
+        let onLaptop = try #require(
+            try BookmarkStore(database: laptop).bookmark(kind: "link", itemID: item))
+        #expect(
+            try BookmarkStore(database: laptop).history(id: onLaptop.id).map(\.title) == ["Swift"])
+        try app.update(kind: "link", itemID: item) { $0.title = "The Swift site" }
+        #expect(try app.history(id: onHub.id).map(\.title) == ["Swift.org"])
+    }
+
     @Test func anotherAccountsChangesAreNeverPulled() throws {
         let alices = try device("alice")
         try prefs(alices).set(7, for: .launchCount)
