@@ -20,8 +20,8 @@ enum Newcomer {
     }
 }
 
-/// Every shell block of docs/postgresql.md, docs/sync.md and docs/deploy.md (up to its
-/// systemd unit: ``runUntil``), run as a new user pastes them, in one shell (a folder of
+/// Every shell block of docs/postgresql.md, docs/sync.md and docs/deploy.md (but its
+/// systemd unit and its devices on a made-up host: ``skippedSections``), run as a new user pastes them, in one shell (a folder of
 /// its own for each document's files), on a server pair of its own configured as Debian configures one: run by the system user `postgres`, peer
 /// authentication on the socket, `scram-sha-256` on 127.0.0.1 (``ReplicatedPostgres``'s
 /// `.debian`); a streaming standby, and PgBouncer beside them on 127.0.0.1 port 6432.
@@ -53,18 +53,28 @@ struct PostgreSQLDocsTests {
 
     static let documents = ["docs/postgresql.md", "docs/sync.md", "docs/deploy.md"]
 
-    /// Where a document's blocks stop being run here, and why: deploy.md from its systemd
-    /// unit on (systemd is not this machine's init: `SyncServerSystemdUnitTests` checks the
-    /// unit; nginx with TLS and the devices behind it, on hosts the tests make up, are
-    /// `SyncServerDeploymentTests`).
-    static let runUntil = ["docs/deploy.md": "## Under systemd"]
+    /// Sections of a document not run here, and why: deploy.md's systemd unit (systemd is
+    /// not this machine's init: `SyncServerSystemdUnitTests` checks the unit) and its
+    /// devices on `https://sync.example` (a name of no machine; its "first try on one
+    /// machine" runs the same lines on 127.0.0.1).
+    static let skippedSections = ["docs/deploy.md": ["## Under systemd", "## Devices"]]
+
+    /// The markdown without its skipped sections (each up to the next `## ` heading).
+    static func runnable(_ markdown: String, of document: String) -> String {
+        let skipped = Set(skippedSections[document] ?? [])
+        var kept: [Substring] = []
+        var isSkipping = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") { isSkipping = skipped.contains(String(line)) }
+            if !isSkipping { kept.append(line) }
+        }
+        return kept.joined(separator: "\n")
+    }
 
     static func steps(of document: String) throws -> [DocumentedShell.Step] {
-        var markdown = try String(
-            contentsOf: root.appendingPathComponent(document), encoding: .utf8)
-        if let end = runUntil[document].flatMap({ markdown.range(of: $0) }) {
-            markdown = String(markdown[..<end.lowerBound])
-        }
+        let markdown = runnable(
+            try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8),
+            of: document)
         return DocumentedShell.blocks(of: markdown, languages: ["sh", "sql"]).flatMap {
             block -> [DocumentedShell.Step] in
             if block.language == "sql" {
@@ -76,17 +86,38 @@ struct PostgreSQLDocsTests {
         }
     }
 
-    /// `sudo -u USER COMMAND...` as the documents use it: the command as that system user,
-    /// with the environment kept (its `PGHOST` and `PGPORT` stand for libpq's defaults).
+    /// `sudo [-u USER] COMMAND...` as the documents use it: the command as that system user
+    /// (root without `-u`), with the environment kept (its `PGHOST` and `PGPORT` stand for
+    /// libpq's defaults).
     static let sudo = """
         #!/bin/sh
-        [ "$1" = "-u" ] && [ -n "$2" ] || { echo "sudo: only -u USER COMMAND is played" >&2; exit 1; }
-        user=$2
-        shift 2
+        user=root
+        if [ "$1" = "-u" ]; then user=$2; shift 2; fi
+        [ -n "$user" ] && [ $# -gt 0 ] || { echo "sudo: [-u USER] COMMAND is played" >&2; exit 1; }
         exec /usr/bin/setpriv --reuid="$user" --regid="$user" --init-groups \\
             --inh-caps=-all --ambient-caps=-all -- "$@"
 
         """
+
+    /// The machine folders deploy.md names, and the test's own in their place (a user of
+    /// this machine would need root for `/etc`; the lines are the document's).
+    static func machineFolders(in folder: TemporaryFolder) -> [(String, String)] {
+        [
+            ("/etc/prefs", folder.path("etc-prefs")),
+            ("/var/lib/prefs", folder.path("var-lib-prefs")),
+        ]
+    }
+
+    /// Stops the nginx of deploy.md's first try if its own line did not (a failed run).
+    static func stopNginx(pidFile: String) {
+        guard
+            let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1
+        else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+        kill(pid, SIGKILL)
+    }
 
     /// The passwords the documents put in `~/.pgpass` (`127.0.0.1:*:prefs:ROLE:PASSWORD`),
     /// which the pooler is given too.
@@ -126,6 +157,20 @@ struct PostgreSQLDocsTests {
                 .posixPermissions: 0o755, .ownerAccountID: Newcomer.uid,
                 .groupOwnerAccountID: Newcomer.gid,
             ], ofItemAtPath: folder.url.path)
+        // deploy.md's folders, made as its first try asks, and its nginx block saved where it
+        // says (`/etc/prefs/nginx.conf`), each in the test's folder.
+        let folders = Self.machineFolders(in: folder)
+        func placed(_ text: String) -> String {
+            folders.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+        }
+        let etc = folders[0].1
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
+        try placed(try NginxProxy.documentedConfiguration(repository: Self.root)).write(
+            toFile: etc + "/nginx.conf", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes(
+            [.ownerAccountID: Newcomer.uid, .groupOwnerAccountID: Newcomer.gid],
+            ofItemAtPath: etc)
+        defer { Self.stopNginx(pidFile: folders[1].1 + "/nginx.pid") }
         var script = ""
         for (index, (document, step)) in steps.enumerated() {
             if index == 0 || steps[index - 1].document != document {
@@ -140,14 +185,15 @@ struct PostgreSQLDocsTests {
                     "sudo -u postgres psql -d prefs -v ON_ERROR_STOP=1 -q -f '\(output).sql'"
                     + " >'\(output)' 2>&1\n"
             } else {
-                script += "{ \(step.command)\n} >'\(output)' 2>&1\n"
+                script += "{ \(placed(step.command))\n} >'\(output)' 2>&1\n"
             }
             script += "echo \"step \(index) $?\"\n"
         }
         // What a line left in the background (`sync --watch &`) ends with the shell.
         script += "kill $(jobs -p) 2>/dev/null; wait\n"
         let path =
-            "\(tools):\(prefsExecutable().deletingLastPathComponent().path):\(binaries):/usr/bin:/bin"
+            "\(tools):\(prefsExecutable().deletingLastPathComponent().path):\(binaries)"
+            + ":/usr/sbin:/usr/bin:/bin"
         let result = try runProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             [
