@@ -42,7 +42,7 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
         ).first
     }
 
-    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow] {
+    func revisionRows(id: Int64) throws -> [BookmarkRevision] {
         let result = try connection.execute(
             prepared: "bookmark_revisions",
             """
@@ -51,14 +51,15 @@ final class PostgreSQLBookmarkRepository: BookmarkRepository {
             ORDER BY revision DESC
             """, [account, String(id)])
         return (0..<result.rowCount).map { row in
-            BookmarkRevisionRow(
+            BookmarkRevision(
                 revision: Int(result.integer(row: row, column: 0) ?? 0),
                 title: result.text(row: row, column: 1) ?? "",
                 urlString: result.text(row: row, column: 2),
                 category: result.text(row: row, column: 3),
                 folderID: result.integer(row: row, column: 4),
                 note: result.text(row: row, column: 5),
-                replacedAt: result.double(row: row, column: 6) ?? 0)
+                replacedAt: Date(
+                    timeIntervalSinceReferenceDate: result.double(row: row, column: 6) ?? 0))
         }
     }
 

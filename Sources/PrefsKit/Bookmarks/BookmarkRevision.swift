@@ -15,22 +15,34 @@ public struct BookmarkRevision: Sendable, Hashable {
     public let category: String?
     /// The folder path it was in: empty at the top level, the category's folder when it
     /// had a category and no folder row, nil when its folder has since been removed.
-    public let folder: [String]?
+    public package(set) var folder: [String]?
     public let note: String?
     /// When the write that replaced these fields was made.
     public let replacedAt: Date
+    /// The folder row it was in; nil for the top level or the category's folder.
+    package let folderID: Int64?
 
+    /// A revision as an engine reads its row; ``placed(in:)`` gives its folder path.
     package init(
-        revision: Int, title: String, urlString: String?, category: String?, folder: [String]?,
+        revision: Int, title: String, urlString: String?, category: String?, folderID: Int64?,
         note: String?, replacedAt: Date
     ) {
         self.revision = revision
         self.title = title
         self.urlString = urlString
         self.category = category
-        self.folder = folder
+        self.folderID = folderID
         self.note = note
         self.replacedAt = replacedAt
+        folder = folderID == nil ? category.map { [$0] } ?? [] : nil
+    }
+
+    /// The revision with its folder path read from `tree` (nil for a folder since removed).
+    package func placed(in tree: BookmarkFolderTree) -> BookmarkRevision {
+        guard let folderID else { return self }
+        var placed = self
+        placed.folder = tree.contains(folderID) ? tree.path(of: folderID) : nil
+        return placed
     }
 
     /// The revision as the JSON object of docs/cli.md, "JSON shapes"
@@ -44,44 +56,5 @@ public struct BookmarkRevision: Sendable, Hashable {
             ("note", note.map(JSONValue.string) ?? .null),
             ("replacedAt", .string(ISO8601.string(from: replacedAt))),
         ])
-    }
-}
-
-/// A revision's row as both engines read it, before its folder path is known.
-package struct BookmarkRevisionRow: Sendable {
-    package var revision: Int
-    package var title: String
-    package var urlString: String?
-    package var category: String?
-    package var folderID: Int64?
-    package var note: String?
-    /// Seconds since 2001-01-01 UTC.
-    package var replacedAt: Double
-
-    package init(
-        revision: Int, title: String, urlString: String?, category: String?, folderID: Int64?,
-        note: String?, replacedAt: Double
-    ) {
-        self.revision = revision
-        self.title = title
-        self.urlString = urlString
-        self.category = category
-        self.folderID = folderID
-        self.note = note
-        self.replacedAt = replacedAt
-    }
-
-    /// The revision, its folder path read from `tree`.
-    package func revision(in tree: BookmarkFolderTree) -> BookmarkRevision {
-        let folder: [String]?
-        if let folderID {
-            folder = tree.contains(folderID) ? tree.path(of: folderID) : nil
-        } else {
-            folder = category.map { [$0] } ?? []
-        }
-        return BookmarkRevision(
-            revision: revision, title: title, urlString: urlString, category: category,
-            folder: folder, note: note,
-            replacedAt: Date(timeIntervalSinceReferenceDate: replacedAt))
     }
 }

@@ -104,7 +104,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         return try read(statement, [kind, itemID]).first
     }
 
-    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow] {
+    func revisionRows(id: Int64) throws -> [BookmarkRevision] {
         let statement = try connection.cachedStatement(
             sql: """
                 SELECT revision, title, url, category, folder_id, note, replaced_at
@@ -112,15 +112,16 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
                 """)
         try statement.bind(id, at: 1)
         defer { statement.rewind() }
-        var rows: [BookmarkRevisionRow] = []
+        var rows: [BookmarkRevision] = []
         while try statement.step() {
             rows.append(
-                BookmarkRevisionRow(
+                BookmarkRevision(
                     revision: Int(statement.int64(at: 0)), title: statement.text(at: 1),
                     urlString: statement.optionalText(at: 2),
                     category: statement.optionalText(at: 3),
                     folderID: statement.isNull(at: 4) ? nil : statement.int64(at: 4),
-                    note: statement.optionalText(at: 5), replacedAt: statement.double(at: 6)))
+                    note: statement.optionalText(at: 5),
+                    replacedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 6))))
         }
         return rows
     }

@@ -73,8 +73,9 @@ package protocol BookmarkRepository: AnyObject {
     /// such bookmark of each in list order.
     func categoriesOutsideFolders() throws -> [String]
     func count(_ query: BookmarkQuery) throws -> Int
-    /// What writes replaced in a bookmark (`bookmark_history`), newest first.
-    func revisionRows(id: Int64) throws -> [BookmarkRevisionRow]
+    /// What writes replaced in a bookmark (`bookmark_history`), newest first, folder paths
+    /// not yet read (``history(id:)`` reads them).
+    func revisionRows(id: Int64) throws -> [BookmarkRevision]
     /// Full-text search over title, category, tags, note and URL, ignoring case and
     /// diacritics; best matches first, ties by id.
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark]
@@ -116,7 +117,7 @@ extension BookmarkRepository {
         let rows = try revisionRows(id: id)
         guard !rows.isEmpty else { return [] }
         let tree = try folderTree()
-        return rows.map { $0.revision(in: tree) }
+        return rows.map { $0.placed(in: tree) }
     }
 
     package func batchingSearchRows<Result>(_ body: () throws -> Result) throws -> Result {
