@@ -10,12 +10,16 @@
 public struct BookmarkRevision: Sendable, Hashable {
     /// The revision's number among its bookmark's, from 1, in the order of the writes.
     public let revision: Int
+    /// The title it had.
     public let title: String
+    /// The URL it had, as stored.
     public let urlString: String?
+    /// The category it had (its folder's name).
     public let category: String?
     /// The folder path it was in: empty at the top level, the category's folder when it
     /// had a category and no folder row, nil when its folder has since been removed.
     public package(set) var folder: [String]?
+    /// The note it had.
     public let note: String?
     /// When the write that replaced these fields was made.
     public let replacedAt: Date
