@@ -50,8 +50,13 @@ final class FileChangeMonitor: Sendable {
         200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 64_000, 256_000, 1_000_000, 4_000_000,
     ]
 
-    /// How soon a check that found its database busy is asked again, in microseconds.
-    static let busyRetryDelay = 200
+    /// How soon a check that found its database busy is asked again, in microseconds. The
+    /// thread sleeps through it without reading events, and the rechecks wait for it: the
+    /// database is busy with this process's own work, whose commits (each several writes
+    /// to the log, each an event) are then read and covered once a millisecond, not once
+    /// a commit. Another process's commit meanwhile is looked for at most this much later,
+    /// and this process's own write sees it by itself.
+    static let busyRetryDelay = 1_000
 
     private struct Subscriber {
         let descriptor: Int32
@@ -178,11 +183,14 @@ final class FileChangeMonitor: Sendable {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 var timeout: Int32 = -1
                 var due: Int?
-                if let next = rechecks.first { due = burstEnded + next }
-                if !busy.isEmpty { due = min(due ?? retryAt, retryAt) }
+                if !busy.isEmpty {
+                    due = retryAt
+                } else if let next = rechecks.first {
+                    due = burstEnded + next
+                }
                 if let due {
                     let wait = max(0, due - monotonicMicroseconds())
-                    if wait < 1000 {
+                    if wait <= Self.busyRetryDelay {
                         // poll counts whole milliseconds; events wait meanwhile, none is lost.
                         usleep(UInt32(wait))
                         timeout = 0
