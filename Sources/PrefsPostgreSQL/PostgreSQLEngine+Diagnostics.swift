@@ -5,8 +5,8 @@ extension PostgreSQLEngine: DiagnosableEngine, SettingsReportingEngine {
     /// The tables that must have row-level security enabled and forced.
     static let isolatedTables = [
         "prefs_account_state", "preference", "preference_declaration", "preference_history",
-        "selection", "bookmark_folder", "bookmark", "bookmark_tag", "sync_change",
-        "sync_device", "sync_misaligned",
+        "selection", "bookmark_folder", "bookmark", "bookmark_tag", "bookmark_history",
+        "sync_change", "sync_device", "sync_misaligned",
     ]
 
     func diagnostics() throws -> DatabaseDiagnostics {

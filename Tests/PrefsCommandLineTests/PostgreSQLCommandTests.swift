@@ -172,7 +172,7 @@ import Testing
         #expect(report.status == 0, "\(report.stderr)")
         #expect(
             report.stdout.contains(
-                "Isolation:    row-level security enabled and forced on 11 of 11 tables; role"
+                "Isolation:    row-level security enabled and forced on 12 of 12 tables; role"
                     + " 'postgres' acting for account 'alice'\n"))
         #expect(report.stdout.hasSuffix("Status:       healthy\n"))
     }

@@ -64,6 +64,38 @@ import Testing
         #expect(try bob.history().count == 1)
     }
 
+    /// A bookmark's history (migration 0028) is another account's table like the rest: a
+    /// login role's raw SQL reads none of another account's revisions, forges none for it,
+    /// deletes none of its; and setting `prefs.sync_applying` itself (the mark of the hub
+    /// applying a push, trusted from the owner only) does not stop its own history.
+    @Test func rawSQLOfALoginRoleCannotReadForgeOrSkipBookmarkHistory() throws {
+        let bob = BookmarkStore(database: try open(as: "bob"))
+        let bobs = try bob.add(BookmarkDraft(kind: "trip", itemID: "rome", title: "Rome"))
+        try bob.update(kind: "trip", itemID: "rome") { $0.title = "Roma" }
+        let alice = BookmarkStore(database: try open(as: "alice"))
+        let hers = try alice.add(BookmarkDraft(kind: "trip", itemID: "oslo", title: "Oslo"))
+        func asAlice(_ sql: String) throws -> ProcessOutput {
+            try server.psql(sql, database: database, user: "alice")
+        }
+        #expect(try asAlice("SELECT count(*) FROM bookmark_history").stdout == "0\n")
+        let forged = try asAlice(
+            """
+            INSERT INTO bookmark_history (account, bookmark_id, revision, title, replaced_at)
+            VALUES ('bob', \(bobs.id), 99, 'forged', 0)
+            """)
+        #expect(forged.status != 0)
+        #expect(forged.stderr.contains("row-level security"), "\(forged.stderr)")
+        #expect(try asAlice("DELETE FROM bookmark_history WHERE account = 'bob'").status == 0)
+        let skipped = try asAlice(
+            """
+            SET prefs.sync_applying = 'x';
+            UPDATE bookmark SET title = 'Oslo!' WHERE id = \(hers.id)
+            """)
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        #expect(try alice.history(id: hers.id).map(\.title) == ["Oslo"])
+        #expect(try bob.history(id: bobs.id).map(\.title) == ["Rome"])
+    }
+
     /// The one-statement set (prefs_set_value) runs as its caller: naming another account
     /// stores nothing there and reads none of its history; a role outside the store's
     /// groups may not call it at all.
