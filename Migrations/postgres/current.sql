@@ -72,16 +72,21 @@ $$;
 
 CREATE FUNCTION public.prefs_account_of(role_name name) RETURNS text
     LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
             SELECT CASE
                 -- The group roles themselves (SET ROLE prefs_account) act for no account.
-                WHEN role_name IN ('prefs_account', 'prefs_service') THEN NULL
-                WHEN (role_name = 'postgres'
-                        AND pg_catalog.current_setting('prefs.account', true) <> '')
-                    OR pg_catalog.pg_has_role(role_name, 'prefs_service', 'MEMBER')
-                    THEN nullif(pg_catalog.current_setting('prefs.account', true), '')
-                ELSE role_name::text
+                WHEN role_name OPERATOR(pg_catalog.=) 'prefs_account'::pg_catalog.name
+                    OR role_name OPERATOR(pg_catalog.=) 'prefs_service'::pg_catalog.name
+                    THEN NULL
+                WHEN (role_name OPERATOR(pg_catalog.=) 'postgres'::pg_catalog.name
+                        AND pg_catalog.current_setting('prefs.account', true)
+                            OPERATOR(pg_catalog.<>) ''::pg_catalog.text)
+                    OR pg_catalog.pg_has_role(role_name, 'prefs_service'::pg_catalog.text,
+                        'MEMBER'::pg_catalog.text)
+                    THEN CASE WHEN pg_catalog.current_setting('prefs.account', true)
+                            OPERATOR(pg_catalog.<>) ''::pg_catalog.text
+                        THEN pg_catalog.current_setting('prefs.account', true) END
+                ELSE role_name::pg_catalog.text
             END
         $$;
 
@@ -135,10 +140,9 @@ $$;
 
 CREATE FUNCTION public.prefs_current_account() RETURNS text
     LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT prefs_account_of(current_user)
-$$;
+            SELECT public.prefs_account_of(CURRENT_USER)
+        $$;
 
 CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -136,12 +136,38 @@ import Testing
             """)
         #expect(attack.stdout.hasSuffix("0\n"), "\(attack.stdout) \(attack.stderr)")
         _ = try asMallory("DROP FUNCTION IF EXISTS public.pg_has_role(name, text, text)")
+        // The account's own functions are inlined into the statements that call them
+        // (0029), read with the caller's path: an operator "=" of Mallory's on names, true
+        // for any role but the group roles, would make every role the store's owner, who
+        // acts for the account prefs.account names.
+        let operators = try asMallory(
+            """
+            CREATE FUNCTION public.same(name, name) RETURNS boolean LANGUAGE sql
+                AS 'SELECT $2 OPERATOR(pg_catalog.<>) ''prefs_account''::pg_catalog.name
+                    AND $2 OPERATOR(pg_catalog.<>) ''prefs_service''::pg_catalog.name';
+            CREATE OPERATOR public.= (LEFTARG = name, RIGHTARG = name, FUNCTION = public.same);
+            SET search_path = public, pg_catalog;
+            SET prefs.account = 'victor';
+            SELECT count(*) FROM preference;
+            """)
+        #expect(operators.stdout.hasSuffix("0\n"), "\(operators.stdout) \(operators.stderr)")
+        _ = try asMallory(
+            "DROP OPERATOR IF EXISTS public.= (name, name); DROP FUNCTION IF EXISTS public.same")
         let pinned = try server.psql(
             """
             SELECT count(*) FROM pg_proc WHERE proname LIKE 'prefs\\_%'
+                AND proname NOT IN ('prefs_account_of', 'prefs_current_account')
                 AND NOT coalesce(proconfig::text LIKE '%search_path=pg_catalog%', false)
             """, database: database)
         #expect(pinned.stdout == "0\n", "functions without a pinned search_path: \(pinned.stdout)")
+        // Those two keep no setting: a function with one is never inlined.
+        let inlined = try server.psql(
+            """
+            SELECT count(*) FROM pg_proc
+            WHERE proname IN ('prefs_account_of', 'prefs_current_account')
+                AND proconfig IS NULL AND NOT prosecdef
+            """, database: database)
+        #expect(inlined.stdout == "2\n")
     }
 
     @Test func aGroupRoleIsNoAccount() throws {
