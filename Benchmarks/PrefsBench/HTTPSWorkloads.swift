@@ -45,6 +45,7 @@ struct HTTPSWorkloads {
                     ? [
                         "shared_preload_libraries=pg_stat_statements",
                         "pg_stat_statements.track=all",
+                        "pg_stat_statements.track_planning=on",
                     ]
                     : []))
         if statements {
@@ -277,20 +278,38 @@ struct HTTPSWorkloads {
             nginxCPU: (after.1 - before.1) / count, postgresCPU: (after.2 - before.2) / count)
     }
 
-    /// The statements that took the hub's time since the last reset: calls and
-    /// microseconds per change, the statement's first 100 characters.
+    /// The statements that took the hub's time since the last reset: first those the
+    /// clients sent (top level: their sum is what the hub spent executing and planning, the
+    /// rest of its CPU is the protocol, sessions and commits), then those run inside
+    /// functions (counted in their callers too). Calls, microseconds per change executing
+    /// and planning, the statement's first 100 characters.
     func topStatements(per changes: Int) throws -> String {
+        let perChange = "* 1000 / \(max(changes, 1))"
         let rows = try server.psql(
             """
-            SELECT calls, round(total_exec_time * 1000 / \(max(changes, 1))),
-                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
-            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
+            (SELECT 'top', calls, round(total_exec_time \(perChange)),
+                round(total_plan_time \(perChange)),
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+            FROM pg_stat_statements WHERE toplevel
+            ORDER BY total_exec_time + total_plan_time DESC LIMIT 16)
+            UNION ALL
+            SELECT 'sum', sum(calls), round(sum(total_exec_time) \(perChange)),
+                round(sum(total_plan_time) \(perChange)), 'every top-level statement'
+            FROM pg_stat_statements WHERE toplevel
+            UNION ALL
+            (SELECT 'in', calls, round(total_exec_time \(perChange)),
+                round(total_plan_time \(perChange)),
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+            FROM pg_stat_statements WHERE NOT toplevel
+            ORDER BY total_exec_time DESC LIMIT 12)
             """, database: database
         ).stdout
         return rows.split(separator: "\n").map { line in
-            let parts = line.split(separator: "|", maxSplits: 2)
-            guard parts.count == 3 else { return "  " + line }
-            return "  \(parts[0]) calls, \(parts[1]) us/change: \(parts[2])"
+            let parts = line.split(separator: "|", maxSplits: 4)
+            guard parts.count == 5 else { return "  " + line }
+            return
+                "  \(parts[0]) \(parts[1]) calls, \(parts[2]) us/change executing, "
+                + "\(parts[3]) planning: \(parts[4])"
         }.joined(separator: "\n") + "\n"
     }
 

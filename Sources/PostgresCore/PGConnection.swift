@@ -123,6 +123,22 @@ package final class PGConnection {
     /// connection are not on the next (PgBouncer 1.18 does not carry them over).
     package var usesUnnamedStatements = false
 
+    /// Whether this connection is a server process's own, with no pooler between: the
+    /// process the server names as the session's (`pg_backend_pid()`) is the one libpq was
+    /// given when it connected. A pooler gives its clients a process number and cancel key
+    /// of its own (PgBouncer: random), since a client's sessions move between server
+    /// processes; so statements prepared once hold for the connection's life only when
+    /// the two are the same.
+    package func isStraightToServer() throws(PGError) -> Bool {
+        let found = try execute("SELECT pg_backend_pid()").integer(row: 0, column: 0)
+        return found == Int64(PQbackendPID(handle))
+    }
+
+    /// The name the prelude is prepared under when statements are prepared, and the text
+    /// prepared under it (a prelude of another text is sent unnamed).
+    private static let preludeName = "prefs_transaction_prelude"
+    private var preparedPrelude: String?
+
     /// A statement run first in every transaction, in the same round trip: after each
     /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
     /// it in one implicit transaction, libpq's pipeline). Behind a pooler in transaction
@@ -260,6 +276,14 @@ package final class PGConnection {
                 try prepare(name, statement.sql, parameterCount: statement.parameters.count)
             }
         }
+        var preludeName: String?
+        if let prelude = transactionPrelude, !usesUnnamedStatements,
+            preparedPrelude == nil || preparedPrelude == prelude.sql
+        {
+            try prepare(Self.preludeName, prelude.sql, parameterCount: prelude.parameters.count)
+            preparedPrelude = prelude.sql
+            preludeName = Self.preludeName
+        }
         guard PQenterPipelineMode(handle) == 1 else {
             isBroken = true
             throw PGError(
@@ -299,12 +323,12 @@ package final class PGConnection {
             }
             let starts = Self.startsTransaction(sql)
             if !inTransaction && !starts {
-                sendOne(nil, prelude.sql, prelude.parameters, isCaller: false)
+                sendOne(preludeName, prelude.sql, prelude.parameters, isCaller: false)
                 inTransaction = true
             }
             sendOne(name, sql, parameters, isCaller: true)
             if starts {
-                sendOne(nil, prelude.sql, prelude.parameters, isCaller: false)
+                sendOne(preludeName, prelude.sql, prelude.parameters, isCaller: false)
                 inTransaction = true
             } else if Self.endsTransaction(sql) {
                 inTransaction = false
@@ -495,6 +519,7 @@ package final class PGConnection {
         checkFailure = nil
         PQreset(handle)
         preparedNames.removeAll()
+        preparedPrelude = nil
         isBroken = false
         guard PQstatus(handle) == CONNECTION_OK else {
             throw Self.connectionError(Self.trimmed(String(cString: PQerrorMessage(handle))))

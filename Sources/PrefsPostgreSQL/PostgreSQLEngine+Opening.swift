@@ -79,7 +79,10 @@ extension PostgreSQLEngine {
             let writer = newWriterToken()
             let schema = try storeSchema(connection)
             if options.isBehindTransactionPooler {
-                connection.usesUnnamedStatements = true
+                // Prepared once where no pooler is between after all (a sync server's pool
+                // straight to PostgreSQL): the prelude still names the account in every
+                // transaction, but nothing is parsed and planned again each time.
+                connection.usesUnnamedStatements = try !connection.isStraightToServer()
                 connection.transactionPrelude = transactionPrelude(
                     account: options.account, timeouts: timeouts,
                     isReadOnly: options.isReadOnly, writer: writer, schema: schema)

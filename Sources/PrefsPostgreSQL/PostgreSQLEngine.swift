@@ -325,14 +325,18 @@ final class PostgreSQLEngine: StorageEngine {
                 """,
                 [String(timeouts.lock), String(timeouts.statement), account ?? "", writer])
         }
-        let who = try connection.execute(
-            """
+        // Asked again at each switch of account on a connection of a sync server's pool:
+        // prepared there; a session of its own asks once.
+        let whoSQL = """
             SELECT prefs_current_account(), current_user::text,
                 pg_has_role(current_user, 'prefs_service', 'MEMBER'), pg_is_in_recovery(),
                 (SELECT channel FROM prefs_account_state
                     WHERE account = prefs_current_account()),
                 current_setting('default_transaction_read_only') = 'on'
-            """)
+            """
+        let who =
+            try connection.transactionPrelude == nil
+            ? connection.execute(whoSQL) : connection.execute(prepared: "session_who", whoSQL)
         let role = who.text(row: 0, column: 1) ?? ""
         // A session whose transactions default to read-only (a role's or a database's
         // setting) writes only in the transactions it begins READ WRITE.

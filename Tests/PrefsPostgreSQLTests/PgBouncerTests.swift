@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCore
 import PrefsPostgreSQL
 import PrefsSync
 import PrefsTestSupport
@@ -120,5 +121,21 @@ struct PgBouncerTests {
         let phoneVolume = try PreferenceStore(database: phone).value(forKey: "volume")
         #expect(phoneVolume == .int(2))
         #expect(try PreferenceStore(database: laptop).value(forKey: "volume") == phoneVolume)
+    }
+
+    /// A store opened for a pooler prepares its statements once when no pooler is there
+    /// after all (a sync server's pool straight to PostgreSQL), and sends them unnamed
+    /// through PgBouncer, whose next transaction may run on a server connection that never
+    /// saw them. The attack it guards: taking PgBouncer for the server, and failing every
+    /// statement prepared on another server connection ("prepared statement does not
+    /// exist").
+    @Test func aConnectionTellsAPoolerFromTheServerItself() throws {
+        let direct = try PGConnection(server.target(database: database, user: "service"))
+        #expect(try direct.isStraightToServer())
+        let pooled = try PGConnection(pooler.target(database: database, user: "service"))
+        #expect(try !pooled.isStraightToServer())
+        // Through the pooler, with the option: many transactions of two accounts, each
+        // statement on whichever server connection the pooler gives (its pool holds 3).
+        #expect(try alternate(behindPooler: true, rounds: 40).allSatisfy { $0 == "ok" })
     }
 }
