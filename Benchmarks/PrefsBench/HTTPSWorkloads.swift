@@ -46,6 +46,7 @@ struct HTTPSWorkloads {
                         "shared_preload_libraries=pg_stat_statements",
                         "pg_stat_statements.track=all",
                         "pg_stat_statements.track_planning=on",
+                        "track_functions=all",
                     ]
                     : []))
         if statements {
@@ -302,6 +303,10 @@ struct HTTPSWorkloads {
                 left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
             FROM pg_stat_statements WHERE NOT toplevel
             ORDER BY total_exec_time DESC LIMIT 12)
+            UNION ALL
+            (SELECT 'fn', calls, round(self_time \(perChange)), round(total_time \(perChange)),
+                funcname || ' (self, then total)'
+            FROM pg_stat_user_functions ORDER BY self_time DESC LIMIT 16)
             """, database: database
         ).stdout
         return rows.split(separator: "\n").map { line in
@@ -373,7 +378,8 @@ struct HTTPSWorkloads {
             for isHTTPS in [true, false] {
                 progress("\(rounds) rounds over \(step) devices, \(isHTTPS ? "https" : "direct")")
                 if statements {
-                    _ = try server.psql("SELECT pg_stat_statements_reset()", database: database)
+                    _ = try server.psql(
+                        "SELECT pg_stat_statements_reset(), pg_stat_reset()", database: database)
                 }
                 results.append(
                     try measure(

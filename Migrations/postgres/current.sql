@@ -17,11 +17,13 @@ CREATE TYPE public.prefs_sync_pushed AS (
 );
 
 CREATE FUNCTION public.prefs_account_bytes_limit(owner text) RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT coalesce((SELECT a.bytes_limit FROM prefs_account_size AS a
-        WHERE a.account = owner), (SELECT c.account_bytes_limit FROM prefs_sync_config AS c))
+BEGIN
+    RETURN coalesce((SELECT a.bytes_limit FROM prefs_account_size AS a
+        WHERE a.account = owner), (SELECT c.account_bytes_limit FROM prefs_sync_config AS c));
+END
 $$;
 
 CREATE FUNCTION public.prefs_account_channel() RETURNS text
@@ -146,20 +148,24 @@ CREATE FUNCTION public.prefs_current_account() RETURNS text
 
 CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog'
     AS $$
-    SELECT (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
-        + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
-        + coalesce(octet_length(bytes), 0))::bigint
+    SELECT (coalesce(pg_catalog.octet_length(ident), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(field), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(clock), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0))::pg_catalog.int8
 $$;
 
 CREATE FUNCTION public.prefs_history_size(suite text, key text, value text, bytes bytea, old_value text, old_bytes bytea) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog'
     AS $$
-    SELECT (octet_length(suite) + octet_length(key) + coalesce(octet_length(value), 0)
-        + coalesce(octet_length(bytes), 0) + coalesce(octet_length(old_value), 0)
-        + coalesce(octet_length(old_bytes), 0))::bigint
+    SELECT (pg_catalog.octet_length(suite)
+        OPERATOR(pg_catalog.+) pg_catalog.octet_length(key)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_value), 0)
+        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_bytes), 0))
+        ::pg_catalog.int8
 $$;
 
 CREATE FUNCTION public.prefs_notify_declaration() RETURNS trigger
@@ -179,10 +185,12 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_notify_payload() RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT coalesce(pg_catalog.current_setting('prefs.writer', true), '')
+BEGIN
+    RETURN coalesce(pg_catalog.current_setting('prefs.writer', true), '');
+END
 $$;
 
 CREATE FUNCTION public.prefs_onboarding_report(p_suite text, p_since double precision, p_by_week boolean, p_threshold integer) RETURNS TABLE(week text, outcome text, page integer, accounts bigint)
@@ -572,12 +580,14 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_sync_applying() RETURNS boolean
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT EXISTS (SELECT 1 FROM prefs_sync_transaction AS t
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM prefs_sync_transaction AS t
         WHERE t.xid = pg_current_xact_id_if_assigned()
-            AND t.applying = current_setting('prefs.sync_applying', true))
+            AND t.applying = current_setting('prefs.sync_applying', true));
+END
 $$;
 
 CREATE FUNCTION public.prefs_sync_begin(owner text, OUT number bigint, OUT rebuild boolean) RETURNS record
@@ -612,11 +622,13 @@ CREATE FUNCTION public.prefs_sync_clock_at(written double precision, now_ms bigi
 $$;
 
 CREATE FUNCTION public.prefs_sync_clock_limit() RETURNS bigint
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public'
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-        + (SELECT clock_bound_ms FROM public.prefs_sync_config)
+BEGIN
+    RETURN (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        + (SELECT c.clock_bound_ms FROM prefs_sync_config AS c);
+END
 $$;
 
 CREATE FUNCTION public.prefs_sync_device_forget(owner text, device_id text) RETURNS void
@@ -701,11 +713,13 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_sync_lock_key(owner text) RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT pg_catalog.hashtextextended('prefs sync ' || coalesce(
-        (SELECT a.channel FROM prefs_account_state AS a WHERE a.account = owner), owner), 0)
+BEGIN
+    RETURN pg_catalog.hashtextextended('prefs sync ' || coalesce(
+        (SELECT a.channel FROM prefs_account_state AS a WHERE a.account = owner), owner), 0);
+END
 $$;
 
 CREATE FUNCTION public.prefs_sync_mark_misaligned(owner text, misaligned_kind text) RETURNS void
@@ -741,10 +755,12 @@ CREATE FUNCTION public.prefs_sync_next_clock(now_ms bigint, after text) RETURNS 
 $$;
 
 CREATE FUNCTION public.prefs_sync_now_ms() RETURNS bigint
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+BEGIN
+    RETURN (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+END
 $$;
 
 CREATE FUNCTION public.prefs_sync_number(owner text) RETURNS bigint
@@ -1127,13 +1143,15 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_sync_pushed_rows(document jsonb) RETURNS public.prefs_sync_pushed[]
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT coalesce(array_agg(ROW(d.n, d.entity, d.ident, d.field, d.clock, d.device,
+BEGIN
+    RETURN (SELECT coalesce(array_agg(ROW(d.n, d.entity, d.ident, d.field, d.clock, d.device,
             d.present, d.type, d.value, d.bytes)::prefs_sync_pushed), '{}')
-    FROM jsonb_to_recordset(document) AS d(n bigint, entity text, ident text, field text,
-        clock text, device text, present boolean, type text, value text, bytes text)
+        FROM jsonb_to_recordset(document) AS d(n bigint, entity text, ident text, field text,
+            clock text, device text, present boolean, type text, value text, bytes text));
+END
 $$;
 
 CREATE FUNCTION public.prefs_sync_rebuilt(owner text) RETURNS void
@@ -1399,12 +1417,16 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_sync_stamping(owner text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT NOT (coalesce(current_setting('prefs.sync_applying', true), '') <> '' AND current_user = 'postgres')
-        AND coalesce((SELECT sync_on FROM prefs_account_state WHERE account = owner), false)
-$$;
+        BEGIN
+            RETURN NOT (coalesce(current_setting('prefs.sync_applying', true), '') <> ''
+                    AND current_user = 'postgres')
+                AND coalesce((SELECT s.sync_on FROM prefs_account_state AS s
+                    WHERE s.account = owner), false);
+        END
+        $$;
 
 CREATE FUNCTION public.prefs_sync_start(owner text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
