@@ -283,7 +283,8 @@ struct HTTPSWorkloads {
     /// clients sent (top level: their sum is what the hub spent executing and planning, the
     /// rest of its CPU is the protocol, sessions and commits), then those run inside
     /// functions (counted in their callers too). Calls, microseconds per change executing
-    /// and planning, the statement's first 100 characters.
+    /// and planning, the statement's first 100 characters. Last the hub's functions
+    /// (`track_functions`): the time in each itself, and with what it calls.
     func topStatements(per changes: Int) throws -> String {
         let perChange = "* 1000 / \(max(changes, 1))"
         let rows = try server.psql(
@@ -305,13 +306,18 @@ struct HTTPSWorkloads {
             ORDER BY total_exec_time DESC LIMIT 12)
             UNION ALL
             (SELECT 'fn', calls, round(self_time \(perChange)), round(total_time \(perChange)),
-                funcname || ' (self, then total)'
+                funcname
             FROM pg_stat_user_functions ORDER BY self_time DESC LIMIT 16)
             """, database: database
         ).stdout
         return rows.split(separator: "\n").map { line in
             let parts = line.split(separator: "|", maxSplits: 4)
             guard parts.count == 5 else { return "  " + line }
+            if parts[0] == "fn" {
+                return
+                    "  fn \(parts[1]) calls, \(parts[2]) us/change in itself, \(parts[3]) with "
+                    + "what it calls: \(parts[4])"
+            }
             return
                 "  \(parts[0]) \(parts[1]) calls, \(parts[2]) us/change executing, "
                 + "\(parts[3]) planning: \(parts[4])"
