@@ -63,6 +63,83 @@ raw_pg *raw_pg_open(const char *conninfo, const char *account) {
     return db;
 }
 
+raw_pg *raw_pg_open_pooled(const char *conninfo, const char *account) {
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        PQfinish(conn);
+        return NULL;
+    }
+    raw_pg *db = calloc(1, sizeof(raw_pg));
+    db->conn = conn;
+    snprintf(db->account, sizeof db->account, "%s", account);
+    return db;
+}
+
+static const char *upsert_sql =
+    "INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,"
+    " value_version)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)"
+    " ON CONFLICT (account, suite, key) DO UPDATE"
+    " SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,"
+    " updated_at = excluded.updated_at, value_version = excluded.value_version";
+
+// Sends the account's set_config for this transaction, then `sql`, and a sync; returns the
+// second statement's result (NULL when anything failed), the rest read and cleared.
+static PGresult *pooled(raw_pg *db, const char *sql, int count, const char *const *values) {
+    const char *account[1] = {db->account};
+    if (PQenterPipelineMode(db->conn) != 1) return NULL;
+    int sent = PQsendQueryParams(db->conn, "SELECT set_config('prefs.account', $1, true)", 1,
+                                 NULL, account, NULL, NULL, 0) == 1
+               && PQsendQueryParams(db->conn, sql, count, NULL, values, NULL, NULL, 0) == 1
+               && PQpipelineSync(db->conn) == 1;
+    PGresult *answer = NULL;
+    int good = sent;
+    for (int statement = 0; sent && statement < 2; statement++) {
+        PGresult *result = PQgetResult(db->conn);
+        ExecStatusType status = PQresultStatus(result);
+        if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) good = 0;
+        if (statement == 1) answer = result; else PQclear(result);
+        PGresult *end;
+        while ((end = PQgetResult(db->conn)) != NULL) PQclear(end);
+    }
+    PGresult *sync;
+    while (sent && (sync = PQgetResult(db->conn)) != NULL) {
+        int done = PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+        PQclear(sync);
+        if (done) break;
+    }
+    PQexitPipelineMode(db->conn);
+    if (!good) {
+        PQclear(answer);
+        return NULL;
+    }
+    return answer;
+}
+
+int raw_pg_set_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t value,
+                          double now) {
+    char text[32], when[40];
+    snprintf(text, sizeof text, "%lld", (long long)value);
+    snprintf(when, sizeof when, "%.17g", now);
+    const char *values[7] = {db->account, suite, key, "int", text, NULL, when};
+    PGresult *result = pooled(db, upsert_sql, 7, values);
+    if (!result) return -1;
+    PQclear(result);
+    return 0;
+}
+
+int raw_pg_get_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t *value) {
+    const char *values[3] = {db->account, suite, key};
+    PGresult *result = pooled(db,
+                              "SELECT type, value, bytes FROM preference"
+                              " WHERE account = $1 AND suite = $2 AND key = $3", 3, values);
+    if (!result) return -1;
+    int found = PQntuples(result) > 0 && strcmp(PQgetvalue(result, 0, 0), "int") == 0;
+    if (found) *value = strtoll(PQgetvalue(result, 0, 1), NULL, 10);
+    PQclear(result);
+    return found;
+}
+
 void raw_pg_close(raw_pg *db) {
     if (!db) return;
     PQfinish(db->conn);

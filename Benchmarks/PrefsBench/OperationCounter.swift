@@ -136,16 +136,26 @@ enum OperationCounter {
         guard let target = ProcessInfo.processInfo.environment["PREFS_COUNT_POSTGRES"] else {
             throw BenchmarkError(description: "\(kind) needs PREFS_COUNT_POSTGRES")
         }
+        // PREFS_COUNT_POOLER=transaction: the string names PgBouncer in transaction
+        // pooling; PrefsKit runs as behind it, and the floor sends what is correct there.
+        let isPooled = ProcessInfo.processInfo.environment["PREFS_COUNT_POOLER"] == "transaction"
         var options = PostgreSQLOptions()
         options.account = PostgresWorkloads.account
         options.cachesValues = kind.hasSuffix("set")
+        options.isBehindTransactionPooler = isPooled
         let store = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
         let key = Prefs.Key("launchCount", default: 0)
         try store.set(1, for: key)
-        guard let raw = raw_pg_open(target, PostgresWorkloads.account) else {
+        let opened =
+            isPooled
+            ? raw_pg_open_pooled(target, PostgresWorkloads.account)
+            : raw_pg_open(target, PostgresWorkloads.account)
+        guard let raw = opened else {
             throw BenchmarkError(description: "raw_pg_open failed")
         }
         defer { raw_pg_close(raw) }
+        let setFloor = isPooled ? raw_pg_set_int_pooled : raw_pg_set_int_floor
+        let getFloor = isPooled ? raw_pg_get_int_pooled : raw_pg_get_int
         var sink = 0
         switch kind {
         case "pg-set":
@@ -154,21 +164,21 @@ enum OperationCounter {
             try counted {
                 for i in 0..<count {
                     let now = Date().timeIntervalSinceReferenceDate
-                    guard raw_pg_set_int_floor(raw, "standard", "raw", Int64(i), now) == 0 else {
-                        throw BenchmarkError(description: "raw_pg_set_int_floor failed")
+                    guard setFloor(raw, "standard", "raw", Int64(i), now) == 0 else {
+                        throw BenchmarkError(description: "the set's floor failed")
                     }
                 }
             }
         case "pg-get":
             counted { for _ in 0..<count { sink &+= store[key] } }
         default:
-            guard raw_pg_set_int_floor(raw, "standard", "raw", 1, 0) == 0 else {
-                throw BenchmarkError(description: "raw_pg_set_int_floor failed")
+            guard setFloor(raw, "standard", "raw", 1, 0) == 0 else {
+                throw BenchmarkError(description: "the set's floor failed")
             }
             var value: Int64 = 0
             counted {
                 for _ in 0..<count {
-                    sink &+= Int(raw_pg_get_int(raw, "standard", "raw", &value)) + Int(value)
+                    sink &+= Int(getFloor(raw, "standard", "raw", &value)) + Int(value)
                 }
             }
         }

@@ -25,6 +25,18 @@ int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value
 int raw_pg_set_int_floor(raw_pg *db, const char *suite, const char *key, int64_t value,
                          double now);
 
+// Behind a pooler in transaction mode (PgBouncer), where nothing stays in a session:
+// connects without preparing anything. Returns NULL on failure.
+raw_pg *raw_pg_open_pooled(const char *conninfo, const char *account);
+
+// The floor of a set and of an uncached get behind such a pooler: one implicit transaction
+// of two unnamed statements in one round trip (libpq's pipeline), the account set for
+// this transaction (set_config(..., true)) and the upsert or the read. Return as
+// raw_pg_set_int_floor and raw_pg_get_int.
+int raw_pg_set_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t value,
+                          double now);
+int raw_pg_get_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t *value);
+
 // Runs SQL text (one or more statements, no parameters) as it is: 1 when it succeeded.
 int raw_pg_exec(raw_pg *db, const char *sql);
 
