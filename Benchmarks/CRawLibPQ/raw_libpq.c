@@ -21,12 +21,36 @@ static int prepare(PGconn *conn, const char *name, const char *sql, int count) {
     return ok(PQprepare(conn, name, sql, count, NULL));
 }
 
-raw_pg *raw_pg_open(const char *conninfo, const char *account) {
+// Reads the int of a row of (type, value, bytes), and clears the result: 1 when found, 0
+// when absent, -1 for a failed statement (NULL included).
+static int read_int(PGresult *result, int64_t *value) {
+    if (PQresultStatus(result) != PGRES_TUPLES_OK) {
+        PQclear(result);
+        return -1;
+    }
+    int found = PQntuples(result) > 0 && strcmp(PQgetvalue(result, 0, 0), "int") == 0;
+    if (found) *value = strtoll(PQgetvalue(result, 0, 1), NULL, 10);
+    PQclear(result);
+    return found;
+}
+
+// Connects, for `account`; NULL on failure.
+static raw_pg *connected(const char *conninfo, const char *account) {
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         PQfinish(conn);
         return NULL;
     }
+    raw_pg *db = calloc(1, sizeof(raw_pg));
+    db->conn = conn;
+    snprintf(db->account, sizeof db->account, "%s", account);
+    return db;
+}
+
+raw_pg *raw_pg_open(const char *conninfo, const char *account) {
+    raw_pg *db = connected(conninfo, account);
+    if (!db) return NULL;
+    PGconn *conn = db->conn;
     const char *values[1] = {account};
     if (!ok(PQexecParams(conn, "SELECT set_config('prefs.account', $1, false)", 1, NULL, values,
                          NULL, NULL, 0))
@@ -54,25 +78,14 @@ raw_pg *raw_pg_open(const char *conninfo, const char *account) {
         || !prepare(conn, "tag",
                     "INSERT INTO bookmark_tag (account, bookmark_id, tag) VALUES ($1, $2, $3)"
                     " ON CONFLICT DO NOTHING", 3)) {
-        PQfinish(conn);
+        raw_pg_close(db);
         return NULL;
     }
-    raw_pg *db = calloc(1, sizeof(raw_pg));
-    db->conn = conn;
-    snprintf(db->account, sizeof db->account, "%s", account);
     return db;
 }
 
 raw_pg *raw_pg_open_pooled(const char *conninfo, const char *account) {
-    PGconn *conn = PQconnectdb(conninfo);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        PQfinish(conn);
-        return NULL;
-    }
-    raw_pg *db = calloc(1, sizeof(raw_pg));
-    db->conn = conn;
-    snprintf(db->account, sizeof db->account, "%s", account);
-    return db;
+    return connected(conninfo, account);
 }
 
 static const char *upsert_sql =
@@ -130,14 +143,10 @@ int raw_pg_set_int_pooled(raw_pg *db, const char *suite, const char *key, int64_
 
 int raw_pg_get_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t *value) {
     const char *values[3] = {db->account, suite, key};
-    PGresult *result = pooled(db,
-                              "SELECT type, value, bytes FROM preference"
-                              " WHERE account = $1 AND suite = $2 AND key = $3", 3, values);
-    if (!result) return -1;
-    int found = PQntuples(result) > 0 && strcmp(PQgetvalue(result, 0, 0), "int") == 0;
-    if (found) *value = strtoll(PQgetvalue(result, 0, 1), NULL, 10);
-    PQclear(result);
-    return found;
+    return read_int(pooled(db,
+                           "SELECT type, value, bytes FROM preference"
+                           " WHERE account = $1 AND suite = $2 AND key = $3", 3, values),
+                    value);
 }
 
 void raw_pg_close(raw_pg *db) {
@@ -148,15 +157,7 @@ void raw_pg_close(raw_pg *db) {
 
 int raw_pg_get_int(raw_pg *db, const char *suite, const char *key, int64_t *value) {
     const char *values[3] = {db->account, suite, key};
-    PGresult *result = PQexecPrepared(db->conn, "get", 3, values, NULL, NULL, 0);
-    if (PQresultStatus(result) != PGRES_TUPLES_OK) {
-        PQclear(result);
-        return -1;
-    }
-    int found = PQntuples(result) > 0 && strcmp(PQgetvalue(result, 0, 0), "int") == 0;
-    if (found) *value = strtoll(PQgetvalue(result, 0, 1), NULL, 10);
-    PQclear(result);
-    return found;
+    return read_int(PQexecPrepared(db->conn, "get", 3, values, NULL, NULL, 0), value);
 }
 
 int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value, double now) {
