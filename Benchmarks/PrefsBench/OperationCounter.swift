@@ -15,7 +15,8 @@ enum OperationCounter {
         "get", "wide-get", "uncached-get", "set", "bookmark", "list", "import", "read-html",
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
         "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000", "raw-set",
-        "pg-set", "raw-pg-set", "pg-get", "raw-pg-get", "set-unwatched",
+        "pg-set", "raw-pg-set", "pg-get", "raw-pg-get", "set-unwatched", "set-batch",
+        "raw-set-batch",
     ]
 
     /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
@@ -28,13 +29,29 @@ enum OperationCounter {
     /// the set-up before them.
     /// The body is not its last call: a tail call would leave the counted function before
     /// the body runs, and callgrind would count nothing.
+    ///
+    /// It also prints, on standard error, the process's CPU (every thread) and the wall
+    /// time of the region: what the operations cost the whole process, without the set-up.
     @inline(never)
     static func counted(_ body: () throws -> Void) rethrows {
+        let cpu = processCPUSeconds()
+        let wall = DispatchTime.now().uptimeNanoseconds
         try body()
         countedRegions.add(1, ordering: .relaxed)
+        let spent = processCPUSeconds() - cpu
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9
+        FileHandle.standardError.write(
+            Data("counted region: process CPU \(spent) s, wall \(elapsed) s\n".utf8))
     }
 
     private static let countedRegions = Atomic<Int>(0)
+
+    /// The CPU time of every thread of the process so far.
+    private static func processCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 
     static func run(_ kind: String, count: Int) throws {
         guard kinds.contains(kind) else {
@@ -92,6 +109,14 @@ enum OperationCounter {
             counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
         case "set", "set-unwatched":
             try counted { for i in 0..<count { try store.set(i, for: key) } }
+        case "set-batch":
+            // As the timed row: `count` keys set in one transaction.
+            let names = (0..<count).map { "key\($0)" }
+            try counted {
+                try store.transaction { edit in
+                    for i in 0..<count { try edit.setValue(.int(i), forKey: names[i]) }
+                }
+            }
         case "bookmark":
             // As in the timed row: the app holds its drafts before it stores them.
             let drafts = (0..<count).map { i in
@@ -257,6 +282,13 @@ enum OperationCounter {
                     sink &+= Int(value)
                 }
             }
+        case "raw-set-batch":
+            var code: Int32 = 0
+            counted {
+                code = raw_set_batch(
+                    raw, "standard", Int32(count), 0, Date().timeIntervalSinceReferenceDate)
+            }
+            guard code == 0 else { throw BenchmarkError(description: "raw_set_batch: \(code)") }
         case "raw-bookmark":
             let rows = BookmarkRows(prefix: "m", count: count)
             var code: Int32 = 0
