@@ -234,6 +234,41 @@ import Testing
         }
     }
 
+    /// The same through a bulk add, which asks once whether sync holds any tag: on a device
+    /// that synced one, the bookmark added again still takes the tag put on after its
+    /// removal.
+    @Test func aTagAddedAfterTheRemovalElsewhereCountsInABulkAddToo() throws {
+        let first = try device("first")
+        let second = try device("second")
+        try BookmarkStore(database: first).add(
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
+        for database in [first, second] { try sync(database) }
+        try BookmarkStore(database: first).remove(kind: "movie", itemID: "m1")
+        try sync(first)
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: second).update(kind: "movie", itemID: "m1") {
+            $0.tags.append("red")
+        }
+        try sync(second)
+        try sync(first)
+        Thread.sleep(forTimeInterval: 0.005)
+        try BookmarkStore(database: first).add(contentsOf: [
+            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]),
+            BookmarkDraft(kind: "movie", itemID: "m2", title: "Ronin"),
+        ])
+        #expect(
+            try BookmarkStore(database: first).bookmark(kind: "movie", itemID: "m1")?.tags
+                == ["classic", "red"])
+        for _ in 0..<2 {
+            for database in [first, second] { try sync(database) }
+        }
+        for database in [first, second, try serverApp()] {
+            let bookmark = try BookmarkStore(database: database).bookmark(
+                kind: "movie", itemID: "m1")
+            #expect(bookmark?.tags == ["classic", "red"])
+        }
+    }
+
     /// The server app's store of the test's account.
     private func serverApp() throws -> AppDatabase {
         var options = PostgreSQLOptions()

@@ -51,9 +51,13 @@ public final class BookmarkStore: Sendable {
         try write { state in
             let now = Date()
             var count = 0
+            // Asked once: in a file where sync holds no tag (one that never synced), a new
+            // bookmark has none to take, and this write stamps only its drafts' own.
+            let mergesSyncedTags = try state.bookmarks.holdsSyncedTags()
             try state.bookmarks.batchingSearchRows {
                 for draft in drafts {
-                    try Self.store(draft, in: state.bookmarks, at: now)
+                    try Self.store(
+                        draft, in: state.bookmarks, at: now, mergingSyncedTags: mergesSyncedTags)
                     count += 1
                 }
             }
@@ -62,8 +66,10 @@ public final class BookmarkStore: Sendable {
     }
 
     /// Validates and stores one draft of a bulk add, building no ``Bookmark`` for it.
+    /// `mergingSyncedTags`: whether sync may hold tags of the item that the draft lacks.
     private static func store(
-        _ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date
+        _ draft: BookmarkDraft, in repository: BookmarkRepository, at date: Date,
+        mergingSyncedTags: Bool
     )
         throws
     {
@@ -72,7 +78,9 @@ public final class BookmarkStore: Sendable {
         if let insertion = try repository.insertIfAbsent(
             draft, in: .draft, at: date, id: nil, createdAt: nil)
         {
-            _ = try withSyncedTags(draft, insertion.id, in: repository, at: date)
+            if mergingSyncedTags {
+                _ = try withSyncedTags(draft, insertion.id, in: repository, at: date)
+            }
             return
         }
         guard let existing = try repository.bookmark(kind: draft.kind, itemID: draft.itemID)

@@ -284,6 +284,13 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         }
     }
 
+    func holdsSyncedTags() throws -> Bool {
+        let statement = try connection.cachedStatement(
+            sql: "SELECT EXISTS (SELECT 1 FROM sync_field WHERE entity = 'tag' AND present = 1)")
+        defer { statement.reset() }
+        return try statement.step() && statement.int64(at: 0) != 0
+    }
+
     func syncedTags(kind: String, itemID: String) throws -> [String] {
         // Every tag's ident starts with the bookmark's and a dot; hex digits sort before "G".
         let ident = SyncIdent.make([kind, itemID])

@@ -32,6 +32,9 @@ package protocol BookmarkRepository: AnyObject {
     /// docs/sync.md, "Tags"), which a bookmark added here again may lack: another device's
     /// tag put on after the removal. Empty where nothing syncs.
     func syncedTags(kind: String, itemID: String) throws -> [String]
+    /// Whether sync says any bookmark has a tag: when it says none, no bookmark added here
+    /// has a ``syncedTags(kind:itemID:)`` to look up.
+    func holdsSyncedTags() throws -> Bool
     /// The first folder of a name in a parent (nil: the top level), by position.
     func childFolder(named name: String, in parent: Int64?) throws -> Int64?
     /// The folder rows as a tree (an engine may keep it between calls).
@@ -87,6 +90,9 @@ package protocol BookmarkRepository: AnyObject {
 }
 
 extension BookmarkRepository {
+    /// Looked up per bookmark where an engine has no quicker answer.
+    package func holdsSyncedTags() throws -> Bool { true }
+
     /// The folder row a placement names: nil for the top level or the category's folder.
     package func folderID(of placement: BookmarkPlacement, draft: BookmarkDraft) throws
         -> Int64?
