@@ -410,6 +410,22 @@ if wants("cli") {
         notes["staticCLI"] = "skipped: run Benchmarks/static-get first (it builds .build/static)"
     }
 }
+var separateProcesses: [SeparateProcesses.Result] = []
+var separateLoad = ""
+if wants("processes") {
+    progress("each side in its own process")
+    separateLoad = loadAverage()
+    separateProcesses = try SeparateProcesses(executable: CommandLine.arguments[0]).run(
+        pairs: SeparateProcesses.pairs(quick: quick), rounds: quick ? 1 : 3)
+    notes["separateProcesses"] = separateProcesses.map {
+        [
+            "operation": $0.pair.name, "count": $0.pair.count,
+            "prefsKitProcessCPUMicroseconds": $0.prefsKit.map(\.cpu),
+            "rawCProcessCPUMicroseconds": $0.floor.map(\.cpu),
+            "processCPURatios": $0.ratios,
+        ]
+    }
+}
 if wants("memory") {
     progress("memory over many operations")
     let operations = quick ? 100_000 : 1_000_000
@@ -463,6 +479,10 @@ if asJSON {
     print(try Report.json(results, notes: notes), terminator: "")
 } else {
     if !results.isEmpty { print(Report.table(results), terminator: "") }
+    if !separateProcesses.isEmpty {
+        print()
+        print(SeparateProcesses.table(separateProcesses, load: separateLoad), terminator: "")
+    }
     if let delays = notes["observationDelayMilliseconds"] as? [Double] {
         let sorted = delays.sorted()
         print(
