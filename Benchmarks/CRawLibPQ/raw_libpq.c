@@ -88,6 +88,20 @@ raw_pg *raw_pg_open_pooled(const char *conninfo, const char *account) {
     return connected(conninfo, account);
 }
 
+// The upsert's seven parameters for an int value, with the texts they point into.
+typedef struct {
+    char text[32], when[40];
+    const char *values[7];
+} upsert_parameters;
+
+static void fill(upsert_parameters *p, const raw_pg *db, const char *suite, const char *key,
+                 int64_t value, double now) {
+    snprintf(p->text, sizeof p->text, "%lld", (long long)value);
+    snprintf(p->when, sizeof p->when, "%.17g", now);
+    const char *values[7] = {db->account, suite, key, "int", p->text, NULL, p->when};
+    memcpy(p->values, values, sizeof values);
+}
+
 static const char *upsert_sql =
     "INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,"
     " value_version)"
@@ -131,10 +145,9 @@ static PGresult *pooled(raw_pg *db, const char *sql, int count, const char *cons
 
 int raw_pg_set_int_pooled(raw_pg *db, const char *suite, const char *key, int64_t value,
                           double now) {
-    char text[32], when[40];
-    snprintf(text, sizeof text, "%lld", (long long)value);
-    snprintf(when, sizeof when, "%.17g", now);
-    const char *values[7] = {db->account, suite, key, "int", text, NULL, when};
+    upsert_parameters p;
+    fill(&p, db, suite, key, value, now);
+    const char **values = p.values;
     PGresult *result = pooled(db, upsert_sql, 7, values);
     if (!result) return -1;
     PQclear(result);
@@ -161,11 +174,10 @@ int raw_pg_get_int(raw_pg *db, const char *suite, const char *key, int64_t *valu
 }
 
 int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value, double now) {
-    char text[32], when[40];
-    snprintf(text, sizeof text, "%lld", (long long)value);
-    snprintf(when, sizeof when, "%.17g", now);
+    upsert_parameters p;
+    fill(&p, db, suite, key, value, now);
+    const char **values = p.values;
     const char *declared[3] = {db->account, suite, key};
-    const char *values[7] = {db->account, suite, key, "int", text, NULL, when};
     if (!ok(PQexecPrepared(db->conn, "begin", 0, NULL, NULL, NULL, 0))) return -1;
     if (!ok(PQexecPrepared(db->conn, "declared", 3, declared, NULL, NULL, 0))
         || !ok(PQexecPrepared(db->conn, "set", 7, values, NULL, NULL, 0))
@@ -178,10 +190,9 @@ int raw_pg_set_int(raw_pg *db, const char *suite, const char *key, int64_t value
 
 int raw_pg_set_int_floor(raw_pg *db, const char *suite, const char *key, int64_t value,
                          double now) {
-    char text[32], when[40];
-    snprintf(text, sizeof text, "%lld", (long long)value);
-    snprintf(when, sizeof when, "%.17g", now);
-    const char *values[7] = {db->account, suite, key, "int", text, NULL, when};
+    upsert_parameters p;
+    fill(&p, db, suite, key, value, now);
+    const char **values = p.values;
     return ok(PQexecPrepared(db->conn, "set", 7, values, NULL, NULL, 0)) ? 0 : -1;
 }
 

@@ -210,34 +210,33 @@ import Testing
     /// the removal, counts: it is after the newest removal. Added again, the bookmark has it
     /// beside the tags it was added with.
     @Test func aTagAddedAfterTheRemovalElsewhereCounts() throws {
-        let first = try device("first")
-        let second = try device("second")
-        try BookmarkStore(database: first).add(
-            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["crime"]))
-        for database in [first, second] { try sync(database) }
-        try BookmarkStore(database: first).remove(kind: "movie", itemID: "m1")
-        try sync(first)
-        Thread.sleep(forTimeInterval: 0.005)
-        try BookmarkStore(database: second).update(kind: "movie", itemID: "m1") {
-            $0.tags.append("red")
-        }
-        Thread.sleep(forTimeInterval: 0.005)
-        try BookmarkStore(database: first).add(
-            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
-        for _ in 0..<2 {
-            for database in [first, second] { try sync(database) }
-        }
-        for database in [first, second, try serverApp()] {
-            let bookmark = try BookmarkStore(database: database).bookmark(
-                kind: "movie", itemID: "m1")
-            #expect(bookmark?.tags == ["classic", "red"])
+        try tagAddedAfterTheRemovalElsewhere(syncsTheTagFirst: false) { first in
+            try BookmarkStore(database: first).add(
+                BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]))
         }
     }
 
     /// The same through a bulk add, which asks once whether sync holds any tag: on a device
     /// that synced one, the bookmark added again still takes the tag put on after its
-    /// removal.
+    /// removal, at once.
     @Test func aTagAddedAfterTheRemovalElsewhereCountsInABulkAddToo() throws {
+        try tagAddedAfterTheRemovalElsewhere(syncsTheTagFirst: true) { first in
+            try BookmarkStore(database: first).add(contentsOf: [
+                BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]),
+                BookmarkDraft(kind: "movie", itemID: "m2", title: "Ronin"),
+            ])
+            #expect(
+                try BookmarkStore(database: first).bookmark(kind: "movie", itemID: "m1")?.tags
+                    == ["classic", "red"])
+        }
+    }
+
+    /// The first device removes a bookmark; the second, which has not seen the removal, tags
+    /// it "red" (synced before the first adds it again when `syncsTheTagFirst`); `addAgain`
+    /// adds it again on the first with the tag "classic". Every replica ends with both.
+    private func tagAddedAfterTheRemovalElsewhere(
+        syncsTheTagFirst: Bool, addAgain: (AppDatabase) throws -> Void
+    ) throws {
         let first = try device("first")
         let second = try device("second")
         try BookmarkStore(database: first).add(
@@ -249,16 +248,12 @@ import Testing
         try BookmarkStore(database: second).update(kind: "movie", itemID: "m1") {
             $0.tags.append("red")
         }
-        try sync(second)
-        try sync(first)
+        if syncsTheTagFirst {
+            try sync(second)
+            try sync(first)
+        }
         Thread.sleep(forTimeInterval: 0.005)
-        try BookmarkStore(database: first).add(contentsOf: [
-            BookmarkDraft(kind: "movie", itemID: "m1", title: "Heat", tags: ["classic"]),
-            BookmarkDraft(kind: "movie", itemID: "m2", title: "Ronin"),
-        ])
-        #expect(
-            try BookmarkStore(database: first).bookmark(kind: "movie", itemID: "m1")?.tags
-                == ["classic", "red"])
+        try addAgain(first)
         for _ in 0..<2 {
             for database in [first, second] { try sync(database) }
         }
