@@ -102,30 +102,27 @@ BEGIN
 END
 $pinned$;
 
--- The sizes an account's bound adds up, per pushed change and per history row: inlined into
--- the statement that sums them (a function with a setting is called row by row, about 20 us
--- each). Inlined bodies are read with the caller's search path, so every name in them is
--- qualified (as 0029's).
+-- The sizes an account's bound adds up, per pushed change and per history row: PL/pgSQL
+-- too (as SQL with a pinned path, each call cost about 20 us).
 CREATE OR REPLACE FUNCTION prefs_held_size(ident text, field text, clock text, value text,
     bytes bytea) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT (coalesce(pg_catalog.octet_length(ident), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(field), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(clock), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0))::pg_catalog.int8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
+        + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0))::bigint;
+END
 $$;
-ALTER FUNCTION prefs_held_size(text, text, text, text, bytea) RESET ALL;
+ALTER FUNCTION prefs_held_size(text, text, text, text, bytea) SET search_path = pg_catalog;
 
 CREATE OR REPLACE FUNCTION prefs_history_size(suite text, key text, value text, bytes bytea,
     old_value text, old_bytes bytea) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT (pg_catalog.octet_length(suite)
-        OPERATOR(pg_catalog.+) pg_catalog.octet_length(key)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_bytes), 0))
-        ::pg_catalog.int8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (octet_length(suite) + octet_length(key) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0) + coalesce(octet_length(old_value), 0)
+        + coalesce(octet_length(old_bytes), 0))::bigint;
+END
 $$;
-ALTER FUNCTION prefs_history_size(text, text, text, bytea, text, bytea) RESET ALL;
+ALTER FUNCTION prefs_history_size(text, text, text, bytea, text, bytea)
+    SET search_path = pg_catalog;

@@ -73,23 +73,20 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_account_of(role_name name) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-            SELECT CASE
+        BEGIN
+            RETURN CASE
                 -- The group roles themselves (SET ROLE prefs_account) act for no account.
-                WHEN role_name OPERATOR(pg_catalog.=) 'prefs_account'::pg_catalog.name
-                    OR role_name OPERATOR(pg_catalog.=) 'prefs_service'::pg_catalog.name
-                    THEN NULL
-                WHEN (role_name OPERATOR(pg_catalog.=) 'postgres'::pg_catalog.name
-                        AND pg_catalog.current_setting('prefs.account', true)
-                            OPERATOR(pg_catalog.<>) ''::pg_catalog.text)
-                    OR pg_catalog.pg_has_role(role_name, 'prefs_service'::pg_catalog.text,
-                        'MEMBER'::pg_catalog.text)
-                    THEN CASE WHEN pg_catalog.current_setting('prefs.account', true)
-                            OPERATOR(pg_catalog.<>) ''::pg_catalog.text
-                        THEN pg_catalog.current_setting('prefs.account', true) END
-                ELSE role_name::pg_catalog.text
-            END
+                WHEN role_name IN ('prefs_account', 'prefs_service') THEN NULL
+                WHEN (role_name = 'postgres'
+                        AND pg_catalog.current_setting('prefs.account', true) <> '')
+                    OR pg_catalog.pg_has_role(role_name, 'prefs_service', 'MEMBER')
+                    THEN nullif(pg_catalog.current_setting('prefs.account', true), '')
+                ELSE role_name::text
+            END;
+        END
         $$;
 
 CREATE FUNCTION public.prefs_assign_id() RETURNS trigger
@@ -141,31 +138,34 @@ END
 $$;
 
 CREATE FUNCTION public.prefs_current_account() RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-            SELECT public.prefs_account_of(CURRENT_USER)
-        $$;
+BEGIN
+    RETURN prefs_account_of(current_user);
+END
+$$;
 
 CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
     AS $$
-    SELECT (coalesce(pg_catalog.octet_length(ident), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(field), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(clock), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0))::pg_catalog.int8
+BEGIN
+    RETURN (coalesce(octet_length(ident), 0) + coalesce(octet_length(field), 0)
+        + coalesce(octet_length(clock), 0) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0))::bigint;
+END
 $$;
 
 CREATE FUNCTION public.prefs_history_size(suite text, key text, value text, bytes bytea, old_value text, old_bytes bytea) RETURNS bigint
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
     AS $$
-    SELECT (pg_catalog.octet_length(suite)
-        OPERATOR(pg_catalog.+) pg_catalog.octet_length(key)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(bytes), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_value), 0)
-        OPERATOR(pg_catalog.+) coalesce(pg_catalog.octet_length(old_bytes), 0))
-        ::pg_catalog.int8
+BEGIN
+    RETURN (octet_length(suite) + octet_length(key) + coalesce(octet_length(value), 0)
+        + coalesce(octet_length(bytes), 0) + coalesce(octet_length(old_value), 0)
+        + coalesce(octet_length(old_bytes), 0))::bigint;
+END
 $$;
 
 CREATE FUNCTION public.prefs_notify_declaration() RETURNS trigger
