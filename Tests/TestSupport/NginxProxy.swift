@@ -78,9 +78,17 @@ public final class NginxProxy: @unchecked Sendable {
             ["-e", dir + "/startup-error.log", "-p", dir, "-c", file, "-g", "daemon off;"],
             newProcessGroup: true)
         let pid = process.pid
+        // Only while the group's leader is still this nginx (its command names this
+        // configuration): process numbers wrap, and a group of that number may be another's
+        // by the time the test process ends.
         _ = PostgresServer.spawn([
             "/bin/sh", "-c",
-            "while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done; kill -KILL -\(pid) 2>/dev/null",
+            """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
+            case "$(ps -o args= -p \(pid) 2>/dev/null)" in
+                *\(file)*) kill -KILL -\(pid) 2>/dev/null ;;
+            esac
+            """,
         ])
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, process.isRunning {

@@ -44,11 +44,16 @@ public final class SyncServerProcess: @unchecked Sendable {
             ["serve", "--hub", hub, "--listen", "127.0.0.1:0", "--port-file", portFile] + arguments,
             stderr: .file(logPath))
         let pid = process.pid
+        // Killed only while the number is still this server's (its port file names it):
+        // process numbers wrap (32,768 here), and a number freed when the server stopped may
+        // be another process's by the time the test process ends, such as the next test run.
         _ = PostgresServer.spawn([
             "/bin/sh", "-c",
             """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
-            kill -KILL \(pid) 2>/dev/null
+            case "$(ps -o args= -p \(pid) 2>/dev/null)" in
+                *\(portFile)*) kill -KILL \(pid) 2>/dev/null ;;
+            esac
             """,
         ])
         let deadline = Date().addingTimeInterval(30)
