@@ -1,4 +1,6 @@
 import Foundation
+import PrefsTestSupport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -43,5 +45,122 @@ import Testing
         // Events read after that write are looked at: they may be another process's.
         #expect(
             database.changeCheck.fileEventCheck(eventsRead: FileChangeMonitor.now()) == .looked)
+    }
+}
+
+/// A process's own commits wake nothing: while it writes, and for a moment after, the folder
+/// of its only database is not watched for writes, and another connection's commit in that
+/// moment is still found.
+@Suite struct QuietFolderTests {
+    private func subscription(_ database: AppDatabase) -> FileChangeMonitor.Subscription? {
+        database.state.withLock { $0.changeDetection.fileSubscription }
+    }
+
+    @Test func ownWritesWakeTheMonitorNoMore() throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let store = PreferenceStore(
+                database: try AppDatabase(path: folder.path("prefs.sqlite")))
+            try store.setValue(.int(0), forKey: "warm")
+            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)  // its looks are over
+            let watch = try #require(subscription(store.database))
+            #expect(!watch.isQuiet)
+            let before = store.database.changeCheck.fileEventChecks.load(ordering: .relaxed)
+            for index in 0..<2_000 { try store.setValue(.int(index), forKey: "count") }
+            let checks = store.database.changeCheck.fileEventChecks.load(ordering: .relaxed)
+            #expect(watch.isQuiet)
+            // Each of 2,000 commits writes the log several times; none of it wakes the thread.
+            #expect(checks - before <= 2, "the monitor looked \(checks - before) times")
+            usleep(UInt32(FileChangeMonitor.quietPeriod) + 100_000)
+            #expect(!watch.isQuiet)
+        #endif
+    }
+
+    @Test func aCommitOfAnotherConnectionRightAfterOwnWritesIsSeen() async throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let path = folder.path("prefs.sqlite")
+            let store = PreferenceStore(database: try AppDatabase(path: path))
+            var options = AppDatabase.Options()
+            options.watchesForChanges = false
+            let other = PreferenceStore(database: try AppDatabase(path: path, options: options))
+            try other.setValue(.int(0), forKey: "warm")
+            let seen = Collected<PreferenceChange>()
+            let stream = store.changes()
+            let task = Task { for await change in stream { seen.append(change) } }
+            defer { task.cancel() }
+            for round in 1...5 {
+                for index in 0..<50 { try store.setValue(.int(index), forKey: "mine") }
+                let watch = try #require(subscription(store.database))
+                #expect(watch.isQuiet)
+                // The other connection's writes to the log raise no event for this process.
+                try other.setValue(.int(round), forKey: "theirs")
+                #expect(watch.isQuiet)
+                #expect(
+                    await seen.wait(upTo: 10) {
+                        $0.contains { $0.key == "theirs" && $0.value == .int(round) }
+                    }, "round \(round)")
+            }
+        #endif
+    }
+
+    @Test func anotherProcessCommittingWhileThisOneWritesIsSeen() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("prefs.sqlite")
+        let store = PreferenceStore(database: try AppDatabase(path: path))
+        try store.setValue(.int(0), forKey: "warm")
+        let seen = Collected<PreferenceChange>()
+        let stream = store.changes()
+        let task = Task { for await change in stream { seen.append(change) } }
+        defer { task.cancel() }
+        let writing = Atomic<Bool>(true)
+        let writer = Thread {
+            var index = 0
+            while writing.load(ordering: .relaxed) {
+                index += 1
+                try? store.setValue(.int(index), forKey: "mine")
+            }
+        }
+        writer.start()
+        let result = try runPrefs(["--db", path, "set", "theirs", "7"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let found = await seen.wait(upTo: 10) {
+            $0.contains { $0.key == "theirs" && $0.value == .int(7) }
+        }
+        writing.store(false, ordering: .relaxed)
+        while writer.isExecuting { usleep(1_000) }
+        #expect(found)
+    }
+
+    @Test func aFolderWithTwoWatchedDatabasesIsNeverQuiet() async throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let first = PreferenceStore(database: try AppDatabase(path: folder.path("a.sqlite")))
+            try first.setValue(.int(0), forKey: "warm")
+            for index in 0..<20 { try first.setValue(.int(index), forKey: "mine") }
+            let watch = try #require(subscription(first.database))
+            #expect(watch.isQuiet)
+            // A second database in the folder ends the quiet period at once, and the first one
+            // looks as after events.
+            let second = PreferenceStore(database: try AppDatabase(path: folder.path("b.sqlite")))
+            try second.setValue(.int(0), forKey: "warm")
+            #expect(!watch.isQuiet)
+            for index in 0..<20 { try first.setValue(.int(index), forKey: "mine") }
+            #expect(!watch.isQuiet)
+            // Another connection's commit to the second database, while the first one writes,
+            // still reaches the second's observers.
+            let seen = Collected<PreferenceChange>()
+            let stream = second.changes()
+            let task = Task { for await change in stream { seen.append(change) } }
+            defer { task.cancel() }
+            var options = AppDatabase.Options()
+            options.watchesForChanges = false
+            let other = PreferenceStore(
+                database: try AppDatabase(path: folder.path("b.sqlite"), options: options))
+            try first.setValue(.int(1), forKey: "mine")
+            try other.setValue(.int(5), forKey: "theirs")
+            try first.setValue(.int(2), forKey: "mine")
+            #expect(await seen.wait(upTo: 10) { $0.contains { $0.key == "theirs" } })
+        #endif
     }
 }

@@ -15,6 +15,9 @@ final class ChangeCheck: @unchecked Sendable {
     /// When a write of this process last committed (and read the history after it), in the
     /// file monitor's clock.
     private let ownCommitEnded = Atomic<Int>(0)
+    /// How many times the file monitor called on this database (what its thread's wakes
+    /// cost, counted for the tests).
+    let fileEventChecks = Atomic<Int>(0)
 
     private final class Liveness {
         var isLive = true
@@ -52,6 +55,7 @@ final class ChangeCheck: @unchecked Sendable {
     /// the monitor looks again shortly. A write of this process committed after the events
     /// were read has seen every commit they could announce: nothing to look at.
     func fileEventCheck(eventsRead: Int) -> FileChangeMonitor.Outcome {
+        fileEventChecks.add(1, ordering: .relaxed)
         if ownCommit(after: eventsRead) { return .covered }
         let look = withStateIfAvailable { state in try? state.feed.refresh() }
         return look == .busy ? .busy : .looked

@@ -15,6 +15,12 @@ enum ChangeDetection {
     /// second while only Swift's Observation may be listening).
     case polling(milliseconds: Int, reason: String)
 
+    /// The file events' subscription, where they are the detection.
+    var fileSubscription: FileChangeMonitor.Subscription? {
+        if case .fileEvents(let subscription) = self { return subscription }
+        return nil
+    }
+
     /// What `doctor` reports.
     var summary: String {
         switch self {

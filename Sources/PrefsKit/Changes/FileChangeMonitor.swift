@@ -17,6 +17,15 @@ import Synchronization
 /// under load; a commit published after the last look would wait for the next event) before
 /// the thread sleeps again; a subscriber's check costs one `PRAGMA data_version`.
 ///
+/// A process's own commits wake nothing. From the start of its first write until
+/// ``quietPeriod`` after its last, a folder watched for one database only is watched for files
+/// created, replaced and removed, not written: those writes are the process's own (its
+/// commits see another process's by themselves, and no other process can write the log
+/// while it holds the write lock), and each would otherwise cost the writer a queued event
+/// and this thread a wake. When the period ends, the folder is watched for writes again and
+/// the database looked at as after a burst of events (a commit another process made in the
+/// meantime, even one published later, is found by those looks).
+///
 /// Only Linux has inotify here; elsewhere ``shared`` is nil and databases poll.
 final class FileChangeMonitor: Sendable {
     /// A subscriber's check: looks for new commits announced by events read at the time
@@ -58,20 +67,56 @@ final class FileChangeMonitor: Sendable {
     /// and this process's own write sees it by itself.
     static let busyRetryDelay = 1_000
 
+    /// How long after this process's last write its folder stays quiet (not watched for
+    /// writes), in microseconds: how late, at most, another process's commit right after
+    /// this process's last one is noticed. Writes closer together than this wake nothing.
+    static let quietPeriod = 20_000
+
     private struct Subscriber {
         let descriptor: Int32
         let names: Set<String>
         let check: Check
     }
 
+    /// A folder the kernel watches for this process, shared by its subscribers.
+    private struct Watch {
+        /// The path that names the watched folder itself, whatever is renamed meanwhile
+        /// (`/proc/self/fd/N` of a descriptor held open); nil where there is none, and then
+        /// the folder is never quiet.
+        var pinnedPath: String?
+        var pinnedDescriptor: Int32 = -1
+        var subscribers = 0
+        /// Watched for files created, replaced and removed only, not written.
+        var isQuiet = false
+        /// Writes of this process under way on the folder's one database.
+        var writesInFlight = 0
+        /// When the last of them ended, in ``now()``'s clock.
+        var lastWriteEnded = 0
+        /// Its subscribers are to look as after a burst of events (the folder was quiet).
+        var owesALook = false
+
+        /// When the thread should end the quiet period; nil when it is not quiet.
+        func quietEnds() -> Int? {
+            guard isQuiet else { return nil }
+            return (writesInFlight > 0 ? FileChangeMonitor.now() : lastWriteEnded)
+                + FileChangeMonitor.quietPeriod
+        }
+    }
+
     private struct State {
         var subscribers: [Int: Subscriber] = [:]
+        var watches: [Int32: Watch] = [:]
         var nextID = 0
         var isRunning = false
     }
 
     #if os(Linux)
         private let descriptor: Int32
+        /// The thread's doorbell: a pipe whose reading end it polls beside the events.
+        private let doorbell: (read: Int32, write: Int32)
+        private static let watchedMask = UInt32(
+            IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
+        private static let quietMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE)
     #endif
     private let state = Mutex(State())
 
@@ -83,6 +128,16 @@ final class FileChangeMonitor: Sendable {
                 Self.unavailableReason.withLock { $0 = "inotify_init1: \(reason)" }
                 return nil
             }
+            var ends: [Int32] = [-1, -1]
+            if pipe(&ends) == 0 {
+                for end in ends {
+                    _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                }
+            }
+            // Without a doorbell the thread cannot be told a quiet period began: folders are
+            // then never quiet.
+            doorbell = (ends[0], ends[1])
         #else
             Self.unavailableReason.withLock { $0 = "file events are implemented for Linux only" }
             return nil
@@ -98,16 +153,28 @@ final class FileChangeMonitor: Sendable {
     final class Subscription: Sendable {
         private let monitor: FileChangeMonitor
         private let id: Int
+        private let watch: Int32
         /// The folder watched.
         let directory: String
 
-        fileprivate init(monitor: FileChangeMonitor, id: Int, directory: String) {
+        fileprivate init(monitor: FileChangeMonitor, id: Int, watch: Int32, directory: String) {
             self.monitor = monitor
             self.id = id
+            self.watch = watch
             self.directory = directory
         }
 
         deinit { monitor.unsubscribe(id) }
+
+        /// Called before a write of this process on the database: the folder goes quiet if
+        /// this is the only database watched in it. Pair with ``ownWriteEnded()``.
+        func ownWriteBegins() { monitor.ownWriteBegins(watch) }
+
+        /// Called once the write committed or failed, after it read what committed before it.
+        func ownWriteEnded() { monitor.ownWriteEnded(watch) }
+
+        /// Whether the folder is quiet now: not watched for writes (for tests and `doctor`).
+        var isQuiet: Bool { monitor.isQuiet(watch) }
     }
 
     /// Calls `check` on the monitor's thread whenever a file of `names` in `directory` is
@@ -119,21 +186,33 @@ final class FileChangeMonitor: Sendable {
         -> Subscription
     {
         #if os(Linux)
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
-            let watch = inotify_add_watch(descriptor, directory, mask)
-            guard watch >= 0 else {
-                let reason = String(cString: strerror(errno))
-                throw Refusal(description: "cannot watch '\(directory)': \(reason)")
-            }
-            let (id, start) = state.withLock { state -> (Int, Bool) in
+            let (id, watch, start, ring) = try state.withLock {
+                state throws(Refusal) -> (Int, Int32, Bool, Bool) in
+                // Under the lock: a quiet period of this folder cannot begin or end meanwhile.
+                // Watching it again for writes ends one (the kernel keeps one watch a folder).
+                let watch = inotify_add_watch(descriptor, directory, Self.watchedMask)
+                guard watch >= 0 else {
+                    let reason = String(cString: strerror(errno))
+                    throw Refusal(description: "cannot watch '\(directory)': \(reason)")
+                }
+                var entry = state.watches[watch] ?? pinnedWatch(directory, watch)
+                entry.subscribers += 1
+                let ring = entry.isQuiet
+                if entry.isQuiet {
+                    // Its database looks as after events: its folder was not watched for writes.
+                    entry.isQuiet = false
+                    entry.owesALook = true
+                }
+                state.watches[watch] = entry
                 state.nextID += 1
                 state.subscribers[state.nextID] = Subscriber(
                     descriptor: watch, names: Set(names), check: check)
                 defer { state.isRunning = true }
-                return (state.nextID, !state.isRunning)
+                return (state.nextID, watch, !state.isRunning, ring)
             }
             if start { startThread() }
-            return Subscription(monitor: self, id: id, directory: directory)
+            if ring { ringDoorbell() }
+            return Subscription(monitor: self, id: id, watch: watch, directory: directory)
         #else
             throw Refusal(description: "file events are implemented for Linux only")
         #endif
@@ -143,15 +222,118 @@ final class FileChangeMonitor: Sendable {
         state.withLock { state in
             guard let gone = state.subscribers.removeValue(forKey: id) else { return }
             #if os(Linux)
-                // The kernel hands out one watch per folder; it goes with its last subscriber.
-                if !state.subscribers.values.contains(where: { $0.descriptor == gone.descriptor }) {
-                    inotify_rm_watch(descriptor, gone.descriptor)
+                guard var entry = state.watches[gone.descriptor] else { return }
+                entry.subscribers -= 1
+                guard entry.subscribers == 0 else {
+                    state.watches[gone.descriptor] = entry
+                    return
                 }
+                // The kernel hands out one watch per folder; it goes with its last subscriber.
+                state.watches[gone.descriptor] = nil
+                inotify_rm_watch(descriptor, gone.descriptor)
+                if entry.pinnedDescriptor >= 0 { close(entry.pinnedDescriptor) }
             #endif
         }
     }
 
+    private func ownWriteBegins(_ watch: Int32) {
+        #if os(Linux)
+            let ring = state.withLock { state -> Bool in
+                guard var entry = state.watches[watch] else { return false }
+                entry.writesInFlight += 1
+                defer { state.watches[watch] = entry }
+                // A folder watched for another database too stays watched: that database's
+                // commits by other processes must wake it while this process writes.
+                guard !entry.isQuiet, entry.subscribers == 1, doorbell.write >= 0,
+                    let path = entry.pinnedPath
+                else { return false }
+                guard setMask(Self.quietMask, of: watch, at: path, in: state) else {
+                    return false
+                }
+                entry.isQuiet = true
+                return true
+            }
+            // The thread ends the period; it may be asleep with nothing due.
+            if ring { ringDoorbell() }
+        #endif
+    }
+
+    private func ownWriteEnded(_ watch: Int32) {
+        let now = Self.now()
+        state.withLock { state in
+            guard state.watches[watch] != nil else { return }
+            state.watches[watch]?.writesInFlight -= 1
+            state.watches[watch]?.lastWriteEnded = now
+        }
+    }
+
+    private func isQuiet(_ watch: Int32) -> Bool {
+        state.withLock { $0.watches[watch]?.isQuiet ?? false }
+    }
+
     #if os(Linux)
+        /// A new folder's watch, with the path that names that folder from now on: a
+        /// descriptor of it held open. Without one, the folder is never quiet.
+        private func pinnedWatch(_ directory: String, _ watch: Int32) -> Watch {
+            let pinned = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard pinned >= 0 else { return Watch() }
+            let path = "/proc/self/fd/\(pinned)"
+            // The path must lead to the folder the kernel watches (no /proc, or the folder
+            // replaced between the two lookups: never quiet).
+            guard inotify_add_watch(descriptor, path, Self.watchedMask) == watch else {
+                close(pinned)
+                return Watch()
+            }
+            return Watch(pinnedPath: path, pinnedDescriptor: pinned)
+        }
+
+        /// Sets the mask of a watched folder, through the path pinned to it; false when that
+        /// path leads elsewhere (a watch made by mistake is let go).
+        private func setMask(_ mask: UInt32, of watch: Int32, at path: String, in state: State)
+            -> Bool
+        {
+            let got = inotify_add_watch(descriptor, path, mask)
+            if got >= 0, got != watch, state.watches[got] == nil {
+                inotify_rm_watch(descriptor, got)
+            }
+            return got == watch
+        }
+
+        private func ringDoorbell() {
+            var byte: UInt8 = 1
+            _ = write(doorbell.write, &byte, 1)
+        }
+
+        /// Ends the quiet periods that are over, and takes the looks owed; the subscribers
+        /// that are to look as after a burst of events.
+        private func endQuietPeriods() -> Set<Int> {
+            let now = Self.now()
+            return state.withLock { state in
+                var owed: [Int32] = []
+                for (watch, entry) in state.watches {
+                    if entry.owesALook {
+                        state.watches[watch]?.owesALook = false
+                        owed.append(watch)
+                    }
+                    guard let ends = entry.quietEnds(), ends <= now, let path = entry.pinnedPath
+                    else { continue }
+                    state.watches[watch]?.isQuiet = false
+                    if !setMask(Self.watchedMask, of: watch, at: path, in: state) {
+                        // The folder is gone (the kernel dropped its watch): never quiet again.
+                        state.watches[watch]?.pinnedPath = nil
+                    }
+                    owed.append(watch)
+                }
+                let ids = state.subscribers.filter { owed.contains($0.value.descriptor) }.keys
+                return Set(ids)
+            }
+        }
+
+        /// When the next quiet period ends, if one is under way.
+        private func nextQuietEnd() -> Int? {
+            state.withLock { state in state.watches.values.compactMap { $0.quietEnds() }.min() }
+        }
+
         private func startThread() {
             let context = Unmanaged.passRetained(self).toOpaque()
             var thread = pthread_t()
@@ -180,7 +362,10 @@ final class FileChangeMonitor: Sendable {
             var retryAt = 0
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                var entries = [
+                    pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: doorbell.read, events: Int16(POLLIN), revents: 0),
+                ]
                 var timeout: Int32 = -1
                 var due: Int?
                 if !busy.isEmpty {
@@ -188,6 +373,7 @@ final class FileChangeMonitor: Sendable {
                 } else if let next = rechecks.first {
                     due = burstEnded + next
                 }
+                if let quietEnd = nextQuietEnd() { due = min(due ?? quietEnd, quietEnd) }
                 if let due {
                     let wait = max(0, due - monotonicMicroseconds())
                     if wait <= Self.busyRetryDelay {
@@ -198,15 +384,21 @@ final class FileChangeMonitor: Sendable {
                         timeout = Int32((wait + 999) / 1000)
                     }
                 }
-                let ready = poll(&entry, 1, timeout)
-                if ready > 0 {
-                    let touched = readEvents(into: &buffer)
-                    guard !touched.isEmpty else { continue }
+                let ready = poll(&entries, nfds_t(entries.count), timeout)
+                guard ready >= 0 else { continue }  // a signal
+                if entries[1].revents != 0 {
+                    while buffer.withUnsafeMutableBytes({ read(doorbell.read, $0.baseAddress, 64) })
+                        > 0
+                    {}
+                }
+                var touched = entries[0].revents != 0 ? readEvents(into: &buffer) : []
+                touched.formUnion(endQuietPeriods())
+                if !touched.isEmpty {
                     pending.formUnion(touched)
                     burstEnded = monotonicMicroseconds()
                     rechecks = Self.recheckDelays
                     busy = runChecks(of: &pending, eventsRead: burstEnded)
-                } else if ready == 0 {
+                } else {
                     let now = monotonicMicroseconds()
                     if let next = rechecks.first, burstEnded + next <= now {
                         rechecks.removeFirst()

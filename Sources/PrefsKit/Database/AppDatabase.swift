@@ -255,7 +255,13 @@ public final class AppDatabase: Sendable {
                 }
             }
             state.isWriting = true
-            defer { state.isWriting = false }
+            // The write's own events wake nothing; its commit sees other processes' commits.
+            let watch = state.changeDetection.fileSubscription
+            watch?.ownWriteBegins()
+            defer {
+                state.isWriting = false
+                watch?.ownWriteEnded()
+            }
             do {
                 let (result, commit) = try state.feed.writeTransaction { try body(state) }
                 changeCheck.noteOwnCommit()
