@@ -16,8 +16,13 @@ enum OperationCounter {
         "raw-uncached-get", "raw-bookmark", "raw-list", "uncached-get-after-commit",
         "raw-uncached-get-after-commit", "uncached-get-1000", "raw-uncached-get-1000", "raw-set",
         "pg-set", "raw-pg-set", "pg-get", "raw-pg-get", "set-unwatched", "set-batch",
-        "raw-set-batch",
+        "raw-set-batch", "set-spaced", "raw-set-spaced",
     ]
+
+    /// The pause between two sets of `set-spaced`, in microseconds: longer than the file
+    /// monitor's quiet period, so that each set is a burst of its own, as an app's writes on
+    /// a user's taps are.
+    static let spacedSetPause: UInt32 = 50_000
 
     /// Keys of the `-1000` gets, read in turn as `prefs-bench`'s uncached get reads them.
     static let cycledKeys = (0..<1_000).map { "key\($0)" }
@@ -109,6 +114,13 @@ enum OperationCounter {
             counted { for i in 0..<count { sink &+= store[keys[i % keys.count]] } }
         case "set", "set-unwatched":
             try counted { for i in 0..<count { try store.set(i, for: key) } }
+        case "set-spaced":
+            try counted {
+                for i in 0..<count {
+                    try store.set(i, for: key)
+                    usleep(spacedSetPause)
+                }
+            }
         case "set-batch":
             // As the timed row: `count` keys set in one transaction.
             let names = (0..<count).map { "key\($0)" }
@@ -244,6 +256,15 @@ enum OperationCounter {
                 for _ in 0..<count {
                     _ = raw_get_int(raw, "standard", "launchCount", &value)
                     sink &+= Int(value)
+                }
+            }
+        case "raw-set-spaced":
+            counted {
+                for i in 0..<count {
+                    guard raw_set_int(raw, "standard", "launchCount", Int64(i), 0) == 0 else {
+                        return
+                    }
+                    usleep(spacedSetPause)
                 }
             }
         case "raw-set":

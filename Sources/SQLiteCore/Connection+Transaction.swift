@@ -59,6 +59,28 @@ extension Connection {
         return result
     }
 
+    /// Whether no connection, of any process, holds the database's write lock at this
+    /// moment: takes it and lets it go at once when it is free (an empty transaction, which
+    /// writes nothing), and never waits for it. In WAL mode a commit is published before its
+    /// writer lets the lock go, so after a true answer every commit whose writes came
+    /// earlier can be read.
+    ///
+    /// - Parameter busyTimeoutMilliseconds: The connection's wait for locks, set back after.
+    package func writeLockIsFree(busyTimeoutMilliseconds: Int) -> Bool {
+        guard !isInTransaction else { return false }
+        sqlite3_busy_timeout(handle, 0)
+        defer { setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
+        guard (try? run(cached: "BEGIN IMMEDIATE TRANSACTION")) != nil else {
+            rollbackIgnoringErrors()
+            return false
+        }
+        guard (try? run(cached: "COMMIT TRANSACTION")) != nil else {
+            rollbackIgnoringErrors()
+            return false
+        }
+        return true
+    }
+
     /// Runs a constant statement through the statement cache, so that transaction control
     /// on hot paths is not parsed again each time.
     private func run(cached sql: String) throws {

@@ -76,6 +76,56 @@ import Testing
         #endif
     }
 
+    @Test func aQuietPeriodEndsInOneLookWhenNoWriteIsUnderWay() throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let store = PreferenceStore(
+                database: try AppDatabase(path: folder.path("prefs.sqlite")))
+            try store.setValue(.int(0), forKey: "warm")
+            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)
+            let checks = { store.database.changeCheck.fileEventChecks.load(ordering: .relaxed) }
+            let before = checks()
+            try store.setValue(.int(1), forKey: "count")
+            // After the period, the look finds the write lock free: it saw every commit, and
+            // no looks follow (they would come 0.2, 0.5, 1 ... 256 ms after it).
+            usleep(UInt32(FileChangeMonitor.quietPeriod) + 400_000)
+            let looks = checks() - before
+            #expect(looks == 1, "the monitor looked \(looks) times")
+        #endif
+    }
+
+    @Test func aWriteUnderWayWhenTheQuietPeriodEndsIsLookedForAgain() async throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let path = folder.path("prefs.sqlite")
+            let store = PreferenceStore(database: try AppDatabase(path: path))
+            var options = AppDatabase.Options()
+            options.watchesForChanges = false
+            let other = PreferenceStore(database: try AppDatabase(path: path, options: options))
+            try other.setValue(.int(0), forKey: "warm")
+            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)
+            let checks = { store.database.changeCheck.fileEventChecks.load(ordering: .relaxed) }
+            let before = checks()
+            try store.setValue(.int(1), forKey: "count")
+            // The other connection holds the write lock across the end of the quiet period.
+            let holding = Thread {
+                try? other.transaction { edit in
+                    try edit.setValue(.int(2), forKey: "theirs")
+                    usleep(UInt32(FileChangeMonitor.quietPeriod) * 3)
+                }
+            }
+            holding.start()
+            usleep(UInt32(FileChangeMonitor.quietPeriod) * 2)
+            let looks = checks() - before
+            #expect(looks >= 2, "the monitor looked \(looks) times")
+            while holding.isExecuting { usleep(1_000) }
+            #expect(
+                await waitUntil {
+                    checks() > before + 2
+                })
+        #endif
+    }
+
     @Test func aCommitOfAnotherConnectionRightAfterOwnWritesIsSeen() async throws {
         #if os(Linux)
             let folder = try TemporaryFolder()

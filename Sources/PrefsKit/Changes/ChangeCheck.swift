@@ -61,6 +61,25 @@ final class ChangeCheck: @unchecked Sendable {
         return look == .busy ? .busy : .looked
     }
 
+    /// The file monitor's look when a quiet period of the folder ends (this process wrote,
+    /// and the folder was not watched for writes meanwhile): `.covered` when no connection
+    /// held the write lock once the folder was watched again, so that this look saw every
+    /// commit made while it was not; else what ``fileEventCheck(eventsRead:)`` says, and
+    /// the looks after a burst of events follow.
+    func quietEndCheck() -> FileChangeMonitor.Outcome {
+        fileEventChecks.add(1, ordering: .relaxed)
+        var settled = false
+        let look = withStateIfAvailable { state in
+            settled = (state.engine as? any FileBackedEngine)?.noWriteUnderWay() ?? false
+            try? state.feed.refresh()
+        }
+        switch look {
+        case .busy: return .busy
+        case .gone: return .covered
+        case .done: return settled ? .covered : .looked
+        }
+    }
+
     /// Called after a write of this process committed and read the history after its last
     /// change: every commit before it, of any process, is then seen.
     func noteOwnCommit() {

@@ -88,7 +88,8 @@ extension AppDatabase {
                 // the commits before it by itself (a write reads the history after its last
                 // change when it commits), and the monitor looks again soon after.
                 let subscription = try monitor.subscribe(
-                    directory: directory, names: names, check: changeCheck.fileEventCheck)
+                    directory: directory, names: names, check: changeCheck.fileEventCheck,
+                    quietEndCheck: changeCheck.quietEndCheck)
                 return .fileEvents(subscription)
             } catch {
                 return .polling(milliseconds: 20, reason: "\(error)")

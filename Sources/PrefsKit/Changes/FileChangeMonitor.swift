@@ -72,10 +72,15 @@ final class FileChangeMonitor: Sendable {
     /// this process's last one is noticed. Writes closer together than this wake nothing.
     static let quietPeriod = 20_000
 
+    /// A subscriber's look when a quiet period of its folder ends: `.covered` when it saw
+    /// everything (no write under way), and no rechecks follow.
+    typealias QuietEndCheck = @Sendable () -> Outcome
+
     private struct Subscriber {
         let descriptor: Int32
         let names: Set<String>
         let check: Check
+        let quietEndCheck: QuietEndCheck
     }
 
     /// A folder the kernel watches for this process, shared by its subscribers.
@@ -182,9 +187,10 @@ final class FileChangeMonitor: Sendable {
     ///
     /// - Throws: ``Refusal`` when the folder cannot be watched (the kernel's limit of
     ///   watches, a folder gone).
-    func subscribe(directory: String, names: [String], check: @escaping Check) throws(Refusal)
-        -> Subscription
-    {
+    func subscribe(
+        directory: String, names: [String], check: @escaping Check,
+        quietEndCheck: @escaping QuietEndCheck
+    ) throws(Refusal) -> Subscription {
         #if os(Linux)
             let (id, watch, start, ring) = try state.withLock {
                 state throws(Refusal) -> (Int, Int32, Bool, Bool) in
@@ -206,7 +212,8 @@ final class FileChangeMonitor: Sendable {
                 state.watches[watch] = entry
                 state.nextID += 1
                 state.subscribers[state.nextID] = Subscriber(
-                    descriptor: watch, names: Set(names), check: check)
+                    descriptor: watch, names: Set(names), check: check,
+                    quietEndCheck: quietEndCheck)
                 defer { state.isRunning = true }
                 return (state.nextID, watch, !state.isRunning, ring)
             }
@@ -329,6 +336,13 @@ final class FileChangeMonitor: Sendable {
             }
         }
 
+        private func quietEndLook(_ id: Int) -> Outcome {
+            guard let check = state.withLock({ $0.subscribers[id]?.quietEndCheck }) else {
+                return .covered
+            }
+            return check()
+        }
+
         /// When the next quiet period ends, if one is under way.
         private func nextQuietEnd() -> Int? {
             state.withLock { state in state.watches.values.compactMap { $0.quietEnds() }.min() }
@@ -392,7 +406,10 @@ final class FileChangeMonitor: Sendable {
                     {}
                 }
                 var touched = entries[0].revents != 0 ? readEvents(into: &buffer) : []
-                touched.formUnion(endQuietPeriods())
+                // A look that found no write under way saw all: no rechecks.
+                for id in endQuietPeriods() where quietEndLook(id) != .covered {
+                    touched.insert(id)
+                }
                 if !touched.isEmpty {
                     pending.formUnion(touched)
                     burstEnded = monotonicMicroseconds()

@@ -94,7 +94,9 @@ extension SQLiteEngine {
             }
             return SQLiteEngine(
                 connection: connection, path: path,
-                isEmpty: opened.version == 0 && options.isReadOnly, feedStart: opened.feedStart)
+                isEmpty: opened.version == 0 && options.isReadOnly,
+                busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
+                feedStart: opened.feedStart)
         } catch {
             throw databaseError(for: error, path: path)
         }

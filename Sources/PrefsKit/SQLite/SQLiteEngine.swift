@@ -21,16 +21,20 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     let selectionRepository: SQLiteSelectionRepository
     let bookmarkRepository: SQLiteBookmarkRepository
 
+    /// How long a statement waits for another connection's lock.
+    let busyTimeoutMilliseconds: Int
+
     /// Where the change feed starts, when opening read it (in its checks' transaction).
     private var openingFeedStart: (token: Int64, changeID: Int64)?
 
     init(
-        connection: Connection, path: String, isEmpty: Bool,
+        connection: Connection, path: String, isEmpty: Bool, busyTimeoutMilliseconds: Int,
         feedStart: (token: Int64, changeID: Int64)? = nil
     ) {
         self.connection = connection
         self.path = path
         self.isEmpty = isEmpty
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         openingFeedStart = feedStart
         preferenceRepository = SQLitePreferenceRepository(connection: connection)
         selectionRepository = SQLiteSelectionRepository(connection: connection)
@@ -56,6 +60,10 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
         try connection.transaction(.immediate) {
             (try body(), Result { try preferenceRepository.changes(after: changeID) })
         }
+    }
+
+    func noWriteUnderWay() -> Bool {
+        connection.writeLockIsFree(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
     func checkpointAndTruncate() throws {

@@ -85,6 +85,11 @@ package protocol SettingsReportingEngine: StorageEngine {
 package protocol FileBackedEngine: StorageEngine {
     /// Takes away group and other permissions of the files the database keeps.
     func restrictFileModes() throws -> [(path: String, oldMode: Int)]
+
+    /// Whether no connection holds the write lock at this moment, so that a look after it
+    /// sees every commit whose writes to the files came before; false when that cannot be
+    /// told. Never waits.
+    func noWriteUnderWay() -> Bool
 }
 
 /// An engine that can be a device of sync.
