@@ -154,6 +154,29 @@ import Testing
         #endif
     }
 
+    @Test func aSelectionAnotherConnectionChangedWhileQuietIsReadAfterTheNextOwnWrite() throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let path = folder.path("prefs.sqlite")
+            let database = try AppDatabase(path: path)
+            let store = PreferenceStore(database: database)
+            let selections = SelectionStore(database: database)
+            var options = AppDatabase.Options()
+            options.watchesForChanges = false
+            let theirs = SelectionStore(database: try AppDatabase(path: path, options: options))
+            try selections.define("carousel", count: 5, policy: .clamp)
+            for index in 0..<20 { try store.setValue(.int(index), forKey: "mine") }
+            let watch = try #require(subscription(database))
+            #expect(watch.isQuiet)
+            #expect(try selections.selection(named: "carousel")?.index == 0)  // read, cached
+            try theirs.select(3, in: "carousel")
+            // This write's transaction reads the other's commit: the cached read goes, at once.
+            try store.setValue(.int(99), forKey: "mine")
+            #expect(watch.isQuiet)
+            #expect(try selections.selection(named: "carousel")?.index == 3)
+        #endif
+    }
+
     @Test func anotherProcessCommittingWhileThisOneWritesIsSeen() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("prefs.sqlite")

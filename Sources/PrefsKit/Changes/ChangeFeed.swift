@@ -64,7 +64,7 @@ final class ChangeFeed {
     }
 
     /// Runs the closure in one write transaction of the engine; hand what it returns to
-    /// ``didCommit(_:)``. The token is read first in the transaction and the rows at its
+    /// ``didCommit(_:laterCommitsLookedFor:)``. The token is read first in the transaction and the rows at its
     /// end, so a commit of another connection counted in the token is always among the
     /// rows. (Read inside, the token costs SQLite no lock of its own: before the
     /// transaction it took a read lock and its release, two `fcntl` calls of a set's ten.)
@@ -85,7 +85,13 @@ final class ChangeFeed {
     /// here (states re-read for their observers, rows read again) rather than left to a
     /// later look. The file monitor skips the looks for events that came before this
     /// connection's commit (``ChangeCheck/ownCommit(after:)``), so nothing may wait for them.
-    func didCommit(_ commit: Commit) {
+    ///
+    /// - Parameter laterCommitsLookedFor: No file event was read since the transaction began
+    ///   and the monitor looks when the folder's quiet period ends: a commit of another
+    ///   connection after this one is left to that look (and to the reads' checks), and the
+    ///   token read in the transaction stands for the one after it (this connection's own
+    ///   commit leaves it as it was), which is not read again.
+    func didCommit(_ commit: Commit, laterCommitsLookedFor: Bool = false) {
         let seen = lastToken
         caches.forgetDeclaredDefaults()
         if let token = commit.token { lastToken = token }
@@ -97,7 +103,8 @@ final class ChangeFeed {
             notify(caches.allObservations())
         }
         // This connection's own commit leaves its token as it was: a new one is another's.
-        guard let token = try? engine.commitToken() else { return }
+        let after = laterCommitsLookedFor ? commit.token : try? engine.commitToken()
+        guard let token = after else { return }
         lastToken = token
         guard token != seen else { return }
         states.forgetCachedReads()

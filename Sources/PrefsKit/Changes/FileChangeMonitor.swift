@@ -99,6 +99,8 @@ final class FileChangeMonitor: Sendable {
         var lastWriteEnded = 0
         /// Its subscribers are to look as after a burst of events (the folder was quiet).
         var owesALook = false
+        /// Counts the quiet periods: a write can tell whether the one it began in lasted.
+        var quietPeriods = 0
 
         /// When the thread should end the quiet period; nil when it is not quiet.
         func quietEnds() -> Int? {
@@ -173,7 +175,15 @@ final class FileChangeMonitor: Sendable {
 
         /// Called before a write of this process on the database: the folder goes quiet if
         /// this is the only database watched in it. Pair with ``ownWriteEnded()``.
-        func ownWriteBegins() { monitor.ownWriteBegins(watch) }
+        ///
+        /// - Returns: The quiet period the write runs in; nil when the folder is watched for
+        ///   writes.
+        func ownWriteBegins() -> Int? { monitor.ownWriteBegins(watch) }
+
+        /// Whether the folder has stayed quiet since `period` (what ``ownWriteBegins()``
+        /// returned) began: no event of its files was read meanwhile, and the monitor looks
+        /// once the period ends.
+        func isQuiet(since period: Int) -> Bool { monitor.isQuiet(watch, since: period) }
 
         /// Called once the write committed or failed, after it read what committed before it.
         func ownWriteEnded() { monitor.ownWriteEnded(watch) }
@@ -243,25 +253,27 @@ final class FileChangeMonitor: Sendable {
         }
     }
 
-    private func ownWriteBegins(_ watch: Int32) {
+    private func ownWriteBegins(_ watch: Int32) -> Int? {
         #if os(Linux)
-            let ring = state.withLock { state -> Bool in
-                guard var entry = state.watches[watch] else { return false }
+            let (period, ring) = state.withLock { state -> (Int?, Bool) in
+                guard var entry = state.watches[watch] else { return (nil, false) }
                 entry.writesInFlight += 1
                 defer { state.watches[watch] = entry }
+                if entry.isQuiet { return (entry.quietPeriods, false) }
                 // A folder watched for another database too stays watched: that database's
                 // commits by other processes must wake it while this process writes.
-                guard !entry.isQuiet, entry.subscribers == 1, doorbell.write >= 0,
-                    let path = entry.pinnedPath
-                else { return false }
-                guard setMask(Self.quietMask, of: watch, at: path, in: state) else {
-                    return false
-                }
+                guard entry.subscribers == 1, doorbell.write >= 0, let path = entry.pinnedPath,
+                    setMask(Self.quietMask, of: watch, at: path, in: state)
+                else { return (nil, false) }
                 entry.isQuiet = true
-                return true
+                entry.quietPeriods += 1
+                return (entry.quietPeriods, true)
             }
             // The thread ends the period; it may be asleep with nothing due.
             if ring { ringDoorbell() }
+            return period
+        #else
+            return nil
         #endif
     }
 
@@ -276,6 +288,13 @@ final class FileChangeMonitor: Sendable {
 
     private func isQuiet(_ watch: Int32) -> Bool {
         state.withLock { $0.watches[watch]?.isQuiet ?? false }
+    }
+
+    private func isQuiet(_ watch: Int32, since period: Int) -> Bool {
+        state.withLock { state in
+            guard let entry = state.watches[watch] else { return false }
+            return entry.isQuiet && entry.quietPeriods == period
+        }
     }
 
     #if os(Linux)

@@ -257,7 +257,7 @@ public final class AppDatabase: Sendable {
             state.isWriting = true
             // The write's own events wake nothing; its commit sees other processes' commits.
             let watch = state.changeDetection.fileSubscription
-            watch?.ownWriteBegins()
+            let quietPeriod = watch?.ownWriteBegins()
             defer {
                 state.isWriting = false
                 watch?.ownWriteEnded()
@@ -266,7 +266,10 @@ public final class AppDatabase: Sendable {
                 let (result, commit) = try state.feed.writeTransaction { try body(state) }
                 changeCheck.noteOwnCommit()
                 state.isWriting = false
-                state.feed.didCommit(commit)
+                // No event was read since the write began: a commit of another connection
+                // right after this one is found by the look that ends the quiet period.
+                let stayedQuiet = quietPeriod.map { watch?.isQuiet(since: $0) ?? false } ?? false
+                state.feed.didCommit(commit, laterCommitsLookedFor: stayedQuiet)
                 return result
             } catch {
                 state.feed.states.didRollBack()
