@@ -261,8 +261,10 @@ final class FileChangeMonitor: Sendable {
                 defer { state.watches[watch] = entry }
                 if entry.isQuiet { return (entry.quietPeriods, false) }
                 // A folder watched for another database too stays watched: that database's
-                // commits by other processes must wake it while this process writes.
-                guard entry.subscribers == 1, doorbell.write >= 0, let path = entry.pinnedPath,
+                // commits by other processes must wake it while this process writes. And only
+                // a running thread can end a quiet period.
+                guard entry.subscribers == 1, state.isRunning, doorbell.write >= 0,
+                    let path = entry.pinnedPath,
                     setMask(Self.quietMask, of: watch, at: path, in: state)
                 else { return (nil, false) }
                 entry.isQuiet = true
