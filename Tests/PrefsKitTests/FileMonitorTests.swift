@@ -56,13 +56,32 @@ import Testing
         database.state.withLock { $0.changeDetection.fileSubscription }
     }
 
+    /// A store that watches its file, and another connection to the file that does not: its
+    /// commits are another connection's, and it leaves the folder's watch to the first.
+    private func watchedAndOther(in folder: TemporaryFolder) throws -> (
+        store: PreferenceStore, other: PreferenceStore
+    ) {
+        let path = folder.path("prefs.sqlite")
+        let store = PreferenceStore(database: try AppDatabase(path: path))
+        var options = AppDatabase.Options()
+        options.watchesForChanges = false
+        let other = PreferenceStore(database: try AppDatabase(path: path, options: options))
+        try other.setValue(.int(0), forKey: "warm")
+        return (store, other)
+    }
+
+    /// Waits until a quiet period and the looks after it are over.
+    private func waitForTheLooksToEnd() {
+        usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)
+    }
+
     @Test func ownWritesWakeTheMonitorNoMore() throws {
         #if os(Linux)
             let folder = try TemporaryFolder()
             let store = PreferenceStore(
                 database: try AppDatabase(path: folder.path("prefs.sqlite")))
             try store.setValue(.int(0), forKey: "warm")
-            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)  // its looks are over
+            waitForTheLooksToEnd()  // its looks are over
             let watch = try #require(subscription(store.database))
             #expect(!watch.isQuiet)
             let before = store.database.changeCheck.fileEventChecks.load(ordering: .relaxed)
@@ -82,7 +101,7 @@ import Testing
             let store = PreferenceStore(
                 database: try AppDatabase(path: folder.path("prefs.sqlite")))
             try store.setValue(.int(0), forKey: "warm")
-            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)
+            waitForTheLooksToEnd()
             let checks = { store.database.changeCheck.fileEventChecks.load(ordering: .relaxed) }
             let before = checks()
             try store.setValue(.int(1), forKey: "count")
@@ -97,13 +116,8 @@ import Testing
     @Test func aWriteUnderWayWhenTheQuietPeriodEndsIsLookedForAgain() async throws {
         #if os(Linux)
             let folder = try TemporaryFolder()
-            let path = folder.path("prefs.sqlite")
-            let store = PreferenceStore(database: try AppDatabase(path: path))
-            var options = AppDatabase.Options()
-            options.watchesForChanges = false
-            let other = PreferenceStore(database: try AppDatabase(path: path, options: options))
-            try other.setValue(.int(0), forKey: "warm")
-            usleep(UInt32(FileChangeMonitor.quietPeriod) + 300_000)
+            let (store, other) = try watchedAndOther(in: folder)
+            waitForTheLooksToEnd()
             let checks = { store.database.changeCheck.fileEventChecks.load(ordering: .relaxed) }
             let before = checks()
             try store.setValue(.int(1), forKey: "count")
@@ -119,22 +133,14 @@ import Testing
             let looks = checks() - before
             #expect(looks >= 2, "the monitor looked \(looks) times")
             while holding.isExecuting { usleep(1_000) }
-            #expect(
-                await waitUntil {
-                    checks() > before + 2
-                })
+            #expect(await waitUntil { checks() > before + 2 })
         #endif
     }
 
     @Test func aCommitOfAnotherConnectionRightAfterOwnWritesIsSeen() async throws {
         #if os(Linux)
             let folder = try TemporaryFolder()
-            let path = folder.path("prefs.sqlite")
-            let store = PreferenceStore(database: try AppDatabase(path: path))
-            var options = AppDatabase.Options()
-            options.watchesForChanges = false
-            let other = PreferenceStore(database: try AppDatabase(path: path, options: options))
-            try other.setValue(.int(0), forKey: "warm")
+            let (store, other) = try watchedAndOther(in: folder)
             let seen = Collected<PreferenceChange>()
             let stream = store.changes()
             let task = Task { for await change in stream { seen.append(change) } }
