@@ -92,15 +92,23 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         b.folder_id
         """
 
+    // Statements read often: their text is made once, not at each call (the statement cache
+    // finds them by it).
+    private static let byIDSQL = "SELECT \(columns) FROM bookmark b WHERE b.id = ?"
+    private static let byItemSQL =
+        "SELECT \(columns) FROM bookmark b WHERE b.kind = ? AND b.item_id = ?"
+    private static let searchSQL = """
+        SELECT \(columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
+        WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
+        """
+
     func bookmark(id: Int64) throws -> Bookmark? {
-        let statement = try connection.cachedStatement(
-            sql: "SELECT \(Self.columns) FROM bookmark b WHERE b.id = ?")
+        let statement = try connection.cachedStatement(sql: Self.byIDSQL)
         return try read(statement, [id]).first
     }
 
     func bookmark(kind: String, itemID: String) throws -> Bookmark? {
-        let statement = try connection.cachedStatement(
-            sql: "SELECT \(Self.columns) FROM bookmark b WHERE b.kind = ? AND b.item_id = ?")
+        let statement = try connection.cachedStatement(sql: Self.byItemSQL)
         return try read(statement, [kind, itemID]).first
     }
 
@@ -508,11 +516,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func search(_ search: BookmarkSearch, limit: Int, offset: Int) throws -> [Bookmark] {
         try writePendingSearchRows()
-        let statement = try connection.cachedStatement(
-            sql: """
-                SELECT \(Self.columns) FROM bookmark_search s JOIN bookmark b ON b.id = s.rowid
-                WHERE bookmark_search MATCH ? ORDER BY s.rank, b.id LIMIT ? OFFSET ?
-                """)
+        let statement = try connection.cachedStatement(sql: Self.searchSQL)
         return try read(
             statement, [Self.matchExpression(for: search), limit, offset], limit: limit)
     }

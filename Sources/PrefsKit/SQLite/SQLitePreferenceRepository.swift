@@ -229,10 +229,17 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         return rows.map(Self.change(from:))
     }
 
+    /// Read back by every write: its text is made once, not at each call.
+    private static let changesAfterSQL =
+        "SELECT \(changeColumns) FROM preference_history WHERE id > ? ORDER BY id"
+
     func changes(after id: Int64) throws -> [PreferenceChange] {
-        let statement = try connection.cachedStatement(
-            sql: "SELECT \(Self.changeColumns) FROM preference_history WHERE id > ? ORDER BY id")
-        return try statement.rows(arguments: [id]).map(Self.change(from:))
+        let statement = try connection.cachedStatement(sql: Self.changesAfterSQL)
+        try statement.bind(id, at: 1)
+        defer { statement.reset() }
+        var changes: [PreferenceChange] = []
+        while try statement.step() { changes.append(Self.change(from: statement.currentRow())) }
+        return changes
     }
 
     func latestChangeID() throws -> Int64 {
