@@ -256,10 +256,14 @@ final class FileChangeMonitor: Sendable {
     private func ownWriteBegins(_ watch: Int32) -> Int? {
         #if os(Linux)
             let (period, ring) = state.withLock { state -> (Int?, Bool) in
-                guard var entry = state.watches[watch] else { return (nil, false) }
-                entry.writesInFlight += 1
+                // In place: a write of a quiet folder costs one lookup.
+                guard let index = state.watches.index(forKey: watch) else { return (nil, false) }
+                state.watches.values[index].writesInFlight += 1
+                if state.watches.values[index].isQuiet {
+                    return (state.watches.values[index].quietPeriods, false)
+                }
+                var entry = state.watches.values[index]
                 defer { state.watches[watch] = entry }
-                if entry.isQuiet { return (entry.quietPeriods, false) }
                 // A folder watched for another database too stays watched: that database's
                 // commits by other processes must wake it while this process writes. And only
                 // a running thread can end a quiet period.
@@ -282,9 +286,9 @@ final class FileChangeMonitor: Sendable {
     private func ownWriteEnded(_ watch: Int32) {
         let now = Self.now()
         state.withLock { state in
-            guard state.watches[watch] != nil else { return }
-            state.watches[watch]?.writesInFlight -= 1
-            state.watches[watch]?.lastWriteEnded = now
+            guard let index = state.watches.index(forKey: watch) else { return }
+            state.watches.values[index].writesInFlight -= 1
+            state.watches.values[index].lastWriteEnded = now
         }
     }
 
