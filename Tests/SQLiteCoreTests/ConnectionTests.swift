@@ -110,6 +110,19 @@ import Testing
         #expect(second.int64(at: 0) == 2)
     }
 
+    @Test func cachedStatementsAlikeButInTheMiddleAreKeptApart() throws {
+        // The cache hashes a text's length and its ends: these two collide on purpose.
+        let pad = String(repeating: " ", count: 40)
+        let one = try connection.cachedStatement(sql: "SELECT\(pad)1\(pad)AS v")
+        let two = try connection.cachedStatement(sql: "SELECT\(pad)2\(pad)AS v")
+        #expect(one !== two)
+        #expect(try one.step())
+        #expect(one.int64(at: 0) == 1)
+        #expect(try two.step())
+        #expect(two.int64(at: 0) == 2)
+        #expect(try connection.cachedStatement(sql: "SELECT\(pad)2\(pad)AS v") === two)
+    }
+
     @Test func wrongArgumentCountIsAnError() throws {
         let error = #expect(throws: SQLiteError.self) {
             try connection.execute(sql: "INSERT INTO t (name, v) VALUES (?, ?)", arguments: [1])
