@@ -64,9 +64,9 @@ final class ChangeFeed {
     }
 
     /// Runs the closure in one write transaction of the engine; hand what it returns to
-    /// ``didCommit(_:laterCommitsLookedFor:)``. The token is read first in the transaction and the rows at its
-    /// end, so a commit of another connection counted in the token is always among the
-    /// rows. (Read inside, the token costs SQLite no lock of its own: before the
+    /// ``didCommit(_:laterCommitsLookedFor:)``. The token is read first in the transaction
+    /// and the rows at its end, so a commit of another connection counted in the token is
+    /// always among the rows. (Read inside, the token costs SQLite no lock of its own: before the
     /// transaction it took a read lock and its release, two `fcntl` calls of a set's ten.)
     func writeTransaction<T>(_ body: () throws -> T) throws -> (value: T, commit: Commit) {
         var token: Int64?

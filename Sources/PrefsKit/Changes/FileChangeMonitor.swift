@@ -23,8 +23,9 @@ import Synchronization
 /// commits see another process's by themselves, and no other process can write the log
 /// while it holds the write lock), and each would otherwise cost the writer a queued event
 /// and this thread a wake. When the period ends, the folder is watched for writes again and
-/// the database looked at as after a burst of events (a commit another process made in the
-/// meantime, even one published later, is found by those looks).
+/// the database looks once, after taking the write lock for an instant: when nobody held it,
+/// every commit made meanwhile is published and that look saw it; when somebody did, the
+/// looks after a burst of events follow, and find a commit published later.
 ///
 /// Only Linux has inotify here; elsewhere ``shared`` is nil and databases poll.
 final class FileChangeMonitor: Sendable {
@@ -188,7 +189,7 @@ final class FileChangeMonitor: Sendable {
         /// Called once the write committed or failed, after it read what committed before it.
         func ownWriteEnded() { monitor.ownWriteEnded(watch) }
 
-        /// Whether the folder is quiet now: not watched for writes (for tests and `doctor`).
+        /// Whether the folder is quiet now: not watched for writes (for the tests).
         var isQuiet: Bool { monitor.isQuiet(watch) }
     }
 
