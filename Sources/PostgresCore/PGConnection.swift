@@ -187,6 +187,9 @@ package final class PGConnection {
         let sql: String
         let parameters: [String?]
         let check: (PGResult) -> (any Error)?
+        /// Reads its failure: the error it stands for, when the statement refused its work
+        /// by failing (which aborts its transaction), else nil.
+        let refusal: ((PGError) -> (any Error)?)?
         let alone: Alone?
     }
 
@@ -223,14 +226,21 @@ package final class PGConnection {
     /// ``PGError`` whose ``takeQueuedCheckFailure()`` is the error), and must mean the
     /// statement changed nothing, since the commit may already be done.
     ///
+    /// `refusal` reads its failure the same way: a statement that refuses by failing
+    /// aborts its transaction, so that nothing of it is committed, not even the statements
+    /// before it.
+    ///
     /// `alone`: the form it takes when it is the only statement after the transaction's
     /// `BEGIN` (``takeStatementAlone(afterBegin:)``).
     package func queue(
         prepared name: String, _ sql: String, _ parameters: [String?] = [],
-        check: @escaping (PGResult) -> (any Error)? = { _ in nil }, alone: Alone? = nil
+        check: @escaping (PGResult) -> (any Error)? = { _ in nil },
+        refusal: ((PGError) -> (any Error)?)? = nil, alone: Alone? = nil
     ) {
         queued.append(
-            Queued(name: name, sql: sql, parameters: parameters, check: check, alone: alone))
+            Queued(
+                name: name, sql: sql, parameters: parameters, check: check, refusal: refusal,
+                alone: alone))
     }
 
     /// When the queue holds the `BEGIN` queued under `beginName` and one statement that
@@ -376,6 +386,9 @@ package final class PGConnection {
         }
         if let preludeFailure { throw preludeFailure }
         for (item, result) in zip(waiting, results) {
+            if case .failure(let error) = result, let refused = item.refusal?(error) {
+                checkFailure = refused
+            }
             let result = try result.get()
             if let failure = item.check(result) {
                 checkFailure = failure

@@ -188,13 +188,28 @@ final class PostgreSQLEngine: StorageEngine {
             connection.discardQueuedStatements()
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
             // A queued statement's check failed (a set refused by the declared type).
-            throw connection.takeQueuedCheckFailure() ?? error
+            let failure = connection.takeQueuedCheckFailure() ?? error
+            if let refused = failure as? RefusedByDeclaration { throw mismatch(refused) }
+            throw failure
         }
         hasJustBeenAnswered = true
         return (
             value,
             read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
         )
+    }
+
+    /// The error of a set its declared type refused, read once its transaction is rolled
+    /// back. A declaration changed since then (or a read that failed) is a conflict: the
+    /// transaction runs again (``retrying(_:)``).
+    private func mismatch(_ refused: RefusedByDeclaration) -> any Error {
+        guard
+            let declared = try? preferenceRepository.declaredType(
+                suite: refused.suite, key: refused.key),
+            declared != refused.given
+        else { return DatabaseError.busy(path: target) }
+        return PreferenceError.typeMismatch(
+            key: refused.key, declared: declared, given: refused.given)
     }
 
     /// The server's write-ahead log and dead rows are its own: `VACUUM` frees them.

@@ -97,6 +97,12 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored),
                 (SELECT count(*) FROM restated)
             """
+        // Queued among other statements of its transaction, a refused set fails (a division
+        // by zero when the key is declared otherwise): its transaction is aborted then, and
+        // nothing of it is committed. Its failure names the set (RefusedByDeclaration).
+        let queuedSQL = """
+            \(sql), 1 / (SELECT count(*) - 1 FROM declared)
+            """
         var parameters: [String?] = []
         // Room for the history id the statement alone takes after them.
         parameters.reserveCapacity(9)
@@ -127,7 +133,11 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         // commit, in place of them all, as prefs_set_value.
         if connection.hasQueuedStatements {
             connection.queue(
-                prepared: "preference_set_checked", sql, parameters, check: mismatch,
+                prepared: "preference_set_queued", queuedSQL, parameters, check: mismatch,
+                refusal: { error in
+                    error.sqlState == "22012"
+                        ? RefusedByDeclaration(suite: suite, key: key, given: given) : nil
+                },
                 alone: PGConnection.Alone(
                     name: "preference_set_alone", sql: Self.setAloneSQL, check: mismatch))
         } else if let failure = mismatch(
@@ -375,4 +385,13 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                     timeIntervalSinceReferenceDate: result.double(row: row, column: 9) ?? 0))
         }
     }
+}
+
+/// A set queued in a transaction of several statements and refused by its key's declared
+/// type: its statement failed, and its transaction with it. The engine reads the declared
+/// type once the transaction is rolled back (``PostgreSQLEngine``).
+struct RefusedByDeclaration: Error {
+    let suite: String
+    let key: String
+    let given: PreferenceType
 }

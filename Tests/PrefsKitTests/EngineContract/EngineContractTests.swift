@@ -277,6 +277,31 @@ import Testing
         #expect(local?.isDeviceLocal == true)
     }
 
+    /// A set of another type than the declared one, on a key that holds a value: refused,
+    /// the value and the history as they were, in a transaction as alone; a set of the held
+    /// value with the declared type is no refusal.
+    @Test(arguments: ContractEngine.all)
+    func aSetRefusedByItsDeclarationCommitsNothingOfItsTransaction(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        try store.setValue(.int(3), forKey: "pages")
+        try PreferenceStore(database: second).declare(
+            PreferenceDeclaration(key: "pages", type: .int))
+        let mismatch = PreferenceError.typeMismatch(key: "pages", declared: .int, given: .string)
+        #expect(throws: mismatch) { try store.setValue(.string("three"), forKey: "pages") }
+        #expect(throws: mismatch) {
+            try store.transaction { edit in
+                try edit.setValue(.int(4), forKey: "other")
+                try edit.setValue(.string("three"), forKey: "pages")
+            }
+        }
+        try store.setValue(.int(3), forKey: "pages")
+        let reader = PreferenceStore(database: second)
+        #expect(try reader.storedValue(forKey: "pages") == .int(3))
+        #expect(try reader.storedValue(forKey: "other") == nil)
+        #expect(try reader.history(forKey: "pages").map(\.value) == [.int(3)])
+    }
+
     /// One title order on every engine, whatever the server's locale: ASCII letters folded,
     /// then the bytes; equal titles by id.
     @Test(arguments: ContractEngine.all)
