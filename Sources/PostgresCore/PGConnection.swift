@@ -244,14 +244,14 @@ package final class PGConnection {
     }
 
     /// When the queue holds the `BEGIN` queued under `beginName` and one statement that
-    /// has a form of its own (``Alone``), on a connection with no transaction open and no
-    /// prelude (behind a pooler the prelude must run in the same transaction): empties the
-    /// queue and returns that form with the statement's parameters, for the caller to run
-    /// in place of the transaction. Otherwise nil, and the queue is left as it is.
+    /// has a form of its own (``Alone``), on a connection with no transaction open: empties
+    /// the queue and returns that form with the statement's parameters, for the caller to
+    /// run in place of the transaction (behind a pooler, its prelude is sent first in the
+    /// same implicit transaction). Otherwise nil, and the queue is left as it is.
     package func takeStatementAlone(afterBegin beginName: String)
         -> (alone: Alone, parameters: [String?])?
     {
-        guard transactionPrelude == nil, queued.count == 2, queued[0].name == beginName,
+        guard queued.count == 2, queued[0].name == beginName,
             let alone = queued[1].alone, PQtransactionStatus(handle) == PQTRANS_IDLE
         else { return nil }
         let parameters = queued[1].parameters

@@ -152,8 +152,10 @@ final class PostgreSQLEngine: StorageEngine {
         return false
     }
 
+    /// - Parameter mayGoAlone: Whether a transaction of one statement with a form of its
+    ///   own may be sent as that statement (``Session/writesAlone``).
     private func runTransaction<T>(
-        readingChangesAfter changeID: Int64, _ body: () throws -> T
+        readingChangesAfter changeID: Int64, mayGoAlone: Bool = true, _ body: () throws -> T
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
         try reconnectIfNeeded()
         // Sent with the first statement that needs an answer, or with the commit: a set
@@ -167,15 +169,17 @@ final class PostgreSQLEngine: StorageEngine {
         let read: Result<PGResult, PGError>
         do {
             value = try body()
-            if writesAlone,
+            if writesAlone, mayGoAlone,
                 let sole = connection.takeStatementAlone(afterBegin: "begin_read_write")
             {
                 // A set alone: one statement that commits on its own and reads the history
-                // rows after `changeID` (the set's parameters, then that id).
+                // rows after `changeID` (the set's parameters, then that id). Behind a
+                // pooler the prelude goes first, in the same implicit transaction.
                 var parameters = sole.parameters
                 parameters.append(String(changeID))
-                let result = try connection.execute(
-                    prepared: sole.alone.name, sole.alone.sql, parameters)
+                guard let result = try runAlone(sole.alone, parameters) else {
+                    throw RefusedAsReadOnly()
+                }
                 if let failure = sole.alone.check(result) { throw failure }
                 read = .success(result)
             } else {
@@ -184,6 +188,9 @@ final class PostgreSQLEngine: StorageEngine {
                 read = try connection.commit(
                     prepared: "commit", thenExecute: name, sql, parameters)
             }
+        } catch is RefusedAsReadOnly {
+            // Nothing of it was done: the transaction again, its BEGIN saying READ WRITE.
+            return try runTransaction(readingChangesAfter: changeID, mayGoAlone: false, body)
         } catch {
             connection.discardQueuedStatements()
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
@@ -198,6 +205,26 @@ final class PostgreSQLEngine: StorageEngine {
             read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
         )
     }
+
+    /// Runs a transaction's statement alone; nil when a pooled server session that an
+    /// earlier client left read-only by default refused it (its implicit transaction then
+    /// did nothing).
+    private func runAlone(_ alone: PGConnection.Alone, _ parameters: [String?]) throws
+        -> PGResult?
+    {
+        let ran = Result { () throws(PGError) in
+            try connection.execute(prepared: alone.name, alone.sql, parameters)
+        }
+        if case .failure(let error) = ran, error.sqlState == "25006",
+            connection.transactionPrelude != nil
+        {
+            return nil
+        }
+        return try ran.get()
+    }
+
+    /// A statement alone refused by a read-only default (``runAlone(_:_:)``).
+    private struct RefusedAsReadOnly: Error {}
 
     /// The error of a set its declared type refused, read once its transaction is rolled
     /// back. A declaration changed since then (or a read that failed) is a conflict: the
@@ -311,9 +338,11 @@ final class PostgreSQLEngine: StorageEngine {
         /// payload.
         let writer: String
         /// Whether a transaction of one statement with a form of its own may be sent as
-        /// that statement alone (``PostgresCore/PGConnection/takeStatementAlone(afterBegin:)``): on a
-        /// session of the store's own (no pooler's prelude), on a primary, whose
-        /// transactions are not read-only by default.
+        /// that statement alone (``PostgresCore/PGConnection/takeStatementAlone(afterBegin:)``),
+        /// on a primary: on a session of the store's own whose transactions are not
+        /// read-only by default, and behind a pooler (after the prelude, in one implicit
+        /// transaction; a server session left read-only by an earlier client refuses it,
+        /// and the transaction is sent again with its `BEGIN READ WRITE`).
         let writesAlone: Bool
     }
 
@@ -356,7 +385,7 @@ final class PostgreSQLEngine: StorageEngine {
         // A session whose transactions default to read-only (a role's or a database's
         // setting) writes only in the transactions it begins READ WRITE.
         let writesAlone =
-            connection.transactionPrelude == nil && who.bool(row: 0, column: 5) == false
+            connection.transactionPrelude != nil || who.bool(row: 0, column: 5) == false
         let isService = who.bool(row: 0, column: 2) == true
         if isService, account == nil {
             throw DatabaseError.permissionDenied(

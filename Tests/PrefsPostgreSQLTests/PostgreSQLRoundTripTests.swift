@@ -40,9 +40,10 @@ import Testing
         return (sent.filter { $0.contains("\tSync") }.count, sent)
     }
 
-    func open() throws -> AppDatabase {
+    func open(behindPooler: Bool = false) throws -> AppDatabase {
         var options = PostgreSQLOptions()
         options.account = "alice"
+        options.isBehindTransactionPooler = behindPooler
         return try AppDatabase.postgreSQL(target, options: options)
     }
 
@@ -131,5 +132,36 @@ import Testing
             try edit.setValue(.int(2), forKey: "b")
         }
         #expect(store.integer(forKey: "a") == 1 && store.integer(forKey: "b") == 2)
+    }
+
+    /// Behind a transaction pooler a set alone is the prelude and the one statement, in one
+    /// implicit transaction: no BEGIN, no COMMIT, no history read of its own.
+    @Test func aPooledSetIsThePreludeAndOneStatement() throws {
+        let database = try open(behindPooler: true)
+        let store = PreferenceStore(database: database)
+        store.set(1, forKey: "volume")
+        let set = try roundTrips(database) { try store.setValue(.int(2), forKey: "volume") }
+        #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
+        #expect(set.sent.filter { $0.contains("\tBind\t") }.count == 2)
+        #expect(!set.sent.contains { $0.contains("BEGIN") || $0.contains("begin_read_write") })
+        #expect(store.integer(forKey: "volume") == 2)
+    }
+
+    /// A pooled server session that an earlier client left read-only by default refuses
+    /// the statement alone; the set is sent again with its BEGIN READ WRITE, and stored once.
+    @Test func aPooledSetOnASessionLeftReadOnlyIsSentAgainWithItsBegin() throws {
+        let database = try open(behindPooler: true)
+        let store = PreferenceStore(database: database)
+        store.set(1, forKey: "volume")
+        let connection = try #require(
+            database.state.withLock { ($0.engine as? PostgreSQLEngine)?.connection })
+        try connection.execute("SET default_transaction_read_only = on")
+        // The statements of the second try are prepared once per connection.
+        try store.setValue(.int(2), forKey: "volume")
+        let set = try roundTrips(database) { try store.setValue(.int(3), forKey: "volume") }
+        #expect(set.count == 2, "\(set.sent.joined(separator: "\n"))")
+        #expect(set.sent.contains { $0.contains("begin_read_write") })
+        #expect(store.integer(forKey: "volume") == 3)
+        #expect(try store.history(forKey: "volume").map(\.value) == [.int(3), .int(2), .int(1)])
     }
 }
