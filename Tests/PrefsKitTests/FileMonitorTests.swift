@@ -145,18 +145,23 @@ import Testing
             let stream = store.changes()
             let task = Task { for await change in stream { seen.append(change) } }
             defer { task.cancel() }
+            // Rounds whose other commit came while the folder was quiet: on a loaded machine
+            // a round's 20 ms may run out first, and that round proves nothing (but its
+            // commit must be seen all the same).
+            var quietRounds = 0
             for round in 1...5 {
                 for index in 0..<50 { try store.setValue(.int(index), forKey: "mine") }
                 let watch = try #require(subscription(store.database))
-                #expect(watch.isQuiet)
+                let quietBefore = watch.isQuiet
                 // The other connection's writes to the log raise no event for this process.
                 try other.setValue(.int(round), forKey: "theirs")
-                #expect(watch.isQuiet)
+                if quietBefore && watch.isQuiet { quietRounds += 1 }
                 #expect(
                     await seen.wait(upTo: 10) {
                         $0.contains { $0.key == "theirs" && $0.value == .int(round) }
                     }, "round \(round)")
             }
+            #expect(quietRounds > 0, "no other commit came while the folder was quiet")
         #endif
     }
 
