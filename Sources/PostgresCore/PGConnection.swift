@@ -160,15 +160,22 @@ package final class PGConnection {
     /// Whether the statement starts with the keyword (upper-case ASCII), in any case,
     /// after spaces and line breaks; without making a copy of it.
     private static func startsWith(_ sql: String, _ keyword: StaticString) -> Bool {
-        var text = sql.utf8.drop { $0 == 0x20 || $0 == 0x0A }.makeIterator()
-        return keyword.withUTF8Buffer { expected in
-            for byte in expected {
-                guard let next = text.next() else { return false }
-                // ASCII letters compare without their case bit; other bytes as they are.
-                let folded = (0x61...0x7A).contains(next) ? next - 0x20 : next
-                guard folded == byte else { return false }
+        // Over the bytes where they are (a statement's text is a native string): the
+        // lazy view this replaced cost some 300 instructions a call, eight calls a set.
+        var sql = sql
+        return sql.withUTF8 { text in
+            var start = 0
+            while start < text.count, text[start] == 0x20 || text[start] == 0x0A { start += 1 }
+            return keyword.withUTF8Buffer { expected in
+                guard text.count - start >= expected.count else { return false }
+                for (offset, byte) in expected.enumerated() {
+                    let next = text[start + offset]
+                    // ASCII letters compare without their case bit; other bytes as they are.
+                    let folded = (0x61...0x7A).contains(next) ? next - 0x20 : next
+                    guard folded == byte else { return false }
+                }
+                return true
             }
-            return true
         }
     }
 

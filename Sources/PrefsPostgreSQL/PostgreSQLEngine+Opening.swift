@@ -148,12 +148,15 @@ extension PostgreSQLEngine {
         writer: String, schema: String
     ) -> (sql: String, parameters: [String?]) {
         (
+            // One column, which the client ignores, not one for each setting: libpq reads
+            // and describes every column of every transaction's prelude.
             """
-            SELECT set_config('lock_timeout', $1, true),
+            SELECT pg_catalog.concat(set_config('lock_timeout', $1, true),
                 set_config('statement_timeout', $2, true),
                 set_config('prefs.account', $3, true), set_config('prefs.writer', $4, true),
                 \(pins(local: true, schema: "$5")),
                 CASE WHEN $6 = 'on' THEN set_config('transaction_read_only', 'on', true) END
+            ) IS NULL
             """,
             [
                 String(timeouts.lock), String(timeouts.statement), account ?? "", writer,
