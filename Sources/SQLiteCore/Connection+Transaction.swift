@@ -22,7 +22,11 @@ extension Connection {
     package func transaction<T>(
         _ kind: TransactionKind = .immediate, _ body: () throws -> T
     ) throws -> T {
-        try run(cached: "BEGIN \(kind.rawValue) TRANSACTION")
+        switch kind {
+        case .deferred: try run(cached: "BEGIN DEFERRED TRANSACTION")
+        case .immediate: try run(cached: "BEGIN IMMEDIATE TRANSACTION")
+        case .exclusive: try run(cached: "BEGIN EXCLUSIVE TRANSACTION")
+        }
         let result: T
         do {
             result = try body()
@@ -83,8 +87,8 @@ extension Connection {
 
     /// Runs a constant statement through the statement cache, so that transaction control
     /// on hot paths is not parsed again each time.
-    private func run(cached sql: String) throws {
-        let statement = try cachedStatement(sql: sql)
+    private func run(cached sql: StaticString) throws {
+        let statement = try cachedStatement(literal: sql)
         defer { statement.reset() }
         try statement.step()
     }

@@ -27,6 +27,10 @@ package final class Connection {
     /// The path given when opening, or `:memory:`.
     package let path: String
     private var statementCache: [StatementKey: Statement] = [:]
+    /// Statements whose text is a literal of the program, by the literal's address: a lookup
+    /// hashes one word, not the text, and compares no text (the same address is the same
+    /// text for as long as the program runs).
+    @exclusivity(unchecked) private var literalStatements: [UInt: Statement] = [:]
 
     /// A statement's text as the cache's key. It hashes the text's length and its first and
     /// last 32 bytes, not all of it: a write looks up half a dozen statements, some hundreds
@@ -122,6 +126,7 @@ package final class Connection {
 
     deinit {
         statementCache.removeAll()
+        literalStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -158,6 +163,25 @@ package final class Connection {
         }
         let statement = try makeStatement(sql: sql)
         statementCache[key] = statement
+        return statement
+    }
+
+    /// Returns a prepared statement kept for reuse, as ``cachedStatement(sql:)`` does, for SQL
+    /// written as a literal in the program: found by where the literal lies, without hashing
+    /// or comparing its text (a set looks up half a dozen statements, and their texts cost a
+    /// thousand instructions a lookup).
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    package func cachedStatement(literal sql: StaticString) throws -> Statement {
+        guard sql.hasPointerRepresentation else {
+            return try cachedStatement(sql: sql.description)
+        }
+        let address = UInt(bitPattern: sql.utf8Start)
+        if let statement = literalStatements[address] {
+            statement.reset()
+            return statement
+        }
+        let statement = try makeStatement(sql: sql.description)
+        literalStatements[address] = statement
         return statement
     }
 
@@ -225,7 +249,7 @@ package final class Connection {
     ///
     /// See <https://www.sqlite.org/pragma.html#pragma_data_version>.
     package func dataVersion() throws -> Int64 {
-        let statement = try cachedStatement(sql: "PRAGMA data_version")
+        let statement = try cachedStatement(literal: "PRAGMA data_version")
         _ = try statement.step()
         let version = statement.int64(at: 0)
         statement.reset()

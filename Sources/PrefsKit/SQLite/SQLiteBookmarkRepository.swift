@@ -114,7 +114,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func revisionRows(id: Int64) throws -> [BookmarkRevision] {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 SELECT revision, title, url, category, folder_id, note, replaced_at
                 FROM bookmark_history WHERE bookmark_id = ? ORDER BY revision DESC
                 """)
@@ -170,7 +170,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     /// The first folder of a name in a parent (nil: the top level).
     func childFolder(named name: String, in parent: Int64?) throws -> Int64? {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 SELECT id FROM bookmark_folder WHERE parent_id IS ? AND name = ?
                 ORDER BY position LIMIT 1
                 """)
@@ -181,7 +181,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func folders() throws -> [BookmarkFolder] {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 SELECT id, parent_id, name, description, position, created_at, updated_at
                 FROM bookmark_folder ORDER BY position, id
                 """)
@@ -208,13 +208,13 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     ) throws -> BookmarkFolder {
         folderWrites += 1
         let next = try connection.cachedStatement(
-            sql: "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
+            literal: "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
         try next.bind([parentID])
         _ = try next.step()
         let position = next.int64(at: 0)
         next.reset()
         try connection.cachedStatement(
-            sql: """
+            literal: """
                 INSERT INTO bookmark_folder
                     (parent_id, name, description, position, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?)
@@ -235,7 +235,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func identifier(kind: String, itemID: String) throws -> Int64? {
         let statement = try connection.cachedStatement(
-            sql: "SELECT id FROM bookmark WHERE kind = ? AND item_id = ?")
+            literal: "SELECT id FROM bookmark WHERE kind = ? AND item_id = ?")
         try statement.bind(kind, at: 1)
         try statement.bind(itemID, at: 2)
         defer { statement.reset() }
@@ -252,7 +252,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
         let isFolderNamed = placement != .draft || draft.folder != nil
         let folderID = try self.folderID(of: placement, draft: draft)
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 UPDATE bookmark SET title = ?, url = ?, category = ?, note = ?, updated_at = ?,
                     folder_id = CASE WHEN ? THEN ? WHEN category IS ? THEN folder_id END
                 WHERE id = ?
@@ -294,7 +294,7 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func holdsSyncedTags() throws -> Bool {
         let statement = try connection.cachedStatement(
-            sql: "SELECT EXISTS (SELECT 1 FROM sync_field WHERE entity = 'tag' AND present = 1)")
+            literal: "SELECT EXISTS (SELECT 1 FROM sync_field WHERE entity = 'tag' AND present = 1)")
         defer { statement.reset() }
         return try statement.step() && statement.int64(at: 0) != 0
     }

@@ -70,7 +70,7 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
     ) throws {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 INSERT INTO preference (suite, key, type, value, updated_at, value_version)
                 VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (suite, key) DO UPDATE
@@ -103,7 +103,7 @@ final class SQLitePreferenceRepository: PreferenceRepository {
 
     func valueVersion(suite: String, key: String) throws -> Int? {
         let statement = try connection.cachedStatement(
-            sql: "SELECT value_version FROM preference WHERE suite = ? AND key = ?")
+            literal: "SELECT value_version FROM preference WHERE suite = ? AND key = ?")
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)
         defer { statement.reset() }
@@ -116,7 +116,7 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     @discardableResult
     func removeValue(suite: String, key: String) throws -> Bool {
         let statement = try connection.cachedStatement(
-            sql: "DELETE FROM preference WHERE suite = ? AND key = ?")
+            literal: "DELETE FROM preference WHERE suite = ? AND key = ?")
         try statement.execute(arguments: [suite, key])
         guard connection.changes > 0 else {
             // Not there: the removal is stamped all the same.
@@ -141,7 +141,7 @@ final class SQLitePreferenceRepository: PreferenceRepository {
     func forEachEntry(suite: String, _ body: (String, PreferenceValue) throws -> Void) throws {
         // The primary key's BINARY collation: byte order.
         let statement = try connection.cachedStatement(
-            sql: "SELECT key, type, value FROM preference WHERE suite = ? ORDER BY key")
+            literal: "SELECT key, type, value FROM preference WHERE suite = ? ORDER BY key")
         try statement.bind([suite])
         defer { statement.reset() }
         while try statement.step() {
@@ -178,7 +178,7 @@ final class SQLitePreferenceRepository: PreferenceRepository {
 
     func declaredType(suite: String, key: String) throws -> PreferenceType? {
         let statement = try connection.cachedStatement(
-            sql: "SELECT type FROM preference_declaration WHERE suite = ? AND key = ?")
+            literal: "SELECT type FROM preference_declaration WHERE suite = ? AND key = ?")
         try statement.bind(suite, at: 1)
         try statement.bind(key, at: 2)
         defer { statement.reset() }
@@ -229,17 +229,36 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         return rows.map(Self.change(from:))
     }
 
-    /// Read back by every write: its text is made once, not at each call.
-    private static let changesAfterSQL =
-        "SELECT \(changeColumns) FROM preference_history WHERE id > ? ORDER BY id"
+    /// Read back by every write: a literal (the columns of `changeColumns`), so that the
+    /// statement cache finds it by address.
+    private static let changesAfterSQL: StaticString = """
+        SELECT id, suite, key, type, value, old_type, old_value, changed_at
+        FROM preference_history WHERE id > ? ORDER BY id
+        """
 
     func changes(after id: Int64) throws -> [PreferenceChange] {
-        let statement = try connection.cachedStatement(sql: Self.changesAfterSQL)
+        let statement = try connection.cachedStatement(literal: Self.changesAfterSQL)
         try statement.bind(id, at: 1)
         defer { statement.reset() }
         var changes: [PreferenceChange] = []
-        while try statement.step() { changes.append(Self.change(from: statement.currentRow())) }
+        while try statement.step() { changes.append(Self.change(readFrom: statement)) }
         return changes
+    }
+
+    /// The current history row of a statement over `changeColumns`, read from its columns
+    /// as ``change(from:)`` reads a row (no row of values made first: every write reads one).
+    private static func change(readFrom statement: Statement) -> PreferenceChange {
+        PreferenceChange(
+            id: statement.int64(at: 0),
+            suite: statement.text(at: 1),
+            key: statement.text(at: 2),
+            value: statement.withUTF8Text(at: 3) { PreferenceType(utf8: $0) }.flatMap {
+                PreferenceValue(type: $0, value: statement.value(at: 4))
+            },
+            oldValue: statement.withUTF8Text(at: 5) { PreferenceType(utf8: $0) }.flatMap {
+                PreferenceValue(type: $0, value: statement.value(at: 6))
+            },
+            changedAt: Date(timeIntervalSinceReferenceDate: statement.double(at: 7)))
     }
 
     func latestChangeID() throws -> Int64 {

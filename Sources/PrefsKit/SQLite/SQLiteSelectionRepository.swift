@@ -10,22 +10,27 @@ internal import SQLiteCore
 final class SQLiteSelectionRepository: SelectionRepository {
     let connection: Connection
     private static let columns = "name, selected_index, count, policy, item_id, updated_at"
-    // Their text is made once, not at each call (the statement cache finds them by it).
-    private static let byNameSQL = "SELECT \(columns) FROM selection WHERE name = ?"
-    private static let saveSQL =
-        "INSERT OR REPLACE INTO selection (\(columns)) VALUES (?, ?, ?, ?, ?, ?)"
+    // Literals, so that the statement cache finds them by address (the columns as above).
+    private static let byNameSQL: StaticString = """
+        SELECT name, selected_index, count, policy, item_id, updated_at FROM selection
+        WHERE name = ?
+        """
+    private static let saveSQL: StaticString = """
+        INSERT OR REPLACE INTO selection (name, selected_index, count, policy, item_id, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """
 
     init(connection: Connection) {
         self.connection = connection
     }
 
     func selection(named name: String) throws -> Selection? {
-        let statement = try connection.cachedStatement(sql: Self.byNameSQL)
+        let statement = try connection.cachedStatement(literal: Self.byNameSQL)
         return try statement.rows(arguments: [name]).first.flatMap(Self.selection(from:))
     }
 
     func save(_ selection: Selection) throws {
-        let statement = try connection.cachedStatement(sql: Self.saveSQL)
+        let statement = try connection.cachedStatement(literal: Self.saveSQL)
         try statement.execute(arguments: [
             selection.name, selection.index, selection.count, selection.policy.rawValue,
             selection.itemID, selection.updatedAt,

@@ -201,7 +201,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
     /// there is no such bookmark.
     private func folderPath(kind: String, itemID: String) throws -> String? {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 WITH RECURSIVE chain (id, parent_id, name, depth) AS (
                     SELECT f.id, f.parent_id, f.name, 0 FROM bookmark_folder AS f
                     WHERE f.id = (SELECT folder_id FROM bookmark WHERE kind = ?1 AND item_id = ?2)
@@ -250,7 +250,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
 
     func confirm(_ changes: [SyncChange], ceilingMilliseconds: Int64) throws {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 UPDATE sync_field SET pending = 0
                 WHERE entity = ? AND ident = ? AND field = ? AND clock = ?
                 """)
@@ -286,7 +286,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
 
     func field(_ address: SyncAddress) throws -> SyncFieldState? {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 SELECT clock, present, value, pending FROM sync_field
                 WHERE entity = ? AND ident = ? AND field = ?
                 """)
@@ -305,7 +305,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
 
     func setField(_ change: SyncChange, isPending: Bool) throws {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 INSERT OR REPLACE INTO sync_field
                     (entity, ident, field, clock, present, value, pending)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -383,7 +383,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
         // writes after what it pulled); never past the ceiling: a clock the hub would refuse
         // does not drag this device along.
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 UPDATE sync_state SET
                     clock_counter = CASE
                         WHEN min(?1, ?3) > clock_ms THEN CASE WHEN ?1 <= ?3 THEN ?2 ELSE 0 END
@@ -459,7 +459,7 @@ final class SQLiteSyncRepository: SyncRepository, SyncDeviceRecords {
     /// Stamps changes again with the next clock readings, as the capture does, still pending.
     private func stampAgain(_ changes: [SyncChange]) throws {
         let statement = try connection.cachedStatement(
-            sql: """
+            literal: """
                 INSERT INTO sync_capture (entity, ident, field, present, value)
                 SELECT entity, ident, field, present, value FROM sync_field
                 WHERE entity = ? AND ident = ? AND field = ? AND clock = ?
