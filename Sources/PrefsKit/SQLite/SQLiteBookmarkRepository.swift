@@ -208,7 +208,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
     ) throws -> BookmarkFolder {
         folderWrites += 1
         let next = try connection.cachedStatement(
-            literal: "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
+            literal:
+                "SELECT coalesce(max(position) + 1, 0) FROM bookmark_folder WHERE parent_id IS ?")
         try next.bind([parentID])
         _ = try next.step()
         let position = next.int64(at: 0)
@@ -294,7 +295,8 @@ final class SQLiteBookmarkRepository: BookmarkRepository {
 
     func holdsSyncedTags() throws -> Bool {
         let statement = try connection.cachedStatement(
-            literal: "SELECT EXISTS (SELECT 1 FROM sync_field WHERE entity = 'tag' AND present = 1)")
+            literal: "SELECT EXISTS (SELECT 1 FROM sync_field WHERE entity = 'tag' AND present = 1)"
+        )
         defer { statement.reset() }
         return try statement.step() && statement.int64(at: 0) != 0
     }
