@@ -170,14 +170,14 @@ final class PostgreSQLEngine: StorageEngine {
         do {
             value = try body()
             if writesAlone, mayGoAlone,
-                let sole = connection.takeStatementAlone(afterBegin: "begin_read_write")
+                var sole = connection.takeStatementAlone(afterBegin: "begin_read_write")
             {
                 // A set alone: one statement that commits on its own and reads the history
                 // rows after `changeID` (the set's parameters, then that id). Behind a
-                // pooler the prelude goes first, in the same implicit transaction.
-                var parameters = sole.parameters
-                parameters.append(String(changeID))
-                guard let result = try runAlone(sole.alone, parameters) else {
+                // pooler the prelude goes first, in the same implicit transaction. (Added in
+                // place: the parameters are the queue's no longer, and room was kept.)
+                sole.parameters.append(String(changeID))
+                guard let result = try runAlone(sole.alone, sole.parameters) else {
                     throw RefusedAsReadOnly()
                 }
                 if let failure = sole.alone.check(result) { throw failure }
