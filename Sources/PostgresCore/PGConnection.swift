@@ -11,15 +11,18 @@ internal import CLibPQ
 /// Not safe to share between threads: the caller serializes use (PrefsKit's database lock
 /// does). Statements take text parameters (`nil` is NULL) and return text results; a
 /// statement run through ``execute(prepared:_:_:)`` is prepared once per connection.
+///
+/// Its mutable state is marked `@exclusivity(unchecked)`: every use is serialized by its
+/// caller, and the runtime's checks of each access were a twentieth of a set's instructions.
 package final class PGConnection {
     let handle: OpaquePointer
     /// The connection string with any password replaced by `***`, for messages.
     package let redactedTarget: String
-    private var preparedNames: Set<String> = []
+    @exclusivity(unchecked) private var preparedNames: Set<String> = []
     /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
     /// server ("server closed the connection unexpectedly"), which it may report before its
     /// status says the connection is gone.
-    private var isBroken = false
+    @exclusivity(unchecked) private var isBroken = false
 
     /// Connects, with libpq's own ways of finding the password (`PGPASSWORD`, `.pgpass`,
     /// service files) and the server (`PGHOST`...).
@@ -121,7 +124,7 @@ package final class PGConnection {
     /// Sends every statement unnamed (parsed each time) instead of preparing it once per
     /// connection: behind a pooler in transaction mode, statements prepared on one server
     /// connection are not on the next (PgBouncer 1.18 does not carry them over).
-    package var usesUnnamedStatements = false
+    @exclusivity(unchecked) package var usesUnnamedStatements = false
 
     /// Whether this connection is a server process's own, with no pooler between: the
     /// process the server names as the session's (`pg_backend_pid()`) is the one libpq was
@@ -137,7 +140,7 @@ package final class PGConnection {
     /// The name the prelude is prepared under when statements are prepared, and the text
     /// prepared under it (a prelude of another text is sent unnamed).
     private static let preludeName = "prefs_transaction_prelude"
-    private var preparedPrelude: String?
+    @exclusivity(unchecked) private var preparedPrelude: String?
 
     /// A statement run first in every transaction, in the same round trip: after each
     /// `BEGIN`, and before a statement sent outside a transaction (which then runs with
@@ -145,7 +148,7 @@ package final class PGConnection {
     /// mode, settings that must hold for a statement (the account acted for, timeouts)
     /// go here as `set_config(..., true)`: a session's settings would stay on a server
     /// connection that other clients use next.
-    package var transactionPrelude: (sql: String, parameters: [String?])?
+    @exclusivity(unchecked) package var transactionPrelude: (sql: String, parameters: [String?])?
 
     private static func startsTransaction(_ sql: String) -> Bool {
         startsWith(sql, "BEGIN") || startsWith(sql, "START TRANSACTION")
@@ -219,8 +222,8 @@ package final class PGConnection {
             self.check = check
         }
     }
-    private var queued: [Queued] = []
-    private var checkFailure: (any Error)?
+    @exclusivity(unchecked) private var queued: [Queued] = []
+    @exclusivity(unchecked) private var checkFailure: (any Error)?
 
     /// Whether statements wait to be sent (a `BEGIN` among them, until the first statement
     /// that needs its answer, or the commit).

@@ -41,6 +41,7 @@ package enum PGValue {
         return result
     }
 
-    /// A double as text that reads back as the same double.
-    package static func text(_ value: Double) -> String { "\(value)" }
+    /// A double as text that reads back as the same double (its description: the same text
+    /// as an interpolation, without the interpolation's buffer).
+    package static func text(_ value: Double) -> String { value.description }
 }

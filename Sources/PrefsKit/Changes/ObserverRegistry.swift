@@ -1,11 +1,13 @@
 /// The observers of a database's preferences, and what the suite-wide ones last heard, so
 /// that a gap in the history can be made good.
 final class ObserverRegistry {
-    private var observers: [Int: PreferenceObserver] = [:]
+    // Used under the database's lock only: no runtime check of each access.
+    @exclusivity(unchecked) private var observers: [Int: PreferenceObserver] = [:]
     /// For each suite watched by a suite-wide observer, its values as the observers last
     /// heard of them. When history rows were pruned before they were read (a gap), the
     /// difference between this and the table is what the observers missed.
-    private var observedSuites: [ExactName: [ExactName: PreferenceValue]] = [:]
+    @exclusivity(unchecked) private var observedSuites: [ExactName: [ExactName: PreferenceValue]] =
+        [:]
     private var nextID = 0
 
     var isEmpty: Bool { observers.isEmpty }

@@ -1,6 +1,7 @@
 /// The preference caches of a database, one per suite.
 final class PreferenceCaches {
-    private var suites: [ExactName: SuiteCache] = [:]
+    // Used under the database's lock only: no runtime check of each access.
+    @exclusivity(unchecked) private var suites: [ExactName: SuiteCache] = [:]
     /// Whether the suites' reads are registered with Swift's Observation.
     private let tracksReads: Bool
 
