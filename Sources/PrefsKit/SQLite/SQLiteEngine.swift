@@ -24,6 +24,9 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     /// How long a statement waits for another connection's lock.
     let busyTimeoutMilliseconds: Int
 
+    /// Whether ``writeTransaction(readingChangesAfter:_:)`` is under way.
+    private var isWriting = false
+
     /// Where the change feed starts, when opening read it (in its checks' transaction).
     private var openingFeedStart: (token: Int64, changeID: Int64)?
 
@@ -57,7 +60,13 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
         // The history rows are read before the commit, in the transaction that wrote them:
         // the same rows (the write lock kept every other writer out since BEGIN), without
         // a read transaction of their own after it.
-        try connection.transaction(.immediate) {
+        preferenceRepository.transactionToken = nil
+        isWriting = true
+        defer {
+            isWriting = false
+            preferenceRepository.transactionToken = nil
+        }
+        return try connection.transaction(.immediate) {
             (try body(), Result { try preferenceRepository.changes(after: changeID) })
         }
     }
@@ -80,7 +89,10 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     }
 
     func commitToken() throws -> Int64 {
-        try connection.dataVersion()
+        let token = try connection.dataVersion()
+        // Read inside a write transaction: what the suite's declarations flag holds under.
+        if connection.isInTransaction, isWriting { preferenceRepository.transactionToken = token }
+        return token
     }
 
     func changeFeedStart() throws -> (token: Int64, changeID: Int64) {

@@ -162,7 +162,58 @@ final class SQLitePreferenceRepository: PreferenceRepository {
         ).compactMap { $0.get(0, as: String.self) }
     }
 
+    /// Whether the suite that sets last wrote to has any declaration, kept from one write
+    /// transaction to the next while no other connection commits: a set in a suite without
+    /// declarations then needs no statement to check its key. ``SQLiteEngine`` hands over the
+    /// commit token it reads first in each write transaction (``transactionToken``); a
+    /// declaration of this connection forgets it at once. A transaction that rolls back
+    /// leaves at worst a "has declarations" that is no longer so, which costs a lookup, never
+    /// a missed check: nothing removes a declaration. (One suite and a flag: a memo of every
+    /// key's type cost a batch of new keys more than the lookups it saved.)
+    private struct SuiteDeclarations {
+        /// The commit token it was read under.
+        let token: Int64
+        let suite: String
+        let hasDeclarations: Bool
+    }
+
+    @exclusivity(unchecked) private var suiteDeclarations: SuiteDeclarations?
+    /// The commit token read in the write transaction under way (nil outside one): no other
+    /// connection can commit until it ends, so what was read under the same token holds.
+    @exclusivity(unchecked) var transactionToken: Int64?
+
+    /// Stores a value unless the key is declared with another type, as the protocol's form
+    /// does; the key's declaration is looked up only in a suite that has declarations.
+    func setValueUnlessDeclaredOtherwise(
+        _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
+    ) throws {
+        if try suiteHasDeclarations(suite),
+            let declared = try declaredType(suite: suite, key: key), declared != value.type
+        {
+            throw PreferenceError.typeMismatch(key: key, declared: declared, given: value.type)
+        }
+        try setValue(value, suite: suite, key: key, version: version, at: date)
+    }
+
+    private func suiteHasDeclarations(_ suite: String) throws -> Bool {
+        guard let token = transactionToken else { return true }
+        if let kept = suiteDeclarations, kept.token == token,
+            ExactName.sameBytes(kept.suite, suite)
+        {
+            return kept.hasDeclarations
+        }
+        let statement = try connection.cachedStatement(
+            literal: "SELECT EXISTS (SELECT 1 FROM preference_declaration WHERE suite = ?)")
+        try statement.bind(suite, at: 1)
+        defer { statement.reset() }
+        let hasDeclarations = try statement.step() && statement.int64(at: 0) != 0
+        suiteDeclarations = SuiteDeclarations(
+            token: token, suite: suite, hasDeclarations: hasDeclarations)
+        return hasDeclarations
+    }
+
     func declare(_ declaration: PreferenceDeclaration, suite: String) throws {
+        suiteDeclarations = nil
         try connection.execute(
             sql: """
                 INSERT OR REPLACE INTO preference_declaration

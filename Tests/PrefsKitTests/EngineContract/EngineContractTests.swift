@@ -302,6 +302,58 @@ import Testing
         #expect(try reader.history(forKey: "pages").map(\.value) == [.int(3)])
     }
 
+    /// A declaration another connection commits binds this connection's next set of the key,
+    /// however many sets of it this connection checked before (an engine that keeps the
+    /// declared types it read keeps them only while no other connection commits).
+    @Test(arguments: ContractEngine.all)
+    func aDeclarationOfAnotherConnectionBindsTheNextSet(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        for value in 1...3 { try store.setValue(.int(value), forKey: "mode") }
+        try PreferenceStore(database: second).declare(
+            PreferenceDeclaration(key: "mode", type: .string))
+        #expect(throws: PreferenceError.typeMismatch(key: "mode", declared: .string, given: .int)) {
+            try store.setValue(.int(4), forKey: "mode")
+        }
+        #expect(try store.storedValue(forKey: "mode") == .int(3))
+    }
+
+    /// A declaration made in a transaction that rolls back binds no later set, though a set
+    /// in that transaction was checked against it.
+    @Test(arguments: ContractEngine.all)
+    func aDeclarationRolledBackBindsNoLaterSet(engine: ContractEngine) throws {
+        let (first, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        try store.setValue(.int(1), forKey: "mode")
+        struct Undone: Error {}
+        #expect(throws: Undone.self) {
+            try store.transaction { transaction in
+                try store.declare(PreferenceDeclaration(key: "mode", type: .string))
+                try transaction.setValue(.string("dark"), forKey: "mode")
+                throw Undone()
+            }
+        }
+        try store.setValue(.int(2), forKey: "mode")
+        #expect(try store.storedValue(forKey: "mode") == .int(2))
+        #expect(try store.declarations().isEmpty)
+    }
+
+    /// Two spellings of a suite that Swift's `==` calls equal are two suites to a
+    /// declaration, whichever of them a set wrote to first.
+    @Test(arguments: ContractEngine.all)
+    func aDeclarationBindsItsOwnSpellingOfASuiteOnly(engine: ContractEngine) throws {
+        let (first, _) = try engine.openPair(in: folder)
+        let composed = PreferenceStore(database: first, suite: "caf\u{E9}")
+        let decomposed = PreferenceStore(database: first, suite: "cafe\u{301}")
+        try composed.declare(PreferenceDeclaration(key: "mode", type: .string))
+        try decomposed.setValue(.int(1), forKey: "mode")
+        #expect(throws: PreferenceError.typeMismatch(key: "mode", declared: .string, given: .int)) {
+            try composed.setValue(.int(1), forKey: "mode")
+        }
+        #expect(try decomposed.storedValue(forKey: "mode") == .int(1))
+        #expect(try composed.storedValue(forKey: "mode") == nil)
+    }
+
     /// One title order on every engine, whatever the server's locale: ASCII letters folded,
     /// then the bytes; equal titles by id.
     @Test(arguments: ContractEngine.all)
