@@ -36,6 +36,13 @@ final class PostgreSQLEngine: StorageEngine {
     /// Set when a write transaction's answer has just been read: the notifications the
     /// server sent before it came with it, so the next look reads no socket.
     private var hasJustBeenAnswered = false
+    /// When a write transaction's answer was last read (``coarseMonotonicNanoseconds()``).
+    private var answeredAt: UInt64 = 0
+    /// A connection that answered this recently is taken as alive: the next transaction is
+    /// sent without reading the socket first, the look for a server that went away while
+    /// the connection was idle (one `recvfrom` of a set's four system calls). A server gone
+    /// in between fails that transaction, as one gone while it runs does.
+    private static let answerStaysFreshNanoseconds: UInt64 = 10_000_000
     /// The session settings, set again after a reconnection.
     private let session: Session
     /// ``Session/writesAlone`` of the session now, and not opened read-only.
@@ -157,7 +164,9 @@ final class PostgreSQLEngine: StorageEngine {
     private func runTransaction<T>(
         readingChangesAfter changeID: Int64, mayGoAlone: Bool = true, _ body: () throws -> T
     ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
-        try reconnectIfNeeded()
+        try reconnectIfNeeded(
+            readingSocket: coarseMonotonicNanoseconds() &- answeredAt
+                >= Self.answerStaysFreshNanoseconds)
         // Sent with the first statement that needs an answer, or with the commit: a set
         // is BEGIN, its statement, COMMIT and the history read, in one round trip.
         if isReadOnly {
@@ -200,6 +209,7 @@ final class PostgreSQLEngine: StorageEngine {
             throw failure
         }
         hasJustBeenAnswered = true
+        answeredAt = coarseMonotonicNanoseconds()
         return (
             value,
             read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }

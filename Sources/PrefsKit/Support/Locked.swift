@@ -111,7 +111,7 @@ private func currentThreadID() -> UInt {
 
 /// A coarse monotonic clock in nanoseconds; cheap enough to read on every cached get.
 @inline(__always)
-func coarseMonotonicNanoseconds() -> UInt64 {
+package func coarseMonotonicNanoseconds() -> UInt64 {
     var time = timespec()
     #if os(Linux)
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
