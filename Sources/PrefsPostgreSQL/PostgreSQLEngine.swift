@@ -95,15 +95,19 @@ final class PostgreSQLEngine: StorageEngine {
     /// server's way of saying that another transaction got in the way, rolls back and runs
     /// the whole closure again (up to ``retryLimit`` times, after 2, 4, 8... ms with some
     /// jitter), so a closure must not act outside the database. The history rows after
-    /// `changeID` are read in the commit's round trip (libpq's pipeline mode).
+    /// `changeID` are read in the commit's round trip (libpq's pipeline mode), always: they
+    /// come in the same answer as the commit, so `skipsRows` saves nothing here.
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, _ body: () throws -> T
-    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
-        try retrying { try runTransaction(readingChangesAfter: changeID, body) }
+        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
+        let (value, changes) = try retrying {
+            try runTransaction(readingChangesAfter: changeID, body)
+        }
+        return (value, changes.map(WrittenChanges.rows))
     }
 
     /// Runs the closure in one transaction with a plain commit, retried as
-    /// ``writeTransaction(readingChangesAfter:_:)`` is (the hub's work for sync).
+    /// ``writeTransaction(readingChangesAfter:skipsRows:_:)`` is (the hub's work for sync).
     ///
     /// `snapshot`: one repeatable-read, read-only snapshot for the whole closure, said in
     /// the `BEGIN` itself (behind a pooler, the statement after it sets the account).

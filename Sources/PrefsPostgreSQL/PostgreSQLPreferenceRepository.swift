@@ -367,6 +367,12 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             """, [account, String(limit)])
     }
 
+    func storedForm(of value: PreferenceValue) -> PreferenceValue? {
+        let columns = value.storedColumns
+        return PreferenceValue(
+            storedType: value.type.rawValue, value: columns.value, bytes: columns.bytes)
+    }
+
     static func changes(_ result: PGResult) -> [PreferenceChange] {
         (0..<result.rowCount).map { row in
             PreferenceChange(

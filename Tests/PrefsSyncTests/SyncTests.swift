@@ -519,7 +519,8 @@ import Testing
         try sync(first)
         // As if the device died after the hub committed and before it cleared its outbox.
         try first.state.withLock { state in
-            _ = try state.engine.writeTransaction(readingChangesAfter: 0) {
+            let skipsRows = { false }
+            _ = try state.engine.writeTransaction(readingChangesAfter: 0, skipsRows: skipsRows) {
                 guard let engine = state.engine as? SQLiteEngine else { return }
                 try engine.connection.execute(sql: "UPDATE sync_field SET pending = 1")
             }

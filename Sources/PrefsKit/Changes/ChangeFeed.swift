@@ -60,7 +60,16 @@ final class ChangeFeed {
     /// began and the history rows after the last seen one, read once it committed.
     struct Commit {
         fileprivate let token: Int64?
-        fileprivate let changes: Result<[PreferenceChange], any Error>
+        fileprivate let changes: Result<WrittenChanges, any Error>
+        fileprivate let known: KnownWrite?
+    }
+
+    /// The one key a write transaction wrote and what it stored there (nil: removed), told
+    /// by the store that wrote it.
+    struct KnownWrite {
+        let suite: String
+        let key: String
+        let value: PreferenceValue?
     }
 
     /// Runs the closure in one write transaction of the engine; hand what it returns to
@@ -68,13 +77,26 @@ final class ChangeFeed {
     /// and the rows at its end, so a commit of another connection counted in the token is
     /// always among the rows. (Read inside, the token costs SQLite no lock of its own: before the
     /// transaction it took a read lock and its release, two `fcntl` calls of a set's ten.)
-    func writeTransaction<T>(_ body: () throws -> T) throws -> (value: T, commit: Commit) {
+    ///
+    /// - Parameter known: The transaction's only write, when the caller knows it. When no
+    ///   other connection committed since the last look (the token is the one seen) and no
+    ///   observer waits for changes, the rows the transaction added are this write's alone,
+    ///   and nobody needs more of them than the value: the engine reads the newest row's id
+    ///   instead of the rows, and the value goes to the caches as it was written.
+    func writeTransaction<T>(known: KnownWrite? = nil, _ body: () throws -> T) throws -> (
+        value: T, commit: Commit
+    ) {
         var token: Int64?
-        let (value, changes) = try engine.writeTransaction(readingChangesAfter: lastChangeID) {
+        let seen = lastToken
+        let observers = observers
+        let onlyKnownRows = { known != nil && token == seen && observers.isEmpty }
+        let (value, changes) = try engine.writeTransaction(
+            readingChangesAfter: lastChangeID, skipsRows: onlyKnownRows
+        ) {
             token = try? engine.commitToken()
             return try body()
         }
-        return (value, Commit(token: token, changes: changes))
+        return (value, Commit(token: token, changes: changes, known: known))
     }
 
     /// After this connection committed: its changes (and any other connection's since the
@@ -97,7 +119,10 @@ final class ChangeFeed {
         if let token = commit.token { lastToken = token }
         notify(states.didCommit(reading: engine.selections, bookmarks: engine.bookmarks))
         do {
-            apply(try commit.changes.get())
+            switch try commit.changes.get() {
+            case .rows(let changes): apply(changes)
+            case .newest(let id): applyKnown(commit.known, newest: id)
+            }
         } catch {
             caches.forgetValues()
             notify(caches.allObservations())
@@ -130,6 +155,26 @@ final class ChangeFeed {
             throw error
         }
         apply(changes)
+    }
+
+    /// Brings a write whose rows were not read to the caches: its value as a read of the
+    /// database gives it back (what the history row holds), and the history seen up to the
+    /// newest row. Nobody observed (``writeTransaction(known:_:)``). The key's observation
+    /// is told only when the write added a history row, as when the rows are read: a write
+    /// of the value already stored (or of its shape's version alone) adds none.
+    private func applyKnown(_ write: KnownWrite?, newest: Int64) {
+        let addedRows = newest > lastChangeID
+        lastChangeID = max(lastChangeID, newest)
+        guard let write else { return }
+        let stored = write.value.map { engine.preferences.storedForm(of: $0) }
+        guard stored.map({ $0 != nil }) ?? true else {
+            // Never so for a value that was stored; if it were, the caches read again.
+            caches.forgetValues()
+            notify(caches.allObservations())
+            return
+        }
+        let observations = caches.apply(value: stored ?? nil, suite: write.suite, key: write.key)
+        if addedRows { notify(observations) }
     }
 
     /// Brings history rows newer than the last seen one to the caches and observers.

@@ -244,7 +244,9 @@ public final class AppDatabase: Sendable {
 
     /// Runs writes in one write transaction (or nested in the open one), then brings caches
     /// and observers up to date.
-    func write<T>(_ body: (DatabaseState) throws -> T) throws -> T {
+    func write<T>(known: ChangeFeed.KnownWrite? = nil, _ body: (DatabaseState) throws -> T) throws
+        -> T
+    {
         if isReadOnly { throw DatabaseError.readOnly(path: path) }
         return try state.withLock { state in
             if state.isWriting {
@@ -263,7 +265,9 @@ public final class AppDatabase: Sendable {
                 watch?.ownWriteEnded()
             }
             do {
-                let (result, commit) = try state.feed.writeTransaction { try body(state) }
+                let (result, commit) = try state.feed.writeTransaction(known: known) {
+                    try body(state)
+                }
                 changeCheck.noteOwnCommit()
                 state.isWriting = false
                 // No event was read since the write began: a commit of another connection

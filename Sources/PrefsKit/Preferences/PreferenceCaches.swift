@@ -26,16 +26,22 @@ final class PreferenceCaches {
     func apply(_ changes: [PreferenceChange]) -> [KeyObservation] {
         var found: [KeyObservation] = []
         for change in changes {
-            guard let cache = suites[ExactName(change.suite)] else { continue }
-            let key = PreferenceCacheKey(change.key)
-            cache.values.store(change.value, for: key)
-            // Another writer may have stored an older shape: look again at the next read.
-            if !cache.versionCheckedKeys.isEmpty {
-                cache.versionCheckedKeys.remove(ExactName(change.key))
-            }
-            if let observation = cache.observations[key] { found.append(observation) }
+            found += apply(value: change.value, suite: change.suite, key: change.key)
         }
         return found
+    }
+
+    /// Puts the value a key holds now in its suite's cache (nil: none stored), and returns
+    /// the key's observation when it has one.
+    func apply(value: PreferenceValue?, suite: String, key: String) -> [KeyObservation] {
+        guard let cache = suites[ExactName(suite)] else { return [] }
+        let name = PreferenceCacheKey(key)
+        cache.values.store(value, for: name)
+        // Another writer may have stored an older shape: look again at the next read.
+        if !cache.versionCheckedKeys.isEmpty {
+            cache.versionCheckedKeys.remove(ExactName(key))
+        }
+        return cache.observations[name].map { [$0] } ?? []
     }
 
     /// The observations of every key read, in every suite.

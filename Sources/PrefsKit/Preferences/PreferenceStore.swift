@@ -128,8 +128,9 @@ public final class PreferenceStore: @unchecked Sendable {
     ///   when the write fails (nothing is changed then).
     public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
         try Self.validate(key: key.name)
-        try database.write { state in
-            try write(key.encode(value), forKey: key.name, version: key.version, state: state)
+        let encoded = key.encode(value)
+        try database.write(known: .init(suite: suite, key: key.name, value: encoded)) { state in
+            try write(encoded, forKey: key.name, version: key.version, state: state)
         }
     }
 
@@ -348,7 +349,7 @@ public final class PreferenceStore: @unchecked Sendable {
     ///   type than the key's declaration; ``DatabaseError`` when the write fails.
     public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
         try Self.validate(key: key)
-        try database.write { state in
+        try database.write(known: .init(suite: suite, key: key, value: value)) { state in
             try write(value, forKey: key, state: state)
         }
     }

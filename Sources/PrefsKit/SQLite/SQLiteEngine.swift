@@ -24,7 +24,7 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     /// How long a statement waits for another connection's lock.
     let busyTimeoutMilliseconds: Int
 
-    /// Whether ``writeTransaction(readingChangesAfter:_:)`` is under way.
+    /// Whether ``writeTransaction(readingChangesAfter:skipsRows:_:)`` is under way.
     private var isWriting = false
 
     /// Where the change feed starts, when opening read it (in its checks' transaction).
@@ -55,8 +55,8 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     var isInTransaction: Bool { connection.isInTransaction }
 
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, _ body: () throws -> T
-    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
         // The history rows are read before the commit, in the transaction that wrote them:
         // the same rows (the write lock kept every other writer out since BEGIN), without
         // a read transaction of their own after it.
@@ -67,7 +67,11 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
             preferenceRepository.transactionToken = nil
         }
         return try connection.transaction(.immediate) {
-            (try body(), Result { try preferenceRepository.changes(after: changeID) })
+            let value = try body()
+            if skipsRows() {
+                return (value, Result { .newest(try preferenceRepository.latestChangeID()) })
+            }
+            return (value, Result { .rows(try preferenceRepository.changes(after: changeID)) })
         }
     }
 

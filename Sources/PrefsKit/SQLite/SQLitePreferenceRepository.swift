@@ -318,7 +318,14 @@ final class SQLitePreferenceRepository: PreferenceRepository {
 
     /// The newest history row's id (0 when there is none), on any connection to the file.
     static func latestChangeID(_ connection: Connection) throws -> Int64 {
-        try connection.scalar(Int64.self, sql: "SELECT max(id) FROM preference_history") ?? 0
+        let statement = try connection.cachedStatement(
+            literal: "SELECT max(id) FROM preference_history")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : 0
+    }
+
+    func storedForm(of value: PreferenceValue) -> PreferenceValue? {
+        PreferenceValue(type: value.type, value: value.storedValue)
     }
 
     func historyLimit() throws -> Int {

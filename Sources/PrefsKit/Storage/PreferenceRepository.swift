@@ -64,6 +64,11 @@ package protocol PreferenceRepository: AnyObject {
     ) throws
     /// Sets how many changes the history keeps and drops older ones.
     func setHistoryLimit(_ limit: Int) throws
+    /// The value as a read of this engine gives back what a set of `value` stored (a
+    /// property list's bytes decoded again, a URL read from its text): what the caches
+    /// hold for a write whose history row was not read. Nil only where that read would
+    /// fail, which a stored value never does.
+    func storedForm(of value: PreferenceValue) -> PreferenceValue?
     /// Drops every value of a key the history keeps: its changes but the newest, and the
     /// values of that one (the removal, which observers read). Returns the changes dropped.
     func forgetHistory(suite: String, key: String) throws -> Int

@@ -31,9 +31,13 @@ package protocol StorageEngine: AnyObject {
     /// rolled back when it throws. Also reads the history rows after `changeID` for the
     /// change feed: before the commit, in the same transaction, or in the commit's own round
     /// trip, as the engine can; a failure of that read does not undo the commit.
+    ///
+    /// `skipsRows`, asked in the transaction once the closure returned, may say that the
+    /// feed needs the rows' newest id only: an engine that reads it more cheaply than the
+    /// rows returns ``WrittenChanges/newest(_:)``; one that does not reads the rows.
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, _ body: () throws -> T
-    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>)
+        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<WrittenChanges, any Error>)
 
     /// Copies what the write-ahead log holds into the main file and empties the log, so that
     /// old page images of forgotten values are gone; nothing where the engine has no such
@@ -108,6 +112,14 @@ extension StorageEngine {
     package var syncRecords: (any SyncDeviceRecords)? {
         (self as? any SyncDeviceEngine)?.syncRecords
     }
+}
+
+/// What a write transaction read of the history for the change feed.
+package enum WrittenChanges {
+    /// The rows after the id the feed had seen.
+    case rows([PreferenceChange])
+    /// The newest row's id alone (the feed said it needs no more).
+    case newest(Int64)
 }
 
 /// How an engine's database tells of other connections' commits.

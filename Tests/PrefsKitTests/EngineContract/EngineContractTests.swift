@@ -338,6 +338,63 @@ import Testing
         #expect(try store.declarations().isEmpty)
     }
 
+    /// A set that no observer waits for, with no other connection's commit since the last
+    /// look, is not read back from the history (an engine may put the written value in its
+    /// caches instead): what a cached read gives after it is what a read of the database
+    /// gives, for every type.
+    @Test(arguments: ContractEngine.all)
+    func anOwnSetReadsBackFromTheCacheAsTheDatabaseHoldsIt(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        let values: [PreferenceValue] = [
+            .bool(true), .int(-7), .double(.nan), .double(-0.0), .float(12.34),
+            .string("e\u{301}"), .url(URL(string: "https://example.com/a%20b?q=1#f")!),
+            .date(Date(timeIntervalSinceReferenceDate: 1.5)), .data(Data([0, 255])),
+            .array([.int(1), .string("x")]), .dictionary(["k": .bool(false)]),
+            .json("{\"a\": [1, 2]}"),
+            .array([
+                .float(1.5), .date(Date(timeIntervalSinceReferenceDate: 0.1)),
+                .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .double(-0.0), .int(Int.max),
+            ]),
+            .dictionary(["f": .float(.nan), "u": .url(URL(string: "a:b")!), "n": .array([])]),
+            .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .float(.infinity), .double(5e-324),
+            .string("\u{0}nul"),
+        ]
+        for (index, value) in values.enumerated() {
+            // Read first, so that the key's cached value is the one the write must replace.
+            _ = try store.value(forKey: "k\(index)")
+            try store.setValue(value, forKey: "k\(index)")
+            let fromDatabase = try PreferenceStore(database: second).storedValue(
+                forKey: "k\(index)")
+            #expect(try store.value(forKey: "k\(index)") == fromDatabase)
+            #expect(fromDatabase != nil)
+        }
+        try store.setValue(nil, forKey: "k1")
+        #expect(try store.value(forKey: "k1") == nil)
+        // A change of a key read under Observation is told, once.
+        let observed = trackObservation { _ = store.hasStoredValue(forKey: "k0") }
+        try store.setValue(.bool(false), forKey: "k0")
+        #expect(observed.value == 1)
+    }
+
+    /// Another connection's commit between two sets of this one reaches this connection's
+    /// caches with the second set, though the reads between them do not look for it: the
+    /// second set reads the history rows (the token moved), not its own value alone.
+    @Test(arguments: ContractEngine.all)
+    func anotherCommitBetweenTwoOwnSetsReachesTheCacheWithTheSecond(engine: ContractEngine)
+        throws
+    {
+        let (first, second) = try engine.openPair(
+            in: folder, changeCheckIntervalMilliseconds: 3_600_000, watchesForChanges: false)
+        let store = PreferenceStore(database: first)
+        try store.setValue(.int(1), forKey: "mine")
+        #expect(try store.value(forKey: "theirs") == nil)
+        try PreferenceStore(database: second).setValue(.int(5), forKey: "theirs")
+        try store.setValue(.int(2), forKey: "mine")
+        #expect(try store.value(forKey: "theirs") == .int(5))
+        #expect(try store.value(forKey: "mine") == .int(2))
+    }
+
     /// Two spellings of a suite that Swift's `==` calls equal are two suites to a
     /// declaration, whichever of them a set wrote to first.
     @Test(arguments: ContractEngine.all)
