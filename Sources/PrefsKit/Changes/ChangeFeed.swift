@@ -12,6 +12,10 @@ final class ChangeFeed {
     @exclusivity(unchecked) private var lastCheck: UInt64
     private let checkInterval: UInt64
     private var lastChangeID: Int64
+    /// Whether every history row up to ``lastChangeID`` reached the caches: false after a
+    /// read of them failed (the token may have moved on without them), until rows are read
+    /// again. A write reads its rows back while it is false.
+    private var rowsAreCurrent = true
     /// Runs work once the database lock is let go; set by the database after its lock
     /// exists. Observation's handlers run there, free to read the store from any thread.
     var afterUnlocking: (@escaping () -> Void) -> Void = { $0() }
@@ -79,17 +83,18 @@ final class ChangeFeed {
     /// transaction it took a read lock and its release, two `fcntl` calls of a set's ten.)
     ///
     /// - Parameter known: The transaction's only write, when the caller knows it. When no
-    ///   other connection committed since the last look (the token is the one seen) and no
-    ///   observer waits for changes, the rows the transaction added are this write's alone,
-    ///   and nobody needs more of them than the value: the engine reads the newest row's id
-    ///   instead of the rows, and the value goes to the caches as it was written.
+    ///   other connection committed since the last look (the token is the one seen, and the
+    ///   rows up to it were read), and no observer waits for changes, the rows the
+    ///   transaction added are this write's alone, and nobody needs more of them than the
+    ///   value: the engine reads the newest row's id instead of the rows, and the value goes
+    ///   to the caches as a read gives it back.
     func writeTransaction<T>(known: KnownWrite? = nil, _ body: () throws -> T) throws -> (
         value: T, commit: Commit
     ) {
         var token: Int64?
-        let seen = lastToken
+        let seen = rowsAreCurrent ? lastToken : nil
         let observers = observers
-        let onlyKnownRows = { known != nil && token == seen && observers.isEmpty }
+        let onlyKnownRows = { known != nil && token != nil && token == seen && observers.isEmpty }
         let (value, changes) = try engine.writeTransaction(
             readingChangesAfter: lastChangeID, skipsRows: onlyKnownRows
         ) {
@@ -124,6 +129,7 @@ final class ChangeFeed {
             case .newest(let id): applyKnown(commit.known, newest: id)
             }
         } catch {
+            rowsAreCurrent = false
             caches.forgetValues()
             notify(caches.allObservations())
         }
@@ -151,6 +157,7 @@ final class ChangeFeed {
         do {
             changes = try engine.preferences.changes(after: lastChangeID)
         } catch {
+            rowsAreCurrent = false
             caches.forgetValues()
             throw error
         }
@@ -179,6 +186,7 @@ final class ChangeFeed {
 
     /// Brings history rows newer than the last seen one to the caches and observers.
     private func apply(_ changes: [PreferenceChange]) {
+        rowsAreCurrent = true
         guard let first = changes.first, let last = changes.last else { return }
         let hasGap = first.id != lastChangeID + 1
         lastChangeID = last.id

@@ -357,7 +357,8 @@ import Testing
                 .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .double(-0.0), .int(Int.max),
             ]),
             .dictionary(["f": .float(.nan), "u": .url(URL(string: "a:b")!), "n": .array([])]),
-            .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .float(.infinity), .double(5e-324),
+            .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .float(.infinity),
+            .double(.leastNonzeroMagnitude),
             .string("\u{0}nul"),
         ]
         for (index, value) in values.enumerated() {
