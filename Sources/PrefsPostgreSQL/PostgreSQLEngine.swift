@@ -98,7 +98,8 @@ final class PostgreSQLEngine: StorageEngine {
     /// `changeID` are read in the commit's round trip (libpq's pipeline mode), always: they
     /// come in the same answer as the commit, so `skipsRows` saves nothing here.
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+        readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
+        _ body: () throws -> T
     ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
         let (value, changes) = try retrying {
             try runTransaction(readingChangesAfter: changeID, body)
@@ -107,7 +108,7 @@ final class PostgreSQLEngine: StorageEngine {
     }
 
     /// Runs the closure in one transaction with a plain commit, retried as
-    /// ``writeTransaction(readingChangesAfter:skipsRows:_:)`` is (the hub's work for sync).
+    /// ``writeTransaction(readingChangesAfter:countingRows:skipsRows:_:)`` is (the hub's work for sync).
     ///
     /// `snapshot`: one repeatable-read, read-only snapshot for the whole closure, said in
     /// the `BEGIN` itself (behind a pooler, the statement after it sets the account).

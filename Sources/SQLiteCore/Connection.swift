@@ -31,6 +31,10 @@ package final class Connection {
     /// hashes one word, not the text, and compares no text (the same address is the same
     /// text for as long as the program runs).
     @exclusivity(unchecked) private var literalStatements: [UInt: Statement] = [:]
+    /// What ``countInserts(into:)`` counts; SQLite's update hook points at it while it counts.
+    var insertCount: InsertCount?
+    /// Whether SQLite's update hook is set (``isCountingInserts``).
+    var insertHookIsSet = false
 
     /// A statement's text as the cache's key. It hashes the text's length and its first and
     /// last 32 bytes, not all of it: a write looks up half a dozen statements, some hundreds
@@ -125,6 +129,7 @@ package final class Connection {
     }
 
     deinit {
+        if insertHookIsSet { sqlite3_update_hook(handle, nil, nil) }
         statementCache.removeAll()
         literalStatements.removeAll()
         sqlite3_close_v2(handle)

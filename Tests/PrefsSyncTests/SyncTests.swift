@@ -520,7 +520,9 @@ import Testing
         // As if the device died after the hub committed and before it cleared its outbox.
         try first.state.withLock { state in
             let skipsRows = { false }
-            _ = try state.engine.writeTransaction(readingChangesAfter: 0, skipsRows: skipsRows) {
+            _ = try state.engine.writeTransaction(
+                readingChangesAfter: 0, countingRows: false, skipsRows: skipsRows
+            ) {
                 guard let engine = state.engine as? SQLiteEngine else { return }
                 try engine.connection.execute(sql: "UPDATE sync_field SET pending = 1")
             }

@@ -16,6 +16,37 @@ import Testing
         try connection.scalar(Int.self, sql: "SELECT count(*) FROM t") ?? -1
     }
 
+    /// The insert count sees its table's rows a trigger inserts, and no other table's, nor
+    /// an update, nor a delete; a table whose name only starts like it is another table.
+    /// Turned off, it counts nothing.
+    @Test func insertsAreCountedForTheirTableAloneTriggersIncluded() throws {
+        try connection.execute(
+            sql: """
+                CREATE TABLE log (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT);
+                CREATE TABLE log_extra (id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TRIGGER t_logged AFTER INSERT ON t BEGIN
+                    INSERT INTO log (name) VALUES (NEW.name);
+                    INSERT INTO log_extra (name) VALUES (NEW.name);
+                END;
+                """)
+        let inserts = connection.countInserts(into: "log")
+        try connection.execute(sql: "INSERT INTO t (name) VALUES ('x')")
+        #expect(inserts.count == 0)
+        connection.isCountingInserts = true
+        try connection.execute(sql: "INSERT INTO t (name) VALUES ('a'), ('b')")
+        #expect(inserts.count == 2)
+        #expect(inserts.newestRowID == 3)
+        try connection.execute(sql: "UPDATE log SET name = 'c'; DELETE FROM log WHERE id = 1")
+        try connection.execute(sql: "INSERT INTO log_extra (name) VALUES ('d')")
+        #expect(inserts.count == 2)
+        try connection.execute(sql: "INSERT INTO log (id, name) VALUES (10, 'e')")
+        #expect(inserts.count == 3)
+        #expect(inserts.newestRowID == 10)
+        connection.isCountingInserts = false
+        try connection.execute(sql: "INSERT INTO log (name) VALUES ('f')")
+        #expect(inserts.count == 3)
+    }
+
     @Test func bindsAndReadsEveryStorageClass() throws {
         let blob = Data([0, 1, 2, 255])
         let values: [SQLiteValue] = [

@@ -65,15 +65,55 @@ final class ChangeFeed {
     struct Commit {
         fileprivate let token: Int64?
         fileprivate let changes: Result<WrittenChanges, any Error>
-        fileprivate let known: KnownWrite?
+        fileprivate let known: KnownWrites?
     }
 
-    /// The one key a write transaction wrote and what it stored there (nil: removed), told
-    /// by the store that wrote it.
-    struct KnownWrite {
-        let suite: String
-        let key: String
-        let value: PreferenceValue?
+    /// The preference writes of one write transaction, told by the stores that made them
+    /// (``PreferenceStore/set(_:for:)``, ``PreferenceStore/transaction(_:)``), each with
+    /// whether it added a history row; complete only while every write of the transaction
+    /// was told here and succeeded.
+    final class KnownWrites {
+        struct Write {
+            let suite: String
+            let key: String
+            /// What it stored (nil: removed).
+            let value: PreferenceValue?
+            let addedRow: Bool
+        }
+
+        private(set) var writes: [Write] = []
+        /// The history rows the told writes added.
+        private(set) var rowsAdded = 0
+        /// False once a write went untold: one nested in a transaction of its own (a
+        /// savepoint, which may roll back), one that failed (its statement's rows may have
+        /// been undone), one that added more than a row.
+        private(set) var isComplete = true
+
+        /// Records a write that succeeded, and the engine's count of history rows added
+        /// before and after it.
+        func record(
+            suite: String, key: String, value: PreferenceValue?, rowsBefore: Int?, rowsAfter: Int?
+        ) {
+            guard isComplete, let rowsBefore, let rowsAfter, rowsAfter &- rowsBefore <= 1 else {
+                return abandon()
+            }
+            let added = rowsAfter != rowsBefore
+            if added { rowsAdded += 1 }
+            writes.append(Write(suite: suite, key: key, value: value, addedRow: added))
+        }
+
+        /// Empties the record for a transaction that begins.
+        func begin() {
+            writes.removeAll(keepingCapacity: true)
+            rowsAdded = 0
+            isComplete = true
+        }
+
+        /// A write of the transaction that is not told here.
+        func abandon() {
+            isComplete = false
+            writes.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Runs the closure in one write transaction of the engine; hand what it returns to
@@ -82,21 +122,31 @@ final class ChangeFeed {
     /// always among the rows. (Read inside, the token costs SQLite no lock of its own: before the
     /// transaction it took a read lock and its release, two `fcntl` calls of a set's ten.)
     ///
-    /// - Parameter known: The transaction's only write, when the caller knows it. When no
-    ///   other connection committed since the last look (the token is the one seen, and the
-    ///   rows up to it were read), and no observer waits for changes, the rows the
-    ///   transaction added are this write's alone, and nobody needs more of them than the
-    ///   value: the engine reads the newest row's id instead of the rows, and the value goes
-    ///   to the caches as a read gives it back.
-    func writeTransaction<T>(known: KnownWrite? = nil, _ body: () throws -> T) throws -> (
+    /// - Parameter known: Where the stores tell the transaction's writes. When they told
+    ///   every one, the engine counted no history row besides theirs, no other connection
+    ///   committed since the last look (the token is the one seen, and the rows up to it
+    ///   were read), and no observer waits for changes, the rows the transaction added are
+    ///   these writes' alone, and nobody needs more of them than the values: the engine
+    ///   gives the newest row's id instead of the rows, and the values go to the caches as
+    ///   a read gives them back.
+    func writeTransaction<T>(known: KnownWrites? = nil, _ body: () throws -> T) throws -> (
         value: T, commit: Commit
     ) {
         var token: Int64?
         let seen = rowsAreCurrent ? lastToken : nil
         let observers = observers
-        let onlyKnownRows = { known != nil && token != nil && token == seen && observers.isEmpty }
+        let engine = engine
+        let rowsBefore = known == nil ? nil : engine.historyRowsAdded
+        let onlyKnownRows = {
+            guard let known, known.isComplete, let rowsBefore,
+                let rowsAfter = engine.historyRowsAdded,
+                rowsAfter &- rowsBefore == known.rowsAdded
+            else { return false }
+            return token != nil && token == seen && observers.isEmpty
+        }
         let (value, changes) = try engine.writeTransaction(
-            readingChangesAfter: lastChangeID, skipsRows: onlyKnownRows
+            readingChangesAfter: lastChangeID, countingRows: known != nil,
+            skipsRows: onlyKnownRows
         ) {
             token = try? engine.commitToken()
             return try body()
@@ -164,24 +214,28 @@ final class ChangeFeed {
         apply(changes)
     }
 
-    /// Brings a write whose rows were not read to the caches: its value as a read of the
-    /// database gives it back (what the history row holds), and the history seen up to the
-    /// newest row. Nobody observed (``writeTransaction(known:_:)``). The key's observation
-    /// is told only when the write added a history row, as when the rows are read: a write
-    /// of the value already stored (or of its shape's version alone) adds none.
-    private func applyKnown(_ write: KnownWrite?, newest: Int64) {
-        let addedRows = newest > lastChangeID
+    /// Brings writes whose rows were not read to the caches: each value as a read of the
+    /// database gives it back (what its history row holds), and the history seen up to the
+    /// newest row. Nobody observed (``writeTransaction(known:_:)``). A key's observation is
+    /// told only when its write added a history row, as when the rows are read: a write of
+    /// the value already stored (or of its shape's version alone) adds none.
+    private func applyKnown(_ known: KnownWrites?, newest: Int64) {
         lastChangeID = max(lastChangeID, newest)
-        guard let write else { return }
-        let stored = write.value.map { engine.preferences.storedForm(of: $0) }
-        guard stored.map({ $0 != nil }) ?? true else {
-            // Never so for a value that was stored; if it were, the caches read again.
-            caches.forgetValues()
-            notify(caches.allObservations())
-            return
+        guard let known else { return }
+        var changed: [KeyObservation] = []
+        for write in known.writes {
+            let stored = write.value.map { engine.preferences.storedForm(of: $0) }
+            guard stored.map({ $0 != nil }) ?? true else {
+                // Never so for a value that was stored; if it were, the caches read again.
+                caches.forgetValues()
+                notify(caches.allObservations())
+                return
+            }
+            let observations = caches.apply(
+                value: stored ?? nil, suite: write.suite, key: write.key)
+            if write.addedRow { changed += observations }
         }
-        let observations = caches.apply(value: stored ?? nil, suite: write.suite, key: write.key)
-        if addedRows { notify(observations) }
+        notify(changed)
     }
 
     /// Brings history rows newer than the last seen one to the caches and observers.

@@ -244,12 +244,17 @@ public final class AppDatabase: Sendable {
 
     /// Runs writes in one write transaction (or nested in the open one), then brings caches
     /// and observers up to date.
-    func write<T>(known: ChangeFeed.KnownWrite? = nil, _ body: (DatabaseState) throws -> T) throws
-        -> T
-    {
+    ///
+    /// - Parameter recordsWrites: The body's writes are all preference writes of
+    ///   ``PreferenceStore``, which tell them to ``DatabaseState/knownWrites`` (and the
+    ///   change feed may then skip reading their history rows back).
+    func write<T>(recordsWrites: Bool = false, _ body: (DatabaseState) throws -> T) throws -> T {
         if isReadOnly { throw DatabaseError.readOnly(path: path) }
         return try state.withLock { state in
             if state.isWriting {
+                // A savepoint may roll back what its writes told: the transaction's writes
+                // are no longer all known.
+                state.knownWrites?.abandon()
                 do {
                     return try state.engine.nestedTransaction { try body(state) }
                 } catch {
@@ -257,11 +262,13 @@ public final class AppDatabase: Sendable {
                 }
             }
             state.isWriting = true
+            let known = recordsWrites ? state.recordingWrites() : nil
             // The write's own events wake nothing; its commit sees other processes' commits.
             let watch = state.changeDetection.fileSubscription
             let quietPeriod = watch?.ownWriteBegins()
             defer {
                 state.isWriting = false
+                state.knownWrites = nil
                 watch?.ownWriteEnded()
             }
             do {

@@ -21,6 +21,12 @@ final class DatabaseState {
     var isWatchedForObservation = false
     /// Whether a write transaction of ours is open (cheaper to ask than the engine).
     @exclusivity(unchecked) var isWriting = false
+    /// Where the open write transaction's preference writes are told, when its caller asked
+    /// (``AppDatabase/write(recordsWrites:_:)``).
+    @exclusivity(unchecked) var knownWrites: ChangeFeed.KnownWrites?
+    /// The record ``knownWrites`` points at while a transaction records, kept from one to
+    /// the next with its storage.
+    private let writesRecord = ChangeFeed.KnownWrites()
 
     /// - Parameters:
     ///   - tracksReads: Whether reads are registered with Swift's Observation.
@@ -39,6 +45,13 @@ final class DatabaseState {
             engine: engine, caches: caches, observers: observers,
             states: StateObservations(tracksReads: tracksReads, cachesReads: cachesReads),
             checkInterval: checkInterval)
+    }
+
+    /// Starts recording the writes of the transaction that begins: ``knownWrites``, empty.
+    func recordingWrites() -> ChangeFeed.KnownWrites {
+        writesRecord.begin()
+        knownWrites = writesRecord
+        return writesRecord
     }
 
     /// The cache of one suite, created on first use.

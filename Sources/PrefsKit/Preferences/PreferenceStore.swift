@@ -129,7 +129,7 @@ public final class PreferenceStore: @unchecked Sendable {
     public func set<Value>(_ value: Value, for key: Prefs.Key<Value>) throws {
         try Self.validate(key: key.name)
         let encoded = key.encode(value)
-        try database.write(known: .init(suite: suite, key: key.name, value: encoded)) { state in
+        try database.write(recordsWrites: true) { state in
             try write(encoded, forKey: key.name, version: key.version, state: state)
         }
     }
@@ -349,7 +349,7 @@ public final class PreferenceStore: @unchecked Sendable {
     ///   type than the key's declaration; ``DatabaseError`` when the write fails.
     public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
         try Self.validate(key: key)
-        try database.write(known: .init(suite: suite, key: key, value: value)) { state in
+        try database.write(recordsWrites: true) { state in
             try write(value, forKey: key, state: state)
         }
     }
@@ -415,18 +415,29 @@ public final class PreferenceStore: @unchecked Sendable {
     }
 
     /// Stores or removes a value inside the open write transaction, after checking the suite,
-    /// the value and the key's declared type.
+    /// the value and the key's declared type; tells the write to the transaction's record of
+    /// them when it keeps one.
     func write(
         _ value: PreferenceValue?, forKey key: String, version: Int? = nil, state: DatabaseState
     ) throws {
-        if let suiteProblem { throw suiteProblem }
-        if let value {
-            try value.validateForStorage(key: key)
-            try state.preferences.setValueUnlessDeclaredOtherwise(
-                value, suite: suite, key: key, version: version, at: Date())
-        } else {
-            try state.preferences.removeValue(suite: suite, key: key)
+        let known = state.knownWrites
+        let rowsBefore = known == nil ? nil : state.engine.historyRowsAdded
+        do {
+            if let suiteProblem { throw suiteProblem }
+            if let value {
+                try value.validateForStorage(key: key)
+                try state.preferences.setValueUnlessDeclaredOtherwise(
+                    value, suite: suite, key: key, version: version, at: Date())
+            } else {
+                try state.preferences.removeValue(suite: suite, key: key)
+            }
+        } catch {
+            known?.abandon()
+            throw error
         }
+        known?.record(
+            suite: suite, key: key, value: value, rowsBefore: rowsBefore,
+            rowsAfter: known == nil ? nil : state.engine.historyRowsAdded)
     }
 
     /// Every stored value of the suite, by key.
@@ -491,7 +502,7 @@ public final class PreferenceStore: @unchecked Sendable {
     /// ```
     /// - Throws: The closure's error, or ``DatabaseError`` when the commit fails.
     public func transaction<T>(_ body: (PreferenceTransaction) throws -> T) throws -> T {
-        try database.write { state in
+        try database.write(recordsWrites: true) { state in
             try body(PreferenceTransaction(store: self, state: state))
         }
     }

@@ -24,8 +24,13 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
     /// How long a statement waits for another connection's lock.
     let busyTimeoutMilliseconds: Int
 
-    /// Whether ``writeTransaction(readingChangesAfter:skipsRows:_:)`` is under way.
+    /// Whether ``writeTransaction(readingChangesAfter:countingRows:skipsRows:_:)`` is under
+    /// way.
     private var isWriting = false
+
+    /// The history rows this connection's writes added, their triggers' rows counted as
+    /// they are written, in the transactions that count them.
+    private let historyInserts: InsertCount
 
     /// Where the change feed starts, when opening read it (in its checks' transaction).
     private var openingFeedStart: (token: Int64, changeID: Int64)?
@@ -35,6 +40,7 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
         feedStart: (token: Int64, changeID: Int64)? = nil
     ) {
         self.connection = connection
+        historyInserts = connection.countInserts(into: "preference_history")
         self.path = path
         self.isEmpty = isEmpty
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -54,22 +60,31 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
 
     var isInTransaction: Bool { connection.isInTransaction }
 
+    var historyRowsAdded: Int? { historyInserts.count }
+
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+        readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
+        _ body: () throws -> T
     ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
         // The history rows are read before the commit, in the transaction that wrote them:
         // the same rows (the write lock kept every other writer out since BEGIN), without
         // a read transaction of their own after it.
         preferenceRepository.transactionToken = nil
         isWriting = true
+        if countingRows { connection.isCountingInserts = true }
         defer {
             isWriting = false
             preferenceRepository.transactionToken = nil
+            if countingRows { connection.isCountingInserts = false }
         }
+        let insertsBefore = historyInserts.count
         return try connection.transaction(.immediate) {
             let value = try body()
-            if skipsRows() {
-                return (value, Result { .newest(try preferenceRepository.latestChangeID()) })
+            if countingRows, skipsRows() {
+                // The body succeeded as a whole, so every row counted since it began is
+                // there, and ids only grow: the last one counted is the newest.
+                let added = historyInserts.count != insertsBefore
+                return (value, .success(.newest(added ? historyInserts.newestRowID : changeID)))
             }
             return (value, Result { .rows(try preferenceRepository.changes(after: changeID)) })
         }

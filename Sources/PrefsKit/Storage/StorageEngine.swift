@@ -32,12 +32,21 @@ package protocol StorageEngine: AnyObject {
     /// change feed: before the commit, in the same transaction, or in the commit's own round
     /// trip, as the engine can; a failure of that read does not undo the commit.
     ///
-    /// `skipsRows`, asked in the transaction once the closure returned, may say that the
-    /// feed needs the rows' newest id only: an engine that reads it more cheaply than the
-    /// rows returns ``WrittenChanges/newest(_:)``; one that does not reads the rows.
+    /// With `countingRows`, the engine counts the history rows the transaction adds as they
+    /// are written (``historyRowsAdded``), where it can; then `skipsRows`, asked in the
+    /// transaction once the closure returned, may say that the feed needs the rows' newest
+    /// id only: an engine that knows it more cheaply than the rows returns
+    /// ``WrittenChanges/newest(_:)``; one that does not reads the rows.
     func writeTransaction<T>(
-        readingChangesAfter changeID: Int64, skipsRows: () -> Bool, _ body: () throws -> T
+        readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
+        _ body: () throws -> T
     ) throws -> (value: T, changes: Result<WrittenChanges, any Error>)
+
+    /// How many history rows this connection's writes have added in the transactions that
+    /// count them (their triggers' rows included), counted as they are written, so that two
+    /// readings around a write that succeeded tell whether it added one; nil where the
+    /// engine does not count.
+    var historyRowsAdded: Int? { get }
 
     /// Copies what the write-ahead log holds into the main file and empties the log, so that
     /// old page images of forgotten values are gone; nothing where the engine has no such
@@ -106,6 +115,8 @@ package protocol SyncDeviceEngine: StorageEngine {
 }
 
 extension StorageEngine {
+    package var historyRowsAdded: Int? { nil }
+
     /// The device side of sync, when the engine can be a device and has it.
     package var sync: (any SyncRepository)? { (self as? any SyncDeviceEngine)?.sync }
     /// What the device's sync keeps, when the engine can be a device and has it.
@@ -118,7 +129,8 @@ extension StorageEngine {
 package enum WrittenChanges {
     /// The rows after the id the feed had seen.
     case rows([PreferenceChange])
-    /// The newest row's id alone (the feed said it needs no more).
+    /// The newest row's id alone (the feed said it needs no more), or the id the feed had
+    /// seen when the transaction added no row.
     case newest(Int64)
 }
 

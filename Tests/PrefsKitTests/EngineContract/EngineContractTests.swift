@@ -346,21 +346,7 @@ import Testing
     func anOwnSetReadsBackFromTheCacheAsTheDatabaseHoldsIt(engine: ContractEngine) throws {
         let (first, second) = try engine.openPair(in: folder)
         let store = PreferenceStore(database: first)
-        let values: [PreferenceValue] = [
-            .bool(true), .int(-7), .double(.nan), .double(-0.0), .float(12.34),
-            .string("e\u{301}"), .url(URL(string: "https://example.com/a%20b?q=1#f")!),
-            .date(Date(timeIntervalSinceReferenceDate: 1.5)), .data(Data([0, 255])),
-            .array([.int(1), .string("x")]), .dictionary(["k": .bool(false)]),
-            .json("{\"a\": [1, 2]}"),
-            .array([
-                .float(1.5), .date(Date(timeIntervalSinceReferenceDate: 0.1)),
-                .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .double(-0.0), .int(Int.max),
-            ]),
-            .dictionary(["f": .float(.nan), "u": .url(URL(string: "a:b")!), "n": .array([])]),
-            .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .float(.infinity),
-            .double(.leastNonzeroMagnitude),
-            .string("\u{0}nul"),
-        ]
+        let values = Self.valuesStoredInOtherForms
         for (index, value) in values.enumerated() {
             // Read first, so that the key's cached value is the one the write must replace.
             _ = try store.value(forKey: "k\(index)")
@@ -376,6 +362,95 @@ import Testing
         let observed = trackObservation { _ = store.hasStoredValue(forKey: "k0") }
         try store.setValue(.bool(false), forKey: "k0")
         #expect(observed.value == 1)
+    }
+
+    /// Every type, and the values a database gives back in another form than they were
+    /// written in (NaN, -0.0, a URL's case, nested containers, NUL).
+    static let valuesStoredInOtherForms: [PreferenceValue] = [
+        .bool(true), .int(-7), .double(.nan), .double(-0.0), .float(12.34),
+        .string("e\u{301}"), .url(URL(string: "https://example.com/a%20b?q=1#f")!),
+        .date(Date(timeIntervalSinceReferenceDate: 1.5)), .data(Data([0, 255])),
+        .array([.int(1), .string("x")]), .dictionary(["k": .bool(false)]),
+        .json("{\"a\": [1, 2]}"),
+        .array([
+            .float(1.5), .date(Date(timeIntervalSinceReferenceDate: 0.1)),
+            .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .double(-0.0), .int(Int.max),
+        ]),
+        .dictionary(["f": .float(.nan), "u": .url(URL(string: "a:b")!), "n": .array([])]),
+        .url(URL(string: "HTTP://EXAMPLE.com/%7e")!), .float(.infinity),
+        .double(.leastNonzeroMagnitude),
+        .string("\u{0}nul"),
+    ]
+
+    /// The sets of one transaction that no observer waits for, as one set: what cached reads
+    /// give after the commit is what a read of the database gives, for every type, for a key
+    /// set twice and for one removed in the same transaction.
+    @Test(arguments: ContractEngine.all)
+    func aTransactionsSetsReadBackFromTheCacheAsTheDatabaseHoldsThem(engine: ContractEngine)
+        throws
+    {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        let values = Self.valuesStoredInOtherForms
+        try store.setValue(.int(1), forKey: "removed")
+        for index in values.indices { _ = try store.value(forKey: "k\(index)") }
+        try store.transaction { edit in
+            for (index, value) in values.enumerated() {
+                try edit.setValue(value, forKey: "k\(index)")
+            }
+            try edit.setValue(.int(1), forKey: "twice")
+            try edit.setValue(.int(2), forKey: "twice")
+            try edit.setValue(nil, forKey: "removed")
+        }
+        let reader = PreferenceStore(database: second)
+        for index in values.indices {
+            let fromDatabase = try reader.storedValue(forKey: "k\(index)")
+            #expect(try store.value(forKey: "k\(index)") == fromDatabase)
+            #expect(fromDatabase != nil)
+        }
+        #expect(try store.value(forKey: "twice") == .int(2))
+        #expect(try store.value(forKey: "removed") == nil)
+        #expect(try reader.storedValue(forKey: "removed") == nil)
+    }
+
+    /// A set in a transaction nested inside another, rolled back while the outer one
+    /// commits, leaves nothing in the caches: the write was counted as it happened, and its
+    /// row is gone with the nested transaction.
+    @Test(arguments: ContractEngine.all)
+    func aNestedTransactionRolledBackLeavesItsSetOutOfTheCache(engine: ContractEngine) throws {
+        let (first, second) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        #expect(try store.value(forKey: "undone") == nil)
+        struct Undone: Error {}
+        try store.transaction { edit in
+            try edit.setValue(.int(1), forKey: "kept")
+            #expect(throws: Undone.self) {
+                try store.transaction { inner in
+                    try inner.setValue(.int(5), forKey: "undone")
+                    throw Undone()
+                }
+            }
+        }
+        #expect(try store.value(forKey: "undone") == nil)
+        #expect(try PreferenceStore(database: second).storedValue(forKey: "undone") == nil)
+        #expect(try store.value(forKey: "kept") == .int(1))
+    }
+
+    /// A transaction that sets one key to the value it holds and another to a new one tells
+    /// Swift's Observation of the second key only.
+    @Test(arguments: ContractEngine.all)
+    func aTransactionTellsObservationOfTheKeysItChangedOnly(engine: ContractEngine) throws {
+        let (first, _) = try engine.openPair(in: folder)
+        let store = PreferenceStore(database: first)
+        try store.setValue(.int(1), forKey: "same")
+        let same = trackObservation { _ = try? store.value(forKey: "same") }
+        let changed = trackObservation { _ = try? store.value(forKey: "changed") }
+        try store.transaction { edit in
+            try edit.setValue(.int(1), forKey: "same")
+            try edit.setValue(.int(2), forKey: "changed")
+        }
+        #expect(same.value == 0)
+        #expect(changed.value == 1)
     }
 
     /// Another connection's commit between two sets of this one reaches this connection's
