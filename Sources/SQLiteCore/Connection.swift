@@ -31,6 +31,17 @@ package final class Connection {
     /// hashes one word, not the text, and compares no text (the same address is the same
     /// text for as long as the program runs).
     @exclusivity(unchecked) private var literalStatements: [UInt: Statement] = [:]
+    /// In front of ``literalStatements``: a slot for each few bits of a literal's address,
+    /// holding the last statement found there. A set looks up four literals; each hashed
+    /// lookup of the dictionary cost some 200 instructions, a slot's comparison a tenth.
+    @exclusivity(unchecked) private var literalSlots = [LiteralSlot](
+        repeating: LiteralSlot(address: 0, statement: nil), count: literalSlotCount)
+    private static let literalSlotCount = 64  // the 6 bits of a slot's number
+
+    private struct LiteralSlot {
+        let address: UInt
+        let statement: Statement?
+    }
     /// What ``countInserts(into:)`` counts; SQLite's update hook points at it while it counts.
     var insertCount: InsertCount?
     /// Whether SQLite's update hook is set (``isCountingInserts``).
@@ -131,6 +142,7 @@ package final class Connection {
     deinit {
         if insertHookIsSet { sqlite3_update_hook(handle, nil, nil) }
         statementCache.removeAll()
+        literalSlots.removeAll()
         literalStatements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -181,12 +193,22 @@ package final class Connection {
             return try cachedStatement(sql: sql.description)
         }
         let address = UInt(bitPattern: sql.utf8Start)
-        if let statement = literalStatements[address] {
+        // The address's bits mixed by a multiplication, the slot taken from the top ones.
+        let slot = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        let entry = literalSlots[slot]
+        if entry.address == address, let statement = entry.statement {
             statement.reset()
             return statement
         }
-        let statement = try makeStatement(sql: sql.description)
-        literalStatements[address] = statement
+        let statement: Statement
+        if let found = literalStatements[address] {
+            found.reset()
+            statement = found
+        } else {
+            statement = try makeStatement(sql: sql.description)
+            literalStatements[address] = statement
+        }
+        literalSlots[slot] = LiteralSlot(address: address, statement: statement)
         return statement
     }
 

@@ -81,13 +81,14 @@ final class ChangeFeed {
             let addedRow: Bool
         }
 
-        private(set) var writes: [Write] = []
+        // Used under the database lock only: no runtime check of each access (five a set).
+        @exclusivity(unchecked) private(set) var writes: [Write] = []
         /// The history rows the told writes added.
-        private(set) var rowsAdded = 0
+        @exclusivity(unchecked) private(set) var rowsAdded = 0
         /// False once a write went untold: one nested in a transaction of its own (a
         /// savepoint, which may roll back), one that failed (its statement's rows may have
         /// been undone), one that added more than a row.
-        private(set) var isComplete = true
+        @exclusivity(unchecked) private(set) var isComplete = true
 
         /// Records a write that succeeded, and the engine's count of history rows added
         /// before and after it.

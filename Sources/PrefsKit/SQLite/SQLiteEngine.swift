@@ -78,16 +78,23 @@ final class SQLiteEngine: StorageEngine, FileBackedEngine, SyncDeviceEngine {
             if countingRows { connection.isCountingInserts = false }
         }
         let insertsBefore = historyInserts.count
-        return try connection.transaction(.immediate) {
+        // The closure returns the body's value alone: a tuple of it would be a type the
+        // runtime looks up at every call, this function being generic.
+        var changes: Result<WrittenChanges, any Error> = .success(.newest(changeID))
+        let value = try connection.transaction(.immediate) {
             let value = try body()
             if countingRows, skipsRows() {
                 // The body succeeded as a whole, so every row counted since it began is
                 // there, and ids only grow: the last one counted is the newest.
-                let added = historyInserts.count != insertsBefore
-                return (value, .success(.newest(added ? historyInserts.newestRowID : changeID)))
+                if historyInserts.count != insertsBefore {
+                    changes = .success(.newest(historyInserts.newestRowID))
+                }
+            } else {
+                changes = Result { .rows(try preferenceRepository.changes(after: changeID)) }
             }
-            return (value, Result { .rows(try preferenceRepository.changes(after: changeID)) })
+            return value
         }
+        return (value, changes)
     }
 
     func noWriteUnderWay() -> Bool {
