@@ -74,7 +74,8 @@ final class ChangeFeed {
     /// was told here and succeeded.
     final class KnownWrites {
         struct Write {
-            let suite: String
+            /// The cache of the write's suite, as its store holds it.
+            let cache: SuiteCache
             let key: String
             /// What it stored (nil: removed).
             let value: PreferenceValue?
@@ -99,14 +100,15 @@ final class ChangeFeed {
         /// Records a write that succeeded, and the engine's count of history rows added
         /// before and after it.
         func record(
-            suite: String, key: String, value: PreferenceValue?, rowsBefore: Int?, rowsAfter: Int?
+            cache: SuiteCache, key: String, value: PreferenceValue?, rowsBefore: Int?,
+            rowsAfter: Int?
         ) {
             guard isComplete, writes.count < Self.limit, let rowsBefore, let rowsAfter,
                 rowsAfter &- rowsBefore <= 1
             else { return abandon() }
             let added = rowsAfter != rowsBefore
             if added { rowsAdded += 1 }
-            writes.append(Write(suite: suite, key: key, value: value, addedRow: added))
+            writes.append(Write(cache: cache, key: key, value: value, addedRow: added))
         }
 
         /// Empties the record for a transaction that begins.
@@ -238,9 +240,9 @@ final class ChangeFeed {
                 notify(caches.allObservations())
                 return
             }
-            let observations = caches.apply(
-                value: stored ?? nil, suite: write.suite, key: write.key)
-            if write.addedRow { changed += observations }
+            let observation = PreferenceCaches.apply(
+                value: stored ?? nil, to: write.cache, key: write.key)
+            if write.addedRow, let observation { changed.append(observation) }
         }
         notify(changed)
     }

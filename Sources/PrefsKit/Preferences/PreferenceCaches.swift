@@ -35,13 +35,21 @@ final class PreferenceCaches {
     /// the key's observation when it has one.
     func apply(value: PreferenceValue?, suite: String, key: String) -> [KeyObservation] {
         guard let cache = suites[ExactName(suite)] else { return [] }
+        return Self.apply(value: value, to: cache, key: key).map { [$0] } ?? []
+    }
+
+    /// Puts the value a key holds now in a suite's cache, one a store holds (found without
+    /// a lookup of its suite), and returns the key's observation when it has one.
+    static func apply(value: PreferenceValue?, to cache: SuiteCache, key: String)
+        -> KeyObservation?
+    {
         let name = PreferenceCacheKey(key)
         cache.values.store(value, for: name)
         // Another writer may have stored an older shape: look again at the next read.
         if !cache.versionCheckedKeys.isEmpty {
             cache.versionCheckedKeys.remove(ExactName(key))
         }
-        return cache.observations[name].map { [$0] } ?? []
+        return cache.observations[name]
     }
 
     /// The observations of every key read, in every suite.

@@ -436,7 +436,7 @@ public final class PreferenceStore: @unchecked Sendable {
             throw error
         }
         known?.record(
-            suite: suite, key: key, value: value, rowsBefore: rowsBefore,
+            cache: cache, key: key, value: value, rowsBefore: rowsBefore,
             rowsAfter: known == nil ? nil : state.engine.historyRowsAdded)
     }
 
