@@ -92,6 +92,7 @@ package final class PGConnection {
     /// - Throws: ``PGError`` with the server's SQLSTATE.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        try Self.refuseNUL(parameters)
         if !queued.isEmpty || needsPrelude(sql) {
             return try pipeline([(nil, sql, parameters)])[0].get()
         }
@@ -109,6 +110,7 @@ package final class PGConnection {
         throws(PGError) -> PGResult
     {
         if usesUnnamedStatements { return try execute(sql, parameters) }
+        try Self.refuseNUL(parameters)
         if !queued.isEmpty || needsPrelude(sql) {
             return try pipeline([(name, sql, parameters)])[0].get()
         }
@@ -213,12 +215,17 @@ package final class PGConnection {
         package let sql: String
         /// Reads its result: an error means it changed nothing.
         package let check: @Sendable (PGResult) -> (any Error)?
+        /// A second form, with the same parameters and read by the same check, whose
+        /// result says less: what its caller asks for when it needs no more.
+        package let told: (name: String, sql: String)?
 
         package init(
-            name: String, sql: String, check: @escaping @Sendable (PGResult) -> (any Error)?
+            name: String, sql: String, told: (name: String, sql: String)? = nil,
+            check: @escaping @Sendable (PGResult) -> (any Error)?
         ) {
             self.name = name
             self.sql = sql
+            self.told = told
             self.check = check
         }
     }
@@ -286,6 +293,7 @@ package final class PGConnection {
     private func pipeline(_ statements: [(name: String?, sql: String, parameters: [String?])])
         throws(PGError) -> [Result<PGResult, PGError>]
     {
+        for item in queued { try Self.refuseNUL(item.parameters) }
         let waiting = queued
         queued = []
         for item in waiting {
@@ -456,6 +464,28 @@ package final class PGConnection {
         // PQexec returns the last result; an earlier failure stops the script there.
         try check(PQexec(handle, sql))
     }
+
+    /// Refuses parameters of which one holds a NUL character (U+0000), before anything is
+    /// sent: PostgreSQL's text cannot hold one, and libpq's C strings would end the text
+    /// there, storing less than was given without a word.
+    private static func refuseNUL(_ parameters: [String?]) throws(PGError) {
+        for case let parameter? in parameters where holdsNUL(parameter) { throw nulRefused }
+    }
+
+    /// Whether the text holds a NUL character (U+0000), which PostgreSQL's text cannot.
+    package static func holdsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        }
+    }
+
+    /// What ``refuseNUL(_:)`` throws: PostgreSQL's own SQLSTATE for such text.
+    package static let nulRefused = PGError(
+        sqlState: "22021",
+        message: "a text parameter holds a NUL character (U+0000), which PostgreSQL's text "
+            + "cannot hold; nothing was sent")
 
     /// The parameters as C strings, all in one buffer (each with its NUL), for the length
     /// of `body`.

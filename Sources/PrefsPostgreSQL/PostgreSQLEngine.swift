@@ -95,16 +95,18 @@ final class PostgreSQLEngine: StorageEngine {
     /// server's way of saying that another transaction got in the way, rolls back and runs
     /// the whole closure again (up to ``retryLimit`` times, after 2, 4, 8... ms with some
     /// jitter), so a closure must not act outside the database. The history rows after
-    /// `changeID` are read in the commit's round trip (libpq's pipeline mode), always: they
-    /// come in the same answer as the commit, so `skipsRows` saves nothing here.
+    /// `changeID` are read in the commit's round trip (libpq's pipeline mode). A set alone
+    /// whose rows `skipsRows` says the feed needs not is sent in its told form: its answer
+    /// says whether the rows are its own (``WrittenChanges/toldWrite(_:)``), and they are
+    /// read only when they are not.
     func writeTransaction<T>(
         readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
         _ body: () throws -> T
     ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
-        let (value, changes) = try retrying {
-            try runTransaction(readingChangesAfter: changeID, body)
+        try retrying {
+            try runTransaction(
+                readingChangesAfter: changeID, mayTell: { countingRows && skipsRows() }, body)
         }
-        return (value, changes.map(WrittenChanges.rows))
     }
 
     /// Runs the closure in one transaction with a plain commit, retried as
@@ -166,9 +168,12 @@ final class PostgreSQLEngine: StorageEngine {
 
     /// - Parameter mayGoAlone: Whether a transaction of one statement with a form of its
     ///   own may be sent as that statement (``Session/writesAlone``).
+    /// - Parameter mayTell: Asked once the closure returned, when its transaction is a set
+    ///   alone: whether that set may be sent in its told form.
     private func runTransaction<T>(
-        readingChangesAfter changeID: Int64, mayGoAlone: Bool = true, _ body: () throws -> T
-    ) throws -> (value: T, changes: Result<[PreferenceChange], any Error>) {
+        readingChangesAfter changeID: Int64, mayGoAlone: Bool = true,
+        mayTell: () -> Bool = { false }, _ body: () throws -> T
+    ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
         try reconnectIfNeeded(
             readingSocket: coarseMonotonicNanoseconds() &- answeredAt
                 >= Self.answerStaysFreshNanoseconds)
@@ -181,20 +186,23 @@ final class PostgreSQLEngine: StorageEngine {
         }
         let value: T
         let read: Result<PGResult, PGError>
+        var isTold = false
         do {
             value = try body()
             if writesAlone, mayGoAlone,
                 var sole = connection.takeStatementAlone(afterBegin: "begin_read_write")
             {
                 // A set alone: one statement that commits on its own and reads the history
-                // rows after `changeID` (the set's parameters, then that id). Behind a
-                // pooler the prelude goes first, in the same implicit transaction. (Added in
-                // place: the parameters are the queue's no longer, and room was kept.)
+                // rows after `changeID` (the set's parameters, then that id), or tells what
+                // they are. Behind a pooler the prelude goes first, in the same implicit
+                // transaction. (Added in place: the parameters are the queue's no longer,
+                // and room was kept.)
                 sole.parameters.append(String(changeID))
-                guard let result = try runAlone(sole.alone, sole.parameters) else {
-                    throw RefusedAsReadOnly()
-                }
+                let tells = sole.alone.told != nil && mayTell()
+                guard let result = try runAlone(sole.alone, sole.parameters, told: tells)
+                else { throw RefusedAsReadOnly() }
                 if let failure = sole.alone.check(result) { throw failure }
+                isTold = tells
                 read = .success(result)
             } else {
                 let (name, sql, parameters) = preferenceRepository.changesStatement(
@@ -204,7 +212,8 @@ final class PostgreSQLEngine: StorageEngine {
             }
         } catch is RefusedAsReadOnly {
             // Nothing of it was done: the transaction again, its BEGIN saying READ WRITE.
-            return try runTransaction(readingChangesAfter: changeID, mayGoAlone: false, body)
+            return try runTransaction(
+                readingChangesAfter: changeID, mayGoAlone: false, mayTell: mayTell, body)
         } catch {
             connection.discardQueuedStatements()
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
@@ -215,20 +224,32 @@ final class PostgreSQLEngine: StorageEngine {
         }
         hasJustBeenAnswered = true
         answeredAt = coarseMonotonicNanoseconds()
-        return (
-            value,
-            read.map(PostgreSQLPreferenceRepository.changes).mapError { $0 as any Error }
-        )
+        let changes: Result<WrittenChanges, any Error>
+        switch read {
+        case .success(let result) where isTold:
+            if let told = PostgreSQLPreferenceRepository.toldRow(result) {
+                changes = .success(.toldWrite(told))
+            } else {
+                // Rows of another connection among them: read now, after the commit.
+                changes = Result { .rows(try preferenceRepository.changes(after: changeID)) }
+            }
+        case .success(let result):
+            changes = .success(.rows(PostgreSQLPreferenceRepository.changes(result)))
+        case .failure(let error):
+            changes = .failure(error)
+        }
+        return (value, changes)
     }
 
     /// Runs a transaction's statement alone; nil when a pooled server session that an
     /// earlier client left read-only by default refused it (its implicit transaction then
     /// did nothing).
-    private func runAlone(_ alone: PGConnection.Alone, _ parameters: [String?]) throws
-        -> PGResult?
+    private func runAlone(_ alone: PGConnection.Alone, _ parameters: [String?], told: Bool)
+        throws -> PGResult?
     {
+        let (name, sql) = told ? alone.told ?? (alone.name, alone.sql) : (alone.name, alone.sql)
         let ran = Result { () throws(PGError) in
-            try connection.execute(prepared: alone.name, alone.sql, parameters)
+            try connection.execute(prepared: name, sql, parameters)
         }
         if case .failure(let error) = ran, error.sqlState == "25006",
             connection.transactionPrelude != nil
@@ -238,7 +259,7 @@ final class PostgreSQLEngine: StorageEngine {
         return try ran.get()
     }
 
-    /// A statement alone refused by a read-only default (``runAlone(_:_:)``).
+    /// A statement alone refused by a read-only default (``runAlone(_:_:told:)``).
     private struct RefusedAsReadOnly: Error {}
 
     /// The error of a set its declared type refused, read once its transaction is rolled

@@ -34,6 +34,7 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
     ) throws {
         let columns = value.postgresColumns
+        try Self.refuseNUL(in: columns.value, key: key)
         let result = try connection.execute(
             prepared: "preference_set",
             """
@@ -57,6 +58,17 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         if result.affectedRows == 0 { try restate(suite: suite, key: key, present: true) }
     }
 
+    /// A value whose text holds a NUL character (U+0000) is refused, whole: PostgreSQL's
+    /// text cannot hold one (the connection refuses any such parameter besides).
+    private static func refuseNUL(in text: String?, key: String) throws(PreferenceError) {
+        if let text, PGConnection.holdsNUL(text) {
+            throw .invalidValue(
+                key: key,
+                reason: "text with a NUL character (U+0000) cannot be stored in PostgreSQL, "
+                    + "whose text cannot hold it")
+        }
+    }
+
     /// Stamps for sync a write that changed no row (docs/sync.md, "Stamping").
     private func restate(suite: String, key: String, present: Bool) throws {
         try connection.execute(
@@ -71,6 +83,7 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         _ value: PreferenceValue, suite: String, key: String, version: Int?, at date: Date
     ) throws {
         let columns = value.postgresColumns
+        try Self.refuseNUL(in: columns.value, key: key)
         let sql = """
             WITH declared AS (
                 SELECT type FROM preference_declaration
@@ -139,7 +152,8 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                         ? RefusedByDeclaration(suite: suite, key: key, given: given) : nil
                 },
                 alone: PGConnection.Alone(
-                    name: "preference_set_alone", sql: Self.setAloneSQL, check: mismatch))
+                    name: "preference_set_alone", sql: Self.setAloneSQL,
+                    told: (name: "preference_set_told", sql: Self.setToldSQL), check: mismatch))
         } else if let failure = mismatch(
             try connection.execute(prepared: "preference_set_checked", sql, parameters))
         {
@@ -154,6 +168,33 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         SELECT * FROM prefs_set_value($1::text, $2::text, $3::text, $4::text, $5::text,
             $6::bytea, $7::double precision, $8::integer, $9::bigint)
         """
+
+    /// ``setAloneSQL``'s answer told in one row of two columns instead of the history rows:
+    /// the declared type (read as that form's last column), and what the rows after the
+    /// given id are: 0 when there are none, the id of the one row when it is the set's own
+    /// (its suite and key, its value as given), -1 otherwise (another connection's rows
+    /// among them). A row of another connection that stored this very value for the key,
+    /// the set then changing nothing, tells the caches what the set's own row would.
+    private static let setToldSQL = """
+        SELECT max(declared), CASE
+            WHEN count(id) = 0 THEN 0
+            WHEN count(*) = 1 AND bool_and(suite = $2::text AND key = $3::text
+                AND type = $4::text AND value IS NOT DISTINCT FROM $5::text
+                AND bytes IS NOT DISTINCT FROM $6::bytea) THEN max(id)
+            ELSE -1 END
+        FROM prefs_set_value($1::text, $2::text, $3::text, $4::text, $5::text,
+            $6::bytea, $7::double precision, $8::integer, $9::bigint)
+        """
+
+    /// What the answer of a set's told form (``setToldSQL``) says of the history rows after
+    /// the id it was given: `.some(nil)` none, `.some(id)` the set's own row alone, nil
+    /// rows of another connection (or an answer not understood), to be read.
+    static func toldRow(_ result: PGResult) -> Int64?? {
+        guard result.rowCount == 1, result.columnCount == 2,
+            let told = result.integer(row: 0, column: 1), told >= 0
+        else { return nil }
+        return .some(told == 0 ? nil : told)
+    }
 
     func valueVersion(suite: String, key: String) throws -> Int? {
         let result = try connection.execute(
@@ -223,6 +264,7 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
 
     func declare(_ declaration: PreferenceDeclaration, suite: String) throws {
         let columns = declaration.defaultValue?.postgresColumns
+        try Self.refuseNUL(in: columns?.value ?? nil, key: declaration.key)
         try connection.execute(
             """
             INSERT INTO preference_declaration

@@ -39,6 +39,19 @@ import Testing
         ).id
     }
 
+    /// A bookmark's note with a NUL character (U+0000), which its checks let through (a
+    /// note may hold any text), is refused with its reason by the connection, whole: libpq's
+    /// C strings would end it at the NUL, storing "a" for "a\0b" without a word. Nothing of
+    /// the bookmark is stored.
+    @Test func aNULInABookmarksNoteIsRefusedNotCut() throws {
+        let victor = BookmarkStore(database: try open(as: "victor"))
+        var draft = BookmarkDraft(kind: "trip", itemID: "nul", title: "Nul")
+        draft.note = "a\u{0}b"
+        let error = #expect(throws: DatabaseError.self) { try victor.add(draft) }
+        #expect(error?.kind == .unsupported(PGConnection.nulRefused.message))
+        #expect(try victor.list(BookmarkQuery(kind: "trip")).isEmpty)
+    }
+
     /// An account's size is counted for its bound (migration 0027): its role can neither
     /// zero its own count, nor raise its own bound, nor read another's count, nor call the
     /// counting function (which drops history past the bound) for another account.

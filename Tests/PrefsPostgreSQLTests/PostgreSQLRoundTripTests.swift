@@ -55,9 +55,50 @@ import Testing
         #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
         // One statement, with no BEGIN or COMMIT around it.
         #expect(set.sent.filter { $0.contains("\tBind\t") }.count == 1)
-        #expect(set.sent.contains { $0.contains("\"preference_set_alone\"") })
+        // Told: nobody observes, so its answer says whether the rows are its own.
+        #expect(set.sent.contains { $0.contains("\"preference_set_told\"") })
         #expect(!set.sent.contains { $0.contains("BEGIN") || $0.contains("begin_read_write") })
         #expect(store.integer(forKey: "volume") == 2)
+    }
+
+    /// While anyone observes the store, a set alone reads its history rows in full (the
+    /// observers are given them): the same one round trip.
+    @Test func aSetThatAnObserverWaitsForReadsItsRows() async throws {
+        let database = try open()
+        let store = PreferenceStore(database: database)
+        let changes = store.changes()
+        store.set(1, forKey: "volume")  // the statements are prepared once per connection
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next()?.value == .int(1))
+        let set = try roundTrips(database) { try store.setValue(.int(2), forKey: "volume") }
+        #expect(set.count == 1, "\(set.sent.joined(separator: "\n"))")
+        #expect(set.sent.contains { $0.contains("\"preference_set_alone\"") })
+        let change = await iterator.next()
+        #expect(change?.key == "volume")
+        #expect(change?.value == .int(2))
+        #expect(change?.oldValue == .int(1))
+    }
+
+    /// Another connection commits between two sets of this one, so soon after the first
+    /// that this connection has not read its notification; the second repeats the value
+    /// held, and adds no row. Told, it finds a row that is not its own after the last one
+    /// seen, and the rows are read, so the other connection's value reaches the cache (not
+    /// taken for the set's own row, and skipped past for good). Twenty times, since the
+    /// connection reads its socket before a set when its last answer is 10 ms old or more.
+    @Test func aCommitNotYetNotifiedReachesTheCacheWithATellingSet() throws {
+        var options = PostgreSQLOptions()
+        options.account = "alice"
+        options.database.changeCheckIntervalMilliseconds = 3_600_000
+        let mine = PreferenceStore(database: try AppDatabase.postgreSQL(target, options: options))
+        let theirs = PreferenceStore(database: try open())
+        try theirs.setValue(.int(0), forKey: "warm")
+        for round in 1...20 {
+            _ = try mine.value(forKey: "theirs\(round)")
+            try mine.setValue(.int(round), forKey: "mine")
+            try theirs.setValue(.int(round), forKey: "theirs\(round)")
+            try mine.setValue(.int(round), forKey: "mine")
+            #expect(try mine.value(forKey: "theirs\(round)") == .int(round), "round \(round)")
+        }
     }
 
     /// Two sets in one transaction are not sent alone: BEGIN, both, COMMIT and the history

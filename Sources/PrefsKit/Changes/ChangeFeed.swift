@@ -79,7 +79,9 @@ final class ChangeFeed {
             let key: String
             /// What it stored (nil: removed).
             let value: PreferenceValue?
-            let addedRow: Bool
+            /// Whether it added a history row; nil where the engine counts no rows (its
+            /// answer tells, ``WrittenChanges/toldWrite(_:)``).
+            let addedRow: Bool?
         }
 
         // Used under the database lock only: no runtime check of each access (five a set).
@@ -98,16 +100,20 @@ final class ChangeFeed {
         static let limit = 8_192
 
         /// Records a write that succeeded, and the engine's count of history rows added
-        /// before and after it.
+        /// before and after it (both nil where the engine counts none).
         func record(
             cache: SuiteCache, key: String, value: PreferenceValue?, rowsBefore: Int?,
             rowsAfter: Int?
         ) {
-            guard isComplete, writes.count < Self.limit, let rowsBefore, let rowsAfter,
-                rowsAfter &- rowsBefore <= 1
-            else { return abandon() }
-            let added = rowsAfter != rowsBefore
-            if added { rowsAdded += 1 }
+            guard isComplete, writes.count < Self.limit else { return abandon() }
+            var added: Bool?
+            if let rowsBefore, let rowsAfter {
+                guard rowsAfter &- rowsBefore <= 1 else { return abandon() }
+                added = rowsAfter != rowsBefore
+                if rowsAfter != rowsBefore { rowsAdded += 1 }
+            } else if rowsBefore != nil || rowsAfter != nil {
+                return abandon()
+            }
             writes.append(Write(cache: cache, key: key, value: value, addedRow: added))
         }
 
@@ -137,7 +143,8 @@ final class ChangeFeed {
     ///   were read), and no observer waits for changes, the rows the transaction added are
     ///   these writes' alone, and nobody needs more of them than the values: the engine
     ///   gives the newest row's id instead of the rows, and the values go to the caches as
-    ///   a read gives them back.
+    ///   a read gives them back. An engine that counts no rows is told so for one write alone,
+    ///   and its answer says whether the rows are that write's.
     func writeTransaction<T>(known: KnownWrites? = nil, _ body: () throws -> T) throws -> (
         value: T, commit: Commit
     ) {
@@ -147,11 +154,11 @@ final class ChangeFeed {
         let engine = engine
         let rowsBefore = known == nil ? nil : engine.historyRowsAdded
         let onlyKnownRows = {
-            guard let known, known.isComplete, let rowsBefore,
-                let rowsAfter = engine.historyRowsAdded,
-                rowsAfter &- rowsBefore == known.rowsAdded
+            guard let known, known.isComplete, token != nil, token == seen, observers.isEmpty
             else { return false }
-            return token != nil && token == seen && observers.isEmpty
+            guard let rowsBefore else { return known.writes.count == 1 }
+            guard let rowsAfter = engine.historyRowsAdded else { return false }
+            return rowsAfter &- rowsBefore == known.rowsAdded
         }
         let (value, changes) = try engine.writeTransaction(
             readingChangesAfter: lastChangeID, countingRows: known != nil,
@@ -186,6 +193,7 @@ final class ChangeFeed {
             switch try commit.changes.get() {
             case .rows(let changes): apply(changes)
             case .newest(let id): applyKnown(commit.known, newest: id)
+            case .toldWrite(let id): try applyTold(commit.known, row: id)
             }
         } catch {
             rowsAreCurrent = false
@@ -228,7 +236,9 @@ final class ChangeFeed {
     /// newest row. Nobody observed (``writeTransaction(known:_:)``). A key's observation is
     /// told only when its write added a history row, as when the rows are read: a write of
     /// the value already stored (or of its shape's version alone) adds none.
-    private func applyKnown(_ known: KnownWrites?, newest: Int64) {
+    ///
+    /// - Parameter added: Whether each write added a row, where the record does not say.
+    private func applyKnown(_ known: KnownWrites?, newest: Int64, added: Bool = false) {
         lastChangeID = max(lastChangeID, newest)
         guard let known else { return }
         var changed: [KeyObservation] = []
@@ -242,9 +252,26 @@ final class ChangeFeed {
             }
             let observation = PreferenceCaches.apply(
                 value: stored ?? nil, to: write.cache, key: write.key)
-            if write.addedRow, let observation { changed.append(observation) }
+            if write.addedRow ?? added, let observation { changed.append(observation) }
         }
         notify(changed)
+    }
+
+    /// Brings one told write to the caches when the engine's answer said that the rows after
+    /// the last seen one are its row alone (`row`), or none: as ``apply(_:)`` would bring
+    /// that row, a gap before it included. Reads the rows when the record does not hold that
+    /// one write (never so: the engine was told only then).
+    private func applyTold(_ known: KnownWrites?, row: Int64?) throws {
+        guard let known, known.isComplete, known.writes.count == 1,
+            known.writes[0].addedRow == nil
+        else { return try catchUp() }
+        guard let row else { return applyKnown(known, newest: lastChangeID, added: false) }
+        guard row == lastChangeID + 1 else {
+            lastChangeID = row
+            caches.forgetValues()
+            return notify(caches.allObservations())
+        }
+        applyKnown(known, newest: row, added: true)
     }
 
     /// Brings history rows newer than the last seen one to the caches and observers.

@@ -36,7 +36,10 @@ package protocol StorageEngine: AnyObject {
     /// are written (``historyRowsAdded``), where it can; then `skipsRows`, asked in the
     /// transaction once the closure returned, may say that the feed needs the rows' newest
     /// id only: an engine that knows it more cheaply than the rows returns
-    /// ``WrittenChanges/newest(_:)``; one that does not reads the rows.
+    /// ``WrittenChanges/newest(_:)``; one that does not reads the rows. An engine that counts
+    /// nothing may ask `skipsRows` before it sends a transaction of one write, and have its
+    /// answer tell whether the rows are that write's alone (``WrittenChanges/toldWrite(_:)``),
+    /// reading them when they are not.
     func writeTransaction<T>(
         readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
         _ body: () throws -> T
@@ -132,6 +135,11 @@ package enum WrittenChanges {
     /// The newest row's id alone (the feed said it needs no more), or the id the feed had
     /// seen when the transaction added no row.
     case newest(Int64)
+    /// The rows after the id the feed had seen are those of the transaction's one told
+    /// write, as the engine's answer said without the rows: the id of the row it added, or
+    /// nil when it added none. From an engine that counts no rows (``StorageEngine/historyRowsAdded``
+    /// nil), when `skipsRows` said yes before the write was sent.
+    case toldWrite(Int64?)
 }
 
 /// How an engine's database tells of other connections' commits.

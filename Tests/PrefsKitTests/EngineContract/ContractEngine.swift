@@ -13,6 +13,9 @@ struct ContractEngine: Sendable, CustomTestStringConvertible {
     /// same database again.
     let open: @Sendable (TemporaryFolder, AppDatabase.Options) throws -> AppDatabase
     var testDescription: String { name }
+    /// Whether its text holds a NUL character (U+0000): PostgreSQL's cannot, and refuses
+    /// a value with one, whole.
+    var textHoldsNUL: Bool { name == "SQLite" }
 
     /// Every engine built into PrefsKit.
     static let all: [ContractEngine] = [.sqlite, .postgres, .postgresBehindPgBouncer]

@@ -346,7 +346,7 @@ import Testing
     func anOwnSetReadsBackFromTheCacheAsTheDatabaseHoldsIt(engine: ContractEngine) throws {
         let (first, second) = try engine.openPair(in: folder)
         let store = PreferenceStore(database: first)
-        let values = Self.valuesStoredInOtherForms
+        let values = Self.valuesStoredInOtherForms(on: engine)
         for (index, value) in values.enumerated() {
             // Read first, so that the key's cached value is the one the write must replace.
             _ = try store.value(forKey: "k\(index)")
@@ -382,6 +382,51 @@ import Testing
         .string("\u{0}nul"),
     ]
 
+    /// ``valuesStoredInOtherForms`` that the engine stores (text with a NUL where its text
+    /// holds one).
+    static func valuesStoredInOtherForms(on engine: ContractEngine) -> [PreferenceValue] {
+        valuesStoredInOtherForms.filter { engine.textHoldsNUL || $0 != .string("\u{0}nul") }
+    }
+
+    /// A string with a NUL character (U+0000) is stored whole where the engine's text holds
+    /// one, and else refused whole, with its reason: never cut at the NUL (libpq's C strings
+    /// end there, and PostgreSQL once stored "" for "\u{0}nul" without a word). Refused, it
+    /// changes nothing: the value before stays, the other set of its transaction is not
+    /// stored, and a declaration's default with one is refused too.
+    @Test(arguments: ContractEngine.all)
+    func aStringWithANULIsStoredWholeOrRefusedWhole(engine: ContractEngine) throws {
+        // The reader looks for other commits at every read.
+        let (first, second) = try engine.openPair(in: folder, changeCheckIntervalMilliseconds: 0)
+        let store = PreferenceStore(database: first)
+        let reader = PreferenceStore(database: second)
+        try store.setValue(.string("before"), forKey: "name")
+        let nul = PreferenceValue.string("a\u{0}b")
+        if engine.textHoldsNUL {
+            try store.setValue(nul, forKey: "name")
+            #expect(try reader.storedValue(forKey: "name") == nul)
+            #expect(try store.value(forKey: "name") == nul)
+            return
+        }
+        let refused = PreferenceError.invalidValue(
+            key: "name",
+            reason: "text with a NUL character (U+0000) cannot be stored in PostgreSQL, "
+                + "whose text cannot hold it")
+        #expect(throws: refused) { try store.setValue(nul, forKey: "name") }
+        #expect(throws: refused) {
+            try store.transaction { edit in
+                try edit.setValue(.int(1), forKey: "other")
+                try edit.setValue(nul, forKey: "name")
+            }
+        }
+        #expect(throws: PreferenceError.self) {
+            try store.declare(PreferenceDeclaration(key: "name", type: .string, defaultValue: nul))
+        }
+        #expect(try reader.storedValue(forKey: "name") == .string("before"))
+        #expect(try store.value(forKey: "name") == .string("before"))
+        #expect(try reader.storedValue(forKey: "other") == nil)
+        #expect(try store.declarations().isEmpty)
+    }
+
     /// The sets of one transaction that no observer waits for, as one set: what cached reads
     /// give after the commit is what a read of the database gives, for every type, for a key
     /// set twice and for one removed in the same transaction.
@@ -391,7 +436,7 @@ import Testing
     {
         let (first, second) = try engine.openPair(in: folder)
         let store = PreferenceStore(database: first)
-        let values = Self.valuesStoredInOtherForms
+        let values = Self.valuesStoredInOtherForms(on: engine)
         try store.setValue(.int(1), forKey: "removed")
         for index in values.indices { _ = try store.value(forKey: "k\(index)") }
         try store.transaction { edit in
