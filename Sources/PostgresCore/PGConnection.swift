@@ -473,12 +473,14 @@ package final class PGConnection {
     }
 
     /// Whether the text holds a NUL character (U+0000), which PostgreSQL's text cannot.
+    @inline(__always)
     package static func holdsNUL(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
+        // In place for a native string (no copy, unlike `withUTF8` on a variable).
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard let base = bytes.baseAddress else { return false }
             return memchr(base, 0, bytes.count) != nil
         }
+        return found ?? text.utf8.contains(0)
     }
 
     /// What ``refuseNUL(_:)`` throws: PostgreSQL's own SQLSTATE for such text.

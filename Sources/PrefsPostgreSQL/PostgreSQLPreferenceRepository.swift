@@ -410,9 +410,15 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
     }
 
     func storedForm(of value: PreferenceValue) -> PreferenceValue? {
-        let columns = value.storedColumns
-        return PreferenceValue(
-            storedType: value.type.rawValue, value: columns.value, bytes: columns.bytes)
+        switch value {
+        case .bool, .int, .string, .data, .json:
+            // Their text or bytes read back as written (text with a NUL is refused).
+            return value
+        default:
+            let columns = value.storedColumns
+            return PreferenceValue(
+                storedType: value.type.rawValue, value: columns.value, bytes: columns.bytes)
+        }
     }
 
     static func changes(_ result: PGResult) -> [PreferenceChange] {
