@@ -208,25 +208,21 @@ package final class PGConnection {
     /// What a queued statement becomes when it is its transaction's only statement: one
     /// statement that does its work, commits on its own (no `BEGIN`, no `COMMIT`) and
     /// returns what the commit's follow-up would read (``takeStatementAlone(afterBegin:)``).
-    package struct Alone: Sendable {
+    /// Its result is read by the queued statement's check. One instance a kind of statement
+    /// (queued with a reference, not a copy of its texts).
+    package final class Alone: Sendable {
         /// The name it is prepared under, and its text, which takes the queued statement's
         /// parameters followed by those its caller adds.
         package let name: String
         package let sql: String
-        /// Reads its result: an error means it changed nothing.
-        package let check: @Sendable (PGResult) -> (any Error)?
         /// A second form, with the same parameters and read by the same check, whose
         /// result says less: what its caller asks for when it needs no more.
         package let told: (name: String, sql: String)?
 
-        package init(
-            name: String, sql: String, told: (name: String, sql: String)? = nil,
-            check: @escaping @Sendable (PGResult) -> (any Error)?
-        ) {
+        package init(name: String, sql: String, told: (name: String, sql: String)? = nil) {
             self.name = name
             self.sql = sql
             self.told = told
-            self.check = check
         }
     }
     @exclusivity(unchecked) private var queued: [Queued] = []
@@ -266,14 +262,14 @@ package final class PGConnection {
     /// run in place of the transaction (behind a pooler, its prelude is sent first in the
     /// same implicit transaction). Otherwise nil, and the queue is left as it is.
     package func takeStatementAlone(afterBegin beginName: String)
-        -> (alone: Alone, parameters: [String?])?
+        -> (alone: Alone, parameters: [String?], check: (PGResult) -> (any Error)?)?
     {
         guard queued.count == 2, queued[0].name == beginName,
             let alone = queued[1].alone, PQtransactionStatus(handle) == PQTRANS_IDLE
         else { return nil }
-        let parameters = queued[1].parameters
+        let statement = queued[1]
         queued.removeAll(keepingCapacity: true)
-        return (alone, parameters)
+        return (alone, statement.parameters, statement.check)
     }
 
     /// Drops what is queued, unsent (the transaction failed before it needed a round trip).

@@ -103,10 +103,16 @@ final class PostgreSQLEngine: StorageEngine {
         readingChangesAfter changeID: Int64, countingRows: Bool, skipsRows: () -> Bool,
         _ body: () throws -> T
     ) throws -> (value: T, changes: Result<WrittenChanges, any Error>) {
-        try retrying {
-            try runTransaction(
+        // The closure returns the body's value alone: a tuple of it would be a type the
+        // runtime looks up at every call, this function being generic.
+        var changes: Result<WrittenChanges, any Error> = .success(.rows([]))
+        let value = try retrying {
+            let ran = try runTransaction(
                 readingChangesAfter: changeID, mayTell: { countingRows && skipsRows() }, body)
+            changes = ran.changes
+            return ran.value
         }
+        return (value, changes)
     }
 
     /// Runs the closure in one transaction with a plain commit, retried as
@@ -201,7 +207,7 @@ final class PostgreSQLEngine: StorageEngine {
                 let tells = sole.alone.told != nil && mayTell()
                 guard let result = try runAlone(sole.alone, sole.parameters, told: tells)
                 else { throw RefusedAsReadOnly() }
-                if let failure = sole.alone.check(result) { throw failure }
+                if let failure = sole.check(result) { throw failure }
                 isTold = tells
                 read = .success(result)
             } else {

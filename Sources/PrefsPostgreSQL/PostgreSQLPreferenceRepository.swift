@@ -151,15 +151,18 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
                     error.sqlState == "22012"
                         ? RefusedByDeclaration(suite: suite, key: key, given: given) : nil
                 },
-                alone: PGConnection.Alone(
-                    name: "preference_set_alone", sql: Self.setAloneSQL,
-                    told: (name: "preference_set_told", sql: Self.setToldSQL), check: mismatch))
+                alone: Self.setAlone)
         } else if let failure = mismatch(
             try connection.execute(prepared: "preference_set_checked", sql, parameters))
         {
             throw failure
         }
     }
+
+    /// The set's form alone (``setAloneSQL``, told: ``setToldSQL``).
+    private static let setAlone = PGConnection.Alone(
+        name: "preference_set_alone", sql: setAloneSQL,
+        told: (name: "preference_set_told", sql: setToldSQL))
 
     /// The checked set and the history read after it, in one statement that commits on its
     /// own: the set's eight parameters, then the id of the last history row seen. Its rows

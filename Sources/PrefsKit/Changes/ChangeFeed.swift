@@ -148,27 +148,31 @@ final class ChangeFeed {
     func writeTransaction<T>(known: KnownWrites? = nil, _ body: () throws -> T) throws -> (
         value: T, commit: Commit
     ) {
-        var token: Int64?
+        tokenInTransaction = nil
         let seen = rowsAreCurrent ? lastToken : nil
-        let observers = observers
-        let engine = engine
         let rowsBefore = known == nil ? nil : engine.historyRowsAdded
         let onlyKnownRows = {
-            guard let known, known.isComplete, token != nil, token == seen, observers.isEmpty
+            guard let known, known.isComplete, self.tokenInTransaction != nil,
+                self.tokenInTransaction == seen, self.observers.isEmpty
             else { return false }
             guard let rowsBefore else { return known.writes.count == 1 }
-            guard let rowsAfter = engine.historyRowsAdded else { return false }
+            guard let rowsAfter = self.engine.historyRowsAdded else { return false }
             return rowsAfter &- rowsBefore == known.rowsAdded
         }
         let (value, changes) = try engine.writeTransaction(
             readingChangesAfter: lastChangeID, countingRows: known != nil,
             skipsRows: onlyKnownRows
         ) {
-            token = try? engine.commitToken()
+            self.tokenInTransaction = try? self.engine.commitToken()
             return try body()
         }
-        return (value, Commit(token: token, changes: changes, known: known))
+        return (value, Commit(token: tokenInTransaction, changes: changes, known: known))
     }
+
+    /// The commit token read first in the transaction ``writeTransaction(known:_:)`` runs; a
+    /// property, not a variable its closures capture, which would be boxed and checked at
+    /// each access. Used under the database lock only.
+    @exclusivity(unchecked) private var tokenInTransaction: Int64?
 
     /// After this connection committed: its changes (and any other connection's since the
     /// last look) reach the caches and observers.

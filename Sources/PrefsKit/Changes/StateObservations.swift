@@ -77,11 +77,12 @@ final class StateObservations {
     @exclusivity(unchecked) private var items: [ReadKey: Entry<Bookmark>] = [:]
     /// The list of every selection, when a read of it was registered.
     private var everySelection: (observation: KeyObservation, seen: [Selection])?
-    /// Selections the open write transaction changed, told at its commit.
-    private var pending: Set<ExactName> = []
+    /// Selections the open write transaction changed, told at its commit. (This and the
+    /// next are used under the database lock only: no runtime check of each access.)
+    @exclusivity(unchecked) private var pending: Set<ExactName> = []
     private var bookmarkReads: [BookmarkRead: ObservedRead] = [:]
     /// Whether the open write transaction changed bookmarks.
-    private var bookmarksPending = false
+    @exclusivity(unchecked) private var bookmarksPending = false
 
     /// - Parameters:
     ///   - tracksReads: Whether reads register with Swift's Observation.
