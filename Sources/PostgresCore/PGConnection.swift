@@ -19,6 +19,11 @@ package final class PGConnection {
     /// The connection string with any password replaced by `***`, for messages.
     package let redactedTarget: String
     @exclusivity(unchecked) private var preparedNames: Set<String> = []
+    /// Names found prepared lately, one slot a name's length modulo 8: a statement's name
+    /// is a literal, and `==` of a literal with itself compares two words, where the set's
+    /// lookup hashes the whole name (about 350 instructions a statement). An empty slot holds
+    /// a NUL, which no name (a C string) can be.
+    @exclusivity(unchecked) private var recentlyPrepared = [String](repeating: "\0", count: 8)
     /// Set when a statement failed without a SQLSTATE: libpq's own failure to talk to the
     /// server ("server closed the connection unexpectedly"), which it may report before its
     /// status says the connection is gone.
@@ -445,9 +450,14 @@ package final class PGConnection {
     private func prepare(_ name: String, _ sql: String, parameterCount: Int)
         throws(PGError)
     {
-        guard !usesUnnamedStatements, !preparedNames.contains(name) else { return }
-        try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
-        preparedNames.insert(name)
+        guard !usesUnnamedStatements else { return }
+        let slot = name.utf8.count & 7
+        if recentlyPrepared[slot] == name { return }
+        if !preparedNames.contains(name) {
+            try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+            preparedNames.insert(name)
+        }
+        recentlyPrepared[slot] = name
     }
 
     /// Runs several statements separated by semicolons, without parameters (a migration).
@@ -570,6 +580,7 @@ package final class PGConnection {
         checkFailure = nil
         PQreset(handle)
         preparedNames.removeAll()
+        for slot in recentlyPrepared.indices { recentlyPrepared[slot] = "\0" }
         preparedPrelude = nil
         isBroken = false
         guard PQstatus(handle) == CONNECTION_OK else {

@@ -36,6 +36,19 @@ package final class PGResult {
         return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
     }
 
+    /// A value's bytes, for the length of `body`, without a String made of them; nil for
+    /// NULL.
+    package func withUTF8<R>(row: Int, column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+        -> R?
+    {
+        if isNull(row: row, column: column) { return nil }
+        guard let text = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        let count = strlen(text)
+        return text.withMemoryRebound(to: UInt8.self, capacity: count) {
+            body(UnsafeBufferPointer(start: $0, count: count))
+        }
+    }
+
     /// A value read as a 64-bit integer; nil for NULL or other text. Read from libpq's
     /// bytes, without a String made of them.
     package func integer(row: Int, column: Int) -> Int64? {

@@ -25,6 +25,22 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
             "SELECT type, value, bytes FROM preference WHERE account = $1 AND suite = $2 AND key = $3",
             [account, suite, key])
         guard result.rowCount > 0 else { return nil }
+        // The commonest types read from libpq's bytes, as the general reading reads them.
+        switch result.withUTF8(row: 0, column: 0, PreferenceType.init(utf8:)) {
+        case .int?:
+            if let integer = result.integer(row: 0, column: 1) { return .int(Int(integer)) }
+        case .bool?:
+            switch result.withUTF8(row: 0, column: 1, { $0.elementsEqual("true".utf8) }) {
+            case true?: return .bool(true)
+            case false?:
+                if result.withUTF8(row: 0, column: 1, { $0.elementsEqual("false".utf8) }) == true {
+                    return .bool(false)
+                }
+            case nil: break
+            }
+        default:
+            break
+        }
         return PreferenceValue(
             postgresType: result.text(row: 0, column: 0), value: result.text(row: 0, column: 1),
             bytes: result.bytes(row: 0, column: 2))

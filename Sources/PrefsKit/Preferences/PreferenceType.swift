@@ -29,7 +29,7 @@ public enum PreferenceType: String, Sendable, CaseIterable, Codable {
 
 extension PreferenceType {
     /// Reads a type name from UTF-8 bytes (a column) without making a String.
-    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         self.init(tag: ShortText(bytes))
     }
 
