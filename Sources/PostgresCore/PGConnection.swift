@@ -158,25 +158,30 @@ package final class PGConnection {
     @exclusivity(unchecked) package var transactionPrelude: (sql: String, parameters: [String?])?
 
     private static func startsTransaction(_ sql: String) -> Bool {
-        startsWith(sql, "BEGIN") || startsWith(sql, "START TRANSACTION")
+        boundary(of: sql) == .begins
     }
 
     private static func endsTransaction(_ sql: String) -> Bool {
-        if startsWith(sql, "ROLLBACK TO") { return false }
-        return startsWith(sql, "COMMIT") || startsWith(sql, "ROLLBACK") || startsWith(sql, "END")
-            || startsWith(sql, "ABORT")
+        boundary(of: sql) == .ends
     }
 
-    /// Whether the statement starts with the keyword (upper-case ASCII), in any case,
-    /// after spaces and line breaks; without making a copy of it.
-    private static func startsWith(_ sql: String, _ keyword: StaticString) -> Bool {
-        // Over the bytes where they are (a statement's text is a native string): the
-        // lazy view this replaced cost some 250 instructions a call, nine calls a set.
-        var sql = sql
-        return sql.withUTF8 { text in
-            var start = 0
-            while start < text.count, text[start] == 0x20 || text[start] == 0x0A { start += 1 }
-            return keyword.withUTF8Buffer { expected in
+    /// What a statement's first words do to a transaction.
+    private enum Boundary { case begins, ends, neither }
+
+    /// Reads the statement's first words in any case, after spaces and line breaks, over its
+    /// bytes where they are (a statement's text is a native string), once: most statements
+    /// are told from their first letter. (A lazy view cost some 250 instructions a keyword,
+    /// and a copy of the string made for each keyword about 200.)
+    private static func boundary(of sql: String) -> Boundary {
+        sql.utf8.withContiguousStorageIfAvailable(boundary(of:))
+            ?? ContiguousArray(sql.utf8).withUnsafeBufferPointer { boundary(of: $0) }
+    }
+
+    private static func boundary(of text: UnsafeBufferPointer<UInt8>) -> Boundary {
+        var start = 0
+        while start < text.count, text[start] == 0x20 || text[start] == 0x0A { start += 1 }
+        func starts(with keyword: StaticString) -> Bool {
+            keyword.withUTF8Buffer { expected in
                 guard text.count - start >= expected.count else { return false }
                 for (offset, byte) in expected.enumerated() {
                     let next = text[start + offset]
@@ -186,6 +191,23 @@ package final class PGConnection {
                 }
                 return true
             }
+        }
+        guard start < text.count else { return .neither }
+        switch text[start] | 0x20 {
+        case 0x62:  // b
+            return starts(with: "BEGIN") ? .begins : .neither
+        case 0x73:  // s
+            return starts(with: "START TRANSACTION") ? .begins : .neither
+        case 0x63:  // c
+            return starts(with: "COMMIT") ? .ends : .neither
+        case 0x72:  // r
+            return starts(with: "ROLLBACK") && !starts(with: "ROLLBACK TO") ? .ends : .neither
+        case 0x65:  // e
+            return starts(with: "END") ? .ends : .neither
+        case 0x61:  // a
+            return starts(with: "ABORT") ? .ends : .neither
+        default:
+            return .neither
         }
     }
 
