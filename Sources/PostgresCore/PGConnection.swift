@@ -225,12 +225,19 @@ package final class PGConnection {
         let name: String
         let sql: String
         let parameters: [String?]
-        let check: (PGResult) -> (any Error)?
+        let check: Check
         /// Reads its failure: the error it stands for, when the statement refused its work
         /// by failing (which aborts its transaction), else nil.
-        let refusal: ((PGError) -> (any Error)?)?
+        let refusal: Refusal?
         let alone: Alone?
     }
+
+    /// Reads a queued statement's result, given its parameters: an error means it changed
+    /// nothing. (Given the parameters, a check captures nothing, and queuing a statement
+    /// allocates no context for it.)
+    package typealias Check = (PGResult, [String?]) -> (any Error)?
+    /// Reads a queued statement's failure, given its parameters (``queue(prepared:_:_:check:refusal:alone:)``).
+    package typealias Refusal = (PGError, [String?]) -> (any Error)?
 
     /// What a queued statement becomes when it is its transaction's only statement: one
     /// statement that does its work, commits on its own (no `BEGIN`, no `COMMIT`) and
@@ -274,8 +281,7 @@ package final class PGConnection {
     /// `BEGIN` (``takeStatementAlone(afterBegin:)``).
     package func queue(
         prepared name: String, _ sql: String, _ parameters: [String?] = [],
-        check: @escaping (PGResult) -> (any Error)? = { _ in nil },
-        refusal: ((PGError) -> (any Error)?)? = nil, alone: Alone? = nil
+        check: @escaping Check = { _, _ in nil }, refusal: Refusal? = nil, alone: Alone? = nil
     ) {
         queued.append(
             Queued(
@@ -289,7 +295,7 @@ package final class PGConnection {
     /// run in place of the transaction (behind a pooler, its prelude is sent first in the
     /// same implicit transaction). Otherwise nil, and the queue is left as it is.
     package func takeStatementAlone(afterBegin beginName: String)
-        -> (alone: Alone, parameters: [String?], check: (PGResult) -> (any Error)?)?
+        -> (alone: Alone, parameters: [String?], check: Check)?
     {
         guard queued.count == 2, queued[0].name == beginName,
             let alone = queued[1].alone, PQtransactionStatus(handle) == PQTRANS_IDLE
@@ -427,11 +433,13 @@ package final class PGConnection {
         }
         if let preludeFailure { throw preludeFailure }
         for (item, result) in zip(waiting, results) {
-            if case .failure(let error) = result, let refused = item.refusal?(error) {
+            if case .failure(let error) = result,
+                let refused = item.refusal?(error, item.parameters)
+            {
                 checkFailure = refused
             }
             let result = try result.get()
-            if let failure = item.check(result) {
+            if let failure = item.check(result, item.parameters) {
                 checkFailure = failure
                 throw PGError(sqlState: nil, message: "\(failure)")
             }

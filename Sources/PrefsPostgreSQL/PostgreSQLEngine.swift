@@ -207,7 +207,7 @@ final class PostgreSQLEngine: StorageEngine {
                 let tells = sole.alone.told != nil && mayTell()
                 guard let result = try runAlone(sole.alone, sole.parameters, told: tells)
                 else { throw RefusedAsReadOnly() }
-                if let failure = sole.check(result) { throw failure }
+                if let failure = sole.check(result, sole.parameters) { throw failure }
                 isTold = tells
                 read = .success(result)
             } else {

@@ -100,38 +100,6 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
     ) throws {
         let columns = value.postgresColumns
         try Self.refuseNUL(in: columns.value, key: key)
-        let sql = """
-            WITH declared AS (
-                SELECT type FROM preference_declaration
-                WHERE account = $1 AND suite = $2 AND key = $3 AND type <> $4::text
-            ), stored AS (
-                INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
-                    value_version)
-                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea,
-                    $7::double precision, $8::integer
-                WHERE NOT EXISTS (SELECT 1 FROM declared)
-                ON CONFLICT (account, suite, key) DO UPDATE
-                SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
-                    updated_at = excluded.updated_at, value_version = excluded.value_version
-                WHERE (preference.type, preference.value, preference.bytes,
-                        preference.value_version)
-                    IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
-                        excluded.value_version)
-                RETURNING 1
-            ), restated AS (
-                -- The value stored already: stamped for sync all the same.
-                SELECT prefs_sync_restated_preference($1::text, $2::text, $3::text, true)
-                WHERE NOT EXISTS (SELECT 1 FROM declared) AND NOT EXISTS (SELECT 1 FROM stored)
-            )
-            SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored),
-                (SELECT count(*) FROM restated)
-            """
-        // Queued among other statements of its transaction, a refused set fails (a division
-        // by zero when the key is declared otherwise): its transaction is aborted then, and
-        // nothing of it is committed. Its failure names the set (RefusedByDeclaration).
-        let queuedSQL = """
-            \(sql), 1 / (SELECT count(*) - 1 FROM declared)
-            """
         var parameters: [String?] = []
         // Room for the history id the statement alone takes after them.
         parameters.reserveCapacity(9)
@@ -143,36 +111,83 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         parameters.append(columns.bytes)
         parameters.append(PGValue.text(date.timeIntervalSinceReferenceDate))
         parameters.append(version.map(String.init))
-        let given = value.type
-        // A mismatch stores nothing, so the check may come after the commit. The statement
-        // alone (prefs_set_value) names the declared type in its last column.
-        let mismatch = { @Sendable (result: PGResult) -> (any Error)? in
-            let column =
-                result.columnCount == 1 + Self.changeColumnCount ? Self.changeColumnCount : 0
-            guard let declared = result.text(row: 0, column: column) else { return nil }
-            // The declaration's CHECK allows only known types.
-            guard let type = PreferenceType(rawValue: declared) else {
-                return DatabaseError.internalError(
-                    "'\(key)' is declared with an unknown type '\(declared)'")
-            }
-            return PreferenceError.typeMismatch(key: key, declared: type, given: given)
-        }
         // First in a write transaction (its BEGIN not yet sent): it goes with the BEGIN
         // and the COMMIT, in one round trip; or, when nothing else comes before the
         // commit, in place of them all, as prefs_set_value.
         if connection.hasQueuedStatements {
             connection.queue(
-                prepared: "preference_set_queued", queuedSQL, parameters, check: mismatch,
-                refusal: { error in
-                    error.sqlState == "22012"
-                        ? RefusedByDeclaration(suite: suite, key: key, given: given) : nil
-                },
-                alone: Self.setAlone)
-        } else if let failure = mismatch(
-            try connection.execute(prepared: "preference_set_checked", sql, parameters))
+                prepared: "preference_set_queued", Self.setQueuedSQL, parameters,
+                check: Self.mismatch, refusal: Self.refusal, alone: Self.setAlone)
+        } else if let failure = Self.mismatch(
+            try connection.execute(prepared: "preference_set_checked", Self.setSQL, parameters),
+            parameters)
         {
             throw failure
         }
+    }
+
+    /// The checked set: the declaration read, and the row written only when no
+    /// declaration of another type stands in the way. Its parameters: the account, the
+    /// suite, the key, the type's name, the value's text and bytes, the time, the version.
+    private static let setSQL = """
+        WITH declared AS (
+            SELECT type FROM preference_declaration
+            WHERE account = $1 AND suite = $2 AND key = $3 AND type <> $4::text
+        ), stored AS (
+            INSERT INTO preference (account, suite, key, type, value, bytes, updated_at,
+                value_version)
+            SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea,
+                $7::double precision, $8::integer
+            WHERE NOT EXISTS (SELECT 1 FROM declared)
+            ON CONFLICT (account, suite, key) DO UPDATE
+            SET type = excluded.type, value = excluded.value, bytes = excluded.bytes,
+                updated_at = excluded.updated_at, value_version = excluded.value_version
+            WHERE (preference.type, preference.value, preference.bytes,
+                    preference.value_version)
+                IS DISTINCT FROM (excluded.type, excluded.value, excluded.bytes,
+                    excluded.value_version)
+            RETURNING 1
+        ), restated AS (
+            -- The value stored already: stamped for sync all the same.
+            SELECT prefs_sync_restated_preference($1::text, $2::text, $3::text, true)
+            WHERE NOT EXISTS (SELECT 1 FROM declared) AND NOT EXISTS (SELECT 1 FROM stored)
+        )
+        SELECT (SELECT type FROM declared), (SELECT count(*) FROM stored),
+            (SELECT count(*) FROM restated)
+        """
+
+    /// ``setSQL`` queued among other statements of its transaction: a refused set fails (a
+    /// division by zero when the key is declared otherwise), so that its transaction is
+    /// aborted and nothing of it is committed. Its failure names the set
+    /// (``refusal``, RefusedByDeclaration).
+    private static let setQueuedSQL = """
+        \(setSQL), 1 / (SELECT count(*) - 1 FROM declared)
+        """
+
+    /// A set's check, given its parameters (``setSQL``'s): the declared type that refused it.
+    /// A mismatch stores nothing, so the check may come after the commit. The statement
+    /// alone (prefs_set_value) names the declared type in its last column.
+    private static func mismatch(_ result: PGResult, _ parameters: [String?]) -> (any Error)? {
+        let column = result.columnCount == 1 + changeColumnCount ? changeColumnCount : 0
+        guard let declared = result.text(row: 0, column: column) else { return nil }
+        let key = parameters[2] ?? ""
+        // The declaration's CHECK allows only known types, and the set's type is one.
+        guard let type = PreferenceType(rawValue: declared),
+            let given = parameters[3].flatMap(PreferenceType.init(rawValue:))
+        else {
+            return DatabaseError.internalError(
+                "'\(key)' is declared with an unknown type '\(declared)'")
+        }
+        return PreferenceError.typeMismatch(key: key, declared: type, given: given)
+    }
+
+    /// A queued set's failure, given its parameters: the refusal of its declared type.
+    private static func refusal(_ error: PGError, _ parameters: [String?]) -> (any Error)? {
+        guard error.sqlState == "22012",
+            let given = parameters[3].flatMap(PreferenceType.init(rawValue:))
+        else { return nil }
+        return RefusedByDeclaration(
+            suite: parameters[1] ?? "", key: parameters[2] ?? "", given: given)
     }
 
     /// The set's form alone (``setAloneSQL``, told: ``setToldSQL``).
