@@ -522,8 +522,7 @@ package final class PGConnection {
     /// What ``refuseNUL(_:)`` throws: PostgreSQL's own SQLSTATE for such text.
     package static let nulRefused = PGError(
         sqlState: "22021",
-        message: "a text parameter holds a NUL character (U+0000), which PostgreSQL's text "
-            + "cannot hold; nothing was sent")
+        message: "it holds a NUL character (U+0000), which PostgreSQL's text cannot hold")
 
     /// The parameters as C strings, all in one buffer (each with its NUL), for the length
     /// of `body`.

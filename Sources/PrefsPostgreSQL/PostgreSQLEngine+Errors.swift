@@ -34,7 +34,7 @@ extension PostgreSQLEngine {
         if error.isDiskFull { return .diskFull(path: target) }
         // Text with a NUL character (U+0000), refused before it was sent (PostgreSQL's text
         // cannot hold one), or by the server.
-        if error.sqlState == "22021" { return .unsupported(said) }
+        if error.sqlState == "22021" { return .cannotHoldText(detail: said) }
         if error.isTimeout { return .timedOut(path: target, detail: said) }
         if error.isMissingDatabase { return .serverDatabaseMissing(path: target) }
         if error.isRetryable { return .busy(path: target) }

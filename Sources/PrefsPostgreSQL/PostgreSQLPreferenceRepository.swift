@@ -30,14 +30,11 @@ final class PostgreSQLPreferenceRepository: PreferenceRepository {
         case .int?:
             if let integer = result.integer(row: 0, column: 1) { return .int(Int(integer)) }
         case .bool?:
-            switch result.withUTF8(row: 0, column: 1, { $0.elementsEqual("true".utf8) }) {
-            case true?: return .bool(true)
-            case false?:
-                if result.withUTF8(row: 0, column: 1, { $0.elementsEqual("false".utf8) }) == true {
-                    return .bool(false)
-                }
-            case nil: break
+            let read = { (text: UnsafeBufferPointer<UInt8>) -> Bool? in
+                if text.elementsEqual("true".utf8) { return true }
+                return text.elementsEqual("false".utf8) ? false : nil
             }
+            if let flag = result.withUTF8(row: 0, column: 1, read) ?? nil { return .bool(flag) }
         default:
             break
         }

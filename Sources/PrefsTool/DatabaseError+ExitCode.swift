@@ -9,7 +9,8 @@ extension DatabaseError {
             ExitCode.noInput
         case .untrustedFile, .permissionDenied: ExitCode.noPermission
         case .invalidConnectionString, .invalidConnectionOption: ExitCode.usage
-        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion, .tooLarge:
+        case .isDirectory, .isSymlink, .notADatabase, .foreignDatabase, .newerVersion, .tooLarge,
+            .cannotHoldText:
             ExitCode.dataError
         case .cannotCreate: ExitCode.cannotCreate
         case .diskFull, .readOnly, .ioError, .needsUpgrade: ExitCode.ioError

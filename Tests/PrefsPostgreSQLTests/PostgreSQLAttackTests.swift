@@ -42,13 +42,17 @@ import Testing
     /// A bookmark's note with a NUL character (U+0000), which its checks let through (a
     /// note may hold any text), is refused with its reason by the connection, whole: libpq's
     /// C strings would end it at the NUL, storing "a" for "a\0b" without a word. Nothing of
-    /// the bookmark is stored.
+    /// the bookmark is stored; the tools exit 65 for it (a data error).
     @Test func aNULInABookmarksNoteIsRefusedNotCut() throws {
         let victor = BookmarkStore(database: try open(as: "victor"))
         var draft = BookmarkDraft(kind: "trip", itemID: "nul", title: "Nul")
         draft.note = "a\u{0}b"
         let error = #expect(throws: DatabaseError.self) { try victor.add(draft) }
-        #expect(error?.kind == .unsupported(PGConnection.nulRefused.message))
+        #expect(error?.kind == .cannotHoldText(detail: PGConnection.nulRefused.message))
+        // One line, saying why and that nothing was written.
+        let message = error?.description ?? ""
+        #expect(message.contains("NUL") && message.contains("nothing was written"), "\(message)")
+        #expect(!message.contains("\n"))
         #expect(try victor.list(BookmarkQuery(kind: "trip")).isEmpty)
     }
 

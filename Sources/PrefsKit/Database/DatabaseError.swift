@@ -62,6 +62,9 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
         case unsupported(String)
         /// A value is larger than the database can hold in one value; nothing was written.
         case tooLarge(detail: String)
+        /// Text the database cannot hold (a NUL character in PostgreSQL's text); nothing was
+        /// written.
+        case cannotHoldText(detail: String)
         /// Anything else SQLite reported; a bug if it happens.
         case internalError(String)
     }
@@ -229,6 +232,11 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
         DatabaseError(.tooLarge(detail: detail))
     }
 
+    /// A ``Kind/cannotHoldText(detail:)`` error.
+    public static func cannotHoldText(detail: String) -> DatabaseError {
+        DatabaseError(.cannotHoldText(detail: detail))
+    }
+
     /// A ``Kind/internalError(_:)`` error.
     public static func internalError(_ value0: String) -> DatabaseError {
         DatabaseError(.internalError(value0))
@@ -290,6 +298,8 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
             detail
         case .tooLarge(let detail):
             "A value is too large to store (\(detail)); nothing was written"
+        case .cannotHoldText(let detail):
+            "The database cannot hold this text (\(detail)); nothing was written"
         case .internalError(let detail):
             "Internal error: \(detail)"
         }
