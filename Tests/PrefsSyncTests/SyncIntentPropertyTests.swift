@@ -31,7 +31,7 @@ import Testing
 /// clock behind and a write of the same key before the next round ("skewrestore"); one
 /// bookmark added on two sides with other tags ("sameadd"), which keeps both tag sets.
 ///
-/// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (60 by default, 10,000 with
+/// `PREFS_SYNC_INTENT_SCHEDULES` sets how many run (40 by default, 10,000 with
 /// `Tests/reliability --long`), `PREFS_SYNC_SCHEDULES_FROM` which comes first (0 by default:
 /// CI's passes through PgBouncer and `prefs-server` run schedules the first pass did not);
 /// `PREFS_SYNC_INTENT_SEED` replays one (each failure names its seed).
@@ -41,7 +41,7 @@ import Testing
         if let seed = environment["PREFS_SYNC_INTENT_SEED"].flatMap(UInt64.init) { return [seed] }
         let long = environment["PREFS_RELIABILITY_LONG"] == "1"
         let count =
-            environment["PREFS_SYNC_INTENT_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 60)
+            environment["PREFS_SYNC_INTENT_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 40)
         let first = environment["PREFS_SYNC_SCHEDULES_FROM"].flatMap(UInt64.init) ?? 0
         return (0..<UInt64(count)).map { 5_000 + first + $0 }
     }

@@ -20,7 +20,7 @@ import Testing
 /// pushes. After every round the real hub must hold exactly the model's rows; after a quiet
 /// round every device must show what the model's rows say, and all devices must be equal.
 ///
-/// `PREFS_SYNC_SCHEDULES` sets how many schedules run (60 by default, 10,000 with
+/// `PREFS_SYNC_SCHEDULES` sets how many schedules run (40 by default, 10,000 with
 /// `Tests/reliability --long`), `PREFS_SYNC_SCHEDULES_FROM` which comes first (0 by
 /// default), `PREFS_SYNC_SEED` one seed to replay (each failure names
 /// its seed); with `PREFS_DEBUG_SYNC=1` a device that is not the model prints its sync fields
@@ -30,7 +30,7 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["PREFS_SYNC_SEED"].flatMap(UInt64.init) { return [seed] }
         let long = environment["PREFS_RELIABILITY_LONG"] == "1"
-        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 60)
+        let count = environment["PREFS_SYNC_SCHEDULES"].flatMap(Int.init) ?? (long ? 10_000 : 40)
         let first = environment["PREFS_SYNC_SCHEDULES_FROM"].flatMap(UInt64.init) ?? 0
         return (0..<UInt64(count)).map { 1_000 + first + $0 }
     }
