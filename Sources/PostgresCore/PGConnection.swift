@@ -98,6 +98,7 @@ package final class PGConnection {
     @discardableResult
     package func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
         try Self.refuseNUL(parameters)
+        if let alone = try afterPreludeAlone(nil, sql, parameters) { return alone }
         if !queued.isEmpty || needsPrelude(sql) {
             return try pipeline([(nil, sql, parameters)])[0].get()
         }
@@ -116,12 +117,17 @@ package final class PGConnection {
     {
         if usesUnnamedStatements { return try execute(sql, parameters) }
         try Self.refuseNUL(parameters)
+        if let alone = try afterPreludeAlone(name, sql, parameters) { return alone }
         if !queued.isEmpty || needsPrelude(sql) {
             return try pipeline([(name, sql, parameters)])[0].get()
         }
         try prepare(name, sql, parameterCount: parameters.count)
+        // The name through `withCString`: a short one is copied on the stack, where passing
+        // the String itself allocates a C string at each call.
         let result = withParameters(parameters) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            name.withCString {
+                PQexecPrepared(handle, $0, Int32(parameters.count), values, nil, nil, 0)
+            }
         }
         return try check(result)
     }
@@ -155,7 +161,12 @@ package final class PGConnection {
     /// mode, settings that must hold for a statement (the account acted for, timeouts)
     /// go here as `set_config(..., true)`: a session's settings would stay on a server
     /// connection that other clients use next.
-    @exclusivity(unchecked) package var transactionPrelude: (sql: String, parameters: [String?])?
+    @exclusivity(unchecked) package var transactionPrelude: (sql: String, parameters: [String?])? {
+        didSet { preludeValues = transactionPrelude.map { CParameters($0.parameters) } }
+    }
+    /// The prelude's parameters as libpq takes them, made once when it is set: behind a
+    /// pooler it goes with nearly every statement.
+    @exclusivity(unchecked) private var preludeValues: CParameters?
 
     private static func startsTransaction(_ sql: String) -> Bool {
         boundary(of: sql) == .begins
@@ -333,20 +344,8 @@ package final class PGConnection {
                 try prepare(name, statement.sql, parameterCount: statement.parameters.count)
             }
         }
-        var preludeName: String?
-        if let prelude = transactionPrelude, !usesUnnamedStatements,
-            preparedPrelude == nil || preparedPrelude == prelude.sql
-        {
-            try prepare(Self.preludeName, prelude.sql, parameterCount: prelude.parameters.count)
-            preparedPrelude = prelude.sql
-            preludeName = Self.preludeName
-        }
-        guard PQenterPipelineMode(handle) == 1 else {
-            isBroken = true
-            throw PGError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: true)
-        }
+        let preludeName = try preparePrelude()
+        try enterPipeline()
         defer { PQexitPipelineMode(handle) }
         // The prelude after each BEGIN, and first in each implicit transaction; which of
         // the statements sent are the caller's.
@@ -354,38 +353,29 @@ package final class PGConnection {
         isCallers.reserveCapacity(waiting.count + statements.count + 2)
         var inTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
         var sent = true
-        func sendOne(_ name: String?, _ sql: String, _ parameters: [String?], isCaller: Bool) {
+        func sendOne(_ name: String?, _ sql: String, _ parameters: [String?]) {
             guard sent else { return }
-            isCallers.append(isCaller)
-            let name = usesUnnamedStatements ? nil : name
-            // The name and text as C strings through `withCString`: a short one is copied
-            // on the stack, where passing the String itself would allocate a copy.
-            sent = withParameters(parameters) { values in
-                if let name {
-                    return name.withCString {
-                        PQsendQueryPrepared(
-                            handle, $0, Int32(parameters.count), values, nil, nil, 0) == 1
-                    }
-                }
-                return sql.withCString {
-                    PQsendQueryParams(
-                        handle, $0, Int32(parameters.count), nil, values, nil, nil, 0) == 1
-                }
-            }
+            isCallers.append(true)
+            sent = sendStatement(name, sql, parameters)
+        }
+        func sendPrelude() {
+            guard sent else { return }
+            isCallers.append(false)
+            sent = sendPreludeStatement(named: preludeName)
         }
         func send(_ name: String?, _ sql: String, _ parameters: [String?]) {
-            guard let prelude = transactionPrelude else {
-                sendOne(name, sql, parameters, isCaller: true)
+            guard transactionPrelude != nil else {
+                sendOne(name, sql, parameters)
                 return
             }
             let starts = Self.startsTransaction(sql)
             if !inTransaction && !starts {
-                sendOne(preludeName, prelude.sql, prelude.parameters, isCaller: false)
+                sendPrelude()
                 inTransaction = true
             }
-            sendOne(name, sql, parameters, isCaller: true)
+            sendOne(name, sql, parameters)
             if starts {
-                sendOne(preludeName, prelude.sql, prelude.parameters, isCaller: false)
+                sendPrelude()
                 inTransaction = true
             } else if Self.endsTransaction(sql) {
                 inTransaction = false
@@ -393,44 +383,18 @@ package final class PGConnection {
         }
         for item in waiting { send(item.name, item.sql, item.parameters) }
         for statement in statements { send(statement.name, statement.sql, statement.parameters) }
-        guard sent, PQpipelineSync(handle) == 1 else {
-            isBroken = true
-            throw PGError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: true)
-        }
+        try sync(afterSending: sent)
         var results: [Result<PGResult, PGError>] = []
         results.reserveCapacity(isCallers.count)
         var preludeFailure: PGError?
         for isCaller in isCallers {
-            let next = nextPipelineResult()
-            if !isCaller {
-                // The prelude's own answer: only its failure matters.
-                if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
-                    PQclear(next)
-                } else if case .failure(let error) = Result(catching: { () throws(PGError) in
-                    try check(next)
-                }), preludeFailure == nil {
-                    preludeFailure = error
-                }
-                continue
-            }
-            if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
-                PQclear(next)
-                results.append(
-                    .failure(
-                        PGError(sqlState: nil, message: "not run: an earlier statement failed"))
-                )
-            } else {
-                results.append(Result { () throws(PGError) in try check(next) })
+            if isCaller {
+                results.append(nextCallersResult())
+            } else if let failure = nextPreludeFailure(), preludeFailure == nil {
+                preludeFailure = failure
             }
         }
-        // The synchronization point closes the pipeline; the connection is idle after it.
-        while let result = PQgetResult(handle) {
-            let status = PQresultStatus(result)
-            PQclear(result)
-            if status == PGRES_PIPELINE_SYNC { break }
-        }
+        closePipeline()
         if let preludeFailure { throw preludeFailure }
         for (item, result) in zip(waiting, results) {
             if case .failure(let error) = result,
@@ -465,6 +429,120 @@ package final class PGConnection {
         let results = try pipeline([(commitName, "COMMIT", []), (name, sql, parameters)])
         _ = try results[0].get()
         return results[1]
+    }
+
+    /// One statement outside a transaction behind a pooler, with nothing queued (a read or a
+    /// write alone): the prelude and the statement in one pipeline, as ``pipeline(_:)``
+    /// sends them, without its lists. Nil when the statement is not such a one.
+    private func afterPreludeAlone(_ name: String?, _ sql: String, _ parameters: [String?])
+        throws(PGError) -> PGResult?
+    {
+        guard transactionPrelude != nil, queued.isEmpty,
+            PQtransactionStatus(handle) == PQTRANS_IDLE, Self.boundary(of: sql) == .neither
+        else { return nil }
+        if let name { try prepare(name, sql, parameterCount: parameters.count) }
+        let preludeName = try preparePrelude()
+        try enterPipeline()
+        defer { PQexitPipelineMode(handle) }
+        let sent =
+            sendPreludeStatement(named: preludeName) && sendStatement(name, sql, parameters)
+        try sync(afterSending: sent)
+        let preludeFailure = nextPreludeFailure()
+        let result = nextCallersResult()
+        closePipeline()
+        if let preludeFailure { throw preludeFailure }
+        return try result.get()
+    }
+
+    /// The prelude's name once prepared, when statements are prepared and the prelude's
+    /// text is the one prepared (another is sent unnamed).
+    private func preparePrelude() throws(PGError) -> String? {
+        guard let prelude = transactionPrelude, !usesUnnamedStatements,
+            preparedPrelude == nil || preparedPrelude == prelude.sql
+        else { return nil }
+        try prepare(Self.preludeName, prelude.sql, parameterCount: prelude.parameters.count)
+        preparedPrelude = prelude.sql
+        return Self.preludeName
+    }
+
+    private func enterPipeline() throws(PGError) {
+        guard PQenterPipelineMode(handle) == 1 else { throw brokenConnection() }
+    }
+
+    /// Sends one statement of a pipeline, named when statements are prepared; false when
+    /// libpq could not.
+    private func sendStatement(_ name: String?, _ sql: String, _ parameters: [String?]) -> Bool {
+        withParameters(parameters) { values in
+            sendStatement(name, sql, values, count: Int32(parameters.count))
+        }
+    }
+
+    /// Sends the prelude (``transactionPrelude``), under `name` when it is prepared.
+    private func sendPreludeStatement(named name: String?) -> Bool {
+        guard let prelude = transactionPrelude, let values = preludeValues else { return false }
+        return sendStatement(name, prelude.sql, values.pointers, count: values.count)
+    }
+
+    private func sendStatement(
+        _ name: String?, _ sql: String, _ values: [UnsafePointer<CChar>?], count: Int32
+    ) -> Bool {
+        // The name and text as C strings through `withCString`: a short one is copied on
+        // the stack, where passing the String itself would allocate a copy.
+        if let name = usesUnnamedStatements ? nil : name {
+            return name.withCString {
+                PQsendQueryPrepared(handle, $0, count, values, nil, nil, 0) == 1
+            }
+        }
+        return sql.withCString {
+            PQsendQueryParams(handle, $0, count, nil, values, nil, nil, 0) == 1
+        }
+    }
+
+    /// Ends what a pipeline sends with its synchronization point.
+    private func sync(afterSending sent: Bool) throws(PGError) {
+        guard sent, PQpipelineSync(handle) == 1 else { throw brokenConnection() }
+    }
+
+    /// The connection is broken: libpq's message.
+    private func brokenConnection() -> PGError {
+        isBroken = true
+        return PGError(
+            sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
+            isConnectionLost: true)
+    }
+
+    /// The prelude's own answer, next in the pipeline: only its failure matters.
+    private func nextPreludeFailure() -> PGError? {
+        let next = nextPipelineResult()
+        if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+            PQclear(next)
+            return nil
+        }
+        if case .failure(let error) = Result(catching: { () throws(PGError) in try check(next) }) {
+            return error
+        }
+        return nil
+    }
+
+    /// A caller's statement's answer, next in the pipeline: not run when one before it
+    /// failed.
+    private func nextCallersResult() -> Result<PGResult, PGError> {
+        let next = nextPipelineResult()
+        if let next, PQresultStatus(next) == PGRES_PIPELINE_ABORTED {
+            PQclear(next)
+            return .failure(PGError(sqlState: nil, message: "not run: an earlier statement failed"))
+        }
+        return Result { () throws(PGError) in try check(next) }
+    }
+
+    /// Reads to the synchronization point, which closes the pipeline; the connection is
+    /// idle after it.
+    private func closePipeline() {
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
     }
 
     /// The result of the pipeline's next statement, and past the empty result that ends
@@ -559,10 +637,7 @@ package final class PGConnection {
     @discardableResult
     private func check(_ result: OpaquePointer?) throws(PGError) -> PGResult {
         guard let result else {
-            isBroken = true
-            throw PGError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: true)
+            throw brokenConnection()
         }
         let wrapped = PGResult(handle: result)
         switch PQresultStatus(result) {
@@ -658,10 +733,7 @@ package final class PGConnection {
         throws(PGError) -> Int
     {
         guard !readingSocket || PQconsumeInput(handle) == 1 else {
-            isBroken = true
-            throw PGError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: true)
+            throw brokenConnection()
         }
         let ownProcess = PQbackendPID(handle)
         var count = 0
@@ -683,10 +755,7 @@ package final class PGConnection {
     /// - Throws: ``PGError`` when the connection is gone.
     package func takeNotifiedChannels() throws(PGError) -> [String] {
         guard PQconsumeInput(handle) == 1 else {
-            isBroken = true
-            throw PGError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))),
-                isConnectionLost: true)
+            throw brokenConnection()
         }
         var channels: [String] = []
         while let notification = PQnotifies(handle) {
@@ -732,4 +801,38 @@ extension String {
         }
         return result
     }
+}
+
+/// Parameters as libpq takes them (C strings, nil for NULL), in one allocation kept for as
+/// long as they are sent again.
+private final class CParameters {
+    let count: Int32
+    let pointers: [UnsafePointer<CChar>?]
+    private let storage: UnsafeMutablePointer<CChar>
+
+    init(_ parameters: [String?]) {
+        var size = 0
+        for parameter in parameters { size += (parameter?.utf8.count ?? 0) + 1 }
+        storage = .allocate(capacity: max(size, 1))
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(parameters.count)
+        var offset = 0
+        for parameter in parameters {
+            guard let parameter else {
+                pointers.append(nil)
+                continue
+            }
+            pointers.append(UnsafePointer(storage + offset))
+            for byte in parameter.utf8 {
+                storage[offset] = CChar(bitPattern: byte)
+                offset += 1
+            }
+            storage[offset] = 0
+            offset += 1
+        }
+        self.pointers = pointers
+        count = Int32(parameters.count)
+    }
+
+    deinit { storage.deallocate() }
 }
