@@ -188,6 +188,50 @@ import Testing
         #expect(store.integer(forKey: "volume") == 2)
     }
 
+    /// Behind a transaction pooler an uncached get is the prelude and the one statement, in
+    /// one round trip.
+    @Test func aPooledGetIsThePreludeAndOneStatement() throws {
+        var options = PostgreSQLOptions()
+        options.account = "alice"
+        options.isBehindTransactionPooler = true
+        options.cachesValues = false
+        let database = try AppDatabase.postgreSQL(target, options: options)
+        let store = PreferenceStore(database: database)
+        store.set(7, forKey: "volume")
+        _ = store.integer(forKey: "volume")  // the statements are prepared once per connection
+        var read: Int?
+        let get = try roundTrips(database) { read = store.integer(forKey: "volume") }
+        #expect(read == 7)
+        #expect(get.count == 1, "\(get.sent.joined(separator: "\n"))")
+        #expect(get.sent.filter { $0.contains("\tBind\t") }.count == 2)
+    }
+
+    /// A statement sent alone behind its prelude does not run when the prelude fails: the
+    /// prelude's error is thrown, nothing of the statement is stored, and the connection
+    /// takes the next statement. Named and unnamed, as the pool sends them.
+    @Test func aStatementAfterAFailedPreludeDoesNotRun() throws {
+        let connection = try PGConnection(target)
+        try connection.execute("CREATE TABLE prelude_guard (n integer)")
+        for isNamed in [false, true] {
+            connection.transactionPrelude = (
+                "SELECT set_config('lock_timeout', $1, true)", ["not a duration"]
+            )
+            let insert = "INSERT INTO prelude_guard VALUES (1)"
+            let error = #expect(throws: PGError.self) {
+                if isNamed {
+                    try connection.execute(prepared: "prelude_guard_insert", insert)
+                } else {
+                    try connection.execute(insert)
+                }
+            }
+            // The prelude's own error (invalid_parameter_value), not the statement's.
+            #expect(error?.sqlState == "22023", "\(String(describing: error))")
+            connection.transactionPrelude = ("SELECT set_config('lock_timeout', $1, true)", ["1s"])
+            let count = try connection.execute("SELECT count(*) FROM prelude_guard")
+            #expect(count.integer(row: 0, column: 0) == 0, "named: \(isNamed)")
+        }
+    }
+
     /// A pooled server session that an earlier client left read-only by default refuses
     /// the statement alone; the set is sent again with its BEGIN READ WRITE, and stored once.
     @Test func aPooledSetOnASessionLeftReadOnlyIsSentAgainWithItsBegin() throws {
