@@ -44,7 +44,14 @@ func wants(_ name: String) -> Bool { !instructionsOnly && (only == nil || only =
 if let index = arguments.firstIndex(of: "--operations"), arguments.count > index + 2,
     let count = Int(arguments[index + 2])
 {
-    try OperationCounter.run(arguments[index + 1], count: count)
+    // Scripts run this form (Benchmarks/callgrind, alternate-operations): a refusal is one
+    // line and exit 1, not a trap.
+    do {
+        try OperationCounter.run(arguments[index + 1], count: count)
+    } catch {
+        FileHandle.standardError.write(Data("prefs-bench: \(error)\n".utf8))
+        exit(1)
+    }
     exit(0)
 }
 
