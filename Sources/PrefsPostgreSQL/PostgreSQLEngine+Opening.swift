@@ -66,9 +66,8 @@ extension PostgreSQLEngine {
         let redacted = PGConnection.redacted(target)
         do {
             let connection = try PGConnection(target)
-            if let account = options.account, account.isEmpty || account.utf8.count > 56 {
-                throw DatabaseError.cannotCreate(
-                    path: redacted, reason: "the account name must be 1 to 56 bytes")
+            if let account = options.account, let problem = accountNameProblem(account) {
+                throw DatabaseError.cannotCreate(path: redacted, reason: problem)
             }
             // Before anything waits for a lock (the migration's included).
             let timeouts = (
@@ -122,10 +121,23 @@ extension PostgreSQLEngine {
         }
     }
 
+    /// What is wrong with an account's name, or nil. A NUL character (U+0000) is refused: the
+    /// name goes to the server as a C string, which ends there, so "victor\0mallory" would
+    /// act for victor.
+    static func accountNameProblem(_ account: String) -> String? {
+        guard account.isEmpty || account.utf8.count > 56 || account.utf8.contains(0) else {
+            return nil
+        }
+        return "the account name must be 1 to 56 bytes, without a NUL character (U+0000)"
+    }
+
     /// An engine on an opened connection (behind a pooler: its prelude names the account in
     /// every transaction), acting for `account`: what prefs-server does for each request,
     /// on a connection of its pool, for the account the request's token opens.
     static func acting(for account: String, on opened: Opened) throws -> PostgreSQLEngine {
+        if let problem = accountNameProblem(account) {
+            throw DatabaseError.internalError("an account the hub named: \(problem)")
+        }
         guard var prelude = opened.connection.transactionPrelude, prelude.parameters.count > 2
         else {
             throw DatabaseError.internalError("an engine switches accounts only behind its prelude")

@@ -56,6 +56,28 @@ import Testing
         #expect(try victor.list(BookmarkQuery(kind: "trip")).isEmpty)
     }
 
+    /// An account name with a NUL character (U+0000) is refused when the store opens, for a
+    /// session of its own and behind a pooler's prelude: libpq's C strings end at the NUL, so
+    /// a service role told to act for "victor\0mallory" (a name an app took from its user)
+    /// would act for victor.
+    @Test func anAccountNameWithANULIsRefusedNotCut() throws {
+        try PreferenceStore(database: try open(as: "victor")).set(7, for: .launchCount)
+        for behindPooler in [false, true] {
+            var options = PostgreSQLOptions()
+            options.account = "victor\u{0}mallory"
+            options.isBehindTransactionPooler = behindPooler
+            options.watchesForChanges = false
+            let error = #expect(throws: DatabaseError.self) {
+                let store = PreferenceStore(
+                    database: try AppDatabase.postgreSQL(
+                        server.target(database: database, user: "webapp"), options: options))
+                Issue.record("acted for victor: launchCount \(store[.launchCount])")
+            }
+            let message = error?.description ?? ""
+            #expect(message.contains("NUL") && !message.contains("\n"), "\(message)")
+        }
+    }
+
     /// An account's size is counted for its bound (migration 0027): its role can neither
     /// zero its own count, nor raise its own bound, nor read another's count, nor call the
     /// counting function (which drops history past the bound) for another account.
