@@ -71,7 +71,9 @@ import Testing
                 let store = PreferenceStore(
                     database: try AppDatabase.postgreSQL(
                         server.target(database: database, user: "webapp"), options: options))
-                Issue.record("acted for victor: launchCount \(store[.launchCount])")
+                Issue.record(
+                    "acted for victor: launchCount \(store[.launchCount]), pooled \(behindPooler)"
+                )
             }
             let message = error?.description ?? ""
             #expect(message.contains("NUL") && !message.contains("\n"), "\(message)")
