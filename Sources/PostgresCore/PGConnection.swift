@@ -607,30 +607,13 @@ package final class PGConnection {
     private func withParameters<R>(
         _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
     ) -> R {
-        var size = 0
-        for parameter in parameters { size += (parameter?.utf8.count ?? 0) + 1 }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(size, 1)) { buffer in
-            var values: [UnsafePointer<CChar>?] = []
-            values.reserveCapacity(parameters.count)
-            var offset = 0
-            for parameter in parameters {
-                guard var parameter, let base = buffer.baseAddress else {
-                    values.append(nil)
-                    continue
-                }
-                let start = base + offset
-                // The bytes in one copy (`withUTF8` makes a bridged string native first).
-                let copied = parameter.withUTF8 { bytes in
-                    guard let source = bytes.baseAddress else { return 0 }
-                    UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: bytes.count)
-                    return bytes.count
-                }
-                offset += copied
-                buffer[offset] = 0
-                offset += 1
-                values.append(UnsafePointer(start))
+        withUnsafeTemporaryAllocation(
+            of: CChar.self, capacity: CParameters.size(of: parameters)
+        ) { buffer in
+            guard let base = buffer.baseAddress else {
+                return body(Array(repeating: nil, count: parameters.count))
             }
-            return body(values)
+            return body(CParameters.copy(parameters, to: base))
         }
     }
 
@@ -811,27 +794,43 @@ private final class CParameters {
     private let storage: UnsafeMutablePointer<CChar>
 
     init(_ parameters: [String?]) {
+        storage = .allocate(capacity: Self.size(of: parameters))
+        pointers = Self.copy(parameters, to: storage)
+        count = Int32(parameters.count)
+    }
+
+    /// The bytes the parameters take as C strings, each with its NUL (at least 1).
+    static func size(of parameters: [String?]) -> Int {
         var size = 0
         for parameter in parameters { size += (parameter?.utf8.count ?? 0) + 1 }
-        storage = .allocate(capacity: max(size, 1))
+        return max(size, 1)
+    }
+
+    /// Copies the parameters one after another into `base` (``size(of:)`` bytes), each
+    /// ended by a NUL; returns where each starts, nil for NULL.
+    static func copy(_ parameters: [String?], to base: UnsafeMutablePointer<CChar>)
+        -> [UnsafePointer<CChar>?]
+    {
         var pointers: [UnsafePointer<CChar>?] = []
         pointers.reserveCapacity(parameters.count)
         var offset = 0
         for parameter in parameters {
-            guard let parameter else {
+            guard var parameter else {
                 pointers.append(nil)
                 continue
             }
-            pointers.append(UnsafePointer(storage + offset))
-            for byte in parameter.utf8 {
-                storage[offset] = CChar(bitPattern: byte)
-                offset += 1
+            let start = base + offset
+            // The bytes in one copy (`withUTF8` makes a bridged string native first).
+            offset += parameter.withUTF8 { bytes in
+                guard let source = bytes.baseAddress else { return 0 }
+                UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: bytes.count)
+                return bytes.count
             }
-            storage[offset] = 0
+            base[offset] = 0
             offset += 1
+            pointers.append(UnsafePointer(start))
         }
-        self.pointers = pointers
-        count = Int32(parameters.count)
+        return pointers
     }
 
     deinit { storage.deallocate() }
