@@ -338,7 +338,13 @@ import Testing
                 database: database)
             #expect(sent.status == 0, "\(sent.stderr)")
         }
+        // At least one round comes; on a loaded machine the watcher's task may start late,
+        // so wait for it (the bound below counts the whole time waited).
         try await Task.sleep(for: .milliseconds(300))
+        let deadline = Date().addingTimeInterval(10)
+        while rounds.count == 0, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         watcher.cancel()
         await watcher.value
         let seconds = Date().timeIntervalSince(start)
