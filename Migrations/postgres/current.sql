@@ -597,15 +597,20 @@ CREATE FUNCTION public.prefs_sync_begin(owner text, OUT number bigint, OUT rebui
 DECLARE
     token text;
 BEGIN
-    PERFORM prefs_sync_acting(owner);
-    PERFORM prefs_sync_start(owner);
-    number := prefs_sync_take_number(owner);
-    SELECT t.applying INTO token FROM prefs_sync_transaction AS t
+    SELECT t.number, t.applying INTO number, token FROM prefs_sync_transaction AS t
     WHERE t.xid = pg_current_xact_id() AND t.account = owner;
     IF token IS NULL THEN
+        PERFORM prefs_sync_acting(owner);
+        IF NOT coalesce((SELECT a.sync_on FROM prefs_account_state AS a
+                WHERE a.account = owner), false) THEN
+            PERFORM prefs_sync_start(owner);
+        END IF;
+        number := prefs_sync_take_number(owner);
         token := replace(gen_random_uuid()::text, '-', '');
         UPDATE prefs_sync_transaction SET applying = token
         WHERE xid = pg_current_xact_id() AND account = owner;
+    ELSIF current_setting('prefs.account', true) IS DISTINCT FROM owner THEN
+        PERFORM set_config('prefs.account', owner, true);
     END IF;
     PERFORM set_config('prefs.sync_applying', token, true);
     SELECT a.sync_rebuild INTO rebuild FROM prefs_account_state AS a WHERE a.account = owner;
@@ -1560,10 +1565,12 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock(prefs_sync_lock_key(owner));
     taken := nextval('prefs_sync_sequence');
-    DELETE FROM prefs_sync_transaction WHERE (xid, account) IN (
-        SELECT t.xid, t.account FROM prefs_sync_transaction AS t
-        WHERE t.xid < pg_snapshot_xmin(pg_current_snapshot())
-        FOR UPDATE SKIP LOCKED);
+    IF taken % 32 = 0 THEN
+        DELETE FROM prefs_sync_transaction WHERE (xid, account) IN (
+            SELECT t.xid, t.account FROM prefs_sync_transaction AS t
+            WHERE t.xid < pg_snapshot_xmin(pg_current_snapshot())
+            FOR UPDATE SKIP LOCKED);
+    END IF;
     INSERT INTO prefs_sync_transaction (xid, account, number)
     VALUES (pg_current_xact_id(), owner, taken);
     RETURN taken;

@@ -237,6 +237,42 @@ struct HubRoleAttackTests {
                 "SELECT value FROM preference WHERE account = 'bob' AND key = 'theme'") == "dark")
     }
 
+    /// A second `prefs_sync_begin` in one transaction answers from the transaction's row
+    /// (migration 0031) without checking the account again: that row is the account's own.
+    /// Begun for alice, the transaction is still refused for bob, and a token alice blanked
+    /// between the two calls is set again (her writes after it are a push's, not stamped).
+    @Test(arguments: Route.allCases)
+    func aTransactionBegunForItsOwnAccountCannotBeginForAnother(route: Route) throws {
+        let (bobsStore, bobsSync) = try device("bob", route)
+        try bobsStore.setValue(.string("light"), forKey: "theme")
+        try bobsSync.sync()
+        let refused = try attack(
+            """
+            BEGIN;
+            SELECT number FROM prefs_sync_begin('alice');
+            SELECT number FROM prefs_sync_begin('bob');
+            COMMIT;
+            """, route)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("acts only for the account"), "\(refused.stderr)")
+        let again = try attack(
+            """
+            BEGIN;
+            SELECT number > 0 FROM prefs_sync_begin('alice');
+            SELECT set_config('prefs.sync_applying', '', true) = '';
+            SELECT number > 0 FROM prefs_sync_begin('alice');
+            SELECT current_setting('prefs.sync_applying') <> '';
+            COMMIT;
+            """, route)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.split(separator: "\n") == ["t", "t", "t", "t"], "\(again.stdout)")
+        #expect(
+            try count("SELECT value FROM preference WHERE account = 'bob' AND key = 'theme'")
+                == "light")
+        try bobsStore.setValue(.string("dark"), forKey: "theme")
+        #expect(try bobsSync.sync().pushed == 1)
+    }
+
     /// The hub's functions run as the store's owner, under row-level security when the owner
     /// is no superuser (as docs/postgresql.md sets it up): a device's push, a server app's
     /// write and the pull that brings it all act for the caller's account there too.
