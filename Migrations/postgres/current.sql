@@ -141,10 +141,18 @@ CREATE FUNCTION public.prefs_current_account() RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-BEGIN
-    RETURN prefs_account_of(current_user);
-END
-$$;
+        BEGIN
+            RETURN CASE
+                -- The group roles themselves (SET ROLE prefs_account) act for no account.
+                WHEN current_user IN ('prefs_account', 'prefs_service') THEN NULL
+                WHEN (current_user = 'postgres'
+                        AND pg_catalog.current_setting('prefs.account', true) <> '')
+                    OR pg_catalog.pg_has_role(current_user, 'prefs_service', 'MEMBER')
+                    THEN nullif(pg_catalog.current_setting('prefs.account', true), '')
+                ELSE current_user::text
+            END;
+        END
+        $$;
 
 CREATE FUNCTION public.prefs_held_size(ident text, field text, clock text, value text, bytes bytea) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
