@@ -15,12 +15,16 @@ import TestSupport
 /// - how soon a write on one device reaches another, both running `prefs sync --watch`
 ///   through nginx (the `prefs` binaries);
 /// - N simulated devices (2 per account), N = 100, 1,000, 10,000: rounds of random
-///   devices that changed a few preferences, through the servers, then directly.
+///   devices that changed a few preferences, through the servers, then directly, then with
+///   the same login through PgBouncer.
 struct HTTPSWorkloads {
     let server: PostgresServer
     let database: String
     let instances: [SyncServerProcess]
     let nginx: NginxProxy
+    /// PgBouncer in transaction pooling in front of the hub, for devices with a login that
+    /// go through it (nil when it is not installed: that route is left out).
+    let pooler: PgBouncer?
     let folder: TemporaryFolder
     let quick: Bool
 
@@ -60,7 +64,20 @@ struct HTTPSWorkloads {
         nginx = try NginxProxy(
             configuration: try NginxProxy.documentedConfiguration(repository: repository),
             ports: ["127.0.0.1:8081": instances[0].port, "127.0.0.1:8082": instances[1].port])
+        pooler =
+            PgBouncer.isInstalled
+            ? try PgBouncer(
+                serverSocket: server.folder, users: PgBouncer.users + ["sync_service"],
+                poolSize: 4)
+            : nil
         folder = try TemporaryFolder()
+    }
+
+    /// How a device reaches the hub: through nginx and the servers, with a login straight to
+    /// PostgreSQL, or with a login through PgBouncer (whose server sessions outlive a
+    /// device's round).
+    enum Route: String, CaseIterable {
+        case https, direct, pooled
     }
 
     /// The hub as the service role acting for the account (a device with a login).
@@ -86,6 +103,16 @@ struct HTTPSWorkloads {
 
     func directly(_ device: AppDatabase, account: String) throws -> DeviceSync {
         try DeviceSync(database: device, hub: direct(account), account: account)
+    }
+
+    /// A device with a login through PgBouncer.
+    func throughPooler(_ device: AppDatabase, account: String) throws -> DeviceSync {
+        guard let pooler else { throw BenchmarkError(description: "PgBouncer is not installed") }
+        var options = PostgreSQLOptions()
+        options.isBehindTransactionPooler = true
+        return try DeviceSync(
+            database: device, hub: pooler.target(database: database, user: "sync_service"),
+            account: account, hubOptions: options)
     }
 
     // MARK: - A round of 10,000 changes
@@ -224,14 +251,16 @@ struct HTTPSWorkloads {
     private func postgresCPU() -> Double { ProcessTimes.ofServer(server) }
 
     /// `rounds` rounds of random devices among the first `devices`, `workers` at once.
-    func measure(devices: Int, tokens: [Int: String], isHTTPS: Bool, rounds: Int, workers: Int)
+    func measure(devices: Int, tokens: [Int: String], route: Route, rounds: Int, workers: Int)
         throws -> StepResult
     {
         let latencies = Mutex<[Double]>([])
         let changes = Atomic<Int>(0)
         let busy = Mutex<Set<Int>>([])
         let sampler = ConnectionSampler(server: server, database: database)
-        let servers = instances.map(\.process.pid)
+        // The route's own servers: prefs-server's two, or the pooler.
+        let servers =
+            route == .pooled ? pooler?.pid.map { [$0] } ?? [] : instances.map(\.process.pid)
         let before = (cpu(servers), nginxCPU(), postgresCPU())
         sampler.start()
         let started = ObservationWorkloads.monotonicNanoseconds()
@@ -256,9 +285,11 @@ struct HTTPSWorkloads {
             }
             let roundStarted = ObservationWorkloads.monotonicNanoseconds()
             let sync =
-                isHTTPS
-                ? try throughServers(device, token: tokens[index] ?? "")
-                : try directly(device, account: account(ofDevice: index))
+                switch route {
+                case .https: try throughServers(device, token: tokens[index] ?? "")
+                case .direct: try directly(device, account: account(ofDevice: index))
+                case .pooled: try throughPooler(device, account: account(ofDevice: index))
+                }
             let report = try sync.sync()
             let elapsed = Double(ObservationWorkloads.monotonicNanoseconds() - roundStarted) / 1e6
             guard report.pending == 0 else {
@@ -272,7 +303,7 @@ struct HTTPSWorkloads {
         let after = (cpu(servers), nginxCPU(), postgresCPU())
         let count = Double(max(changes.load(ordering: .relaxed), 1))
         return StepResult(
-            devices: devices, route: isHTTPS ? "https" : "direct",
+            devices: devices, route: route.rawValue,
             latencies: latencies.withLock { $0 }.sorted(),
             changes: changes.load(ordering: .relaxed), seconds: seconds,
             connections: connections, serversCPU: (after.0 - before.0) / count,
@@ -381,19 +412,20 @@ struct HTTPSWorkloads {
             tokens.merge(try populate(populated..<step, workers: workers)) { $1 }
             populated = step
             _ = try server.psql("VACUUM ANALYZE", database: database)
-            for isHTTPS in [true, false] {
-                progress("\(rounds) rounds over \(step) devices, \(isHTTPS ? "https" : "direct")")
+            for route in Route.allCases where route != .pooled || pooler != nil {
+                progress("\(rounds) rounds over \(step) devices, \(route.rawValue)")
                 if statements {
                     _ = try server.psql(
                         "SELECT pg_stat_statements_reset(), pg_stat_reset()", database: database)
                 }
                 results.append(
                     try measure(
-                        devices: step, tokens: tokens, isHTTPS: isHTTPS, rounds: rounds,
+                        devices: step, tokens: tokens, route: route, rounds: rounds,
                         workers: workers))
                 if statements {
-                    let route = isHTTPS ? "https" : "direct"
-                    print("The hub's statements, \(route) at \(step) devices (most time first):")
+                    print(
+                        "The hub's statements, \(route.rawValue) at \(step) devices"
+                            + " (most time first):")
                     print(try topStatements(per: results.last?.changes ?? 1), terminator: "")
                 }
             }
@@ -412,7 +444,8 @@ struct HTTPSWorkloads {
             "N devices (\(devicesPerAccount) per account), \(workers) syncing at once, \(rounds)"
                 + " rounds per row, each a device that changed \(changesPerRound) preferences"
                 + " (push and pull): through nginx (TLS) and 2 prefs-server instances, then"
-                + " directly (a login per device, a connection per round).",
+                + " directly (a login per device, a connection per round), then with the"
+                + " same login through PgBouncer (pool 4; its CPU in the servers' column).",
             row([
                 "devices", "route", "rounds/s", "p50", "p99", "servers", "nginx", "postgres",
                 "PG conns", "vs direct",
